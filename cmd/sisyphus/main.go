@@ -1,0 +1,59 @@
+// Command sisyphus serves a SiYuan workspace to AI agents over MCP and makes
+// every write it owns safe. This file wires the subcommands; each lives in a
+// file of its own.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRootCmd().ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "sisyphus:", err)
+		os.Exit(1)
+	}
+}
+
+// globalFlags are shared by every subcommand.
+type globalFlags struct {
+	logLevel string
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:           "sisyphus",
+		Short:         "Safe MCP access to SiYuan notes for AI agents",
+		Long:          "Sisyphus serves a SiYuan workspace to AI agents over MCP and makes every write it owns safe:\npreflight lease, full SHA-256 comparison, a persistent idempotency ledger, one write lane,\nsingle-attempt dispatch and readback.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("SISYPHUS_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
+	root.AddCommand(newKernelCmd(g), newVersionCmd(), newDoctorCmd(g))
+	return root
+}
+
+// logger writes structured logs to stderr; stdout stays for command output.
+func (g *globalFlags) logger() *slog.Logger {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(g.logLevel)); err != nil {
+		lvl = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,228 @@
+package embedded
+
+import (
+	"strings"
+	"time"
+
+	"github.com/88250/lute"
+	"github.com/88250/lute/ast"
+)
+
+// newLute returns an engine configured exactly as SiYuan's kernel configures
+// its own (kernel/util/lute.go NewLute), so parse and render results match.
+func newLute() *lute.Lute {
+	l := lute.New()
+	l.SetTextMark(true)
+	l.SetProtyleWYSIWYG(true)
+	l.SetBlockRef(true)
+	l.SetFileAnnotationRef(true)
+	l.SetKramdownIAL(true)
+	l.SetTag(true)
+	l.SetSuperBlock(true)
+	l.SetImgPathAllowSpace(true)
+	l.SetGitConflict(true)
+	l.SetInlineAsterisk(true)
+	l.SetInlineUnderscore(true)
+	l.SetSup(true)
+	l.SetSub(true)
+	l.SetInlineMath(true)
+	l.SetGFMStrikethrough(true)
+	l.SetMark(true)
+	l.SetInlineMathAllowDigitAfterOpenMarker(true)
+	l.SetGFMStrikethrough1(false)
+	l.SetFootnotes(false)
+	l.SetToC(false)
+	l.SetIndentCodeBlock(false)
+	l.SetParagraphBeginningSpace(true)
+	l.SetAutoSpace(false)
+	l.SetHeadingID(false)
+	l.SetSetext(false)
+	l.SetYamlFrontMatter(false)
+	l.SetLinkRef(false)
+	l.SetCodeSyntaxHighlight(false)
+	l.SetSanitize(true)
+	l.SetUnorderedListMarker("-")
+	l.SetCallout(true)
+	l.SetDataTask(true)
+	l.SetArbitraryTaskListItemMarker(true)
+	l.SetExportNormalizeTaskListMarker(false)
+	l.SetEnsureListItemParagraph(true)
+	return l
+}
+
+// typeAbbr maps lute node types to the abbreviations SiYuan uses in its SQL
+// index and in getChildBlocks.
+var typeAbbr = map[ast.NodeType]string{
+	ast.NodeDocument:        "d",
+	ast.NodeHeading:         "h",
+	ast.NodeList:            "l",
+	ast.NodeListItem:        "i",
+	ast.NodeCodeBlock:       "c",
+	ast.NodeMathBlock:       "m",
+	ast.NodeTable:           "t",
+	ast.NodeBlockquote:      "b",
+	ast.NodeSuperBlock:      "s",
+	ast.NodeParagraph:       "p",
+	ast.NodeHTMLBlock:       "html",
+	ast.NodeBlockQueryEmbed: "query_embed",
+	ast.NodeAttributeView:   "av",
+	ast.NodeIFrame:          "iframe",
+	ast.NodeWidget:          "widget",
+	ast.NodeThematicBreak:   "tb",
+	ast.NodeVideo:           "video",
+	ast.NodeAudio:           "audio",
+	ast.NodeCallout:         "callout",
+}
+
+func abbr(n *ast.Node) string { return typeAbbr[n.Type] }
+
+func subTypeAbbr(n *ast.Node) string {
+	switch n.Type {
+	case ast.NodeList, ast.NodeListItem:
+		if n.ListData == nil {
+			return ""
+		}
+		switch n.ListData.Typ {
+		case 0:
+			return "u"
+		case 1:
+			return "o"
+		case 3:
+			return "t"
+		}
+	case ast.NodeHeading:
+		if n.HeadingLevel >= 1 && n.HeadingLevel <= 6 {
+			return "h" + string(rune('0'+n.HeadingLevel))
+		}
+	case ast.NodeCallout:
+		return n.CalloutType
+	}
+	return ""
+}
+
+// timeFromID returns the creation time encoded in a block id (its first 14
+// characters), as SiYuan does.
+func timeFromID(id string) string {
+	if len(id) < 14 {
+		return nowStamp()
+	}
+	return id[:14]
+}
+
+func nowStamp() string { return time.Now().Format("20060102150405") }
+
+func isTimeStr(s string) bool {
+	if len(s) != 14 {
+		return false
+	}
+	_, err := time.Parse("20060102150405", s)
+	return err == nil
+}
+
+// validID reports whether s is a SiYuan node id (YYYYMMDDHHMMSS-xxxxxxx).
+func validID(s string) bool { return ast.IsNodeIDPattern(s) }
+
+// nodeByID finds a block in a tree.
+func nodeByID(root *ast.Node, id string) (ret *ast.Node) {
+	ast.Walk(root, func(n *ast.Node, entering bool) ast.WalkStatus {
+		if !entering {
+			return ast.WalkContinue
+		}
+		if n.ID == id && n.IsBlock() {
+			ret = n
+			return ast.WalkStop
+		}
+		return ast.WalkContinue
+	})
+	return ret
+}
+
+// headingChildren returns the blocks that belong to a heading: following
+// siblings up to the next heading of the same or a higher level.
+func headingChildren(h *ast.Node) (ret []*ast.Node) {
+	for n := h.Next; n != nil; n = n.Next {
+		if n.Type == ast.NodeKramdownBlockIAL {
+			continue
+		}
+		if n.Type == ast.NodeHeading && n.HeadingLevel <= h.HeadingLevel {
+			break
+		}
+		ret = append(ret, n)
+	}
+	return ret
+}
+
+// headingParent returns the heading a block sits under, if any.
+func headingParent(n *ast.Node) *ast.Node {
+	level := 7
+	if n.Type == ast.NodeHeading {
+		level = n.HeadingLevel
+	}
+	for p := n.Previous; p != nil; p = p.Previous {
+		if p.Type == ast.NodeHeading && p.HeadingLevel < level {
+			return p
+		}
+	}
+	return nil
+}
+
+// touchUpdated stamps the updated attribute on a changed node and every
+// ancestor, as SiYuan's CreatedUpdated does, and fills missing updated
+// attributes of new descendants from their ids.
+func touchUpdated(node *ast.Node, stamp string) {
+	ast.Walk(node, func(n *ast.Node, entering bool) ast.WalkStatus {
+		if !entering || !n.IsBlock() || n.Type == ast.NodeKramdownBlockIAL {
+			return ast.WalkContinue
+		}
+		if n.IALAttr("updated") == "" && validID(n.ID) {
+			n.SetIALAttr("updated", timeFromID(n.ID))
+		}
+		return ast.WalkContinue
+	})
+	if stamp < timeFromID(node.ID) {
+		stamp = timeFromID(node.ID)
+	}
+	node.SetIALAttr("updated", stamp)
+	for p := node.Parent; p != nil; p = p.Parent {
+		if p.IsBlock() && p.ID != "" {
+			p.SetIALAttr("updated", stamp)
+		}
+	}
+}
+
+// plainText is the searchable text of a block: its inline text without
+// markup, as SiYuan stores in the content column.
+func plainText(n *ast.Node) string {
+	var b strings.Builder
+	ast.Walk(n, func(c *ast.Node, entering bool) ast.WalkStatus {
+		if !entering {
+			return ast.WalkContinue
+		}
+		switch c.Type {
+		case ast.NodeKramdownBlockIAL, ast.NodeKramdownSpanIAL, ast.NodeCodeBlockFenceInfoMarker,
+			ast.NodeCodeBlockFenceOpenMarker, ast.NodeCodeBlockFenceCloseMarker, ast.NodeTaskListItemMarker:
+			return ast.WalkSkipChildren
+		case ast.NodeText, ast.NodeCodeSpanContent, ast.NodeCodeBlockCode, ast.NodeMathBlockContent,
+			ast.NodeInlineMathContent, ast.NodeLinkText, ast.NodeHTMLBlock:
+			if b.Len() > 0 && c.IsBlock() {
+				b.WriteByte(' ')
+			}
+			b.Write(c.Tokens)
+		case ast.NodeTextMark:
+			b.WriteString(c.TextMarkTextContent)
+			if c.IsTextMarkType("inline-math") {
+				b.WriteString(c.TextMarkInlineMathContent)
+			}
+			return ast.WalkSkipChildren
+		case ast.NodeParagraph, ast.NodeHeading, ast.NodeTableCell:
+			if b.Len() > 0 {
+				last := b.String()[b.Len()-1]
+				if last != ' ' && last != '\n' {
+					b.WriteByte(' ')
+				}
+			}
+		}
+		return ast.WalkContinue
+	})
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,261 @@
+package siyuan
+
+import "context"
+
+func checkDataType(endpoint, dataType string) error {
+	if dataType != "markdown" && dataType != "dom" {
+		return invalidArg(endpoint, `dataType must be "markdown" or "dom", got %q`, dataType)
+	}
+	return nil
+}
+
+// InsertBlock inserts blocks relative to NextID, PreviousID or ParentID and
+// returns the executed transactions; see FirstInsertedID and InsertedIDs.
+func (c *Client) InsertBlock(ctx context.Context, req InsertBlockRequest) ([]Transaction, error) {
+	if err := checkDataType(epInsertBlock, req.DataType); err != nil {
+		return nil, err
+	}
+	if req.NextID == "" && req.PreviousID == "" && req.ParentID == "" {
+		return nil, invalidArg(epInsertBlock, "one of nextID, previousID or parentID is required")
+	}
+	var txs []Transaction
+	if err := c.invoke(ctx, epInsertBlock, req, &txs); err != nil {
+		return nil, err
+	}
+	return txs, nil
+}
+
+type parentInsert struct {
+	DataType string `json:"dataType"`
+	Data     string `json:"data"`
+	ParentID string `json:"parentID"`
+}
+
+// PrependBlock inserts blocks as the first children of parentID, which must
+// be a container (document, list, list item, blockquote, callout, super block).
+func (c *Client) PrependBlock(ctx context.Context, dataType, data, parentID string) ([]Transaction, error) {
+	return c.parentInsert(ctx, epPrependBlock, dataType, data, parentID)
+}
+
+// AppendBlock inserts blocks as the last children of parentID, which must be
+// a container. The kernel reports the operation as action "insert".
+func (c *Client) AppendBlock(ctx context.Context, dataType, data, parentID string) ([]Transaction, error) {
+	return c.parentInsert(ctx, epAppendBlock, dataType, data, parentID)
+}
+
+func (c *Client) parentInsert(ctx context.Context, ep, dataType, data, parentID string) ([]Transaction, error) {
+	if err := checkDataType(ep, dataType); err != nil {
+		return nil, err
+	}
+	if err := need(ep, "parentID", parentID); err != nil {
+		return nil, err
+	}
+	var txs []Transaction
+	if err := c.invoke(ctx, ep, parentInsert{dataType, data, parentID}, &txs); err != nil {
+		return nil, err
+	}
+	return txs, nil
+}
+
+// UpdateBlock replaces a block's content; only the first top-level block of
+// data keeps the ID. On a document ID it replaces the whole body.
+func (c *Client) UpdateBlock(ctx context.Context, id, dataType, data string) ([]Transaction, error) {
+	if err := checkDataType(epUpdateBlock, dataType); err != nil {
+		return nil, err
+	}
+	if err := need(epUpdateBlock, "id", id); err != nil {
+		return nil, err
+	}
+	req := struct {
+		DataType string `json:"dataType"`
+		Data     string `json:"data"`
+		ID       string `json:"id"`
+	}{dataType, data, id}
+	var txs []Transaction
+	if err := c.invoke(ctx, epUpdateBlock, req, &txs); err != nil {
+		return nil, err
+	}
+	return txs, nil
+}
+
+// DeleteBlock deletes a block. The kernel queues the deletion without
+// waiting for it and answers code 0 even for an unknown ID; verify with
+// CheckBlockExist when it matters.
+func (c *Client) DeleteBlock(ctx context.Context, id string) ([]Transaction, error) {
+	if err := need(epDeleteBlock, "id", id); err != nil {
+		return nil, err
+	}
+	var txs []Transaction
+	if err := c.invoke(ctx, epDeleteBlock, idArg{id}, &txs); err != nil {
+		return nil, err
+	}
+	return txs, nil
+}
+
+// MoveBlock moves a block after previousID or, when previousID is empty,
+// into parentID as its first child. previousID may not be a document.
+func (c *Client) MoveBlock(ctx context.Context, id, previousID, parentID string) error {
+	if err := need(epMoveBlock, "id", id); err != nil {
+		return err
+	}
+	if previousID == "" && parentID == "" {
+		return invalidArg(epMoveBlock, "previousID or parentID is required")
+	}
+	req := struct {
+		ID         string `json:"id"`
+		PreviousID string `json:"previousID,omitempty"`
+		ParentID   string `json:"parentID,omitempty"`
+	}{id, previousID, parentID}
+	return c.invoke(ctx, epMoveBlock, req, nil)
+}
+
+// FoldBlock folds a block (not a document).
+func (c *Client) FoldBlock(ctx context.Context, id string) error {
+	if err := need(epFoldBlock, "id", id); err != nil {
+		return err
+	}
+	return c.invoke(ctx, epFoldBlock, idArg{id}, nil)
+}
+
+// UnfoldBlock unfolds a block (not a document).
+func (c *Client) UnfoldBlock(ctx context.Context, id string) error {
+	if err := need(epUnfoldBlock, "id", id); err != nil {
+		return err
+	}
+	return c.invoke(ctx, epUnfoldBlock, idArg{id}, nil)
+}
+
+// GetBlockKramdown returns a block's kramdown with its IAL (the whole
+// document for a document ID). An unknown ID yields "" without an error.
+func (c *Client) GetBlockKramdown(ctx context.Context, id string) (BlockKramdown, error) {
+	var k BlockKramdown
+	if err := need(epGetBlockKramdown, "id", id); err != nil {
+		return k, err
+	}
+	err := c.invoke(ctx, epGetBlockKramdown, idArg{id}, &k)
+	return k, err
+}
+
+// GetBlockKramdowns returns kramdown by block ID; invalid IDs are skipped.
+func (c *Client) GetBlockKramdowns(ctx context.Context, ids []string) (map[string]string, error) {
+	if err := needIDs(epGetBlockKramdowns, "ids", ids); err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	if err := c.invoke(ctx, epGetBlockKramdowns, idsArg{ids}, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+type idsArg struct {
+	IDs []string `json:"ids"`
+}
+
+// GetChildBlocks lists a block's children (for a heading: the blocks under it).
+func (c *Client) GetChildBlocks(ctx context.Context, id string) ([]ChildBlock, error) {
+	if err := need(epGetChildBlocks, "id", id); err != nil {
+		return nil, err
+	}
+	children := []ChildBlock{}
+	if err := c.invoke(ctx, epGetChildBlocks, idArg{id}, &children); err != nil {
+		return nil, err
+	}
+	return children, nil
+}
+
+// GetBlockDOM returns a block's DOM.
+func (c *Client) GetBlockDOM(ctx context.Context, id string) (BlockDOM, error) {
+	var d BlockDOM
+	if err := need(epGetBlockDOM, "id", id); err != nil {
+		return d, err
+	}
+	err := c.invoke(ctx, epGetBlockDOM, idArg{id}, &d)
+	return d, err
+}
+
+// GetBlockDOMs returns DOM by block ID.
+func (c *Client) GetBlockDOMs(ctx context.Context, ids []string) (map[string]string, error) {
+	if err := needIDs(epGetBlockDOMs, "ids", ids); err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	if err := c.invoke(ctx, epGetBlockDOMs, idsArg{ids}, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// GetBlockInfo returns where a block lives. The kernel answers code 3 while
+// it is still indexing.
+func (c *Client) GetBlockInfo(ctx context.Context, id string) (BlockInfo, error) {
+	var bi BlockInfo
+	if err := need(epGetBlockInfo, "id", id); err != nil {
+		return bi, err
+	}
+	err := c.invoke(ctx, epGetBlockInfo, idArg{id}, &bi)
+	return bi, err
+}
+
+// GetDocInfo returns a document's attributes, reference count and databases.
+func (c *Client) GetDocInfo(ctx context.Context, id string) (DocInfo, error) {
+	var di DocInfo
+	if err := need(epGetDocInfo, "id", id); err != nil {
+		return di, err
+	}
+	err := c.invoke(ctx, epGetDocInfo, idArg{id}, &di)
+	return di, err
+}
+
+// CheckBlockExist reports whether a block exists, from the block tree (it
+// does not lag behind writes like the SQL index).
+func (c *Client) CheckBlockExist(ctx context.Context, id string) (bool, error) {
+	if err := need(epCheckBlockExist, "id", id); err != nil {
+		return false, err
+	}
+	var ok bool
+	err := c.invoke(ctx, epCheckBlockExist, idArg{id}, &ok)
+	return ok, err
+}
+
+// SetBlockAttrs sets block attributes. The kernel treats "" as "remove this
+// attribute"; custom attributes need the "custom-" prefix.
+func (c *Client) SetBlockAttrs(ctx context.Context, id string, attrs map[string]string) error {
+	if err := need(epSetBlockAttrs, "id", id); err != nil {
+		return err
+	}
+	if attrs == nil {
+		attrs = map[string]string{} // null would panic the handler into a fake success
+	}
+	req := struct {
+		ID    string            `json:"id"`
+		Attrs map[string]string `json:"attrs"`
+	}{id, attrs}
+	return c.invoke(ctx, epSetBlockAttrs, req, nil)
+}
+
+// GetBlockAttrs returns a block's attributes (id, type, updated, title, ...),
+// read from the tree rather than the lagging SQL index. An unknown block
+// yields an empty map.
+func (c *Client) GetBlockAttrs(ctx context.Context, id string) (map[string]string, error) {
+	if err := need(epGetBlockAttrs, "id", id); err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	if err := c.invoke(ctx, epGetBlockAttrs, idArg{id}, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// BatchGetBlockAttrs returns attributes by block ID.
+func (c *Client) BatchGetBlockAttrs(ctx context.Context, ids []string) (map[string]map[string]string, error) {
+	if err := needIDs(epBatchGetBlockAttrs, "ids", ids); err != nil {
+		return nil, err
+	}
+	m := map[string]map[string]string{}
+	if err := c.invoke(ctx, epBatchGetBlockAttrs, idsArg{ids}, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

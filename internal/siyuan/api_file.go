@@ -1,0 +1,211 @@
+package siyuan
+
+import (
+	"context"
+	"io"
+	"mime/multipart"
+	"path"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+type pathArg struct {
+	Path string `json:"path"`
+}
+
+// UploadAsset uploads files into the assets directory (multipart field
+// "file[]", streamed). It is a write: attempted once. Identical bytes under
+// the same name map to the existing asset. Files the kernel could not store
+// are listed in ErrFiles while the reply still has code 0: check it.
+func (c *Client) UploadAsset(ctx context.Context, req AssetUploadRequest) (AssetUploadResult, error) {
+	var res AssetUploadResult
+	if len(req.Files) == 0 {
+		return res, invalidArg(epUploadAsset, "at least one file is required")
+	}
+	for i, f := range req.Files {
+		if err := checkFileName(epUploadAsset, f.Name); err != nil {
+			return res, err
+		}
+		if f.Body == nil {
+			return res, invalidArg(epUploadAsset, "files[%d] has no body", i)
+		}
+	}
+	r := &request{
+		endpoint: epUploadAsset,
+		kind:     kindOf(epUploadAsset),
+		out:      &res,
+		multipart: func(mw *multipart.Writer) error {
+			if req.AssetsDirPath != "" {
+				if err := mw.WriteField("assetsDirPath", req.AssetsDirPath); err != nil {
+					return err
+				}
+			}
+			if req.ID != "" {
+				if err := mw.WriteField("id", req.ID); err != nil {
+					return err
+				}
+			}
+			if req.SkipIfDuplicated {
+				if err := mw.WriteField("skipIfDuplicated", "true"); err != nil {
+					return err
+				}
+			}
+			for _, f := range req.Files {
+				w, err := mw.CreateFormFile("file[]", f.Name)
+				if err != nil {
+					return err
+				}
+				if _, err := io.Copy(w, f.Body); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	if _, err := c.run(ctx, r); err != nil {
+		return AssetUploadResult{}, err
+	}
+	if res.ErrFiles == nil {
+		res.ErrFiles = []string{}
+	}
+	if res.SuccMap == nil {
+		res.SuccMap = map[string]string{}
+	}
+	return res, nil
+}
+
+// checkFileName keeps control characters out of multipart headers, where a
+// line break would let a file name inject header lines.
+func checkFileName(endpoint, name string) error {
+	if strings.TrimSpace(name) == "" {
+		return invalidArg(endpoint, "file name must not be empty")
+	}
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return invalidArg(endpoint, "file name %q contains control characters", name)
+	}
+	return nil
+}
+
+// GetFile streams a workspace file (path relative to the workspace root,
+// e.g. "/data/assets/x.png"). The caller must close the reader. Errors
+// (missing file, directory, outside the workspace, encrypted notebook) come
+// back as *APIError with the kernel's code (404, 409, 403, -3, ...).
+func (c *Client) GetFile(ctx context.Context, p string) (io.ReadCloser, string, error) {
+	if err := need(epGetFile, "path", p); err != nil {
+		return nil, "", err
+	}
+	body, err := encodeJSONBody(epGetFile, pathArg{p})
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := c.run(ctx, &request{endpoint: epGetFile, kind: kindOf(epGetFile), jsonBody: body, raw: true})
+	if err != nil {
+		return nil, "", err
+	}
+	return res.body, res.contentType, nil
+}
+
+// PutFile writes a workspace file or creates a directory (multipart fields
+// path, isDir, modTime, file; streamed). Writing .sy files this way bypasses
+// the kernel's index.
+func (c *Client) PutFile(ctx context.Context, req PutFileRequest) error {
+	if err := need(epPutFile, "path", req.Path); err != nil {
+		return err
+	}
+	if err := checkFileName(epPutFile, req.Path); err != nil {
+		return err
+	}
+	if !req.IsDir && req.Body == nil {
+		return invalidArg(epPutFile, "body is required unless isDir")
+	}
+	r := &request{
+		endpoint: epPutFile,
+		kind:     kindOf(epPutFile),
+		multipart: func(mw *multipart.Writer) error {
+			if err := mw.WriteField("path", req.Path); err != nil {
+				return err
+			}
+			if err := mw.WriteField("isDir", strconv.FormatBool(req.IsDir)); err != nil {
+				return err
+			}
+			if req.ModTime != 0 {
+				if err := mw.WriteField("modTime", strconv.FormatInt(req.ModTime, 10)); err != nil {
+					return err
+				}
+			}
+			if req.IsDir {
+				return nil
+			}
+			w, err := mw.CreateFormFile("file", path.Base(req.Path))
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(w, req.Body)
+			return err
+		},
+	}
+	_, err := c.run(ctx, r)
+	return err
+}
+
+// RemoveFile deletes a workspace file or directory (code 404 if missing).
+func (c *Client) RemoveFile(ctx context.Context, p string) error {
+	if err := need(epRemoveFile, "path", p); err != nil {
+		return err
+	}
+	return c.invoke(ctx, epRemoveFile, pathArg{p}, nil)
+}
+
+// ReadDir lists a workspace directory.
+func (c *Client) ReadDir(ctx context.Context, p string) ([]DirEntry, error) {
+	if err := need(epReadDir, "path", p); err != nil {
+		return nil, err
+	}
+	var entries []DirEntry
+	if err := c.invoke(ctx, epReadDir, pathArg{p}, &entries); err != nil {
+		return nil, err
+	}
+	if entries == nil {
+		entries = []DirEntry{}
+	}
+	return entries, nil
+}
+
+// ExportResources zips workspace paths into temp/export/<name>.zip and
+// returns that workspace-relative path (fetch it with GetFile). It writes a
+// file, so it is attempted once. An empty name lets the kernel pick one.
+func (c *Client) ExportResources(ctx context.Context, paths []string, name string) (string, error) {
+	if err := needIDs(epExportResources, "paths", paths); err != nil {
+		return "", err
+	}
+	req := struct {
+		Paths []string `json:"paths"`
+		Name  string   `json:"name,omitempty"`
+	}{paths, name}
+	var data struct {
+		Path string `json:"path"`
+	}
+	if err := c.invoke(ctx, epExportResources, req, &data); err != nil {
+		return "", err
+	}
+	if data.Path == "" {
+		return "", missingResult(epExportResources, "path")
+	}
+	return data.Path, nil
+}
+
+// ExportMdContent returns a document as plain markdown, without YAML front
+// matter (yfm:false), using the kernel's configured reference and embed modes.
+func (c *Client) ExportMdContent(ctx context.Context, id string) (MdContent, error) {
+	var md MdContent
+	if err := need(epExportMdContent, "id", id); err != nil {
+		return md, err
+	}
+	req := struct {
+		ID  string `json:"id"`
+		YFM bool   `json:"yfm"`
+	}{id, false}
+	err := c.invoke(ctx, epExportMdContent, req, &md)
+	return md, err
+}

@@ -1,0 +1,146 @@
+package siyuan
+
+import "context"
+
+// Note: SiYuan 3.7.3 has no per-document sort-mode endpoint (no
+// /api/filetree/setDocSortMode in kernel/api/router.go). Sort modes exist per
+// notebook (BoxConf.SortMode via SetNotebookConf) and globally; custom order
+// among siblings is set with ChangeSort.
+
+type idArg struct {
+	ID string `json:"id"`
+}
+
+// CreateDocWithMd creates a document from markdown and returns its ID.
+// Missing intermediate documents in req.Path are created empty. Not
+// idempotent: look the path up with GetIDsByHPath first, or pin req.ID.
+func (c *Client) CreateDocWithMd(ctx context.Context, req CreateDocRequest) (string, error) {
+	if err := need(epCreateDocWithMd, "notebook", req.Notebook, "path", req.Path); err != nil {
+		return "", err
+	}
+	var id string
+	if err := c.invoke(ctx, epCreateDocWithMd, req, &id); err != nil {
+		return "", err
+	}
+	if id == "" {
+		return "", missingResult(epCreateDocWithMd, "document ID")
+	}
+	return id, nil
+}
+
+// RenameDocByID sets a document's title.
+func (c *Client) RenameDocByID(ctx context.Context, id, title string) error {
+	if err := need(epRenameDocByID, "id", id); err != nil {
+		return err
+	}
+	req := struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	}{id, title}
+	return c.invoke(ctx, epRenameDocByID, req, nil)
+}
+
+// RemoveDocByID deletes a document and its children (copied into history/
+// first). The notebook's top-level document cannot be removed.
+func (c *Client) RemoveDocByID(ctx context.Context, id string) error {
+	if err := need(epRemoveDocByID, "id", id); err != nil {
+		return err
+	}
+	return c.invoke(ctx, epRemoveDocByID, idArg{id}, nil)
+}
+
+// MoveDocsByID moves documents under toID, a document or a notebook ID.
+func (c *Client) MoveDocsByID(ctx context.Context, fromIDs []string, toID string) error {
+	if err := needIDs(epMoveDocsByID, "fromIDs", fromIDs); err != nil {
+		return err
+	}
+	if err := need(epMoveDocsByID, "toID", toID); err != nil {
+		return err
+	}
+	req := struct {
+		FromIDs []string `json:"fromIDs"`
+		ToID    string   `json:"toID"`
+	}{fromIDs, toID}
+	return c.invoke(ctx, epMoveDocsByID, req, nil)
+}
+
+// GetHPathByID returns the human path of the document holding a block
+// ("/" for a notebook's top-level document).
+func (c *Client) GetHPathByID(ctx context.Context, id string) (string, error) {
+	if err := need(epGetHPathByID, "id", id); err != nil {
+		return "", err
+	}
+	var hpath string
+	err := c.invoke(ctx, epGetHPathByID, idArg{id}, &hpath)
+	return hpath, err
+}
+
+// GetPathByID returns the storage path and notebook of the document holding
+// a block.
+func (c *Client) GetPathByID(ctx context.Context, id string) (DocPath, error) {
+	var p DocPath
+	if err := need(epGetPathByID, "id", id); err != nil {
+		return p, err
+	}
+	err := c.invoke(ctx, epGetPathByID, idArg{id}, &p)
+	return p, err
+}
+
+// GetIDsByHPath returns the IDs of the documents at a human path; several
+// when titles are duplicated, none when there is no such document.
+func (c *Client) GetIDsByHPath(ctx context.Context, notebook, hpath string) ([]string, error) {
+	if err := need(epGetIDsByHPath, "notebook", notebook, "path", hpath); err != nil {
+		return nil, err
+	}
+	req := struct {
+		Notebook string `json:"notebook"`
+		Path     string `json:"path"`
+	}{notebook, hpath}
+	var ids []string
+	if err := c.invoke(ctx, epGetIDsByHPath, req, &ids); err != nil {
+		return nil, err
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	return ids, nil
+}
+
+// ListDocsByPath lists the child documents of a storage path. Hidden
+// documents (custom-hidden="true", e.g. the notebook's top-level document)
+// are omitted unless req.ShowHidden.
+func (c *Client) ListDocsByPath(ctx context.Context, req ListDocsRequest) (DocList, error) {
+	var list DocList
+	if err := need(epListDocsByPath, "notebook", req.Notebook, "path", req.Path); err != nil {
+		return list, err
+	}
+	wire := struct {
+		ListDocsRequest
+		// Without this the kernel pushes a "too many documents" toast to
+		// every open UI when the listing is truncated.
+		IgnoreMaxListHint bool `json:"ignoreMaxListHint"`
+	}{req, true}
+	if err := c.invoke(ctx, epListDocsByPath, wire, &list); err != nil {
+		return list, err
+	}
+	if list.Files == nil {
+		list.Files = []DocFile{}
+	}
+	return list, nil
+}
+
+// ChangeSort sets the custom order of sibling documents: paths (storage
+// paths sharing one parent) get ranks 1..n, remaining siblings follow.
+func (c *Client) ChangeSort(ctx context.Context, notebook string, paths []string) error {
+	if err := need(epChangeSort, "notebook", notebook); err != nil {
+		return err
+	}
+	if err := needIDs(epChangeSort, "paths", paths); err != nil {
+		return err
+	}
+	req := struct {
+		Notebook string   `json:"notebook"`
+		Paths    []string `json:"paths"`
+	}{notebook, paths}
+	return c.invoke(ctx, epChangeSort, req, nil)
+}

@@ -1,0 +1,53 @@
+package siyuan
+
+import "context"
+
+// QuerySQL runs one read-only statement (SELECT or WITH) against the SQL
+// index and returns its rows. It sends mode "readonly" so the kernel refuses
+// anything else, which is what makes retrying it safe. The index lags writes
+// by up to ~3 s: call FlushTransaction first when freshness matters. The
+// kernel adds LIMIT 64 when the statement has none, so give your own.
+func (c *Client) QuerySQL(ctx context.Context, stmt string) ([]map[string]any, error) {
+	if err := need(epQuerySQL, "stmt", stmt); err != nil {
+		return nil, err
+	}
+	req := struct {
+		Stmt string `json:"stmt"`
+		Mode string `json:"mode"`
+	}{stmt, "readonly"}
+	var rows []map[string]any
+	// data:null is a legitimate "no rows" on some kernel paths (and a few
+	// failing statements are also reported that way), so it is not an error.
+	if err := c.call(ctx, epQuerySQL, kindOf(epQuerySQL), req, &rows, true); err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []map[string]any{}
+	}
+	return rows, nil
+}
+
+// FlushTransaction waits for the kernel's transaction queue to drain and
+// flushes the SQL index, so that QuerySQL and FullTextSearchBlock see
+// earlier writes. It only waits, so it is classified as a read and retried.
+func (c *Client) FlushTransaction(ctx context.Context) error {
+	return c.invoke(ctx, epFlushTransaction, nil, nil)
+}
+
+// FullTextSearchBlock searches blocks (from the lagging SQL index). With
+// Method 2 the query is a raw SQL statement that the kernel does not check
+// for read-only-ness, so that form is attempted once like a write.
+func (c *Client) FullTextSearchBlock(ctx context.Context, req FullTextSearchRequest) (FullTextSearchResult, error) {
+	var res FullTextSearchResult
+	kind := kindOf(epFullTextSearchBlock)
+	if req.Method == 2 {
+		kind = Write
+	}
+	if err := c.call(ctx, epFullTextSearchBlock, kind, req, &res, false); err != nil {
+		return FullTextSearchResult{}, err
+	}
+	if res.Blocks == nil {
+		res.Blocks = []SearchBlock{}
+	}
+	return res, nil
+}

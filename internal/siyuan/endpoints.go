@@ -1,0 +1,102 @@
+package siyuan
+
+// Endpoints used by the typed methods. All are POST in SiYuan 3.7.3.
+const (
+	epVersion      = "/api/system/version"
+	epBootProgress = "/api/system/bootProgress"
+	epCurrentTime  = "/api/system/currentTime"
+
+	epLsNotebooks     = "/api/notebook/lsNotebooks"
+	epCreateNotebook  = "/api/notebook/createNotebook"
+	epOpenNotebook    = "/api/notebook/openNotebook"
+	epCloseNotebook   = "/api/notebook/closeNotebook"
+	epRenameNotebook  = "/api/notebook/renameNotebook"
+	epRemoveNotebook  = "/api/notebook/removeNotebook"
+	epGetNotebookConf = "/api/notebook/getNotebookConf"
+	epSetNotebookConf = "/api/notebook/setNotebookConf"
+	epSetNotebookIcon = "/api/notebook/setNotebookIcon"
+
+	epCreateDocWithMd = "/api/filetree/createDocWithMd"
+	epRenameDocByID   = "/api/filetree/renameDocByID"
+	epRemoveDocByID   = "/api/filetree/removeDocByID"
+	epMoveDocsByID    = "/api/filetree/moveDocsByID"
+	epGetHPathByID    = "/api/filetree/getHPathByID"
+	epGetPathByID     = "/api/filetree/getPathByID"
+	epGetIDsByHPath   = "/api/filetree/getIDsByHPath"
+	epListDocsByPath  = "/api/filetree/listDocsByPath"
+	epChangeSort      = "/api/filetree/changeSort"
+
+	epInsertBlock       = "/api/block/insertBlock"
+	epPrependBlock      = "/api/block/prependBlock"
+	epAppendBlock       = "/api/block/appendBlock"
+	epUpdateBlock       = "/api/block/updateBlock"
+	epDeleteBlock       = "/api/block/deleteBlock"
+	epMoveBlock         = "/api/block/moveBlock"
+	epFoldBlock         = "/api/block/foldBlock"
+	epUnfoldBlock       = "/api/block/unfoldBlock"
+	epGetBlockKramdown  = "/api/block/getBlockKramdown"
+	epGetBlockKramdowns = "/api/block/getBlockKramdowns"
+	epGetChildBlocks    = "/api/block/getChildBlocks"
+	epGetBlockDOM       = "/api/block/getBlockDOM"
+	epGetBlockDOMs      = "/api/block/getBlockDOMs"
+	epGetBlockInfo      = "/api/block/getBlockInfo"
+	epGetDocInfo        = "/api/block/getDocInfo"
+	epCheckBlockExist   = "/api/block/checkBlockExist"
+
+	epSetBlockAttrs      = "/api/attr/setBlockAttrs"
+	epGetBlockAttrs      = "/api/attr/getBlockAttrs"
+	epBatchGetBlockAttrs = "/api/attr/batchGetBlockAttrs"
+
+	epQuerySQL            = "/api/query/sql"
+	epFlushTransaction    = "/api/sqlite/flushTransaction"
+	epFullTextSearchBlock = "/api/search/fullTextSearchBlock"
+
+	epUploadAsset     = "/api/asset/upload"
+	epGetFile         = "/api/file/getFile"
+	epPutFile         = "/api/file/putFile"
+	epRemoveFile      = "/api/file/removeFile"
+	epReadDir         = "/api/file/readDir"
+	epExportResources = "/api/export/exportResources"
+	epExportMdContent = "/api/export/exportMdContent"
+
+	epPushMsg      = "/api/notification/pushMsg"
+	epPushErrMsg   = "/api/notification/pushErrMsg"
+	epTransactions = "/api/transactions"
+)
+
+// kindOf is the single, explicit read/write classification of every endpoint
+// the typed methods call. Reads are retried on transient failures; writes are
+// attempted exactly once. Anything not listed is a write: the safe default.
+func kindOf(endpoint string) CallKind {
+	switch endpoint {
+	case epVersion, epBootProgress, epCurrentTime,
+		epLsNotebooks, epGetNotebookConf,
+		epGetHPathByID, epGetPathByID, epGetIDsByHPath, epListDocsByPath,
+		epGetBlockKramdown, epGetBlockKramdowns, epGetChildBlocks, epGetBlockDOM,
+		epGetBlockDOMs, epGetBlockInfo, epGetDocInfo, epCheckBlockExist,
+		epGetBlockAttrs, epBatchGetBlockAttrs,
+		// QuerySQL always sends mode "readonly", so the kernel refuses
+		// anything but a single SELECT/WITH: safe to repeat.
+		epQuerySQL,
+		// flushTransaction only waits for queues to drain: idempotent.
+		epFlushTransaction,
+		// Method 2 (raw SQL) is reclassified as a write by the method.
+		epFullTextSearchBlock,
+		epGetFile, epReadDir, epExportMdContent:
+		return Read
+	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
+		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
+		epCreateDocWithMd, epRenameDocByID, epRemoveDocByID, epMoveDocsByID, epChangeSort,
+		epInsertBlock, epPrependBlock, epAppendBlock, epUpdateBlock, epDeleteBlock,
+		epMoveBlock, epFoldBlock, epUnfoldBlock,
+		epSetBlockAttrs,
+		epUploadAsset, epPutFile, epRemoveFile,
+		// exportResources writes a zip into temp/export: an external side effect.
+		epExportResources,
+		// Notifications are shown to the user; repeating one is visible.
+		epPushMsg, epPushErrMsg,
+		epTransactions:
+		return Write
+	}
+	return Write
+}
