@@ -6,6 +6,7 @@ require (
 	github.com/88250/lute v1.7.7-0.20260714082546-fa5fee40e1ee
 	github.com/dustin/go-humanize v1.1.0
 	github.com/spf13/cobra v1.10.2
+	modernc.org/sqlite v1.62.0
 )
 
 require (
@@ -24,5 +25,4 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )

@@ -17,6 +17,7 @@ func newKernelCmd(g *globalFlags) *cobra.Command {
 	var (
 		dir, listen, token string
 		faults             []string
+		memLimit           int64
 	)
 	cmd := &cobra.Command{
 		Use:   "kernel",
@@ -41,6 +42,7 @@ welcome document. Faults can be injected per endpoint for tests:
 				}
 				fs = append(fs, f)
 			}
+			setMemoryLimit(memLimit)
 			log := g.logger()
 			ctx := cmd.Context()
 			k, err := embedded.Open(ctx, embedded.Options{Dir: dir, Token: token, Faults: fs, Logger: log})
@@ -73,6 +75,7 @@ welcome document. Faults can be injected per endpoint for tests:
 	cmd.Flags().StringVar(&dir, "dir", envOr("SISYPHUS_EMBEDDED", ""), "workspace directory (created with a demo notebook when new)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:6806", "address to listen on")
 	cmd.Flags().StringVar(&token, "token", envOr("SIYUAN_TOKEN", ""), "API token clients must send (default: the workspace's conf/conf.json api.token, generated on first start)")
+	cmd.Flags().Int64Var(&memLimit, "memory-limit-mib", 128, "soft memory limit for the Go heap in MiB (0: none; GOMEMLIMIT, when set, wins)")
 	cmd.Flags().StringArrayVar(&faults, "fault", nil, "inject a fault: ENDPOINT=drop-after-apply|fail-before-apply|latency:DURATION (repeatable)")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,16 @@ func (g *globalFlags) logger() *slog.Logger {
 		lvl = slog.LevelInfo
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+}
+
+// setMemoryLimit sets a soft limit on the Go heap so the garbage collector
+// works harder before the process grows past it, instead of doubling the
+// heap between collections. GOMEMLIMIT, when set, wins.
+func setMemoryLimit(mib int64) {
+	if os.Getenv("GOMEMLIMIT") != "" || mib <= 0 {
+		return
+	}
+	debug.SetMemoryLimit(mib << 20)
 }
 
 func envOr(key, def string) string {

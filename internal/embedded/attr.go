@@ -127,9 +127,7 @@ func (k *Kernel) batchGetBlockAttrs(ctx context.Context, a args) (any, error) {
 	ret := map[string]map[string]string{}
 	for _, id := range ids {
 		if m, ok := k.attrsOf(id); ok {
-			ret[id] = m
-		} else {
-			ret[id] = map[string]string{}
+			ret[id] = m // unknown ids are left out, as in SiYuan
 		}
 	}
 	return ret, nil

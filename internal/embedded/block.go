@@ -427,7 +427,12 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 		if err := k.writeTree(tree); err != nil {
 			return nil, err
 		}
-		ops = append(ops, &operation{Action: "appendInsert", Data: data, ParentID: id, ID: nodes[0].ID})
+		// The queue rewrites appendInsert into an insert with the new id.
+		ins := &operation{Action: "insert", Data: data, ParentID: id, ID: nodes[0].ID}
+		if nodes[0].Previous != nil {
+			ins.PreviousID = nodes[0].Previous.ID
+		}
+		ops = append(ops, ins)
 		return []*transaction{{DoOperations: ops}}, nil
 	}
 	if old.Type == ast.NodeListItem && sub.Root.FirstChild.Type == ast.NodeList {
@@ -774,6 +779,12 @@ func (k *Kernel) getBlockKramdowns(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, id := range ids {
+		if !validID(id) {
+			// SiYuan answers {code:0,data:null} here; we say why.
+			return nil, errf("invalid ID argument [%s]", id)
+		}
+	}
 	mode, err := kramdownMode(a)
 	if err != nil {
 		return nil, err
@@ -797,22 +808,13 @@ type childBlock struct {
 	Markdown string `json:"markdown,omitempty"`
 }
 
-func blockMarkdown(n *ast.Node) string {
-	l := newLute()
-	md, err := lute.ProtyleExportMdNodeSync(n, l.ParseOptions, l.RenderOptions)
-	if err != nil {
-		return ""
-	}
-	return md
-}
-
 func (k *Kernel) getChildBlocks(ctx context.Context, a args) (any, error) {
-	id, err := a.str("id")
+	id, err := a.id("id")
 	if err != nil {
 		return nil, err
 	}
 	ret := []childBlock{}
-	_, node, err := k.viewOf(id)
+	tree, node, err := k.viewOf(id)
 	if err != nil {
 		return ret, nil
 	}
@@ -827,9 +829,8 @@ func (k *Kernel) getChildBlocks(ctx context.Context, a args) (any, error) {
 		}
 	}
 	for _, c := range children {
-		c = cloneSubtree(c)
-		ret = append(ret, childBlock{ID: c.ID, Type: abbr(c), SubType: subTypeAbbr(c),
-			Content: plainText(c), Markdown: blockMarkdown(c)})
+		row := sqlBlockOf(cloneSubtree(c), tree)
+		ret = append(ret, childBlock{ID: c.ID, Type: row.Type, SubType: row.SubType, Content: row.Content, Markdown: row.Markdown})
 	}
 	return ret, nil
 }
@@ -895,15 +896,11 @@ func (k *Kernel) getDocInfo(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, errf("block [%s] not found", id)
 	}
-	ial := parse.IAL2Map(node.KramdownIAL)
+	_ = node
+	// SiYuan answers with the holding document's name and attributes.
+	ial := parse.IAL2Map(tree.Root.KramdownIAL)
 	name := ial["title"]
-	if node.Type != ast.NodeDocument {
-		name = ial["name"]
-	}
-	sub := 0
-	if node.Type == ast.NodeDocument {
-		sub = k.visibleChildCount(tree.Box, strings.TrimSuffix(tree.Path, ".sy"))
-	}
+	sub := k.visibleChildCount(tree.Box, strings.TrimSuffix(tree.Path, ".sy"))
 	return map[string]any{
 		"id": id, "rootID": tree.ID, "name": name, "refCount": 0, "subFileCount": sub,
 		"refIDs": []string{}, "ial": ial, "icon": ial["icon"], "attrViews": []any{},

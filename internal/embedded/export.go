@@ -209,7 +209,9 @@ type exportOpts struct {
 
 // exportMdContent is /api/export/exportMdContent: a document (or a block,
 // with its heading's children) as standard Markdown, read from the tree, so
-// it never lags. An unknown id answers empty strings, as SiYuan does.
+// it never lags (embeds excepted: they run their query on the SQL index). An
+// unknown id answers empty strings, as SiYuan does; fillCSSVar is accepted
+// and ignored (there is no theme).
 func (k *Kernel) exportMdContent(ctx context.Context, a args) (any, error) {
 	id, err := a.id("id")
 	if err != nil {
@@ -269,7 +271,7 @@ func (k *Kernel) exportMarkdown(ctx context.Context, id string, o exportOpts) (h
 		if node.Type == ast.NodeHeading {
 			nodes = append(nodes, headingChildren(node)...)
 		}
-		title = html.UnescapeString(sqlStaticContent(node))
+		// SiYuan heads a block's export with its document's title.
 		root := &ast.Node{Type: ast.NodeDocument, ID: tree.ID, KramdownIAL: tree.Root.KramdownIAL}
 		for _, n := range nodes {
 			root.AppendChild(n)
@@ -278,6 +280,9 @@ func (k *Kernel) exportMarkdown(ctx context.Context, id string, o exportOpts) (h
 	}
 	hPath = tree.HPath
 	k.exportPrepare(ctx, tree, title, o)
+	if o.adjustHeadingLevel && id != tree.ID {
+		exportAdjustHeadings(tree)
+	}
 	l := newLute()
 	l.SetFootnotes(true)
 	l.SetKramdownIAL(false)
@@ -436,6 +441,34 @@ func (k *Kernel) exportPrepare(ctx context.Context, tree *parse.Tree, title stri
 	}
 	for _, p := range empty {
 		p.AppendChild(&ast.Node{Type: ast.NodeText, Tokens: []byte("\u200d")})
+	}
+}
+
+// exportAdjustHeadings is SiYuan's adjustHeadingLevel for a block export:
+// the first heading after the title (SiYuan's conf.export.addTitle, on by
+// default, decides that a title is there) and its children shift so it
+// becomes h2.
+func exportAdjustHeadings(tree *parse.Tree) {
+	if tree.Root.FirstChild == nil {
+		return
+	}
+	var first *ast.Node
+	for n := tree.Root.FirstChild.Next; n != nil; n = n.Next {
+		if n.Type == ast.NodeHeading {
+			first = n
+			break
+		}
+	}
+	if first == nil {
+		return
+	}
+	diff := 2 - first.HeadingLevel
+	var headings []*ast.Node
+	for _, c := range append([]*ast.Node{first}, headingChildren(first)...) {
+		headings = append(headings, c.ChildrenByType(ast.NodeHeading)...)
+	}
+	for _, h := range headings {
+		h.HeadingLevel = min(max(h.HeadingLevel+diff, 1), 6)
 	}
 }
 

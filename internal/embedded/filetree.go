@@ -247,11 +247,11 @@ func (k *Kernel) addMaxSort(box, dir, id string) error {
 	if err != nil {
 		return err
 	}
+	// As SiYuan: the listing includes the new document itself, and the new
+	// rank is the last listed rank plus one.
 	val := 0
-	for _, f := range files {
-		if f.ID != id && f.Sort+1 > val {
-			val = f.Sort + 1
-		}
+	if len(files) > 0 {
+		val = files[len(files)-1].Sort + 1
 	}
 	sorts, err := k.readSort(box)
 	if err != nil {
@@ -362,10 +362,8 @@ func (k *Kernel) createDocWithMd(ctx context.Context, a args) (any, error) {
 			nid := ast.NewNodeID()
 			tree := newDocTree(box, dir+"/"+nid+".sy", t)
 			tree.Root.SetIALAttr("updated", nowStamp())
+			// Auto-created parents get no rank (0), as in SiYuan.
 			if err := k.writeTree(tree); err != nil {
-				return nil, err
-			}
-			if err := k.addMaxSort(box, orRoot(dir), nid); err != nil {
 				return nil, err
 			}
 			found = nid
@@ -450,10 +448,15 @@ func (k *Kernel) docFromMarkdown(box, p, title, md string) (*parse.Tree, error) 
 	return tree, nil
 }
 
+// docByID resolves the id argument to a document; as in SiYuan, the id of
+// any block stands for the document that holds it.
 func (k *Kernel) docByID(a args) (*docEntry, error) {
 	id, err := a.id("id")
 	if err != nil {
 		return nil, err
+	}
+	if loc, ok := k.lookup(id); ok {
+		id = loc.Root
 	}
 	d, ok := k.doc(id)
 	if !ok {
@@ -603,7 +606,7 @@ func (k *Kernel) moveDocsByID(ctx context.Context, a args) (any, error) {
 			return nil, errf("the notebook document can not be moved")
 		}
 		if d.Box == toBox && (strings.HasPrefix(toDir+"/", strings.TrimSuffix(d.Path, ".sy")+"/")) {
-			return nil, errf("can not move a document into itself or its children")
+			continue // SiYuan silently ignores a move into itself or a descendant
 		}
 		if d.Box == toBox && path.Dir(d.Path) == toDir {
 			continue
@@ -644,11 +647,10 @@ func (k *Kernel) moveDoc(d *docEntry, toBox, toDir string) error {
 	sort.Slice(docs, func(i, j int) bool { return len(docs[i].Path) < len(docs[j].Path) })
 	for _, x := range docs {
 		np := newBase + strings.TrimPrefix(x.Path, oldBase)
-		tree, err := k.parseSY(x.Data, toBox, np)
-		if err != nil {
-			return err
-		}
-		k.indexTree(tree, x.Data)
+		tree := cloneTree(x.tree)
+		tree.Box, tree.Path, tree.Root.Box, tree.Root.Path = toBox, np, toBox, np
+		tree.HPath = k.hpathOf(toBox, np, x.Title)
+		k.indexTree(tree, x.Size)
 	}
 	for _, x := range docs {
 		if t, err := k.loadTree(x.ID); err == nil {
@@ -706,8 +708,8 @@ func (k *Kernel) getIDsByHPath(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := k.box(box); err != nil {
-		return nil, err
+	if _, err := k.readBoxConf(box); err != nil {
+		return []string{}, nil // SiYuan answers an unknown notebook with no ids
 	}
 	if hp == "/" {
 		if _, ok := k.doc(box); ok {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -239,6 +240,9 @@ func (k *Kernel) push(a args, isErr bool) (any, error) {
 	msg, err := a.str("msg")
 	if err != nil {
 		return nil, err
+	}
+	if strings.TrimSpace(msg) == "" {
+		return nil, errf("msg can not be empty")
 	}
 	timeout, err := a.optInt("timeout", 7000)
 	if err != nil {

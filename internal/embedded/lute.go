@@ -1,7 +1,6 @@
 package embedded
 
 import (
-	"strings"
 	"time"
 
 	"github.com/88250/lute"
@@ -188,41 +187,4 @@ func touchUpdated(node *ast.Node, stamp string) {
 			p.SetIALAttr("updated", stamp)
 		}
 	}
-}
-
-// plainText is the searchable text of a block: its inline text without
-// markup, as SiYuan stores in the content column.
-func plainText(n *ast.Node) string {
-	var b strings.Builder
-	ast.Walk(n, func(c *ast.Node, entering bool) ast.WalkStatus {
-		if !entering {
-			return ast.WalkContinue
-		}
-		switch c.Type {
-		case ast.NodeKramdownBlockIAL, ast.NodeKramdownSpanIAL, ast.NodeCodeBlockFenceInfoMarker,
-			ast.NodeCodeBlockFenceOpenMarker, ast.NodeCodeBlockFenceCloseMarker, ast.NodeTaskListItemMarker:
-			return ast.WalkSkipChildren
-		case ast.NodeText, ast.NodeCodeSpanContent, ast.NodeCodeBlockCode, ast.NodeMathBlockContent,
-			ast.NodeInlineMathContent, ast.NodeLinkText, ast.NodeHTMLBlock:
-			if b.Len() > 0 && c.IsBlock() {
-				b.WriteByte(' ')
-			}
-			b.Write(c.Tokens)
-		case ast.NodeTextMark:
-			b.WriteString(c.TextMarkTextContent)
-			if c.IsTextMarkType("inline-math") {
-				b.WriteString(c.TextMarkInlineMathContent)
-			}
-			return ast.WalkSkipChildren
-		case ast.NodeParagraph, ast.NodeHeading, ast.NodeTableCell:
-			if b.Len() > 0 {
-				last := b.String()[b.Len()-1]
-				if last != ' ' && last != '\n' {
-					b.WriteByte(' ')
-				}
-			}
-		}
-		return ast.WalkContinue
-	})
-	return strings.TrimSpace(b.String())
 }

@@ -227,7 +227,10 @@ func (k *Kernel) setClosed(a args, closed bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := k.box(id)
+	c, err := k.readBoxConf(id)
+	if errors.Is(err, errNotFound) {
+		return nil, nil // SiYuan answers success for an unknown notebook
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ type docEntry struct {
 	Box   string
 	Path  string
 	Title string
-	Data  []byte // the .sy JSON as stored on disk
+	Size  int // bytes of the .sy file
 	// tree is the parsed document, shared by readers and never mutated:
 	// writers work on a clone and install a new entry. Parsing a large
 	// document costs milliseconds; cloning it, microseconds.
@@ -88,7 +88,7 @@ func (k *Kernel) loadIndex() error {
 				k.log.Warn("skipping unreadable document", "path", p, "err", err)
 				return nil
 			}
-			k.indexTree(tree, data)
+			k.indexTree(tree, len(data))
 			return nil
 		})
 		if err != nil {
@@ -176,15 +176,18 @@ func renderSY(tree *parse.Tree) ([]byte, error) {
 }
 
 // indexTree records every block of a tree in the block tree.
-func (k *Kernel) indexTree(tree *parse.Tree, data []byte) {
+func (k *Kernel) indexTree(tree *parse.Tree, size int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.indexTreeLocked(tree, data)
+	k.indexTreeLocked(tree, size)
 }
 
-func (k *Kernel) indexTreeLocked(tree *parse.Tree, data []byte) {
+func (k *Kernel) indexTreeLocked(tree *parse.Tree, size int) {
 	for _, id := range k.rootBlocks[tree.ID] {
-		delete(k.blocks, id)
+		// A block moved to another document belongs to that tree now.
+		if loc, ok := k.blocks[id]; ok && loc.Root == tree.ID {
+			delete(k.blocks, id)
+		}
 	}
 	var ids []string
 	ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
@@ -196,13 +199,15 @@ func (k *Kernel) indexTreeLocked(tree *parse.Tree, data []byte) {
 		return ast.WalkContinue
 	})
 	k.rootBlocks[tree.ID] = ids
-	k.docs[tree.ID] = &docEntry{ID: tree.ID, Box: tree.Box, Path: tree.Path, Title: tree.Root.IALAttr("title"), Data: data,
+	k.docs[tree.ID] = &docEntry{ID: tree.ID, Box: tree.Box, Path: tree.Path, Title: tree.Root.IALAttr("title"), Size: size,
 		tree: cloneTree(tree)}
 }
 
 func (k *Kernel) unindexDocLocked(id string) {
 	for _, b := range k.rootBlocks[id] {
-		delete(k.blocks, b)
+		if loc, ok := k.blocks[b]; ok && loc.Root == id {
+			delete(k.blocks, b)
+		}
 	}
 	delete(k.rootBlocks, id)
 	delete(k.docs, id)
@@ -316,7 +321,7 @@ func (k *Kernel) writeTree(tree *parse.Tree) error {
 	if err := writeFileAtomic(k.docFile(tree.Box, tree.Path), data, 0o644); err != nil {
 		return err
 	}
-	k.indexTree(tree, data)
+	k.indexTree(tree, len(data))
 	k.sql.queueUpsert(tree)
 	return nil
 }

@@ -15,21 +15,15 @@ func isInsertAction(action string) bool {
 
 // FirstInsertedID returns the ID of the first top-level block inserted by
 // txs (as returned by InsertBlock, AppendBlock, PrependBlock, or UpdateBlock
-// on a document), or "" if there is none. It prefers the ID the kernel filled
-// into the operation and falls back to the DOM.
+// on a document), or "" if there is none. Only the ID the kernel filled into
+// the operation counts: SiYuan answers code 0 with an empty op.ID when the
+// insert failed inside its transaction queue (an unknown anchor, say), and
+// the DOM it echoes then names a block that was never created.
 func FirstInsertedID(txs []Transaction) string {
 	for _, tx := range txs {
 		for _, op := range tx.DoOperations {
-			if !isInsertAction(op.Action) {
-				continue
-			}
-			if isNodeID(op.ID) {
+			if isInsertAction(op.Action) && isNodeID(op.ID) {
 				return op.ID
-			}
-			if dom, ok := op.Data.(string); ok {
-				if ids := topLevelNodeIDs(dom); len(ids) > 0 {
-					return ids[0]
-				}
 			}
 		}
 	}
@@ -51,8 +45,8 @@ func InsertedIDs(txs []Transaction) []string {
 	}
 	for _, tx := range txs {
 		for _, op := range tx.DoOperations {
-			if !isInsertAction(op.Action) {
-				continue
+			if !isInsertAction(op.Action) || !isNodeID(op.ID) {
+				continue // not an insert, or one that did not happen
 			}
 			var fromDOM []string
 			if dom, ok := op.Data.(string); ok {

@@ -75,8 +75,8 @@ func TestInsertedIDs(t *testing.T) {
 		{"none", nil, "", nil},
 		{"insert with id and dom", []Transaction{{DoOperations: []Operation{{Action: "insert", ID: idA, Data: twoBlocks}}}},
 			idA, []string{idA, idB}},
-		{"appendInsert before the queue rewrote it", []Transaction{{DoOperations: []Operation{{Action: "appendInsert", Data: twoBlocks}}}},
-			idA, []string{idA, idB}},
+		{"insert that did not happen (empty op id)", []Transaction{{DoOperations: []Operation{{Action: "insert", Data: twoBlocks}}}},
+			"", nil},
 		{"id only", []Transaction{{DoOperations: []Operation{{Action: "insert", ID: idC}}}}, idC, []string{idC}},
 		{"updateBlock on a document: deletes first", []Transaction{{DoOperations: []Operation{
 			{Action: "delete", ID: idC, Data: map[string]any{"createEmptyParagraph": false}},

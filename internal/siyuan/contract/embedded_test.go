@@ -1,0 +1,30 @@
+package contract
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+)
+
+// TestEmbedded runs the contract against an in-process embedded kernel. The
+// SQL index flush interval is long, so the index lag is always observable.
+func TestEmbedded(t *testing.T) {
+	k, err := embedded.Open(t.Context(), embedded.Options{
+		Dir:              t.TempDir(),
+		Token:            "contract-test-token",
+		SQLFlushInterval: time.Hour,
+	})
+	if err != nil {
+		t.Fatalf("embedded.Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Close(); err != nil {
+			t.Errorf("embedded kernel Close: %v", err)
+		}
+	})
+	srv := httptest.NewServer(k.Handler())
+	t.Cleanup(srv.Close)
+	Run(t, Kernel{URL: srv.URL, Token: k.Token()})
+}

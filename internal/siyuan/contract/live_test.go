@@ -1,0 +1,19 @@
+package contract
+
+import (
+	"os"
+	"testing"
+)
+
+// TestLive runs the contract against a real SiYuan kernel when
+// SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set. Everything
+// it creates lives in its own sisyphus-contract-<random> notebook and is
+// removed at the end.
+func TestLive(t *testing.T) {
+	url := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL")
+	token := os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
+	if url == "" || token == "" {
+		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run the contract against a real SiYuan")
+	}
+	Run(t, Kernel{URL: url, Token: token, Live: true})
+}
