@@ -144,6 +144,7 @@ var checks = []check{
 	{"doc_info_of_a_block_is_its_doc", checkDocInfoOfBlock},
 	{"doc_block_info", checkBlockInfo},
 	{"doc_kramdown_ends_with_doc_ial", checkDocKramdown},
+	{"doc_kramdown_rich_markdown", checkRichKramdown},
 	// block reads
 	{"block_child_types", checkChildTypes},
 	{"block_dom", checkBlockDOM},
@@ -1045,6 +1046,28 @@ func checkDocKramdown(t *testing.T, s *suite) {
 		t.Fatalf("doc kramdown\n got %q\nwant %q", got, want)
 	}
 }
+
+// richMarkdown exercises the syntax agents write: headings, inline marks,
+// nested and task lists, code, math, quotes, callouts, tables, links, tags.
+const richMarkdown = "# Title here\n\nText with **bold**, *em*, `code`, ~~del~~, ==mark==, $x^2$ and a [link](https://example.com \"t\").\n\n" +
+	"## Lists\n\n- one\n  - nested\n- two\n\n1. first\n2. second\n\n- [ ] todo\n- [x] done\n\n" +
+	"```go\nfunc main() {}\n```\n\n$$\nE = mc^2\n$$\n\n> quoted **text**\n\n> [!NOTE]\n> callout body\n\n" +
+	"| h1 | h2 |\n| :- | -: |\n| a | b |\n\n---\n\nA #tag# here.\n"
+
+// checkRichKramdown: a document with varied syntax reads back with the same
+// kramdown on every kernel, once ids and timestamps are normalised.
+func checkRichKramdown(t *testing.T, s *suite) {
+	title := "rich-" + randWord(6)
+	doc := s.newDoc(t, title, richMarkdown)
+	got := normKramdown(s.kramdown(t, doc), map[string]string{doc: "D"})
+	got = strings.ReplaceAll(got, title, "TITLE")
+	if got != richKramdown {
+		t.Fatalf("rich kramdown\n got %q\nwant %q", got, richKramdown)
+	}
+}
+
+// richKramdown is what SiYuan 3.7.3 answers for richMarkdown (ids → ID?).
+const richKramdown = "# Title here\n{: id=\"ID?\" updated=\"TS\"}\n\nText with **bold**, *em*, `code`\u200b, ~~del~~, ==mark==, $x^2$ and a [link](https://example.com \"t\").\n{: id=\"ID?\" updated=\"TS\"}\n\n## Lists\n{: id=\"ID?\" updated=\"TS\"}\n\n- {: id=\"ID?\" updated=\"TS\"}one\n  {: id=\"ID?\" updated=\"TS\"}\n\n  - {: id=\"ID?\" updated=\"TS\"}nested\n    {: id=\"ID?\" updated=\"TS\"}\n  {: id=\"ID?\" updated=\"TS\"}\n- {: id=\"ID?\" updated=\"TS\"}two\n  {: id=\"ID?\" updated=\"TS\"}\n{: id=\"ID?\" updated=\"TS\"}\n\n1. {: id=\"ID?\" updated=\"TS\"}first\n   {: id=\"ID?\" updated=\"TS\"}\n2. {: id=\"ID?\" updated=\"TS\"}second\n   {: id=\"ID?\" updated=\"TS\"}\n{: id=\"ID?\" updated=\"TS\"}\n\n- {: id=\"ID?\" updated=\"TS\"}[ ] todo\n  {: id=\"ID?\" updated=\"TS\"}\n- {: id=\"ID?\" updated=\"TS\"}[X] done\n  {: id=\"ID?\" updated=\"TS\"}\n{: id=\"ID?\" updated=\"TS\"}\n\n```go\nfunc main() {}\n```\n{: id=\"ID?\" updated=\"TS\"}\n\n$$\nE = mc^2\n$$\n{: id=\"ID?\" updated=\"TS\"}\n\n> quoted **text**\n> {: id=\"ID?\" updated=\"TS\"}\n>\n{: id=\"ID?\" updated=\"TS\"}\n\n> [!NOTE]\n> callout body\n> {: id=\"ID?\" updated=\"TS\"}\n>\n{: id=\"ID?\" updated=\"TS\"}\n\n|h1|h2|\n| :---| ---: |\n|a|b|\n{: colgroup=\"|\" id=\"ID?\" updated=\"TS\"}\n\n---\n{: id=\"ID?\" updated=\"TS\"}\n\nA #tag# here.\n{: id=\"ID?\" updated=\"TS\"}\n\n{: id=\"D\" title=\"TITLE\" type=\"doc\" updated=\"TS\"}"
 
 // ------------------------------------------------------------- block reads
 
