@@ -473,20 +473,55 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 	return oneTx(op), nil
 }
 
+// deleteBlockDelay is how long a queued delete waits before it is applied,
+// SiYuan's transaction-queue tick.
+const deleteBlockDelay = 50 * time.Millisecond
+
+// deleteBlock answers before the delete is applied, as SiYuan's does (it
+// queues the transaction and does not wait for it): a read right after it
+// may still see the block. The next write, a flushTransaction, or the queue
+// tick apply it. An unknown id is answered with code 0 and nothing happens.
+// Callers hold writeMu.
 func (k *Kernel) deleteBlock(ctx context.Context, a args) (any, error) {
 	id, err := a.id("id")
 	if err != nil {
 		return nil, err
 	}
-	op := &operation{Action: "delete", ID: id}
+	if loc, ok := k.lookup(id); ok && loc.Type == "d" {
+		return nil, errf("can not delete a document with deleteBlock; use removeDoc")
+	}
+	k.pendingDeletes = append(k.pendingDeletes, id)
+	if len(k.pendingDeletes) == 1 {
+		time.AfterFunc(deleteBlockDelay, func() {
+			k.writeMu.Lock()
+			defer k.writeMu.Unlock()
+			k.applyPendingLocked()
+		})
+	}
+	return oneTx(&operation{Action: "delete", ID: id}), nil
+}
+
+// applyPendingLocked applies queued deletes in order. Callers hold writeMu.
+func (k *Kernel) applyPendingLocked() {
+	ids := k.pendingDeletes
+	k.pendingDeletes = nil
+	for _, id := range ids {
+		if err := k.applyDelete(id); err != nil {
+			// As in SiYuan, a queued transaction's failure never reaches the
+			// caller, who already had its reply.
+			k.log.Warn("queued deleteBlock failed", "id", id, "err", err)
+		}
+	}
+}
+
+// applyDelete removes a block now.
+func (k *Kernel) applyDelete(id string) error {
 	tree, node, err := k.loadTreeOf(id)
 	if err != nil {
-		// SiYuan answers code 0 for an unknown block: the delete is queued and
-		// silently does nothing.
-		return oneTx(op), nil
+		return nil // already gone: a queued delete of an unknown block is a no-op
 	}
 	if node.Type == ast.NodeDocument {
-		return nil, errf("can not delete a document with deleteBlock; use removeDoc")
+		return errf("can not delete a document with deleteBlock")
 	}
 	parent := node.Parent
 	node.Unlink()
@@ -494,10 +529,7 @@ func (k *Kernel) deleteBlock(ctx context.Context, a args) (any, error) {
 	if parent != nil && parent.IsBlock() && parent.ID != "" {
 		touchUpdated(parent, nowStamp())
 	}
-	if err := k.writeTree(tree); err != nil {
-		return nil, err
-	}
-	return oneTx(op), nil
+	return k.writeTree(tree)
 }
 
 // removeEmptyContainers drops lists, list items, quotes and super blocks left
@@ -903,7 +935,7 @@ func (k *Kernel) getDocInfo(ctx context.Context, a args) (any, error) {
 	sub := k.visibleChildCount(tree.Box, strings.TrimSuffix(tree.Path, ".sy"))
 	return map[string]any{
 		"id": id, "rootID": tree.ID, "name": name, "refCount": 0, "subFileCount": sub,
-		"refIDs": []string{}, "ial": ial, "icon": ial["icon"], "attrViews": []any{},
+		"refIDs": []string{}, "ial": ial, "icon": ial["icon"], "attrViews": nil,
 	}, nil
 }
 
@@ -968,7 +1000,7 @@ func (k *Kernel) applyOp(op *operation) error {
 	case "update":
 		return call(k.updateBlock, args{"id": op.ID, "dataType": "dom", "data": dataStr})
 	case "delete":
-		return call(k.deleteBlock, args{"id": op.ID})
+		return k.applyDelete(op.ID) // /api/transactions waits for its operations
 	case "move":
 		m := args{"id": op.ID}
 		if op.PreviousID != "" {

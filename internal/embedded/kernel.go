@@ -54,6 +54,10 @@ type Kernel struct {
 
 	sql *sqlIndex
 
+	// pendingDeletes are deleteBlock calls answered but not yet applied,
+	// guarded by writeMu.
+	pendingDeletes []string
+
 	msgMu sync.Mutex
 	msgs  []Message
 }
@@ -150,6 +154,7 @@ func (k *Kernel) Messages() []Message {
 func (k *Kernel) Close() error {
 	k.writeMu.Lock()
 	defer k.writeMu.Unlock()
+	k.applyPendingLocked()
 	err := k.sql.close()
 	if uerr := k.unlock(); err == nil {
 		err = uerr

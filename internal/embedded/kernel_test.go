@@ -465,3 +465,56 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Fatalf("document file is not single-line JSON: %v", err)
 	}
 }
+
+// TestDeleteBlockIsQueued: as SiYuan, deleteBlock answers before the delete
+// is applied; the next write, a flushTransaction or the queue tick apply it.
+func TestDeleteBlockIsQueued(t *testing.T) {
+	e := openEnv(t, t.TempDir())
+	ctx := context.Background()
+	doc := e.newDoc("a\n\nb\n\nc")
+	kids, err := e.c.GetChildBlocks(ctx, doc)
+	if err != nil || len(kids) != 3 {
+		t.Fatalf("children %v %v", kids, err)
+	}
+	exists := func(id string) bool {
+		ok, err := e.c.CheckBlockExist(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	tests := []struct {
+		name  string
+		id    string
+		apply func()
+	}{
+		{"next write applies it", kids[0].ID, func() {
+			if err := e.c.SetBlockAttrs(ctx, kids[2].ID, map[string]string{"custom-x": "1"}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"flushTransaction applies it", kids[1].ID, func() {
+			if err := e.c.FlushTransaction(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"the queue tick applies it", kids[2].ID, func() { time.Sleep(4 * deleteBlockDelay) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e.k.writeMu.Lock() // hold the queue so the tick cannot race the check
+			_, err := e.k.deleteBlock(ctx, args{"id": tt.id})
+			e.k.writeMu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !exists(tt.id) {
+				t.Skip("the queue tick already applied the delete") // timing; the other cases still check it
+			}
+			tt.apply()
+			if exists(tt.id) {
+				t.Fatal("the delete was not applied")
+			}
+		})
+	}
+}

@@ -235,6 +235,8 @@ func (k *Kernel) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	if rt.write {
 		k.writeMu.Lock()
 		defer k.writeMu.Unlock()
+		// Every write first drains the queue, as SiYuan's FlushTxQueue does.
+		k.applyPendingLocked()
 	}
 	if rt.raw != nil {
 		rt.raw(w, r)

@@ -840,6 +840,10 @@ func (k *Kernel) querySQL(ctx context.Context, a args) (any, error) {
 // flushTransaction is /api/sqlite/flushTransaction: every write of this
 // kernel is applied before it answers, so only the SQL queue needs flushing.
 func (k *Kernel) flushTransaction(ctx context.Context, a args) (any, error) {
+	// Wait for the transaction queue first, as SiYuan does.
+	k.writeMu.Lock()
+	k.applyPendingLocked()
+	k.writeMu.Unlock()
 	if err := k.sql.flush(ctx); err != nil {
 		return nil, err
 	}
