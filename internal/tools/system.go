@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"context"
+)
+
+func systemTool() *Tool {
+	return &Tool{
+		Name:        "system",
+		Title:       "System",
+		Description: "What this server is, the SiYuan it serves, and how writes are kept safe. Call bootstrap first.",
+		Actions: []*Action{
+			{
+				Name: "version", Summary: "Sisyphus and SiYuan versions", Policy: read,
+				Run: func(ctx context.Context, env *Env, a *Args) (any, error) {
+					v, err := env.Kernel.Version(ctx)
+					if err != nil {
+						return nil, err
+					}
+					return map[string]any{"sisyphus": env.Version, "siyuan": v}, nil
+				},
+			},
+			{
+				Name: "bootstrap", Summary: "onboarding: server, notebooks, tools and the write-safety protocol", Policy: read,
+				Run: bootstrap,
+			},
+		},
+	}
+}
+
+func bootstrap(ctx context.Context, env *Env, a *Args) (any, error) {
+	v, err := env.Kernel.Version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type nb struct {
+		ID     string `json:"id"`
+		Name   string `json:"name"`
+		Closed bool   `json:"closed"`
+	}
+	notebooks := make([]nb, 0, len(nbs))
+	for _, n := range nbs {
+		notebooks = append(notebooks, nb{n.ID, n.Name, n.Closed})
+	}
+	return map[string]any{
+		"schemaVersion": 1,
+		"server":        map[string]any{"name": "sisyphus", "version": env.Version},
+		"siyuan":        map[string]any{"version": v},
+		"notebooks":     notebooks,
+		"writeSafety": map[string]any{
+			"protocol": "preflight-lease-v1",
+			"mutationSteps": []string{
+				"call the write with validateOnly:true and the same arguments: it reads, hashes the target and returns requestId plus a credential field named like the write parameter (e.g. expectedStateHash)",
+				"repeat the call without validateOnly, copying requestId and the credential unchanged",
+				"on state_changed: read the target again before deciding to write; on outcome_unknown: inspect the target, never retry with a new requestId",
+			},
+			"invariant":          "every write Sisyphus owns is attempted once, after comparing full SHA-256 digests of the target against a fresh read",
+			"availableMutations": []string{},
+			"note":               "this build serves read actions only; mutations arrive with the strict write coordinator",
+		},
+		"tools": []string{"notebook", "document", "block", "search", "system"},
+		"nextCalls": []map[string]any{
+			{"tool": "notebook", "arguments": map[string]any{"action": "list"}},
+			{"tool": "document", "arguments": map[string]any{"action": "get_child_docs", "notebook": "<notebook id>"}},
+			{"tool": "document", "arguments": map[string]any{"action": "get_doc", "id": "<document id>"}},
+		},
+	}, nil
+}
