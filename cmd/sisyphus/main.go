@@ -39,7 +39,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("SISYPHUS_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
-	root.AddCommand(newKernelCmd(g), newVersionCmd(), newDoctorCmd(g))
+	root.AddCommand(newServeCmd(g), newStdioCmd(g), newKernelCmd(g), newVersionCmd(), newDoctorCmd(g))
 	return root
 }
 

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// kernelFlags select the SiYuan kernel a command serves: a SiYuan URL, or the
+// embedded kernel on a workspace directory.
+type kernelFlags struct {
+	url, token, embedded string
+}
+
+func (f *kernelFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.url, "siyuan-url", envOr("SIYUAN_URL", "http://127.0.0.1:6806"), "the SiYuan kernel")
+	cmd.Flags().StringVar(&f.token, "siyuan-token", envOr("SIYUAN_TOKEN", ""), "SiYuan API token (Settings → About)")
+	cmd.Flags().StringVar(&f.embedded, "embedded", envOr("SISYPHUS_EMBEDDED", ""), "use the embedded kernel on this workspace directory instead of a SiYuan URL")
+}
+
+// open returns a client for the selected kernel; with --embedded it starts
+// the embedded kernel on a private loopback port. close releases it.
+func (f *kernelFlags) open(ctx context.Context, log *slog.Logger) (c *siyuan.Client, desc string, close func(), err error) {
+	if f.embedded == "" {
+		c, err = siyuan.New(siyuan.Config{BaseURL: f.url, Token: f.token, Logger: log})
+		return c, "SiYuan at " + f.url, func() {}, err
+	}
+	k, err := embedded.Open(ctx, embedded.Options{Dir: f.embedded, Logger: log})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		k.Close()
+		return nil, "", nil, fmt.Errorf("listen for the embedded kernel: %w", err)
+	}
+	srv := &http.Server{Handler: k.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	close = func() {
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+		k.Close()
+	}
+	c, err = siyuan.New(siyuan.Config{BaseURL: "http://" + ln.Addr().String(), Token: k.Token(), Logger: log})
+	if err != nil {
+		close()
+		return nil, "", nil, err
+	}
+	return c, "embedded kernel on " + k.Dir(), close, nil
+}
+
+// registry builds the tools over a kernel client.
+func registry(c *siyuan.Client) (*tools.Registry, error) {
+	return tools.NewRegistry(&tools.Env{Kernel: c, Version: buildVersion()})
+}
+
+// defaultStateDir is $XDG_STATE_HOME/sisyphus, or ~/.local/state/sisyphus.
+func defaultStateDir() string {
+	if d := os.Getenv("SISYPHUS_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "sisyphus")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "sisyphus")
+	}
+	return filepath.Join(os.TempDir(), "sisyphus-state")
+}
+
+// bearerToken returns the given token, else the one kept in the state dir,
+// else a new one written there with mode 0600.
+func bearerToken(stateDir, given string) (tok, file string, err error) {
+	file = filepath.Join(stateDir, "token")
+	if given != "" {
+		return given, "", nil
+	}
+	if data, err := os.ReadFile(file); err == nil {
+		if t := strings.TrimSpace(string(data)); t != "" {
+			return t, file, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", "", fmt.Errorf("read token: %w", err)
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return "", "", fmt.Errorf("create state dir: %w", err)
+	}
+	b := make([]byte, 24)
+	rand.Read(b)
+	tok = hex.EncodeToString(b)
+	if err := os.WriteFile(file, []byte(tok+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("write token: %w", err)
+	}
+	return tok, file, nil
+}

@@ -1,0 +1,517 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure a Server.
+type Options struct {
+	Name         string // serverInfo.name
+	Version      string // serverInfo.version
+	Title        string // optional serverInfo.title
+	Instructions string // optional instructions for the model
+	Logger       *slog.Logger
+
+	// SessionIdleTimeout ends legacy sessions idle this long (default 30m).
+	SessionIdleTimeout time.Duration
+	// MaxSessions caps live legacy sessions (default 4096).
+	MaxSessions int
+	// RequestStateTTL bounds how long an issued requestState is accepted
+	// (default 5m).
+	RequestStateTTL time.Duration
+	// ClientRequestTimeout bounds how long a legacy server-to-client request
+	// (elicitation/create, sampling/createMessage, roots/list) waits for the
+	// client's answer (default 10m).
+	ClientRequestTimeout time.Duration
+	// MaxMessageBytes caps one stdio message (default 4 MiB).
+	MaxMessageBytes int
+	// CacheTTL and CacheScope are the caching hints put on cacheable modern
+	// results (tools/list, prompts/list, resources/list,
+	// resources/templates/list, resources/read, server/discover). Defaults:
+	// 0 and "private".
+	CacheTTL   time.Duration
+	CacheScope string
+}
+
+// Server is an MCP server: a registry of tools, prompts and resources plus
+// the protocol machinery of both eras. Create it with NewServer; it is safe
+// for concurrent use.
+type Server struct {
+	opts   Options
+	logger *slog.Logger
+
+	mu         sync.RWMutex
+	tools      map[string]*toolEntry
+	toolOrder  []string
+	prompts    map[string]*Prompt
+	promptOrd  []string
+	resources  map[string]*Resource
+	resOrder   []string
+	templates  []*templateEntry
+	completion CompletionHandler
+
+	sessions *sessionStore
+	states   *stateKeeper
+	hub      *hub
+
+	baseCtx   context.Context // cancelled by Close
+	cancelAll context.CancelFunc
+
+	streamMu     sync.Mutex // legacy GET streams, across handlers
+	streams      int
+	perPrincipal map[string]int
+	listens      atomic.Int64 // open subscriptions/listen streams
+
+	// now is the clock (tests replace it).
+	now func() time.Time
+	// beforeCall, when set (tests), runs after a call is registered and
+	// before its handler starts.
+	beforeCall func(*Request)
+}
+
+type toolEntry struct {
+	tool     Tool
+	wire     map[string]any
+	headers  []paramHeader // x-mcp-header annotations
+	required []string
+	props    map[string]string // property -> simple JSON type
+}
+
+type templateEntry struct {
+	tmpl     ResourceTemplate
+	segments []string // literal text and "{var}" pieces
+}
+
+// NewServer returns a server with no tools.
+func NewServer(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.SessionIdleTimeout <= 0 {
+		opts.SessionIdleTimeout = 30 * time.Minute
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 4096
+	}
+	if opts.RequestStateTTL <= 0 {
+		opts.RequestStateTTL = 5 * time.Minute
+	}
+	if opts.ClientRequestTimeout <= 0 {
+		opts.ClientRequestTimeout = 10 * time.Minute
+	}
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = 4 << 20
+	}
+	if opts.CacheScope == "" {
+		opts.CacheScope = "private"
+	}
+	if opts.Name == "" {
+		opts.Name = "mcp-server"
+	}
+	if opts.Version == "" {
+		opts.Version = "0.0.0"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		opts:         opts,
+		logger:       opts.Logger,
+		tools:        map[string]*toolEntry{},
+		prompts:      map[string]*Prompt{},
+		resources:    map[string]*Resource{},
+		hub:          newHub(),
+		baseCtx:      ctx,
+		cancelAll:    cancel,
+		perPrincipal: map[string]int{},
+		now:          time.Now,
+	}
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		panic("mcp: no randomness: " + err.Error())
+	}
+	s.states = newStateKeeper(key, func() time.Time { return s.now() })
+	s.sessions = newSessionStore(s)
+	return s
+}
+
+// Close ends every legacy session, GET stream and subscription stream and
+// cancels running handlers. The server must not be used afterwards.
+func (s *Server) Close() {
+	s.hub.close() // first: listen streams see it and send their final result
+	s.cancelAll()
+	s.sessions.closeAll()
+}
+
+// Stats counts live protocol state, for health reporting.
+type Stats struct {
+	Sessions      int // legacy HTTP sessions
+	Streams       int // legacy GET streams
+	Subscriptions int // modern subscriptions/listen streams (HTTP and stdio)
+}
+
+// Stats returns current counts.
+func (s *Server) Stats() Stats {
+	s.streamMu.Lock()
+	streams := s.streams
+	s.streamMu.Unlock()
+	return Stats{Sessions: s.sessions.len(), Streams: streams, Subscriptions: int(s.listens.Load())}
+}
+
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-/]{1,128}$`)
+
+// AddTool registers (or replaces) a tool and notifies listeners that the
+// tool list changed. It panics on an invalid definition (bad name, nil
+// handler, schema that is not a JSON object with "type":"object", or an
+// invalid x-mcp-header annotation), like http.ServeMux does for bad patterns.
+func (s *Server) AddTool(t Tool) {
+	if !toolNamePattern.MatchString(t.Name) {
+		panic(fmt.Sprintf("mcp: invalid tool name %q", t.Name))
+	}
+	if t.Handler == nil {
+		panic("mcp: tool " + t.Name + " has no handler")
+	}
+	in, err := schemaJSON(t.InputSchema, true)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %s: input schema: %v", t.Name, err))
+	}
+	e := &toolEntry{tool: t}
+	wire := map[string]any{"name": t.Name, "inputSchema": in}
+	setIf(wire, "title", t.Title)
+	setIf(wire, "description", t.Description)
+	if t.OutputSchema != nil {
+		out, err := schemaJSON(t.OutputSchema, false)
+		if err != nil {
+			panic(fmt.Sprintf("mcp: tool %s: output schema: %v", t.Name, err))
+		}
+		wire["outputSchema"] = out
+	}
+	if t.Annotations != nil && *t.Annotations != (ToolAnnotations{}) {
+		a := *t.Annotations // copy: later changes by the caller do not leak in
+		wire["annotations"] = &a
+	}
+	e.wire = wire
+	if e.headers, err = parseParamHeaders(in); err != nil {
+		panic(fmt.Sprintf("mcp: tool %s: %v", t.Name, err))
+	}
+	e.required, e.props = shallowSchema(in)
+
+	s.mu.Lock()
+	if _, ok := s.tools[t.Name]; !ok {
+		s.toolOrder = append(s.toolOrder, t.Name)
+	}
+	s.tools[t.Name] = e
+	s.mu.Unlock()
+	s.ToolsChanged()
+}
+
+// RemoveTool unregisters a tool and notifies listeners if it existed.
+func (s *Server) RemoveTool(name string) {
+	s.mu.Lock()
+	_, ok := s.tools[name]
+	if ok {
+		delete(s.tools, name)
+		s.toolOrder = removeString(s.toolOrder, name)
+	}
+	s.mu.Unlock()
+	if ok {
+		s.ToolsChanged()
+	}
+}
+
+// AddPrompt registers (or replaces) a prompt and notifies listeners.
+func (s *Server) AddPrompt(p Prompt) {
+	if p.Name == "" || p.Handler == nil {
+		panic("mcp: prompt needs a name and a handler")
+	}
+	s.mu.Lock()
+	if _, ok := s.prompts[p.Name]; !ok {
+		s.promptOrd = append(s.promptOrd, p.Name)
+	}
+	s.prompts[p.Name] = &p
+	s.mu.Unlock()
+	s.PromptsChanged()
+}
+
+// RemovePrompt unregisters a prompt and notifies listeners if it existed.
+func (s *Server) RemovePrompt(name string) {
+	s.mu.Lock()
+	_, ok := s.prompts[name]
+	if ok {
+		delete(s.prompts, name)
+		s.promptOrd = removeString(s.promptOrd, name)
+	}
+	s.mu.Unlock()
+	if ok {
+		s.PromptsChanged()
+	}
+}
+
+// AddResource registers (or replaces) a direct resource.
+func (s *Server) AddResource(r Resource) {
+	if r.URI == "" || r.Name == "" || r.Handler == nil {
+		panic("mcp: resource needs a URI, a name and a handler")
+	}
+	s.mu.Lock()
+	if _, ok := s.resources[r.URI]; !ok {
+		s.resOrder = append(s.resOrder, r.URI)
+	}
+	s.resources[r.URI] = &r
+	s.mu.Unlock()
+	s.ResourcesChanged()
+}
+
+// AddResourceTemplate registers a resource template.
+func (s *Server) AddResourceTemplate(t ResourceTemplate) {
+	if t.URITemplate == "" || t.Name == "" || t.Handler == nil {
+		panic("mcp: resource template needs a URI template, a name and a handler")
+	}
+	segs, err := parseTemplate(t.URITemplate)
+	if err != nil {
+		panic("mcp: " + err.Error())
+	}
+	s.mu.Lock()
+	s.templates = append(s.templates, &templateEntry{tmpl: t, segments: segs})
+	s.mu.Unlock()
+	s.ResourcesChanged()
+}
+
+// SetCompletionHandler enables completion/complete.
+func (s *Server) SetCompletionHandler(h CompletionHandler) {
+	s.mu.Lock()
+	s.completion = h
+	s.mu.Unlock()
+}
+
+// ToolsChanged tells every listener (legacy GET streams, stdio sessions,
+// subscriptions/listen streams that asked for it) that the tool list changed.
+func (s *Server) ToolsChanged() { s.hub.publish(event{kind: evTools}) }
+
+// PromptsChanged announces a prompt list change.
+func (s *Server) PromptsChanged() { s.hub.publish(event{kind: evPrompts}) }
+
+// ResourcesChanged announces a resource list change.
+func (s *Server) ResourcesChanged() { s.hub.publish(event{kind: evResources}) }
+
+// ResourceUpdated announces that the resource at uri changed, to subscribers
+// of that URI.
+func (s *Server) ResourceUpdated(uri string) { s.hub.publish(event{kind: evResourceUpdated, uri: uri}) }
+
+// toolsSnapshot is the default GET-stream snapshot: a hash of the tool list.
+func (s *Server) toolsSnapshot() string {
+	b, _ := json.Marshal(s.toolList())
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func (s *Server) toolList() []map[string]any {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]map[string]any, 0, len(s.toolOrder))
+	for _, n := range s.toolOrder {
+		out = append(out, s.tools[n].wire)
+	}
+	return out
+}
+
+func (s *Server) lookupTool(name string) *toolEntry {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.tools[name]
+}
+
+func (s *Server) hasPrompts() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.prompts) > 0
+}
+
+func (s *Server) hasResources() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.resources) > 0 || len(s.templates) > 0
+}
+
+func (s *Server) completionHandler() CompletionHandler {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.completion
+}
+
+// capabilities returns the server capabilities for an era.
+func (s *Server) capabilities(era Era) map[string]any {
+	caps := map[string]any{
+		"tools":   map[string]any{"listChanged": true},
+		"logging": map[string]any{},
+	}
+	if s.hasPrompts() {
+		caps["prompts"] = map[string]any{"listChanged": true}
+	}
+	if s.hasResources() {
+		caps["resources"] = map[string]any{"subscribe": true, "listChanged": true}
+	}
+	if s.completionHandler() != nil {
+		caps["completions"] = map[string]any{}
+	}
+	return caps
+}
+
+func (s *Server) serverInfo() map[string]any {
+	info := map[string]any{"name": s.opts.Name, "version": s.opts.Version}
+	setIf(info, "title", s.opts.Title)
+	return info
+}
+
+// schemaJSON normalises a schema value to a JSON object.
+func schemaJSON(v any, input bool) (json.RawMessage, error) {
+	var raw json.RawMessage
+	switch x := v.(type) {
+	case nil:
+		if input {
+			return json.RawMessage(`{"type":"object"}`), nil
+		}
+		return nil, nil
+	case json.RawMessage:
+		raw = x
+	case []byte:
+		raw = x
+	case string:
+		raw = json.RawMessage(x)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if input {
+		var typ string
+		if json.Unmarshal(obj["type"], &typ) != nil || typ != "object" {
+			return nil, fmt.Errorf(`root "type" must be "object"`)
+		}
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(buf.Bytes()), nil
+}
+
+// shallowSchema extracts the root "required" list and the simple "type" of
+// each root property, for the shallow argument check done before a call.
+func shallowSchema(schema json.RawMessage) ([]string, map[string]string) {
+	var s struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	props := map[string]string{}
+	for name, p := range s.Properties {
+		var t struct {
+			Type any `json:"type"`
+		}
+		if json.Unmarshal(p, &t) == nil {
+			if ts, ok := t.Type.(string); ok {
+				props[name] = ts
+			}
+		}
+	}
+	return s.Required, props
+}
+
+// checkArguments is a shallow check of the arguments against the input
+// schema: required properties present, root property types right. Deeper
+// validation is the tool's job.
+func (e *toolEntry) checkArguments(args map[string]json.RawMessage) string {
+	var missing []string
+	for _, r := range e.required {
+		if _, ok := args[r]; !ok {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return "missing required argument(s): " + strings.Join(missing, ", ")
+	}
+	names := make([]string, 0, len(args))
+	for n := range args {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		want, ok := e.props[n]
+		if !ok {
+			continue
+		}
+		if got := jsonType(args[n]); !typeMatches(want, got, args[n]) {
+			return fmt.Sprintf("argument %q must be of type %s, got %s", n, want, got)
+		}
+	}
+	return ""
+}
+
+func jsonType(raw json.RawMessage) string {
+	raw = trimSpace(raw)
+	if len(raw) == 0 {
+		return "missing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+func typeMatches(want, got string, raw json.RawMessage) bool {
+	switch want {
+	case "integer":
+		if got != "number" {
+			return false
+		}
+		var n json.Number
+		if json.Unmarshal(raw, &n) != nil {
+			return false
+		}
+		if _, err := n.Int64(); err == nil {
+			return true
+		}
+		f, err := n.Float64()
+		return err == nil && f == float64(int64(f))
+	case "number", "string", "boolean", "object", "array", "null":
+		return want == got
+	}
+	return true
+}
+
+func removeString(list []string, s string) []string {
+	out := list[:0]
+	for _, v := range list {
+		if v != s {
+			out = append(out, v)
+		}
+	}
+	return out
+}
