@@ -107,7 +107,12 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient != nil {
 		hc = *cfg.HTTPClient
 	} else {
-		hc.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// One kernel host serves every call: keep enough idle connections
+		// for concurrent agents instead of the default two, which under load
+		// turns each call into a new connection.
+		t.MaxIdleConnsPerHost = 64
+		hc.Transport = t
 	}
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
