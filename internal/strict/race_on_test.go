@@ -1,0 +1,5 @@
+//go:build race
+
+package strict
+
+const raceEnabled = true
