@@ -67,7 +67,8 @@ func BenchmarkServe(b *testing.B) {
 		}
 		return s
 	}
-	sdkModern := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return newSDK() },
+	sdkModernServer := newSDK()
+	sdkModern := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return sdkModernServer },
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	defer sdkModern.Close()
 	sdkLegacyServer := newSDK()

@@ -15,13 +15,19 @@ func blockTool() *Tool {
 				Name: "get_kramdown", Summary: "a block (with its descendants) as kramdown, attributes included", Policy: read,
 				Params: one("the block"),
 				Run: func(ctx context.Context, env *Env, a *Args) (any, error) {
-					id, err := blockID(ctx, env, a)
-					if err != nil {
+					id := a.String("id")
+					if err := checkID("id", id); err != nil {
 						return nil, err
 					}
 					kd, err := env.Kernel.GetBlockKramdown(ctx, id)
 					if err != nil {
 						return nil, err
+					}
+					// The kernel answers an unknown id with an empty kramdown.
+					if kd.Kramdown == "" {
+						if err := mustExist(ctx, env, id); err != nil {
+							return nil, err
+						}
 					}
 					return map[string]any{"id": id, "kramdown": kd.Kramdown}, nil
 				},
@@ -47,13 +53,17 @@ func blockTool() *Tool {
 				Name: "get_attrs", Summary: "a block's attributes (id, updated, custom-*, name, alias, ...)", Policy: read,
 				Params: one("the block"),
 				Run: func(ctx context.Context, env *Env, a *Args) (any, error) {
-					id, err := blockID(ctx, env, a)
-					if err != nil {
+					id := a.String("id")
+					if err := checkID("id", id); err != nil {
 						return nil, err
 					}
 					attrs, err := env.Kernel.GetBlockAttrs(ctx, id)
 					if err != nil {
 						return nil, err
+					}
+					// Every block has an id attribute; none means no block.
+					if attrs["id"] == "" {
+						return nil, notFound("block", id)
 					}
 					return map[string]any{"id": id, "attrs": attrs}, nil
 				},
@@ -77,13 +87,18 @@ func blockTool() *Tool {
 				Name: "dom", Summary: "a block's rendered DOM, as SiYuan's editor shows it", Policy: read,
 				Params: one("the block"),
 				Run: func(ctx context.Context, env *Env, a *Args) (any, error) {
-					id, err := blockID(ctx, env, a)
-					if err != nil {
+					id := a.String("id")
+					if err := checkID("id", id); err != nil {
 						return nil, err
 					}
 					d, err := env.Kernel.GetBlockDOM(ctx, id)
 					if err != nil {
 						return nil, err
+					}
+					if d.DOM == "" {
+						if err := mustExist(ctx, env, id); err != nil {
+							return nil, err
+						}
 					}
 					return map[string]any{"id": id, "dom": d.DOM}, nil
 				},
@@ -99,12 +114,17 @@ func blockID(ctx context.Context, env *Env, a *Args) (string, error) {
 	if err := checkID("id", id); err != nil {
 		return "", err
 	}
+	return id, mustExist(ctx, env, id)
+}
+
+// mustExist answers not_found for a block the kernel does not know.
+func mustExist(ctx context.Context, env *Env, id string) error {
 	ok, err := env.Kernel.CheckBlockExist(ctx, id)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if !ok {
-		return "", notFound("block", id)
+		return notFound("block", id)
 	}
-	return id, nil
+	return nil
 }
