@@ -20,6 +20,7 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 	var (
 		kf                      kernelFlags
 		listen, token, stateDir string
+		strictOff               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -43,7 +44,12 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 				return err
 			}
 			defer closeKernel()
-			reg, err := registry(c)
+			coord, closeLedger, err := openCoordinator(stateDir, strictOff, log, 2*time.Second)
+			if err != nil {
+				return fmt.Errorf("open the write ledger in %s: %w (is another sisyphus serve using this state dir?)", stateDir, err)
+			}
+			defer closeLedger()
+			reg, err := registry(c, coord)
 			if err != nil {
 				return err
 			}
@@ -74,7 +80,8 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	kf.register(cmd)
 	cmd.Flags().StringVar(&listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
 	cmd.Flags().StringVar(&token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token clients must send (default: generated once and kept in the state dir)")
-	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory for the token and, later, the ledger")
+	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory for the token and the write ledger")
+	cmd.Flags().BoolVar(&strictOff, "strict-off", os.Getenv("SISYPHUS_STRICT") == "off", "turn Strict Safe Writes off: plain schemas and direct writes, still attempted once, answered with writeSafetyGuaranteed:false")
 	return cmd
 }
 

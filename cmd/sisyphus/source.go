@@ -18,6 +18,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
@@ -65,9 +66,25 @@ func (f *kernelFlags) open(ctx context.Context, log *slog.Logger) (c *siyuan.Cli
 	return c, "embedded kernel on " + k.Dir(), close, nil
 }
 
-// registry builds the tools over a kernel client.
-func registry(c *siyuan.Client) (*tools.Registry, error) {
-	return tools.NewRegistry(&tools.Env{Kernel: c, Version: buildVersion()})
+// registry builds the tools over a kernel client; coord runs the writes
+// (nil: this process has no write coordinator).
+func registry(c *siyuan.Client, coord *strict.Coordinator) (*tools.Registry, error) {
+	return tools.NewRegistry(&tools.Env{Kernel: c, Version: buildVersion(), Coordinator: coord})
+}
+
+// openCoordinator opens the ledger in the state dir and returns the write
+// coordinator over it. Only one process can hold the ledger: that process
+// is the write authority for the state dir.
+func openCoordinator(stateDir string, strictOff bool, log *slog.Logger, timeout time.Duration) (*strict.Coordinator, func(), error) {
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("create state dir: %w", err)
+	}
+	l, err := strict.OpenLedger(filepath.Join(stateDir, "ledger.db"), strict.WithLedgerLogger(log), strict.WithOpenTimeout(timeout))
+	if err != nil {
+		return nil, nil, err
+	}
+	c := strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l, StrictOff: strictOff, Logger: log})
+	return c, func() { l.Close() }, nil
 }
 
 // defaultStateDir is $XDG_STATE_HOME/sisyphus, or ~/.local/state/sisyphus.

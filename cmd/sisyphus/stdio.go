@@ -1,13 +1,20 @@
 package main
 
 import (
+	"os"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
 )
 
 func newStdioCmd(g *globalFlags) *cobra.Command {
-	var kf kernelFlags
+	var (
+		kf        kernelFlags
+		stateDir  string
+		strictOff bool
+	)
 	cmd := &cobra.Command{
 		Use:   "stdio",
 		Short: "Serve SiYuan to a desktop agent over MCP on stdin/stdout",
@@ -22,7 +29,16 @@ clients that spawn their servers. Both protocol eras are served in one process. 
 				return err
 			}
 			defer closeKernel()
-			reg, err := registry(c)
+			// Writes need the state dir's ledger; while another process
+			// (sisyphus serve) holds it, this one serves reads and answers
+			// writes with write_coordinator_unavailable.
+			coord, closeLedger, err := openCoordinator(stateDir, strictOff, log, 200*time.Millisecond)
+			if err != nil {
+				log.Warn("no write coordinator: writes will be refused", "state-dir", stateDir, "err", err)
+				coord, closeLedger = nil, func() {}
+			}
+			defer closeLedger()
+			reg, err := registry(c, coord)
 			if err != nil {
 				return err
 			}
@@ -33,5 +49,7 @@ clients that spawn their servers. Both protocol eras are served in one process. 
 		},
 	}
 	kf.register(cmd)
+	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory of the write ledger")
+	cmd.Flags().BoolVar(&strictOff, "strict-off", os.Getenv("SISYPHUS_STRICT") == "off", "turn Strict Safe Writes off (writes still attempted once, without the guarantee)")
 	return cmd
 }

@@ -37,11 +37,10 @@ func NewMCPServer(reg *tools.Registry, version string, log *slog.Logger) *mcp.Se
 
 func mcpTool(reg *tools.Registry, t *tools.Tool) mcp.Tool {
 	ro := t.ReadOnly()
-	ann := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: mcp.Bool(ro), OpenWorldHint: mcp.Bool(false)}
-	if ro {
-		ann.IdempotentHint = mcp.Bool(true)
-		ann.DestructiveHint = mcp.Bool(false)
-	}
+	ann := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: mcp.Bool(ro), OpenWorldHint: mcp.Bool(false),
+		DestructiveHint: mcp.Bool(t.Destructive()),
+		// Reads repeat freely; strict writes are idempotent per requestId.
+		IdempotentHint: mcp.Bool(true)}
 	name := t.Name
 	return mcp.Tool{
 		Name: name, Title: t.Title, Description: t.Description,
@@ -53,7 +52,7 @@ func mcpTool(reg *tools.Registry, t *tools.Tool) mcp.Tool {
 				if !errors.As(err, &te) {
 					te = &tools.Error{Code: "internal_error", Message: "internal error", Cause: err}
 				}
-				return mcp.ErrorResult(map[string]any{"error": te}), nil
+				return mcp.ErrorResult(te.Result()), nil
 			}
 			return mcp.StructuredResult(v), nil
 		},

@@ -7,10 +7,12 @@ import (
 func blockTool() *Tool {
 	one := func(desc string) []Param { return []Param{idParam("id", desc, true)} }
 	return &Tool{
-		Name:        "block",
-		Title:       "Blocks",
-		Description: "Read SiYuan blocks: kramdown (Markdown with block attributes), children, attributes, position and rendered DOM.",
-		Actions: []*Action{
+		Name:  "block",
+		Title: "Blocks",
+		Description: "Read and change SiYuan blocks: kramdown (Markdown with block attributes), children, attributes, position and " +
+			"rendered DOM; update, append, prepend, insert, delete, set attributes and fold state. Writes are strict: " +
+			"call with validateOnly:true first, then repeat with the requestId (and for guarded actions expectedStateHash) it returns.",
+		Actions: append([]*Action{
 			{
 				Name: "get_kramdown", Summary: "a block (with its descendants) as kramdown, attributes included", Policy: read,
 				Params: one("the block"),
@@ -103,7 +105,7 @@ func blockTool() *Tool {
 					return map[string]any{"id": id, "dom": d.DOM}, nil
 				},
 			},
-		},
+		}, blockWriteActions()...),
 	}
 }
 

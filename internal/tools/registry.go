@@ -19,7 +19,13 @@ type Env struct {
 	Kernel *siyuan.Client
 	// Version of this server, for system.version and bootstrap.
 	Version string
+	// Coordinator runs every non-read action; nil means this process has
+	// no write coordinator, and writes answer write_coordinator_unavailable.
+	Coordinator *strict.Coordinator
 }
+
+// strictOn reports whether writes go through preflight and commit.
+func (e *Env) strictOn() bool { return e.Coordinator == nil || e.Coordinator.Strict() }
 
 // Tool is one agent-facing tool: a name and its actions.
 type Tool struct {
@@ -27,6 +33,7 @@ type Tool struct {
 	Title       string
 	Description string
 	Actions     []*Action
+	strict      bool // strict mode decides which control fields the schema shows
 }
 
 // Action is one value of a tool's `action` argument.
@@ -35,7 +42,26 @@ type Action struct {
 	Summary string
 	Policy  strict.Policy
 	Params  []Param
-	Run     func(ctx context.Context, env *Env, a *Args) (any, error)
+	// Run answers a read.
+	Run func(ctx context.Context, env *Env, a *Args) (any, error)
+	// Write carries out a non-read action through the coordinator.
+	Write *Write
+	// Destructive marks actions that remove data (MCP destructiveHint).
+	Destructive bool
+}
+
+// Write is how a non-read action is carried out; the coordinator decides
+// when each part runs.
+type Write struct {
+	// Targets are the ids the call touches (its lease scope and targetCount).
+	Targets func(a *Args) []string
+	// State reads the targets' live state (guarded mutations only).
+	State func(ctx context.Context, env *Env, a *Args) (any, error)
+	// Execute makes the write once and returns a small payload (ids, flags).
+	Execute func(ctx context.Context, env *Env, a *Args) (map[string]any, error)
+	// Readback verifies the change after Execute and returns the state to
+	// hash (what State reads, for guarded mutations).
+	Readback func(ctx context.Context, env *Env, a *Args, payload map[string]any) (any, error)
 }
 
 // ParamType is a JSON Schema type of an argument.
@@ -48,6 +74,7 @@ const (
 	Boolean ParamType = "boolean"
 	Object  ParamType = "object"
 	Strings ParamType = "array" // an array of strings
+	Objects ParamType = "array-of-objects"
 )
 
 // Param declares one argument of an action; schema, help and validation all
@@ -60,6 +87,7 @@ type Param struct {
 	Enum        []string
 	Default     any
 	Min, Max    *int // integers only
+	hidden      bool // accepted but not advertised
 }
 
 func intp(n int) *int { return &n }
@@ -77,6 +105,7 @@ type Registry struct {
 func NewRegistry(env *Env) (*Registry, error) {
 	r := &Registry{tools: map[string]*Tool{}, env: env}
 	for _, t := range []*Tool{notebookTool(), documentTool(), blockTool(), searchTool(), systemTool()} {
+		t.strict = env.strictOn()
 		if err := r.add(t); err != nil {
 			return nil, err
 		}
@@ -97,12 +126,31 @@ func (r *Registry) add(t *Tool) error {
 		if err := a.Policy.Validate(); err != nil {
 			return fmt.Errorf("tool %s action %s: %w", t.Name, a.Name, err)
 		}
-		if a.Run == nil {
-			return fmt.Errorf("tool %s action %s has no implementation", t.Name, a.Name)
+		if err := a.complete(); err != nil {
+			return fmt.Errorf("tool %s action %s: %w", t.Name, a.Name, err)
 		}
 	}
 	r.tools[t.Name] = t
 	r.order = append(r.order, t.Name)
+	return nil
+}
+
+// complete checks the action has what its class needs.
+func (a *Action) complete() error {
+	if a.Policy.Class == strict.Read {
+		if a.Run == nil {
+			return fmt.Errorf("a read needs Run")
+		}
+		return nil
+	}
+	switch {
+	case a.Write == nil || a.Write.Execute == nil:
+		return fmt.Errorf("a write needs Write.Execute")
+	case a.Policy.Class != strict.External && a.Write.Readback == nil:
+		return fmt.Errorf("a strict write needs Write.Readback")
+	case a.Policy.Class == strict.Mutation && a.Write.State == nil:
+		return fmt.Errorf("a guarded write needs Write.State")
+	}
 	return nil
 }
 
@@ -131,6 +179,43 @@ func (t *Tool) Action(name string) (*Action, bool) {
 	return nil, false
 }
 
+// Control fields: how a strict call is steered, never part of its business
+// arguments.
+const (
+	fieldValidateOnly = "validateOnly"
+	fieldRequestID    = "requestId"
+)
+
+// params are the action's own parameters plus, for strict writes, the
+// control fields the coordinator reads.
+func (a *Action) params(strictOn bool) []Param {
+	if a.Policy.Class == strict.Read {
+		return a.Params
+	}
+	ps := append([]Param(nil), a.Params...)
+	if a.Policy.Class == strict.External || !strictOn {
+		// Not advertised; accepted only to refuse a preflight clearly.
+		return append(ps, Param{Name: fieldValidateOnly, Type: Boolean, hidden: true})
+	}
+	ps = append(ps,
+		Param{Name: fieldValidateOnly, Type: Boolean, Description: "preflight: read, hash and lease without writing; returns requestId and the credential"},
+		Param{Name: fieldRequestID, Type: String, Description: "the requestId the preflight returned, copied unchanged (also when retrying)"},
+	)
+	if f := a.Policy.Precondition; f != strict.NoPrecondition {
+		ps = append(ps, Param{Name: string(f), Type: String, Description: "the credential the preflight returned under this name (sha256:v1:<hex> or bare hex)"})
+	}
+	return ps
+}
+
+func isControl(name string) bool {
+	switch name {
+	case fieldValidateOnly, fieldRequestID, string(strict.ExpectedStateHash), string(strict.ExpectedStructureHash),
+		string(strict.ExpectedManifestHash), string(strict.ExpectedSourceHash):
+		return true
+	}
+	return false
+}
+
 // ActionNames lists the tool's actions, help included.
 func (t *Tool) ActionNames() []string {
 	names := []string{"help"}
@@ -138,6 +223,16 @@ func (t *Tool) ActionNames() []string {
 		names = append(names, a.Name)
 	}
 	return names
+}
+
+// Destructive reports whether an action of the tool can remove data.
+func (t *Tool) Destructive() bool {
+	for _, a := range t.Actions {
+		if a.Destructive {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadOnly reports whether every action of the tool is a read.
@@ -162,7 +257,10 @@ func (t *Tool) InputSchema() map[string]any {
 	users := map[string][]string{}
 	var names []string
 	for _, a := range t.Actions {
-		for _, p := range a.Params {
+		for _, p := range a.params(t.strict) {
+			if p.hidden {
+				continue
+			}
 			if _, ok := users[p.Name]; !ok {
 				names = append(names, p.Name)
 				props[p.Name] = p.schema()
@@ -191,6 +289,10 @@ func (p Param) schema() map[string]any {
 	}
 	if p.Type == Strings {
 		s["items"] = map[string]any{"type": "string"}
+	}
+	if p.Type == Objects {
+		s["type"] = "array"
+		s["items"] = map[string]any{"type": "object"}
 	}
 	if len(p.Enum) > 0 {
 		s["enum"] = p.Enum
@@ -234,15 +336,78 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 		return nil, &Error{Code: CodeUnknownAction, Message: fmt.Sprintf("tool %s has no action %q", t.Name, name),
 			Action: "pass one of: " + strings.Join(t.ActionNames(), ", "), ValidActions: t.ActionNames()}
 	}
-	args, err := a.bind(fields)
+	args, err := a.bind(fields, r.env.strictOn())
 	if err != nil {
 		return nil, err
+	}
+	if a.Policy.Class != strict.Read {
+		return r.write(ctx, t, a, args, fields)
 	}
 	v, err := a.Run(ctx, r.env, args)
 	if err != nil {
 		return nil, kernelError(err)
 	}
 	return v, nil
+}
+
+// write hands a non-read action to the coordinator.
+func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, fields map[string]json.RawMessage) (any, error) {
+	env := r.env
+	if env.Coordinator == nil {
+		return nil, &Error{Code: strict.CodeCoordinatorUnavailable, Message: "this process has no write coordinator; nothing was written",
+			Action: "check that the Sisyphus authority is running (sisyphus serve), then preflight again", WriteAttempted: boolp(false)}
+	}
+	business := map[string]any{}
+	for k, raw := range fields {
+		if isControl(k) {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, &Error{Code: CodeInvalidArguments, Message: fmt.Sprintf("argument %q is not valid JSON", k)}
+		}
+		business[k] = v
+	}
+	var targets []string
+	if a.Write.Targets != nil {
+		targets = a.Write.Targets(args)
+	}
+	op := strict.Op{
+		Tool: t.Name, Action: a.Name, Policy: a.Policy, Business: business, Targets: targets,
+		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
+		Credential: args.String(string(a.Policy.Precondition)),
+		Execute:    func(ctx context.Context) (map[string]any, error) { return a.Write.Execute(ctx, env, args) },
+	}
+	if a.Write.State != nil {
+		op.ReadState = func(ctx context.Context) (any, error) { return a.Write.State(ctx, env, args) }
+	}
+	if a.Write.Readback != nil {
+		op.Readback = func(ctx context.Context, p map[string]any) (any, error) { return a.Write.Readback(ctx, env, args, p) }
+	}
+	v, err := env.Coordinator.Do(ctx, op)
+	if err != nil {
+		return nil, writeError(err)
+	}
+	return v, nil
+}
+
+func boolp(b bool) *bool { return &b }
+
+// writeError maps coordinator failures to agent-facing errors.
+func writeError(err error) error {
+	var f *strict.Failure
+	if errors.As(err, &f) {
+		return &Error{Code: f.Code, Message: f.Message, Action: f.Action(), WriteAttempted: boolp(f.WriteAttempted),
+			RequestID: f.RequestID, ExpectedHash: f.ExpectedHash, CurrentHash: f.CurrentHash, Cause: f.Cause}
+	}
+	// A state read failed before anything was written.
+	e := kernelError(err).(*Error)
+	if e.WriteAttempted == nil {
+		e.WriteAttempted = boolp(false)
+	}
+	return e
 }
 
 // decodeObject parses the arguments object; keys keep their raw values.
@@ -259,9 +424,10 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 }
 
 // bind checks the arguments against the action's parameters.
-func (a *Action) bind(fields map[string]json.RawMessage) (*Args, error) {
+func (a *Action) bind(fields map[string]json.RawMessage, strictOn bool) (*Args, error) {
 	known := map[string]Param{}
-	for _, p := range a.Params {
+	params := a.params(strictOn)
+	for _, p := range params {
 		known[p.Name] = p
 	}
 	args := &Args{values: map[string]any{}}
@@ -288,7 +454,7 @@ func (a *Action) bind(fields map[string]json.RawMessage) (*Args, error) {
 		return nil, &Error{Code: CodeInvalidArguments, Message: fmt.Sprintf("action %s does not take %s", a.Name, strings.Join(unknown, ", ")),
 			Action: "see {\"action\":\"help\",\"topic\":\"" + a.Name + "\"}"}
 	}
-	for _, p := range a.Params {
+	for _, p := range params {
 		if _, ok := args.values[p.Name]; !ok {
 			if p.Required {
 				return nil, &Error{Code: CodeInvalidArguments, Message: fmt.Sprintf("missing argument %q", p.Name),
@@ -344,6 +510,17 @@ func (p Param) decode(raw json.RawMessage) (any, error) {
 			return nil, fmt.Errorf("argument %q must be an object", p.Name)
 		}
 		return m, nil
+	case Objects:
+		var l []map[string]any
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, fmt.Errorf("argument %q must be an array of objects", p.Name)
+		}
+		for _, m := range l {
+			if m == nil {
+				return nil, fmt.Errorf("argument %q must be an array of objects", p.Name)
+			}
+		}
+		return l, nil
 	}
 	return nil, fmt.Errorf("argument %q has an unsupported type", p.Name)
 }
@@ -406,7 +583,10 @@ func (t *Tool) help(fields map[string]json.RawMessage) (any, error) {
 			Action: "pass one of: " + strings.Join(t.ActionNames()[1:], ", "), ValidActions: t.ActionNames()[1:]}
 	}
 	var params []map[string]any
-	for _, p := range a.Params {
+	for _, p := range a.params(t.strict) {
+		if p.hidden {
+			continue
+		}
 		m := p.schema()
 		m["name"] = p.Name
 		m["required"] = p.Required
@@ -465,7 +645,30 @@ type Error struct {
 	Message      string   `json:"message"`
 	Action       string   `json:"action,omitempty"`
 	ValidActions []string `json:"validActions,omitempty"`
-	Cause        error    `json:"-"`
+	// Write outcome fields, shown beside the error (not inside it).
+	WriteAttempted *bool  `json:"-"`
+	RequestID      string `json:"-"`
+	ExpectedHash   string `json:"-"`
+	CurrentHash    string `json:"-"`
+	Cause          error  `json:"-"`
+}
+
+// Result is the structured object of an error answer: {error:{code,message,
+// action}} plus, for writes, writeAttempted and requestId, and for
+// state_changed the expected and current hashes.
+func (e *Error) Result() map[string]any {
+	out := map[string]any{"error": e}
+	if e.WriteAttempted != nil {
+		out["writeAttempted"] = *e.WriteAttempted
+	}
+	if e.RequestID != "" {
+		out["requestId"] = e.RequestID
+	}
+	if e.ExpectedHash != "" {
+		out["expectedHash"] = e.ExpectedHash
+		out["currentHash"] = e.CurrentHash
+	}
+	return out
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

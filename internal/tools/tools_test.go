@@ -15,12 +15,13 @@ import (
 )
 
 type fixture struct {
-	r      *Registry
-	c      *siyuan.Client
-	nb     string
-	doc    string   // "Guide", with headings and paragraphs
-	blocks []string // its top-level blocks
-	child  string   // "Guide/Child"
+	r           *Registry
+	closeLedger func()
+	c           *siyuan.Client
+	nb          string
+	doc         string   // "Guide", with headings and paragraphs
+	blocks      []string // its top-level blocks
+	child       string   // "Guide/Child"
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -130,8 +131,8 @@ func TestSchemas(t *testing.T) {
 		if _, err := json.Marshal(s); err != nil {
 			t.Errorf("%s: schema does not encode: %v", tool.Name, err)
 		}
-		if !tool.ReadOnly() {
-			t.Errorf("%s: issue-3 tools are read-only", tool.Name)
+		if tool.ReadOnly() != (tool.Name != "block") {
+			t.Errorf("%s: ReadOnly() = %v", tool.Name, tool.ReadOnly())
 		}
 	}
 }
@@ -195,7 +196,7 @@ func TestHelp(t *testing.T) {
 		}
 		for _, a := range tool.Actions {
 			ht := f.ok(t, tool.Name, map[string]any{"action": "help", "topic": a.Name})
-			if ht["class"] != "read" || ht["example"].(map[string]any)["action"] != a.Name {
+			if ht["class"] != a.Policy.Class.String() || ht["example"].(map[string]any)["action"] != a.Name {
 				t.Errorf("%s.%s help: %v", tool.Name, a.Name, ht)
 			}
 		}
