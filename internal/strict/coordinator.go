@@ -118,6 +118,7 @@ type Coordinator struct {
 	now     func() time.Time
 	strict  bool
 	log     *slog.Logger
+	observe func(Dispatch)
 }
 
 // CoordinatorConfig configures a Coordinator.
@@ -128,6 +129,19 @@ type CoordinatorConfig struct {
 	StrictOff bool
 	Now       func() time.Time
 	Logger    *slog.Logger
+	// OnDispatch, when set, learns the timing of every strict dispatch: the
+	// window between the last comparison and the kernel's answer is where a
+	// writer that bypasses Sisyphus can slip in unnoticed.
+	OnDispatch func(Dispatch)
+}
+
+// Dispatch is the timing of one strict write.
+type Dispatch struct {
+	Tool, Action, RequestID string
+	// Checked is when the final comparison of digests passed (for additive
+	// writes: when the lease was taken); Returned is when the write's
+	// dispatch returned.
+	Checked, Returned time.Time
 }
 
 // NewCoordinator returns a coordinator over a ledger.
@@ -141,7 +155,7 @@ func NewCoordinator(cfg CoordinatorConfig) *Coordinator {
 		log = slog.New(slog.DiscardHandler)
 	}
 	aliases := NewAliasPool()
-	return &Coordinator{aliases: aliases, leases: NewLeasePool(aliases, now), ledger: cfg.Ledger, now: now, strict: !cfg.StrictOff, log: log}
+	return &Coordinator{aliases: aliases, leases: NewLeasePool(aliases, now), ledger: cfg.Ledger, now: now, strict: !cfg.StrictOff, log: log, observe: cfg.OnDispatch}
 }
 
 // Strict reports whether strict mode is on.
@@ -313,6 +327,7 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 			return nil, f
 		}
 	}
+	checked := time.Now()
 	if _, err := c.ledger.Begin(ctx, op.RequestID, scope); err != nil {
 		// Check passed under the lane, so only storage can fail here.
 		return c.admitFailure(op, rec, err)
@@ -320,6 +335,9 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 	c.leases.Consume(lease)
 
 	payload, err := op.Execute(ctx)
+	if c.observe != nil {
+		c.observe(Dispatch{Tool: op.Tool, Action: op.Action, RequestID: op.RequestID, Checked: checked, Returned: time.Now()})
+	}
 	if err != nil {
 		if errors.Is(err, ErrRejected) {
 			receipt, _ := json.Marshal(map[string]any{"error": CodeRejected})
