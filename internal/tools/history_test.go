@@ -68,7 +68,7 @@ func stepRegister(state, input, output any) []any {
 	}
 	matches := s == in.expect
 	switch out {
-		case outOK:
+	case outOK:
 		if matches {
 			return []any{in.value}
 		}
