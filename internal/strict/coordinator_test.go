@@ -1,0 +1,168 @@
+package strict
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fakeTarget is a register the fake ops read and write.
+type fakeTarget struct{ value string }
+
+func newCoord(t *testing.T, strictOff bool) (*Coordinator, *Ledger) {
+	t.Helper()
+	l, err := OpenLedger(filepath.Join(t.TempDir(), "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return NewCoordinator(CoordinatorConfig{Ledger: l, StrictOff: strictOff}), l
+}
+
+func guardedOp(tg *fakeTarget, newValue string, readback func() (any, error)) Op {
+	op := Op{
+		Tool: "fake", Action: "set", Policy: Policy{Class: Mutation, Precondition: ExpectedStateHash},
+		Business: map[string]any{"action": "set", "value": newValue}, Targets: []string{"t1"},
+		ReadState: func(context.Context) (any, error) { return map[string]any{"value": tg.value}, nil },
+		Execute: func(context.Context) (map[string]any, error) {
+			tg.value = newValue
+			return map[string]any{"set": true}, nil
+		},
+		Readback: func(context.Context, map[string]any) (any, error) { return map[string]any{"value": tg.value}, nil },
+	}
+	if readback != nil {
+		op.Readback = func(context.Context, map[string]any) (any, error) { return readback() }
+	}
+	return op
+}
+
+func code(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Code
+	}
+	if err == nil {
+		return ""
+	}
+	return "other: " + err.Error()
+}
+
+func TestCoordinatorFailureCodes(t *testing.T) {
+	ctx := context.Background()
+	preflight := func(c *Coordinator, op Op) (string, string) {
+		op.ValidateOnly = true
+		out, err := c.Do(ctx, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out["requestId"].(string), out["expectedStateHash"].(string)
+	}
+	t.Run("readback_mismatch leaves the request unknown forever", func(t *testing.T) {
+		c, _ := newCoord(t, false)
+		tg := &fakeTarget{"a"}
+		op := guardedOp(tg, "b", func() (any, error) { return nil, errors.New("not visible") })
+		op.RequestID, op.Credential = preflight(c, op)
+		_, err := c.Do(ctx, op)
+		var f *Failure
+		if !errors.As(err, &f) || f.Code != CodeReadbackMismatch || !f.WriteAttempted || f.Action() == "" {
+			t.Fatalf("got %v", err)
+		}
+		if _, err := c.Do(ctx, op); code(err) != CodeOutcomeUnknown {
+			t.Fatalf("retry after readback_mismatch: %v", err)
+		}
+	})
+	t.Run("a lost reply is outcome_unknown, a rejection is not", func(t *testing.T) {
+		c, _ := newCoord(t, false)
+		tg := &fakeTarget{"a"}
+		op := guardedOp(tg, "b", nil)
+		op.Execute = func(context.Context) (map[string]any, error) { return nil, errors.New("connection reset") }
+		op.RequestID, op.Credential = preflight(c, op)
+		if _, err := c.Do(ctx, op); code(err) != CodeOutcomeUnknown {
+			t.Fatalf("got %v", err)
+		}
+		op2 := guardedOp(tg, "c", nil)
+		op2.Execute = func(context.Context) (map[string]any, error) { return nil, Reject(errors.New("code -1")) }
+		op2.RequestID, op2.Credential = preflight(c, op2)
+		if _, err := c.Do(ctx, op2); code(err) != CodeRejected {
+			t.Fatalf("got %v", err)
+		}
+		// A rejected request replays as rejected, never runs again.
+		if _, err := c.Do(ctx, op2); code(err) != CodeRejected {
+			t.Fatalf("replay of a rejection: %v", err)
+		}
+	})
+	t.Run("a ledger that cannot be written fails closed", func(t *testing.T) {
+		c, l := newCoord(t, false)
+		tg := &fakeTarget{"a"}
+		op := guardedOp(tg, "b", nil)
+		op.RequestID, op.Credential = preflight(c, op)
+		l.Close()
+		if _, err := c.Do(ctx, op); code(err) != CodeLedgerUnavailable {
+			t.Fatalf("got %v", err)
+		}
+		if tg.value != "a" {
+			t.Fatal("a write was dispatched without a ledger")
+		}
+		op.ValidateOnly = true
+		if _, err := c.Do(ctx, op); code(err) != CodeLedgerUnavailable {
+			t.Fatalf("preflight without a ledger: %v", err)
+		}
+	})
+	t.Run("external actions refuse preflight and run once unguaranteed", func(t *testing.T) {
+		c, _ := newCoord(t, false)
+		runs := 0
+		op := Op{Tool: "system", Action: "notify", Policy: Policy{Class: External}, ValidateOnly: true,
+			Execute: func(context.Context) (map[string]any, error) { runs++; return map[string]any{}, nil }}
+		if _, err := c.Do(ctx, op); code(err) != CodePreflightUnavailable || runs != 0 {
+			t.Fatalf("preflight of external: %v, runs %d", err, runs)
+		}
+		op.ValidateOnly = false
+		out, err := c.Do(ctx, op)
+		if err != nil || out["writeSafetyGuaranteed"] != false || runs != 1 {
+			t.Fatalf("external: %v %v", out, err)
+		}
+	})
+	t.Run("request ids expire ten minutes after issue", func(t *testing.T) {
+		now := time.Now()
+		l, err := OpenLedger(filepath.Join(t.TempDir(), "ledger.db"), WithLedgerClock(func() time.Time { return now }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		c := NewCoordinator(CoordinatorConfig{Ledger: l, Now: func() time.Time { return now }})
+		tg := &fakeTarget{"a"}
+		op := guardedOp(tg, "b", nil)
+		op.RequestID, op.Credential = preflight(c, op)
+		now = now.Add(11 * time.Minute)
+		if _, err := c.Do(ctx, op); code(err) != CodePreflightLeaseInvalid || tg.value != "a" {
+			t.Fatalf("expired request: %v", err)
+		}
+	})
+	t.Run("a 64-digit credential still needs a live lease", func(t *testing.T) {
+		c, _ := newCoord(t, false)
+		tg := &fakeTarget{"a"}
+		op := guardedOp(tg, "b", nil)
+		op.RequestID, _ = preflight(c, op)
+		op.Credential = "sha256:v1:" + "ab" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
+		if _, err := c.Do(ctx, op); code(err) != CodePreflightLeaseInvalid {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("dispatch timing is observed", func(t *testing.T) {
+		var got []Dispatch
+		l, _ := OpenLedger(filepath.Join(t.TempDir(), "ledger.db"))
+		defer l.Close()
+		c := NewCoordinator(CoordinatorConfig{Ledger: l, OnDispatch: func(d Dispatch) { got = append(got, d) }})
+		tg := &fakeTarget{"a"}
+		op := guardedOp(tg, "b", nil)
+		op.RequestID, op.Credential = preflight(c, op)
+		if _, err := c.Do(ctx, op); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Returned.Before(got[0].Checked) || got[0].RequestID != op.RequestID {
+			t.Fatalf("observed %+v", got)
+		}
+	})
+}
