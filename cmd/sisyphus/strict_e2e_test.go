@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveProc is a running `sisyphus serve`.
+type serveProc struct {
+	cmd *exec.Cmd
+	url string
+}
+
+// startServeWith runs serve with extra flags and waits for its ready line.
+func startServeWith(t *testing.T, args ...string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--token", "sekret"}, args...)...)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := readyRE.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+		close(urls)
+	}()
+	select {
+	case u, ok := <-urls:
+		if !ok {
+			t.Fatal("serve exited before it was ready")
+		}
+		return &serveProc{cmd: cmd, url: u}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not print its ready line")
+	}
+	return nil
+}
+
+// agent is an MCP client session that calls tools and decodes results.
+type agent struct {
+	t  *testing.T
+	cs *sdk.ClientSession
+}
+
+func connect(t *testing.T, url, era string) *agent {
+	t.Helper()
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil)
+	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{"sekret"}}, MaxRetries: -1}
+	cs, err := client.Connect(context.Background(), tr, &sdk.ClientSessionOptions{ProtocolVersion: era})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &agent{t: t, cs: cs}
+}
+
+// call returns the structured result and whether it is an error.
+func (a *agent) call(tool string, args map[string]any) (map[string]any, bool) {
+	a.t.Helper()
+	res, err := a.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		a.t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m, res.IsError
+}
+
+func (a *agent) ok(tool string, args map[string]any) map[string]any {
+	a.t.Helper()
+	m, isErr := a.call(tool, args)
+	if isErr {
+		a.t.Fatalf("%s %v: %v", tool, args, m)
+	}
+	return m
+}
+
+func (a *agent) fails(tool string, args map[string]any, code string) map[string]any {
+	a.t.Helper()
+	m, isErr := a.call(tool, args)
+	e, _ := m["error"].(map[string]any)
+	if !isErr || e == nil || e["code"] != code || e["message"] == "" || e["action"] == "" {
+		a.t.Fatalf("%s %v: got %v, want error %s with message and action", tool, args, m, code)
+	}
+	if _, ok := m["writeAttempted"]; !ok {
+		a.t.Fatalf("%s: a write failure must say writeAttempted: %v", code, m)
+	}
+	return m
+}
+
+func with(m map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+func commitOf(args, pre map[string]any) map[string]any {
+	out := with(args, "requestId", pre["requestId"])
+	if f, ok := pre["preconditionField"].(string); ok {
+		out[f] = pre[f]
+	}
+	return out
+}
+
+// firstParagraph finds the welcome document's first paragraph.
+func firstParagraph(a *agent) (doc, para string) {
+	nbs := a.ok("notebook", map[string]any{"action": "list"})["notebooks"].([]any)
+	nb := nbs[0].(map[string]any)["id"].(string)
+	doc = a.ok("document", map[string]any{"action": "get_child_docs", "notebook": nb})["data"].([]any)[0].(map[string]any)["id"].(string)
+	kids := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)
+	return doc, kids[0].(map[string]any)["id"].(string)
+}
+
+// TestStrictWritesOverMCP drives the strict protocol through the real
+// endpoint in both eras: preflight, commit, replay and each failure code an
+// agent can provoke.
+func TestStrictWritesOverMCP(t *testing.T) {
+	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			a := connect(t, s.url, era)
+			b := connect(t, s.url, era)
+			_, para := firstParagraph(a)
+			upd := map[string]any{"action": "update", "id": para, "data": "written by " + era}
+
+			pre := a.ok("block", with(upd, "validateOnly", true))
+			if pre["preconditionField"] != "expectedStateHash" || pre["writeAttempted"] != false || len(pre["expectedStateHash"].(string)) < 4 {
+				t.Fatalf("preflight: %v", pre)
+			}
+			a.fails("block", upd, "precondition_required")
+			a.fails("block", with(upd, "requestId", pre["requestId"], "expectedStateHash", "0000"), "preflight_lease_invalid")
+
+			res := a.ok("block", commitOf(upd, pre))
+			if res["status"] != "committed" || res["writeSafetyGuaranteed"] != true || res["replayed"] != false {
+				t.Fatalf("commit: %v", res)
+			}
+			rep := a.ok("block", commitOf(upd, pre))
+			if rep["replayed"] != true || rep["writeAttempted"] != false {
+				t.Fatalf("replay: %v", rep)
+			}
+			a.fails("block", commitOf(with(upd, "data", "other"), pre), "idempotency_conflict")
+
+			// Two agents preflight the same state; the second to commit loses.
+			x := map[string]any{"action": "update", "id": para, "data": "agent A " + era}
+			y := map[string]any{"action": "update", "id": para, "data": "agent B " + era}
+			px := a.ok("block", with(x, "validateOnly", true))
+			py := b.ok("block", with(y, "validateOnly", true))
+			a.ok("block", commitOf(x, px))
+			lost := b.fails("block", commitOf(y, py), "state_changed")
+			if lost["expectedHash"] != py["expectedStateHash"] || lost["currentHash"] == nil || lost["writeAttempted"] != false {
+				t.Fatalf("state_changed: %v", lost)
+			}
+			kd := a.ok("block", map[string]any{"action": "get_kramdown", "id": para})["kramdown"].(string)
+			if !strings.HasPrefix(kd, "agent A") {
+				t.Fatalf("the losing write must not land: %s", kd)
+			}
+		})
+	}
+}
+
+// TestStrictRestartAndUnknown: the ledger survives a restart, leases do not,
+// and a write whose authority died mid-flight stays outcome_unknown.
+func TestStrictRestartAndUnknown(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	// A separate kernel process, so the authority can die while the kernel
+	// is still applying a slow write.
+	k := startKernel(t, ws, "--fault", "/api/block/updateBlock=latency:2s")
+	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", state)
+	a := connect(t, s.url, "2025-11-25")
+	_, para := firstParagraph(a)
+
+	done := map[string]any{"action": "set_attrs", "id": para, "attrs": map[string]any{"custom-done": "1"}}
+	doneRes := a.ok("block", commitOf(done, a.ok("block", with(done, "validateOnly", true))))
+	pending := map[string]any{"action": "set_attrs", "id": para, "attrs": map[string]any{"custom-pending": "1"}}
+	pendingPre := a.ok("block", with(pending, "validateOnly", true))
+	slow := map[string]any{"action": "update", "id": para, "data": "slow write"}
+	slowPre := a.ok("block", with(slow, "validateOnly", true))
+
+	// Commit the slow write and kill the authority while the kernel applies it.
+	go a.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "block", Arguments: commitOf(slow, slowPre)})
+	time.Sleep(500 * time.Millisecond)
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	time.Sleep(2 * time.Second) // the kernel finishes applying
+
+	s2 := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", state)
+	b := connect(t, s2.url, "2026-07-28")
+	// The lease died with the process.
+	b.fails("block", commitOf(pending, pendingPre), "preflight_lease_invalid")
+	// The ledger did not: the committed request replays.
+	rep := b.ok("block", with(done, "requestId", doneRes["requestId"], "expectedStateHash", "ffff"))
+	if rep["replayed"] != true || rep["requestId"] != doneRes["requestId"] {
+		t.Fatalf("replay after restart: %v", rep)
+	}
+	// The write in flight when the authority died is unknown, forever, and never re-run.
+	u := b.fails("block", commitOf(slow, slowPre), "outcome_unknown")
+	if u["requestId"] != slowPre["requestId"] {
+		t.Fatalf("outcome_unknown must name the request: %v", u)
+	}
+}
+
+// TestStdioWithoutCoordinator: while serve holds the state dir's ledger, a
+// stdio process serves reads and refuses writes, writing nothing.
+func TestStdioWithoutCoordinator(t *testing.T) {
+	state := t.TempDir()
+	startServeWith(t, "--embedded", t.TempDir(), "--state-dir", state)
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil)
+	tr := &sdk.CommandTransport{Command: exec.Command(bin, "stdio", "--embedded", t.TempDir(), "--state-dir", state)}
+	cs, err := client.Connect(context.Background(), tr, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	a := &agent{t: t, cs: cs}
+	_, para := firstParagraph(a)
+	a.fails("block", map[string]any{"action": "update", "id": para, "data": "x", "validateOnly": true}, "write_coordinator_unavailable")
+}
