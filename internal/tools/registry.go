@@ -19,13 +19,28 @@ type Env struct {
 	Kernel *siyuan.Client
 	// Version of this server, for system.version and bootstrap.
 	Version string
-	// Coordinator runs every non-read action; nil means this process has
-	// no write coordinator, and writes answer write_coordinator_unavailable.
+	// Coordinator runs every non-read action in this process.
 	Coordinator *strict.Coordinator
+	// Delegate, used when Coordinator is nil, sends a non-read call (its
+	// arguments exactly as received, control fields included) to the
+	// authority that owns the coordinator, and returns its answer; a failure
+	// is a *Error. With neither, writes answer write_coordinator_unavailable.
+	Delegate func(ctx context.Context, tool string, args json.RawMessage) (any, error)
+	// DelegateStrict tells, for a delegating front, whether the authority
+	// runs strict mode (it decides which control fields the schemas show).
+	DelegateStrict bool
 }
 
 // strictOn reports whether writes go through preflight and commit.
-func (e *Env) strictOn() bool { return e.Coordinator == nil || e.Coordinator.Strict() }
+func (e *Env) strictOn() bool {
+	switch {
+	case e.Coordinator != nil:
+		return e.Coordinator.Strict()
+	case e.Delegate != nil:
+		return e.DelegateStrict
+	}
+	return true
+}
 
 // Tool is one agent-facing tool: a name and its actions.
 type Tool struct {
@@ -42,6 +57,10 @@ type Action struct {
 	Summary string
 	Policy  strict.Policy
 	Params  []Param
+	// PolicyFor, when set, decides the class of one call from its arguments
+	// (fs.write: create is additive, overwrite is guarded); Policy is then
+	// the guarded form, which the schema and help advertise.
+	PolicyFor func(a *Args) strict.Policy
 	// Run answers a read.
 	Run func(ctx context.Context, env *Env, a *Args) (any, error)
 	// Write carries out a non-read action through the coordinator.
@@ -104,7 +123,7 @@ type Registry struct {
 // class is unknown must not be served.
 func NewRegistry(env *Env) (*Registry, error) {
 	r := &Registry{tools: map[string]*Tool{}, env: env}
-	for _, t := range []*Tool{notebookTool(), documentTool(), blockTool(), searchTool(), systemTool()} {
+	for _, t := range []*Tool{notebookTool(), documentTool(), blockTool(), searchTool(), systemTool(), fsTool()} {
 		t.strict = env.strictOn()
 		if err := r.add(t); err != nil {
 			return nil, err
@@ -353,6 +372,13 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 // write hands a non-read action to the coordinator.
 func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, fields map[string]json.RawMessage) (any, error) {
 	env := r.env
+	if env.Coordinator == nil && env.Delegate != nil {
+		raw, err := json.Marshal(fields)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidArguments, Message: "arguments cannot be encoded"}
+		}
+		return env.Delegate(ctx, t.Name, raw)
+	}
 	if env.Coordinator == nil {
 		return nil, &Error{Code: strict.CodeCoordinatorUnavailable, Message: "this process has no write coordinator; nothing was written",
 			Action: "check that the Sisyphus authority is running (sisyphus serve), then preflight again", WriteAttempted: boolp(false)}
@@ -374,10 +400,14 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, fi
 	if a.Write.Targets != nil {
 		targets = a.Write.Targets(args)
 	}
+	policy := a.Policy
+	if a.PolicyFor != nil {
+		policy = a.PolicyFor(args)
+	}
 	op := strict.Op{
-		Tool: t.Name, Action: a.Name, Policy: a.Policy, Business: business, Targets: targets,
+		Tool: t.Name, Action: a.Name, Policy: policy, Business: business, Targets: targets,
 		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
-		Credential: args.String(string(a.Policy.Precondition)),
+		Credential: args.String(string(policy.Precondition)),
 		Execute:    func(ctx context.Context) (map[string]any, error) { return a.Write.Execute(ctx, env, args) },
 	}
 	if a.Write.State != nil {

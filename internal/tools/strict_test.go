@@ -385,3 +385,61 @@ func TestStrictRacingAgents(t *testing.T) {
 		t.Fatalf("%d commits from one state, want exactly 1", won)
 	}
 }
+
+func TestExternalNotify(t *testing.T) {
+	s := newStrictFixture(t, false)
+	args := map[string]any{"action": "notify", "msg": "hello from an agent"}
+	if e := s.wantErr(t, "system", copyArgs(args, "validateOnly", true), strict.CodePreflightUnavailable); *e.WriteAttempted {
+		t.Fatal("a refused preflight attempted a write")
+	}
+	if n := len(s.k.Messages()); n != 0 {
+		t.Fatalf("a refused preflight pushed %d messages", n)
+	}
+	res := s.ok(t, "system", args)
+	if res["writeSafetyGuaranteed"] != false || res["writeAttempted"] != true || res["id"] == "" {
+		t.Fatalf("notify: %v", res)
+	}
+	if msgs := s.k.Messages(); len(msgs) != 1 || msgs[0].Text != "hello from an agent" {
+		t.Fatalf("messages: %+v", msgs)
+	}
+	sys, _ := s.r.Tool("system")
+	if _, ok := sys.InputSchema()["properties"].(map[string]any)["validateOnly"]; ok {
+		t.Fatal("an external action must not advertise validateOnly")
+	}
+}
+
+// TestDelegate: a front without a coordinator hands every non-read call,
+// control fields included, to its authority, and answers reads itself.
+func TestDelegate(t *testing.T) {
+	f := newFixture(t)
+	var got []string
+	r, err := NewRegistry(&Env{Kernel: f.c, DelegateStrict: true, Delegate: func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
+		got = append(got, tool+" "+string(args))
+		if strings.Contains(string(args), "fail") {
+			return nil, &Error{Code: strict.CodeStateChanged, Message: "remote said so", WriteAttempted: boolp(false)}
+		}
+		return map[string]any{"delegated": true}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := r.Call(context.Background(), "block", json.RawMessage(`{"action":"update","id":"`+f.blocks[1]+`","data":"x","validateOnly":true}`))
+	if err != nil || v.(map[string]any)["delegated"] != true {
+		t.Fatalf("delegated write: %v %v", v, err)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"validateOnly":true`) || !strings.HasPrefix(got[0], "block ") {
+		t.Fatalf("delegate saw %v", got)
+	}
+	_, err = r.Call(context.Background(), "block", json.RawMessage(`{"action":"update","id":"`+f.blocks[1]+`","data":"fail"}`))
+	var te *Error
+	if !errors.As(err, &te) || te.Code != strict.CodeStateChanged {
+		t.Fatalf("remote failure: %v", err)
+	}
+	if _, err := r.Call(context.Background(), "block", json.RawMessage(`{"action":"get_kramdown","id":"`+f.blocks[1]+`"}`)); err != nil || len(got) != 2 {
+		t.Fatalf("a read must not be delegated: %v %v", err, got)
+	}
+	tool, _ := r.Tool("block")
+	if _, ok := tool.InputSchema()["properties"].(map[string]any)["validateOnly"]; !ok {
+		t.Fatal("a strict front advertises the control fields")
+	}
+}

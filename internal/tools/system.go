@@ -2,6 +2,9 @@ package tools
 
 import (
 	"context"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 func systemTool() *Tool {
@@ -23,6 +26,29 @@ func systemTool() *Tool {
 			{
 				Name: "bootstrap", Summary: "onboarding: server, notebooks, tools and the write-safety protocol", Policy: read,
 				Run: bootstrap,
+			},
+			{
+				Name: "notify", Summary: "show a message in SiYuan's UI (an external effect: no preflight, no strict guarantee)",
+				Policy: strict.Policy{Class: strict.External},
+				Params: []Param{
+					{Name: "msg", Type: String, Description: "the message", Required: true},
+					{Name: "level", Type: String, Description: "info or error", Enum: []string{"info", "error"}, Default: "info"},
+					{Name: "timeout", Type: Integer, Description: "milliseconds on screen", Default: 7000, Min: intp(0), Max: intp(600000)},
+				},
+				Write: &Write{Execute: func(ctx context.Context, env *Env, a *Args) (map[string]any, error) {
+					if strings.TrimSpace(a.String("msg")) == "" {
+						return nil, strict.Reject(badArg("argument \"msg\" must not be empty"))
+					}
+					push := env.Kernel.PushMsg
+					if a.String("level") == "error" {
+						push = env.Kernel.PushErrMsg
+					}
+					id, err := push(ctx, a.String("msg"), a.Int("timeout"))
+					if err != nil {
+						return nil, writeErr(err, false)
+					}
+					return map[string]any{"id": id}, nil
+				}},
 			},
 		},
 	}
