@@ -100,7 +100,8 @@ type Op struct {
 	ReadState func(ctx context.Context) (any, error)
 	// Execute makes the write, attempting each kernel write once, and
 	// returns the action's payload: small, ids and flags only, because it
-	// is kept in the ledger to replay.
+	// is kept in the ledger to replay. Keys starting with "_" are private
+	// details for Readback: they never reach an answer or the ledger.
 	Execute func(ctx context.Context) (map[string]any, error)
 	// Readback checks after the write that the requested change shows and
 	// returns the state to hash (for a guarded action, what ReadState
@@ -191,9 +192,21 @@ func (c *Coordinator) external(ctx context.Context, op Op) (map[string]any, erro
 	if err != nil {
 		return nil, c.dispatchFailure(op, err)
 	}
+	payload = public(payload)
 	payload["writeAttempted"] = true
 	payload["writeSafetyGuaranteed"] = false
 	return payload, nil
+}
+
+// public drops the private ("_"-prefixed) keys of a payload.
+func public(payload map[string]any) map[string]any {
+	out := make(map[string]any, len(payload))
+	for k, v := range payload {
+		if len(k) == 0 || k[0] != '_' {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // direct runs a write with strict mode off.
@@ -207,6 +220,7 @@ func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error)
 	if err != nil {
 		return nil, c.dispatchFailure(op, err)
 	}
+	payload = public(payload)
 	payload["writeAttempted"] = true
 	payload["writeSafetyGuaranteed"] = false
 	return payload, nil
@@ -361,6 +375,7 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 	if previous != "" && result == previous {
 		status = StatusNoChange
 	}
+	payload = public(payload)
 	receipt, err := json.Marshal(payload)
 	if err != nil || len(receipt) > MaxReceiptSize {
 		receipt, _ = json.Marshal(map[string]any{"receiptOmitted": true})

@@ -105,7 +105,7 @@ func blockTool() *Tool {
 					return map[string]any{"id": id, "dom": d.DOM}, nil
 				},
 			},
-		}, blockWriteActions()...),
+		}, append(blockWriteActions(), blockMoveActions()...)...),
 	}
 }
 

@@ -85,13 +85,6 @@ func updateKeepingAttrs(ctx context.Context, c *siyuan.Client, id, dataType, dat
 	return writes, err
 }
 
-// updateKeepingAttrsText is updateKeepingAttrs returning the visible text of
-// the DOM the kernel applied.
-func updateKeepingAttrsText(ctx context.Context, c *siyuan.Client, id, dataType, data string, before map[string]string) (string, error) {
-	_, text, err := updateKeeping(ctx, c, id, dataType, data, before)
-	return text, err
-}
-
 func updateKeeping(ctx context.Context, c *siyuan.Client, id, dataType, data string, before map[string]string) (writes int, text string, err error) {
 	keep := userAttrs(before)
 	applied := func(txs []siyuan.Transaction) string {
@@ -250,7 +243,7 @@ func blockWriteActions() []*Action {
 					if err != nil {
 						return nil, err
 					}
-					want, _ := p["appliedText"].(map[string]string)
+					want, _ := p["_appliedText"].(map[string]string)
 					for _, s := range states {
 						if s.Missing {
 							return nil, fmt.Errorf("block %s is gone after the update", s.ID)
@@ -259,7 +252,6 @@ func blockWriteActions() []*Action {
 							return nil, fmt.Errorf("block %s does not show the requested content", s.ID)
 						}
 					}
-					delete(p, "appliedText") // verification detail, not part of the answer
 					return states, nil
 				},
 			},
@@ -467,9 +459,11 @@ func execUpdate(ctx context.Context, env *Env, a *Args) (map[string]any, error) 
 			}
 			return nil, err
 		}
-		text, err := updateKeepingAttrsText(ctx, env.Kernel, it.ID, it.DataType, it.Data, before)
+		writes, text, err := updateKeeping(ctx, env.Kernel, it.ID, it.DataType, it.Data, before)
 		if err != nil {
-			return nil, writeErr(err, wrote)
+			// A failure of the attribute restore comes after the content
+			// write applied: never a clean rejection.
+			return nil, writeErr(err, wrote || writes > 1)
 		}
 		wrote = true
 		applied[it.ID] = text // a later item for the same id wins, as in the kernel
@@ -479,7 +473,7 @@ func execUpdate(ctx context.Context, env *Env, a *Args) (map[string]any, error) 
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	return map[string]any{"ids": ids, "updated": len(items), "appliedText": applied}, nil
+	return map[string]any{"ids": ids, "updated": len(items), "_appliedText": applied}, nil
 }
 
 func attrArgs(a *Args) (map[string]string, error) {

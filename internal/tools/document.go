@@ -15,7 +15,7 @@ func documentTool() *Tool {
 		Title: "Documents",
 		Description: "Find and read SiYuan documents: resolve ids and paths, read a document as editable Markdown " +
 			"in windows of whole blocks, list child documents, the document tree and the heading outline.",
-		Actions: []*Action{
+		Actions: append([]*Action{
 			{
 				Name: "lookup", Summary: "resolve a document by id, storage path or human path", Policy: read,
 				Params: []Param{
@@ -59,7 +59,7 @@ func documentTool() *Tool {
 				Params: []Param{idParam("id", "the document", true)},
 				Run:    getOutline,
 			},
-		},
+		}, documentWriteActions()...),
 	}
 }
 

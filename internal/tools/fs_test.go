@@ -231,7 +231,7 @@ func TestFsWriteOverwrite(t *testing.T) {
 	if res["status"] != "committed" || res["overwritten"] != true || res["id"] != page || res["previousHash"] == res["resultHash"] {
 		t.Fatalf("overwrite: %v", res)
 	}
-	if _, leaked := res["appliedTextHash"]; leaked {
+	if _, leaked := res["_appliedTextHash"]; leaked {
 		t.Fatal("verification detail leaked into the answer")
 	}
 	if body := s.body(t, page); body != "replaced **body**\n\n- item" {

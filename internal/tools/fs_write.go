@@ -405,7 +405,7 @@ func fsOverwriteDoc(ctx context.Context, env *Env, a *Args, p fsPath, nb, id str
 	out := map[string]any{"path": p.Raw, "id": id, "notebook": nb, "overwritten": true}
 	if len(applied) > 0 {
 		// A digest of the text the kernel applied, for the readback.
-		out["appliedTextHash"] = canon.DigestBytes([]byte(strings.Join(applied, " ")))
+		out["_appliedTextHash"] = canon.DigestBytes([]byte(strings.Join(applied, " ")))
 	}
 	return out, nil
 }
@@ -419,8 +419,7 @@ func fsWriteReadback(ctx context.Context, env *Env, a *Args, payload map[string]
 	if id == "" {
 		return nil, errors.New("the kernel reported no document id")
 	}
-	want, _ := payload["appliedTextHash"].(string)
-	delete(payload, "appliedTextHash") // verification detail, not part of the answer
+	want, _ := payload["_appliedTextHash"].(string)
 	nb, _ := payload["notebook"].(string)
 	if nb == "" {
 		n, err := fsNotebook(ctx, env, p.Notebook)

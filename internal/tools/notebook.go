@@ -13,7 +13,7 @@ func notebookTool() *Tool {
 		Name:        "notebook",
 		Title:       "Notebooks",
 		Description: "List SiYuan notebooks and read their configuration.",
-		Actions: []*Action{
+		Actions: append([]*Action{
 			{
 				Name: "list", Summary: "all notebooks, open and closed", Policy: read,
 				Run: func(ctx context.Context, env *Env, a *Args) (any, error) {
@@ -51,7 +51,7 @@ func notebookTool() *Tool {
 					return map[string]any{"notebook": conf.Box, "name": conf.Name, "conf": conf.Conf}, nil
 				},
 			},
-		},
+		}, notebookWriteActions()...),
 	}
 }
 

@@ -146,7 +146,7 @@ func TestStrictUpdateFlow(t *testing.T) {
 		res["previousHash"] == res["resultHash"] || res["targetCount"].(float64) != 1 || res["requestId"] != pre["requestId"] {
 		t.Fatalf("commit: %v", res)
 	}
-	if _, leaked := res["appliedText"]; leaked {
+	if _, leaked := res["_appliedText"]; leaked {
 		t.Fatal("verification detail leaked into the answer")
 	}
 	if kd := s.text(t, id); !strings.Contains(kd, "new **content**") || !strings.Contains(kd, `custom-keep="me"`) {
@@ -310,6 +310,11 @@ func TestStrictOff(t *testing.T) {
 	if res["writeSafetyGuaranteed"] != false || res["writeAttempted"] != true {
 		t.Fatalf("direct write: %v", res)
 	}
+	for k := range res {
+		if strings.HasPrefix(k, "_") {
+			t.Fatalf("a private detail leaked into a direct write's answer: %v", res)
+		}
+	}
 	s.wantErr(t, "block", map[string]any{"action": "update", "id": s.blocks[7], "data": "x", "validateOnly": true}, strict.CodeStrictModeDisabled)
 }
 
@@ -325,8 +330,8 @@ func TestStrictSchemaAdvertisesControlFields(t *testing.T) {
 	if !strings.Contains(r, "append") || strings.Contains(r, "get_kramdown") {
 		t.Fatalf("requestId must name the strict writes only: %s", r)
 	}
-	doc, _ := s.r.Tool("document")
-	if _, ok := doc.InputSchema()["properties"].(map[string]any)["validateOnly"]; ok {
+	search, _ := s.r.Tool("search")
+	if _, ok := search.InputSchema()["properties"].(map[string]any)["validateOnly"]; ok {
 		t.Fatal("a read-only tool must not advertise validateOnly")
 	}
 }
