@@ -29,6 +29,9 @@ type Env struct {
 	// DelegateStrict tells, for a delegating front, whether the authority
 	// runs strict mode (it decides which control fields the schemas show).
 	DelegateStrict bool
+
+	// catalog lists the registry's tools, for system.bootstrap.
+	catalog func() []*Tool
 }
 
 // strictOn reports whether writes go through preflight and commit.
@@ -123,6 +126,7 @@ type Registry struct {
 // class is unknown must not be served.
 func NewRegistry(env *Env) (*Registry, error) {
 	r := &Registry{tools: map[string]*Tool{}, env: env}
+	env.catalog = r.Tools
 	for _, t := range []*Tool{notebookTool(), documentTool(), blockTool(), searchTool(), systemTool(), fsTool()} {
 		t.strict = env.strictOn()
 		if err := r.add(t); err != nil {

@@ -72,6 +72,22 @@ func bootstrap(ctx context.Context, env *Env, a *Args) (any, error) {
 	for _, n := range nbs {
 		notebooks = append(notebooks, nb{n.ID, n.Name, n.Closed})
 	}
+	// The write actions by protocol, from the registry itself.
+	var names, guarded, additive, external []string
+	for _, t := range env.catalog() {
+		names = append(names, t.Name)
+		for _, a := range t.Actions {
+			full := t.Name + "." + a.Name
+			switch a.Policy.Class {
+			case strict.Mutation:
+				guarded = append(guarded, full+" ("+string(a.Policy.Precondition)+")")
+			case strict.Additive:
+				additive = append(additive, full)
+			case strict.External:
+				external = append(external, full)
+			}
+		}
+	}
 	return map[string]any{
 		"schemaVersion": 1,
 		"server":        map[string]any{"name": "sisyphus", "version": env.Version},
@@ -84,11 +100,13 @@ func bootstrap(ctx context.Context, env *Env, a *Args) (any, error) {
 				"repeat the call without validateOnly, copying requestId and the credential unchanged",
 				"on state_changed: read the target again before deciding to write; on outcome_unknown: inspect the target, never retry with a new requestId",
 			},
-			"invariant":          "every write Sisyphus owns is attempted once, after comparing full SHA-256 digests of the target against a fresh read",
-			"availableMutations": []string{},
-			"note":               "this build serves read actions only; mutations arrive with the strict write coordinator",
+			"invariant":     "every write Sisyphus owns is attempted once, after comparing full SHA-256 digests of the target against a fresh read",
+			"strictMode":    env.strictOn(),
+			"guarded":       guarded,
+			"requestIdOnly": additive,
+			"external":      external,
 		},
-		"tools": []string{"notebook", "document", "block", "search", "system"},
+		"tools": names,
 		"nextCalls": []map[string]any{
 			{"tool": "notebook", "arguments": map[string]any{"action": "list"}},
 			{"tool": "document", "arguments": map[string]any{"action": "get_child_docs", "notebook": "<notebook id>"}},

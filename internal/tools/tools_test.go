@@ -335,8 +335,14 @@ func TestSearchAndSystem(t *testing.T) {
 		t.Fatalf("version: %v", v)
 	}
 	b := f.ok(t, "system", map[string]any{"action": "bootstrap"})
-	if len(b["notebooks"].([]any)) != 2 || b["writeSafety"].(map[string]any)["protocol"] != "preflight-lease-v1" {
+	ws := b["writeSafety"].(map[string]any)
+	if len(b["notebooks"].([]any)) != 2 || ws["protocol"] != "preflight-lease-v1" || ws["strictMode"] != true {
 		t.Fatalf("bootstrap: %v", b)
+	}
+	g := fmt.Sprint(ws["guarded"])
+	if !strings.Contains(g, "block.update (expectedStateHash)") || !strings.Contains(fmt.Sprint(ws["requestIdOnly"]), "block.append") ||
+		!strings.Contains(fmt.Sprint(ws["external"]), "system.notify") || strings.Contains(g, "get_kramdown") {
+		t.Fatalf("bootstrap write catalogue: %v", ws)
 	}
 }
 
