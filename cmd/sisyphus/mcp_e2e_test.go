@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os/exec"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -24,33 +21,7 @@ var readyRE = regexp.MustCompile(`^sisyphus ready: MCP at (http://\S+/mcp)`)
 // startServe runs `sisyphus serve --embedded` and returns its MCP URL.
 func startServe(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--embedded", t.TempDir(), "--listen", "127.0.0.1:0", "--state-dir", t.TempDir(), "--token", "sekret")
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := readyRE.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-		close(urls)
-	}()
-	select {
-	case u, ok := <-urls:
-		if !ok {
-			t.Fatal("serve exited before it was ready")
-		}
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not print its ready line")
-	}
-	return ""
+	return startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir()).url
 }
 
 type bearer struct{ tok string }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
@@ -237,4 +238,54 @@ func TestStdioWithoutCoordinator(t *testing.T) {
 	a := &agent{t: t, cs: cs}
 	_, para := firstParagraph(a)
 	a.fails("block", map[string]any{"action": "update", "id": para, "data": "x", "validateOnly": true}, "write_coordinator_unavailable")
+}
+
+// strictDo preflights and commits one write through MCP and returns the commit.
+func (a *agent) strictDo(tool string, args map[string]any) map[string]any {
+	a.t.Helper()
+	pre := a.ok(tool, with(args, "validateOnly", true))
+	if pre["writeAttempted"] != false || pre["requestId"] == nil {
+		a.t.Fatalf("%s %v preflight: %v", tool, args, pre)
+	}
+	res := a.ok(tool, commitOf(args, pre))
+	if res["status"] != "committed" || res["writeSafetyGuaranteed"] != true {
+		a.t.Fatalf("%s %v commit: %v", tool, args, res)
+	}
+	return res
+}
+
+// TestStrictToolsOverMCP walks every tool's strict writes through the real
+// endpoint: notebook, document, fs and block.
+func TestStrictToolsOverMCP(t *testing.T) {
+	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2026-07-28")
+
+	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": "E2E Notebook"})["notebook"].(string)
+	a.strictDo("notebook", map[string]any{"action": "rename", "notebook": nb, "name": "E2E Renamed"})
+	if got := a.ok("notebook", map[string]any{"action": "get_conf", "notebook": nb})["name"]; got != "E2E Renamed" {
+		t.Fatalf("notebook name: %v", got)
+	}
+
+	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Plan", "markdown": "first line\n\nsecond line"})["id"].(string)
+	a.strictDo("document", map[string]any{"action": "rename", "id": doc, "title": "Plan v2"})
+	look := a.ok("document", map[string]any{"action": "lookup", "id": doc})["documents"].([]any)[0].(map[string]any)
+	if look["hpath"] != "/Plan v2" {
+		t.Fatalf("hpath after rename: %v", look)
+	}
+
+	a.strictDo("fs", map[string]any{"action": "write", "path": "/E2E Renamed/Notes", "content": "fs body"})
+	ls := a.ok("fs", map[string]any{"action": "ls", "path": "/E2E Renamed"})
+	if !strings.Contains(fmt.Sprint(ls), "Notes") {
+		t.Fatalf("fs ls: %v", ls)
+	}
+	a.strictDo("fs", map[string]any{"action": "rm", "path": "/E2E Renamed/Notes"})
+
+	kids := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)
+	para := kids[0].(map[string]any)["id"].(string)
+	a.strictDo("block", map[string]any{"action": "replace", "id": para, "old": "first", "new": "1st"})
+	if kd := a.ok("block", map[string]any{"action": "get_kramdown", "id": para})["kramdown"].(string); !strings.HasPrefix(kd, "1st line") {
+		t.Fatalf("replace: %s", kd)
+	}
+	a.strictDo("document", map[string]any{"action": "remove", "id": doc})
+	a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb})
 }

@@ -536,7 +536,7 @@ func (k *Kernel) removeDocByID(ctx context.Context, a args) (any, error) {
 	}
 	docs := k.subtree(d)
 	// SiYuan copies removed documents into history/ first.
-	hist := filepath.Join(k.dir, "history", nowStamp()+"-delete", d.Box, filepath.FromSlash(strings.TrimPrefix(d.Path, "/")))
+	hist := filepath.Join(k.historyDir(d.Box), d.Box, filepath.FromSlash(strings.TrimPrefix(d.Path, "/")))
 	if err := os.MkdirAll(filepath.Dir(hist), 0o755); err != nil {
 		return nil, fmt.Errorf("create history: %w", err)
 	}

@@ -45,6 +45,20 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return syncDir(dir)
 }
 
+// historyDir returns a fresh history/<timestamp>-delete folder for removed
+// content of a notebook, as SiYuan keeps them; removals within one second
+// that would collide get a numbered sibling.
+func (k *Kernel) historyDir(box string) string {
+	base := filepath.Join(k.dir, "history", nowStamp()+"-delete")
+	dir := base
+	for n := 1; ; n++ {
+		if _, err := os.Stat(filepath.Join(dir, box)); os.IsNotExist(err) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s-%d", base, n)
+	}
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

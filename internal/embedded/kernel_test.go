@@ -518,3 +518,27 @@ func TestDeleteBlockIsQueued(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoveTwiceInOneSecond: removals that land in the same history
+// second (a document, then its notebook) both succeed.
+func TestRemoveTwiceInOneSecond(t *testing.T) {
+	e := openEnv(t, t.TempDir())
+	ctx := context.Background()
+	nb, err := e.c.CreateNotebook(ctx, "gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := e.c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb.ID, Path: "/d", Markdown: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.RemoveDocByID(ctx, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.RemoveNotebook(ctx, nb.ID); err != nil {
+		t.Fatalf("remove the notebook right after one of its documents: %v", err)
+	}
+	if nbs, _ := e.c.ListNotebooks(ctx); len(nbs) != 1 {
+		t.Fatalf("notebooks left: %v", nbs)
+	}
+}

@@ -284,7 +284,7 @@ func (k *Kernel) removeNotebook(ctx context.Context, a args) (any, error) {
 		return nil, nil // SiYuan answers success for an unknown notebook
 	}
 	// SiYuan copies a removed notebook into history/ first.
-	hist := filepath.Join(k.dir, "history", nowStamp()+"-delete", id)
+	hist := filepath.Join(k.historyDir(id), id)
 	if err := os.MkdirAll(filepath.Dir(hist), 0o755); err != nil {
 		return nil, fmt.Errorf("create history: %w", err)
 	}
