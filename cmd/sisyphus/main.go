@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,10 +20,20 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newRootCmd().ExecuteContext(ctx); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
 		fmt.Fprintln(os.Stderr, "sisyphus:", err)
 		os.Exit(1)
 	}
 }
+
+// exitError ends the process with its code and no message: the command has
+// already said what happened (sisyphus call printing a tool error).
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 // globalFlags are shared by every subcommand.
 type globalFlags struct {
@@ -39,7 +50,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("SISYPHUS_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
-	root.AddCommand(newServeCmd(g), newStdioCmd(g), newKernelCmd(g), newVersionCmd(), newDoctorCmd(g))
+	root.AddCommand(newServeCmd(g), newStdioCmd(g), newCallCmd(g), newHealthCmd(g), newTasksCmd(g), newKernelCmd(g), newVersionCmd(), newDoctorCmd(g))
 	return root
 }
 

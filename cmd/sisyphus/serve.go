@@ -6,83 +6,228 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/mcp"
 )
 
+type serveFlags struct {
+	kf                      kernelFlags
+	listen, token, stateDir string
+	strictOff               bool
+	authority, authToken    string
+	drainTimeout            time.Duration
+}
+
 func newServeCmd(g *globalFlags) *cobra.Command {
-	var (
-		kf                      kernelFlags
-		listen, token, stateDir string
-		strictOff               bool
-	)
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve SiYuan to agents over MCP (Streamable HTTP, both protocol eras)",
-		Long: `Serve the Sisyphus tools over MCP Streamable HTTP at /mcp (and the same under
-/plugin/private/siyuan-plugins-mcp-sisyphus/), for clients speaking 2026-07-28 or the legacy
-revisions through 2025-11-25. Every request needs Authorization: Bearer <token>.
+		Short: "Run the write authority (or, with --authority, a front) and serve MCP over HTTP",
+		Long: `Serve the Sisyphus tools over MCP Streamable HTTP at /mcp, for clients speaking 2026-07-28 or
+the legacy revisions through 2025-11-25, plus POST /tasks (task control) and GET /health; the same
+routes are served under /plugin/private/siyuan-plugins-mcp-sisyphus/. Every request needs
+Authorization: Bearer <token>.
+
+By default serve is the write authority of its state dir: it takes the state dir's exclusive lock
+(a second serve on the same dir exits at once), owns the write ledger, the lease pool and the write
+lane, and writes a discovery record (authority.json) that stdio, sisyphus call and fronts use to
+find it. On SIGTERM or Ctrl-C it stops admitting calls, lets committing writes finish (at most
+--drain-timeout), then exits.
+
+With --authority URL it is a front instead: it serves /mcp itself, runs reads on its own kernel
+client and delegates every other call to that authority; it never writes on its own.
 
 Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace directory
 (created with a demo notebook when new) instead of a running SiYuan.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := g.logger()
-			ctx := cmd.Context()
-			tok, tokFile, err := bearerToken(stateDir, token)
-			if err != nil {
-				return err
+			if f.authority != "" {
+				return serveFront(cmd, g, &f)
 			}
-			c, desc, closeKernel, err := kf.open(ctx, log)
-			if err != nil {
-				return err
-			}
-			defer closeKernel()
-			coord, closeLedger, err := openCoordinator(stateDir, strictOff, log, 2*time.Second)
-			if err != nil {
-				return fmt.Errorf("open the write ledger in %s: %w (is another sisyphus serve using this state dir?)", stateDir, err)
-			}
-			defer closeLedger()
-			reg, err := registry(c, coord)
-			if err != nil {
-				return err
-			}
-			srv := authority.NewMCPServer(reg, buildVersion(), log)
-			defer srv.Close()
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", listen, err)
-			}
-			hs := &http.Server{Handler: authority.Handler(srv, authority.HTTPConfig{Token: tok, Logger: log}), ReadHeaderTimeout: 10 * time.Second}
-			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
-			url := "http://" + ln.Addr().String() + "/mcp"
-			printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, kf)
-			fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
-			select {
-			case err := <-errc:
-				if !errors.Is(err, http.ErrServerClosed) {
-					return fmt.Errorf("serve: %w", err)
-				}
-			case <-ctx.Done():
-			}
-			shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			return hs.Shutdown(shutdown)
+			return serveAuthority(cmd, g, &f)
 		},
 	}
-	kf.register(cmd)
-	cmd.Flags().StringVar(&listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
-	cmd.Flags().StringVar(&token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token clients must send (default: generated once and kept in the state dir)")
-	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory for the token and the write ledger")
-	cmd.Flags().BoolVar(&strictOff, "strict-off", os.Getenv("SISYPHUS_STRICT") == "off", "turn Strict Safe Writes off: plain schemas and direct writes, still attempted once, answered with writeSafetyGuaranteed:false")
+	f.kf.register(cmd)
+	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
+	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token clients must send (default: generated once and kept in the state dir)")
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the token, the write ledger and the discovery record")
+	cmd.Flags().BoolVar(&f.strictOff, "strict-off", os.Getenv("SISYPHUS_STRICT") == "off", "turn Strict Safe Writes off: plain schemas and direct writes, still attempted once, answered with writeSafetyGuaranteed:false")
+	cmd.Flags().StringVar(&f.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "run as a front of the write authority at this URL")
+	cmd.Flags().StringVar(&f.authToken, "authority-token", envOr("SISYPHUS_AUTHORITY_TOKEN", ""), "with --authority: the authority's bearer token (default: this server's token)")
+	cmd.Flags().DurationVar(&f.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, how long committing writes may take to finish")
 	return cmd
+}
+
+// serveAuthority runs the write authority of the state dir.
+func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
+	log := g.logger()
+	ctx := cmd.Context()
+	release, err := authority.LockStateDir(f.stateDir)
+	if err != nil {
+		return err
+	}
+	defer release()
+	tok, tokFile, err := bearerToken(f.stateDir, f.token)
+	if err != nil {
+		return err
+	}
+	c, desc, closeKernel, err := f.kf.open(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer closeKernel()
+	coord, closeLedger, err := openCoordinator(f.stateDir, f.strictOff, log, 200*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("open the write ledger in %s: %w", f.stateDir, err)
+	}
+	defer closeLedger()
+	reg, err := registry(c, coord)
+	if err != nil {
+		return err
+	}
+	adm := admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)})
+	srv := authority.NewServer(&authority.Runner{Registry: reg, Admission: adm, Logger: log}, buildVersion(), log)
+	defer srv.Close()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.listen, err)
+	}
+	instance := authority.NewInstanceID()
+	kernel := f.kf.identity()
+	hs := &http.Server{Handler: authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Instance: instance,
+		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log}), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	base := "http://" + dialAddr(ln.Addr())
+	rec := authority.Record{URL: base, InstanceID: instance, PID: os.Getpid(), StartedAt: time.Now().UTC().Truncate(time.Second),
+		Version: buildVersion(), Kernel: kernel, Strict: !f.strictOff}
+	if err := authority.WriteRecord(f.stateDir, rec); err != nil {
+		hs.Close()
+		return err
+	}
+	defer authority.RemoveRecord(f.stateDir, instance)
+	if f.kf.embedded != "" {
+		// Fronts on this state dir given the same --embedded workspace read
+		// through this process's kernel (the workspace lock is ours).
+		acc := authority.KernelAccess{Identity: kernel, URL: f.kf.embeddedURL, Token: f.kf.embeddedToken, InstanceID: instance, PID: os.Getpid()}
+		if err := authority.WriteKernelAccess(f.stateDir, acc); err != nil {
+			hs.Close()
+			return err
+		}
+		defer authority.RemoveKernelAccess(f.stateDir, instance)
+	}
+	url := base + "/mcp"
+	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.kf)
+	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
+	return waitAndDrain(ctx, log, errc, hs, srv, adm, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
+}
+
+// serveFront runs an HTTP front of the authority at f.authority.
+func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
+	log := g.logger()
+	ctx := cmd.Context()
+	tok, tokFile, err := bearerToken(f.stateDir, f.token)
+	if err != nil {
+		return err
+	}
+	authTok := f.authToken
+	if authTok == "" {
+		authTok = tok
+	}
+	c, desc, closeKernel, err := f.kf.openFront(ctx, log, f.stateDir)
+	if err != nil {
+		return err
+	}
+	defer closeKernel()
+	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok}
+	d := ff.delegator(f.kf.identity(), log)
+	reg, err := frontRegistry(c, d)
+	if err != nil {
+		return err
+	}
+	adm := admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)})
+	srv := authority.NewServer(&authority.Runner{Registry: reg, Admission: adm, Delegating: true, Logger: log}, buildVersion(), log)
+	defer srv.Close()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", f.listen, err)
+	}
+	hs := &http.Server{Handler: authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Role: "front",
+		Version: buildVersion(), Strict: d.Strict(), Logger: log,
+		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }}), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
+	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.kf)
+	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s; writes go to the authority at %s\n", url, desc, f.authority)
+	return waitAndDrain(ctx, log, errc, hs, srv, adm, f.drainTimeout, nil)
+}
+
+// waitAndDrain serves until ctx ends, then stops admitting, lets calls in
+// flight settle (committing writes finish; others stop at their
+// checkpoints or commit barrier) for at most timeout, and shuts down.
+func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *http.Server, srv *mcp.Server, adm *admission.Controller, timeout time.Duration, unpublish func()) error {
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	// A second signal stops waiting for the drain.
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	go func() {
+		if _, ok := <-again; ok {
+			log.Warn("second signal: exiting without waiting for the drain")
+			os.Exit(1)
+		}
+	}()
+	if unpublish != nil {
+		unpublish() // new fronts no longer find this authority
+	}
+	log.Info("draining: no new calls are admitted; committing writes finish", "timeout", timeout)
+	dctx, cancel := context.WithTimeout(context.Background(), timeout)
+	derr := adm.Drain(dctx)
+	cancel()
+	if derr != nil {
+		log.Warn("drain timed out; exiting with calls in flight", "err", derr)
+	} else {
+		log.Info("drained")
+	}
+	srv.Close()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		hs.Close()
+	}
+	return nil
+}
+
+// dialAddr is addr as a client dials it: an unspecified listen address is
+// reached on loopback.
+func dialAddr(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return addr.String()
+	}
+	if tcp.IP.To4() == nil {
+		return net.JoinHostPort("::1", fmt.Sprint(tcp.Port))
+	}
+	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
 }
 
 // printClientConfig shows ready-made MCP client configurations.

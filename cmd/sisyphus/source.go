@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sisyphus-go/sisyphus/internal/authority"
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -26,6 +27,9 @@ import (
 // embedded kernel on a workspace directory.
 type kernelFlags struct {
 	url, token, embedded string
+	// embeddedURL and embeddedToken reach the embedded kernel this process
+	// started (set by open).
+	embeddedURL, embeddedToken string
 }
 
 func (f *kernelFlags) register(cmd *cobra.Command) {
@@ -58,12 +62,29 @@ func (f *kernelFlags) open(ctx context.Context, log *slog.Logger) (c *siyuan.Cli
 		srv.Shutdown(shutdown)
 		k.Close()
 	}
-	c, err = siyuan.New(siyuan.Config{BaseURL: "http://" + ln.Addr().String(), Token: k.Token(), Logger: log})
+	f.embeddedURL, f.embeddedToken = "http://"+ln.Addr().String(), k.Token()
+	c, err = siyuan.New(siyuan.Config{BaseURL: f.embeddedURL, Token: k.Token(), Logger: log})
 	if err != nil {
 		close()
 		return nil, "", nil, err
 	}
 	return c, "embedded kernel on " + k.Dir(), close, nil
+}
+
+// openFront is open for a front (stdio, call, serve --authority): with
+// --embedded DIR while the authority of stateDir runs the embedded kernel
+// on DIR (and so holds its lock), reads go through that kernel.
+func (f *kernelFlags) openFront(ctx context.Context, log *slog.Logger, stateDir string) (*siyuan.Client, string, func(), error) {
+	if f.embedded != "" {
+		if acc, err := authority.ReadKernelAccess(stateDir); err == nil && acc.Identity == f.identity() {
+			c, err := siyuan.New(siyuan.Config{BaseURL: acc.URL, Token: acc.Token, Logger: log})
+			if err != nil {
+				return nil, "", nil, err
+			}
+			return c, fmt.Sprintf("embedded kernel on %s, run by the authority (pid %d)", f.embedded, acc.PID), func() {}, nil
+		}
+	}
+	return f.open(ctx, log)
 }
 
 // registry builds the tools over a kernel client; coord runs the writes
@@ -125,4 +146,40 @@ func bearerToken(stateDir, given string) (tok, file string, err error) {
 		return "", "", fmt.Errorf("write token: %w", err)
 	}
 	return tok, file, nil
+}
+
+// identity is the workspace identity of the selected kernel: fronts
+// delegate writes only to an authority coordinating the same one.
+func (f *kernelFlags) identity() string {
+	if f.embedded != "" {
+		return authority.EmbeddedIdentity(f.embedded)
+	}
+	return authority.KernelIdentity(f.url)
+}
+
+// frontFlags select the authority a front, stdio or call delegates to.
+type frontFlags struct {
+	stateDir, authority, token string
+}
+
+func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and token)")
+	cmd.Flags().StringVar(&f.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "URL of the write authority (default: discovered from the state dir)")
+	if tokenFlag == "token" {
+		cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token of the authority (default: the state dir's token file)")
+	} else {
+		cmd.Flags().StringVar(&f.token, tokenFlag, envOr("SISYPHUS_AUTHORITY_TOKEN", ""), "bearer token of the authority (default: this server's token)")
+	}
+}
+
+// delegator returns the client that sends writes to the authority.
+func (f *frontFlags) delegator(kernel string, log *slog.Logger) *authority.Delegator {
+	return authority.NewDelegator(authority.DelegatorConfig{URL: f.authority, StateDir: f.stateDir, Token: f.token,
+		Kernel: kernel, Logger: log, Version: buildVersion()})
+}
+
+// frontRegistry builds the tools of a front: reads on its own kernel
+// client, every other call delegated to the authority.
+func frontRegistry(c *siyuan.Client, d *authority.Delegator) (*tools.Registry, error) {
+	return tools.NewRegistry(&tools.Env{Kernel: c, Version: buildVersion(), Delegate: d.Delegate, DelegateStrict: d.Strict()})
 }

@@ -1,55 +1,54 @@
 package main
 
 import (
-	"os"
-	"time"
-
 	"github.com/spf13/cobra"
 
+	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/authority"
 )
 
 func newStdioCmd(g *globalFlags) *cobra.Command {
 	var (
-		kf        kernelFlags
-		stateDir  string
-		strictOff bool
+		kf kernelFlags
+		ff frontFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "stdio",
 		Short: "Serve SiYuan to a desktop agent over MCP on stdin/stdout",
 		Long: `Serve the Sisyphus tools over MCP on stdin/stdout (newline-delimited JSON-RPC), for desktop
-clients that spawn their servers. Both protocol eras are served in one process. Logs go to stderr.`,
+clients that spawn their servers. Both protocol eras are served in one process. Logs go to stderr.
+
+stdio is a front: it runs reads on its own kernel client and sends every other call to the write
+authority (sisyphus serve), found with --authority or from the discovery record in --state-dir. It
+never owns the write ledger and never writes on its own: with no authority reachable a write answers
+write_coordinator_unavailable, and once another authority instance replaces the one it pinned, every
+write answers write_coordinator_changed until stdio restarts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := g.logger()
 			ctx := cmd.Context()
-			c, desc, closeKernel, err := kf.open(ctx, log)
+			c, desc, closeKernel, err := kf.openFront(ctx, log, ff.stateDir)
 			if err != nil {
 				return err
 			}
 			defer closeKernel()
-			// Writes need the state dir's ledger; while another process
-			// (sisyphus serve) holds it, this one serves reads and answers
-			// writes with write_coordinator_unavailable.
-			coord, closeLedger, err := openCoordinator(stateDir, strictOff, log, 200*time.Millisecond)
-			if err != nil {
-				log.Warn("no write coordinator: writes will be refused", "state-dir", stateDir, "err", err)
-				coord, closeLedger = nil, func() {}
-			}
-			defer closeLedger()
-			reg, err := registry(c, coord)
+			d := ff.delegator(kf.identity(), log)
+			reg, err := frontRegistry(c, d)
 			if err != nil {
 				return err
 			}
-			srv := authority.NewMCPServer(reg, buildVersion(), log)
+			adm := admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)})
+			srv := authority.NewServer(&authority.Runner{Registry: reg, Admission: adm, Delegating: true, Logger: log}, buildVersion(), log)
 			defer srv.Close()
-			log.Info("sisyphus stdio ready", "kernel", desc)
+			url, _ := d.Pinned()
+			if url == "" {
+				url = "none yet (discovered on the first write)"
+			}
+			log.Info("sisyphus stdio ready", "kernel", desc, "authority", url)
 			return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
 	kf.register(cmd)
-	cmd.Flags().StringVar(&stateDir, "state-dir", defaultStateDir(), "directory of the write ledger")
-	cmd.Flags().BoolVar(&strictOff, "strict-off", os.Getenv("SISYPHUS_STRICT") == "off", "turn Strict Safe Writes off (writes still attempted once, without the guarantee)")
+	ff.register(cmd, "token")
 	return cmd
 }

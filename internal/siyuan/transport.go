@@ -46,6 +46,11 @@ func (c *Client) run(ctx context.Context, r *request) (*rawResult, error) {
 	attempts := 1
 	if r.kind == Read {
 		attempts = c.readAttempts
+		if m := ReadMeterFrom(ctx); m != nil {
+			if err := m.ChargeCall(r.endpoint); err != nil {
+				return nil, err
+			}
+		}
 	}
 	backoff := c.readBackoff
 	for n := 1; ; n++ {
@@ -143,8 +148,12 @@ func (c *Client) handleResponse(ctx context.Context, r *request, resp *http.Resp
 
 	case r.raw && status == http.StatusOK:
 		// Stream the file; the per-attempt context lives until Close.
+		var body io.ReadCloser = &streamBody{ReadCloser: resp.Body, cancel: cancel}
+		if m := ReadMeterFrom(ctx); m != nil && r.kind == Read {
+			body = &meteredBody{ReadCloser: body, m: m, endpoint: r.endpoint}
+		}
 		return &rawResult{
-			body:        &streamBody{ReadCloser: resp.Body, cancel: cancel},
+			body:        body,
 			contentType: resp.Header.Get("Content-Type"),
 		}, false, nil
 
@@ -190,6 +199,13 @@ func (c *Client) decodeReply(ctx context.Context, r *request, resp *http.Respons
 			return false, unknown(err)
 		}
 		return isTransient(ctx, err), &TransportError{Endpoint: r.endpoint, Cause: err, Sent: true}
+	}
+	if r.kind == Read {
+		if m := ReadMeterFrom(ctx); m != nil {
+			if err := m.ChargeBytes(r.endpoint, int64(len(body))); err != nil {
+				return false, err
+			}
+		}
 	}
 	env, err := decodeEnvelope(body)
 	if err != nil {

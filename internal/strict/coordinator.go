@@ -41,6 +41,7 @@ var callerAction = map[string]string{
 	CodeLedgerUnavailable:      "the write ledger cannot be written; nothing was attempted; check the state directory's disk and restart Sisyphus",
 	CodeStrictModeDisabled:     "strict mode is off: call the action without validateOnly",
 	CodeRejected:               "the kernel refused the write and applied nothing: fix the arguments, then preflight again",
+	CodeCancelled:              "nothing was written; the requestId and its lease stay usable until they expire: repeat the same call to write after all",
 }
 
 // Failure is a strict-write failure as the agent sees it.
@@ -188,6 +189,9 @@ func (c *Coordinator) external(ctx context.Context, op Op) (map[string]any, erro
 	}
 	c.lane.Lock()
 	defer c.lane.Unlock()
+	if err := CommitBarrier(ctx, ""); err != nil {
+		return nil, err
+	}
 	payload, err := op.Execute(ctx)
 	if err != nil {
 		return nil, c.dispatchFailure(op, err)
@@ -216,6 +220,9 @@ func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error)
 	}
 	c.lane.Lock()
 	defer c.lane.Unlock()
+	if err := CommitBarrier(ctx, ""); err != nil {
+		return nil, err
+	}
 	payload, err := op.Execute(ctx)
 	if err != nil {
 		return nil, c.dispatchFailure(op, err)
@@ -342,6 +349,11 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 		}
 	}
 	checked := time.Now()
+	// Past this barrier the write is irrevocable: cancellation is refused
+	// so that mutation, readback and ledger finish together.
+	if err := CommitBarrier(ctx, op.RequestID); err != nil {
+		return nil, err
+	}
 	if _, err := c.ledger.Begin(ctx, op.RequestID, scope); err != nil {
 		// Check passed under the lane, so only storage can fail here.
 		return c.admitFailure(op, rec, err)

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/authority"
+)
+
+func newCallCmd(g *globalFlags) *cobra.Command {
+	var (
+		kf   kernelFlags
+		ff   frontFlags
+		args string
+	)
+	cmd := &cobra.Command{
+		Use:   "call TOOL --json ARGS",
+		Short: "Make one tool call from the shell and print its result as JSON",
+		Long: `Make one tool call and print its result (the structured content) as JSON on stdout. The exit
+status is 1 when the result is a tool error.
+
+Reads run here, on this process's kernel client. Every other call (strict preflights and commits,
+external actions) goes to the write authority (sisyphus serve), found with --authority or from the
+discovery record in --state-dir, under a new taskId; without a reachable authority it answers
+write_coordinator_unavailable and nothing is written. If the authority's reply is lost, its result is
+asked for by taskId (never by sending the call again); if that fails too the answer is outcome_unknown
+with the taskId, for sisyphus tasks result later.
+
+Ctrl-C relays a cancellation to the authority and waits for its answer (a write whose commit has
+started still finishes); a second Ctrl-C stops waiting.
+
+Example:
+  sisyphus call block --json '{"action":"update","id":"…","data":"new text","validateOnly":true}'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, pos []string) error {
+			log := g.logger()
+			ctx := cmd.Context()
+			if !json.Valid([]byte(args)) {
+				return fmt.Errorf("--json is not valid JSON")
+			}
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt)
+			defer signal.Stop(sigs)
+			go func() {
+				if _, ok := <-sigs; !ok {
+					return
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "sisyphus: cancelling (relayed to the authority for a delegated call); waiting for the answer — Ctrl-C again to stop waiting")
+				if _, ok := <-sigs; ok {
+					fmt.Fprintln(cmd.ErrOrStderr(), "sisyphus: stopped waiting; the outcome is unknown here (query the task with sisyphus tasks)")
+					os.Exit(130)
+				}
+			}()
+			c, _, closeKernel, err := kf.openFront(ctx, log, ff.stateDir)
+			if err != nil {
+				return err
+			}
+			defer closeKernel()
+			d := ff.delegator(kf.identity(), log)
+			reg, err := frontRegistry(c, d)
+			if err != nil {
+				return err
+			}
+			rn := &authority.Runner{Registry: reg, Admission: admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)}),
+				Delegating: true, Logger: log}
+			res := rn.Run(ctx, authority.Call{Tool: pos[0], Args: json.RawMessage(args), CancelOnDone: true})
+			out, _ := json.Marshal(res.StructuredContent)
+			var pretty bytes.Buffer
+			if json.Indent(&pretty, out, "", "  ") != nil {
+				pretty.Reset()
+				pretty.Write(out)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), pretty.String())
+			if id, ok := res.Meta[authority.MetaTaskID].(string); ok {
+				log.Debug("delegated call", "taskId", id)
+			}
+			if res.IsError {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	kf.register(cmd)
+	ff.register(cmd, "token")
+	cmd.Flags().StringVar(&args, "json", "{}", "the tool's arguments as a JSON object")
+	return cmd
+}

@@ -1,0 +1,244 @@
+package authority
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Files an authority keeps in its state dir.
+const (
+	// RecordFile is the discovery record (mode 0600), removed on clean exit.
+	RecordFile = "authority.json"
+	// LockFile carries the exclusive lock of the running authority.
+	LockFile = "authority.lock"
+)
+
+// Record is the discovery record of a running authority: how fronts, stdio
+// and `sisyphus call` on the same state dir find it. It holds no secret;
+// the bearer token stays in its own file.
+type Record struct {
+	// URL is the base URL of the authority's routes (/mcp, /tasks, /health).
+	URL string `json:"url"`
+	// InstanceID is random per start: a front pins it and refuses writes
+	// once another instance answers (write_coordinator_changed).
+	InstanceID string    `json:"instanceId"`
+	PID        int       `json:"pid"`
+	StartedAt  time.Time `json:"startedAt"`
+	Version    string    `json:"version,omitempty"`
+	// Kernel is the workspace identity the authority coordinates writes for
+	// (see KernelIdentity and EmbeddedIdentity).
+	Kernel string `json:"kernel"`
+	// Strict tells whether Strict Safe Writes are on.
+	Strict bool `json:"strict"`
+}
+
+// MCPURL is the record's MCP endpoint.
+func (r Record) MCPURL() string { return r.URL + "/mcp" }
+
+// NewInstanceID returns a random instance id (a UUID).
+func NewInstanceID() string { return NewTaskID() }
+
+// NewTaskID returns a random (version 4) UUID.
+func NewTaskID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// WriteRecord writes rec into dir atomically with mode 0600.
+func WriteRecord(dir string, rec Record) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".authority-*.json")
+	if err != nil {
+		return fmt.Errorf("write discovery record: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write discovery record: %w", err)
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write discovery record: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write discovery record: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write discovery record: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, RecordFile)); err != nil {
+		return fmt.Errorf("write discovery record: %w", err)
+	}
+	return nil
+}
+
+// ErrNoRecord means no authority is recorded in the state dir.
+var ErrNoRecord = errors.New("no discovery record")
+
+// ReadRecord reads the discovery record of dir. A record whose process is
+// gone (a crashed authority) is ErrNoRecord too.
+func ReadRecord(dir string) (Record, error) {
+	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return Record{}, ErrNoRecord
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("read discovery record: %w", err)
+	}
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil || rec.URL == "" || rec.InstanceID == "" {
+		return Record{}, fmt.Errorf("discovery record %s is malformed", filepath.Join(dir, RecordFile))
+	}
+	if rec.PID > 0 && !processAlive(rec.PID) {
+		return Record{}, ErrNoRecord
+	}
+	return rec, nil
+}
+
+// RemoveRecord removes dir's record if it still names instance.
+func RemoveRecord(dir, instance string) error {
+	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	if err != nil {
+		return nil
+	}
+	var rec Record
+	if json.Unmarshal(data, &rec) == nil && rec.InstanceID != instance {
+		return nil
+	}
+	return os.Remove(filepath.Join(dir, RecordFile))
+}
+
+// ErrStateDirBusy means another authority holds the state dir.
+var ErrStateDirBusy = errors.New("state dir in use by another authority")
+
+// LockStateDir takes the exclusive, non-blocking lock of an authority on
+// dir (created 0700 when missing). It fails at once with an error wrapping
+// ErrStateDirBusy, naming the holder when its record says who it is.
+func LockStateDir(dir string) (release func() error, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state dir: %w", err)
+	}
+	release, err = lockFile(filepath.Join(dir, LockFile))
+	if errors.Is(err, ErrStateDirBusy) {
+		who := ""
+		if rec, rerr := ReadRecord(dir); rerr == nil {
+			who = fmt.Sprintf(" (pid %d, MCP at %s, started %s)", rec.PID, rec.MCPURL(), rec.StartedAt.Format(time.RFC3339))
+		}
+		return nil, fmt.Errorf("state dir %s is in use by another sisyphus serve%s: one authority per state dir; stop it first, or point this one at another --state-dir: %w", dir, who, ErrStateDirBusy)
+	}
+	return release, err
+}
+
+// KernelIdentity is the workspace identity of a SiYuan kernel reached at
+// rawURL: the URL normalised (scheme and host lower-cased, default port
+// made explicit, localhost names folded to 127.0.0.1, no trailing slash).
+func KernelIdentity(rawURL string) string {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Host == "" {
+		return "url:" + strings.TrimSpace(rawURL)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	if host == "localhost" || host == "::1" {
+		host = "127.0.0.1"
+	}
+	return "url:" + scheme + "://" + net.JoinHostPort(host, port) + strings.TrimRight(u.EscapedPath(), "/")
+}
+
+// EmbeddedIdentity is the workspace identity of the embedded kernel on dir.
+func EmbeddedIdentity(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return "embedded:" + abs
+}
+
+// identityTag is what travels in the Sisyphus-Expect-Kernel header: a short
+// digest of the identity, so that no path or URL is sent.
+func identityTag(identity string) string {
+	sum := sha256.Sum256([]byte(identity))
+	return hex.EncodeToString(sum[:8])
+}
+
+// baseURL strips a trailing /mcp (or slash) from an authority URL.
+func baseURL(u string) string {
+	u = strings.TrimRight(strings.TrimSpace(u), "/")
+	u = strings.TrimSuffix(u, "/mcp")
+	return strings.TrimSuffix(u, PluginPrefix)
+}
+
+// KernelFile holds how to reach the embedded kernel an authority runs
+// (mode 0600, removed on clean exit), so that stdio and `sisyphus call`
+// given the same --embedded workspace read through it instead of failing on
+// the workspace lock.
+const KernelFile = "kernel.json"
+
+// KernelAccess is the content of KernelFile. The token is the embedded
+// kernel's API token: the file is as private as the bearer token's.
+type KernelAccess struct {
+	Identity   string `json:"identity"`
+	URL        string `json:"url"`
+	Token      string `json:"token"`
+	InstanceID string `json:"instanceId"`
+	PID        int    `json:"pid"`
+}
+
+// WriteKernelAccess writes acc into dir with mode 0600.
+func WriteKernelAccess(dir string, acc KernelAccess) error {
+	data, err := json.Marshal(acc)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, KernelFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("write kernel access: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadKernelAccess reads dir's kernel access of a live authority.
+func ReadKernelAccess(dir string) (KernelAccess, error) {
+	data, err := os.ReadFile(filepath.Join(dir, KernelFile))
+	if err != nil {
+		return KernelAccess{}, ErrNoRecord
+	}
+	var acc KernelAccess
+	if json.Unmarshal(data, &acc) != nil || acc.URL == "" || acc.PID > 0 && !processAlive(acc.PID) {
+		return KernelAccess{}, ErrNoRecord
+	}
+	return acc, nil
+}
+
+// RemoveKernelAccess removes dir's kernel access if it is instance's.
+func RemoveKernelAccess(dir, instance string) {
+	if acc, err := ReadKernelAccess(dir); err == nil && acc.InstanceID != instance {
+		return
+	}
+	os.Remove(filepath.Join(dir, KernelFile))
+}

@@ -1,0 +1,203 @@
+package authority
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/mcp"
+)
+
+// RoutesConfig configures the HTTP routes of an authority or a front.
+type RoutesConfig struct {
+	// Token is the bearer token every request must carry.
+	Token string
+	// Authenticate, when set, replaces the single-token check: it returns
+	// the request's authentication context (its principal). Task control
+	// answers a task only to the context that started it.
+	Authenticate func(*http.Request) (principal string, ok bool)
+	// Admission answers /tasks and feeds /health.
+	Admission *admission.Controller
+	// Instance is the authority's instance id: sent on every response in
+	// the Sisyphus-Instance header, and a request naming another instance
+	// in Sisyphus-Expect-Instance is refused with 409
+	// write_coordinator_changed. Empty for a front.
+	Instance string
+	// Kernel is the workspace identity this process serves; a request whose
+	// Sisyphus-Expect-Kernel names another is refused with 409.
+	Kernel string
+	// Role is "authority" or "front" (shown by /health).
+	Role    string
+	Version string
+	Strict  bool
+	// Extra adds fields to /health (a front's delegation counters).
+	Extra func() map[string]any
+	// AllowedOrigins and AllowedHosts are passed to the MCP endpoint.
+	AllowedOrigins, AllowedHosts []string
+	Logger                       *slog.Logger
+}
+
+// Routes serves /mcp, /tasks and /health, also under PluginPrefix, each
+// behind the bearer token. One token is one authentication context
+// (principal "bearer"): task control answers only the context that started
+// a task.
+func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
+	auth := func(r *http.Request) (string, bool) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(cfg.Token)) != 1 {
+			return "", false
+		}
+		return "bearer", true
+	}
+	if cfg.Authenticate != nil {
+		auth = cfg.Authenticate
+	}
+	start := time.Now()
+	mcpH := srv.HTTPHandler(mcp.HTTPOptions{Authenticate: auth, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
+	rt := &routes{cfg: cfg, auth: auth, srv: srv, start: start}
+	mux := http.NewServeMux()
+	for _, prefix := range []string{"", PluginPrefix} {
+		mux.Handle(prefix+"/mcp", mcpH)
+		mux.HandleFunc(prefix+"/tasks", rt.tasks)
+		mux.HandleFunc(prefix+"/health", rt.health)
+	}
+	return rt.identity(mux)
+}
+
+type routes struct {
+	cfg   RoutesConfig
+	auth  func(*http.Request) (string, bool)
+	srv   *mcp.Server
+	start time.Time
+}
+
+func jsonReply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func errorReply(w http.ResponseWriter, status int, code, msg string) {
+	jsonReply(w, status, map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
+
+// identity stamps the instance id on every response and refuses requests
+// meant for another instance or workspace, before anything runs.
+func (rt *routes) identity(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := rt.auth(r); !ok {
+			next.ServeHTTP(w, r) // each route answers 401 itself
+			return
+		}
+		if rt.cfg.Instance != "" {
+			w.Header().Set(HeaderInstance, rt.cfg.Instance)
+			if want := r.Header.Get(HeaderExpectInstance); want != "" && want != rt.cfg.Instance {
+				errorReply(w, http.StatusConflict, CodeCoordinatorChanged, "this authority is not the instance the caller pinned; nothing was run")
+				return
+			}
+		}
+		if want := r.Header.Get(HeaderExpectKernel); want != "" && rt.cfg.Kernel != "" && want != identityTag(rt.cfg.Kernel) {
+			errorReply(w, http.StatusConflict, "kernel_mismatch", "this authority coordinates another workspace; nothing was run")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func unauthorized(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", "Bearer")
+	errorReply(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
+}
+
+// tasks serves POST /tasks {"taskId","operation"}.
+func (rt *routes) tasks(w http.ResponseWriter, r *http.Request) {
+	principal, ok := rt.auth(r)
+	if !ok {
+		unauthorized(w)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		errorReply(w, http.StatusMethodNotAllowed, "method_not_allowed", "POST a JSON body {taskId, operation}")
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		errorReply(w, http.StatusUnsupportedMediaType, "invalid_request", "Content-Type must be application/json")
+		return
+	}
+	var body struct {
+		TaskID    string `json:"taskId"`
+		Operation string `json:"operation"`
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil || json.Unmarshal(data, &body) != nil || body.TaskID == "" {
+		errorReply(w, http.StatusBadRequest, "invalid_request", "the body must be {\"taskId\": UUID, \"operation\": \"status\"|\"cancel\"|\"result\"}")
+		return
+	}
+	rep, err := rt.cfg.Admission.Control(r.Context(), principal, body.TaskID, body.Operation)
+	switch {
+	case errors.Is(err, admission.ErrForbidden):
+		errorReply(w, http.StatusForbidden, "forbidden", "the task belongs to another authentication context")
+	case errors.Is(err, admission.ErrBadOperation):
+		errorReply(w, http.StatusBadRequest, "invalid_request", "operation must be status, cancel or result")
+	case err != nil:
+		errorReply(w, http.StatusInternalServerError, "internal_error", "task control failed")
+	default:
+		jsonReply(w, http.StatusOK, rep)
+	}
+}
+
+// Health is the body of /health: aggregate counts only, never task ids,
+// request ids, tokens or content.
+type Health struct {
+	Status        string `json:"status"` // "ok" or "draining"
+	Role          string `json:"role"`
+	Version       string `json:"version"`
+	Strict        bool   `json:"strict"`
+	UptimeSeconds int64  `json:"uptimeSeconds"`
+	admission.Stats
+	MCP struct {
+		Sessions      int `json:"sessions"`
+		Streams       int `json:"streams"`
+		Subscriptions int `json:"subscriptions"`
+	} `json:"mcp"`
+}
+
+func (rt *routes) health(w http.ResponseWriter, r *http.Request) {
+	if _, ok := rt.auth(r); !ok {
+		unauthorized(w)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET")
+		errorReply(w, http.StatusMethodNotAllowed, "method_not_allowed", "GET /health")
+		return
+	}
+	h := Health{Status: "ok", Role: rt.cfg.Role, Version: rt.cfg.Version, Strict: rt.cfg.Strict,
+		UptimeSeconds: int64(time.Since(rt.start).Seconds()), Stats: rt.cfg.Admission.Stats()}
+	ms := rt.srv.Stats()
+	h.MCP.Sessions, h.MCP.Streams, h.MCP.Subscriptions = ms.Sessions, ms.Streams, ms.Subscriptions
+	if h.Draining {
+		h.Status = "draining"
+	}
+	if rt.cfg.Extra == nil {
+		jsonReply(w, http.StatusOK, h)
+		return
+	}
+	// Merge the extra fields at the top level.
+	b, _ := json.Marshal(h)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for k, v := range rt.cfg.Extra() {
+		m[k] = v
+	}
+	jsonReply(w, http.StatusOK, m)
+}
