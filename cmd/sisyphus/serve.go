@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -105,8 +106,9 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	instance := authority.NewInstanceID()
 	kernel := f.kf.identity()
-	hs := &http.Server{Handler: authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Instance: instance,
-		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log}), ReadHeaderTimeout: 10 * time.Second}
+	posts := &postTracker{}
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Instance: instance,
+		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	base := "http://" + dialAddr(ln.Addr())
@@ -130,7 +132,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	url := base + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
-	return waitAndDrain(ctx, log, errc, hs, srv, adm, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
+	return waitAndDrain(ctx, log, errc, hs, srv, adm, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
 }
 
 // serveFront runs an HTTP front of the authority at f.authority.
@@ -163,21 +165,22 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
 	}
-	hs := &http.Server{Handler: authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Role: "front",
+	posts := &postTracker{}
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Role: "front",
 		Version: buildVersion(), Strict: d.Strict(), Logger: log,
-		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }}), ReadHeaderTimeout: 10 * time.Second}
+		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s; writes go to the authority at %s\n", url, desc, f.authority)
-	return waitAndDrain(ctx, log, errc, hs, srv, adm, f.drainTimeout, nil)
+	return waitAndDrain(ctx, log, errc, hs, srv, adm, posts, f.drainTimeout, nil)
 }
 
 // waitAndDrain serves until ctx ends, then stops admitting, lets calls in
 // flight settle (committing writes finish; others stop at their
 // checkpoints or commit barrier) for at most timeout, and shuts down.
-func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *http.Server, srv *mcp.Server, adm *admission.Controller, timeout time.Duration, unpublish func()) error {
+func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *http.Server, srv *mcp.Server, adm *admission.Controller, posts *postTracker, timeout time.Duration, unpublish func()) error {
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
@@ -202,6 +205,11 @@ func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *ht
 	log.Info("draining: no new calls are admitted; committing writes finish", "timeout", timeout)
 	dctx, cancel := context.WithTimeout(context.Background(), timeout)
 	derr := adm.Drain(dctx)
+	if derr == nil {
+		// A settled call still has to write its answer: closing the MCP
+		// server first would cancel it unanswered.
+		derr = posts.wait(dctx)
+	}
 	cancel()
 	if derr != nil {
 		log.Warn("drain timed out; exiting with calls in flight", "err", derr)
@@ -252,4 +260,55 @@ func printClientConfig(w io.Writer, url, tok, tokFile string, kf kernelFlags) {
 		fmt.Fprintf(w, "Token:     %s\n", tok)
 	}
 	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration:\n%s\n\n", h, s)
+}
+
+// postTracker counts requests other than GET (the long-lived notification
+// streams) so a drain can wait until every answer is written.
+type postTracker struct {
+	mu     sync.Mutex
+	active int
+	idle   chan struct{}
+}
+
+func (p *postTracker) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
+		}
+		p.mu.Lock()
+		p.active++
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			p.active--
+			if p.active == 0 && p.idle != nil {
+				close(p.idle)
+				p.idle = nil
+			}
+			p.mu.Unlock()
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// wait returns when no counted request is active, or when ctx ends.
+func (p *postTracker) wait(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		if p.active == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		if p.idle == nil {
+			p.idle = make(chan struct{})
+		}
+		idle := p.idle
+		p.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return fmt.Errorf("requests still being answered: %w", ctx.Err())
+		}
+	}
 }
