@@ -51,8 +51,8 @@ func metaOf(params map[string]json.RawMessage) map[string]json.RawMessage {
 
 // hasMetaProtocolVersion reports whether params._meta names a protocol
 // version: the mark of a modern request.
-func hasMetaProtocolVersion(raw json.RawMessage) bool {
-	p, err := paramsObject(raw)
+func hasMetaProtocolVersion(m *message) bool {
+	p, err := m.paramsObj()
 	if err != nil {
 		return false
 	}
@@ -71,7 +71,7 @@ type header interface {
 // follows the conformance expectations: header/body mismatch before version
 // support, version support before capabilities.
 func (s *Server) modernPreflight(m *message, h header) (*reqMeta, *Error) {
-	params, perr := paramsObject(m.params)
+	params, perr := m.paramsObj()
 	if perr != nil {
 		return nil, perr
 	}
@@ -138,7 +138,7 @@ func (s *Server) modernPreflight(m *message, h header) (*reqMeta, *Error) {
 
 // legacyMeta extracts the per-request parts of a legacy request.
 func legacyMeta(m *message) *reqMeta {
-	params, err := paramsObject(m.params)
+	params, err := m.paramsObj()
 	if err != nil {
 		return &reqMeta{}
 	}
@@ -240,7 +240,7 @@ func (s *Server) decorate(rc *reqCtx, res map[string]any) map[string]any {
 
 // route runs a method.
 func (s *Server) route(ctx context.Context, rc *reqCtx, m *message) (map[string]any, error) {
-	params, perr := paramsObject(m.params)
+	params, perr := m.paramsObj()
 	if perr != nil {
 		return nil, perr
 	}

@@ -283,7 +283,7 @@ func (h *httpHandler) servePOST(w http.ResponseWriter, r *http.Request, principa
 
 // isModern decides the era of a POST (see the package documentation).
 func (h *httpHandler) isModern(r *http.Request, m *message) bool {
-	if m.kind != kindResponse && (m.method == "server/discover" || hasMetaProtocolVersion(m.params)) {
+	if m.kind != kindResponse && (m.method == "server/discover" || hasMetaProtocolVersion(m)) {
 		return true
 	}
 	return modernHeader(r)
@@ -339,7 +339,7 @@ func (h *httpHandler) serveModern(w http.ResponseWriter, r *http.Request, princi
 }
 
 func (h *httpHandler) serveListen(ctx context.Context, w http.ResponseWriter, principal string, m *message, rm *reqMeta) {
-	params, _ := paramsObject(m.params)
+	params, _ := m.paramsObj()
 	f, perr := h.srv.parseListen(params)
 	if perr != nil {
 		writeError(w, modernStatus(perr.Code), m.id, perr)

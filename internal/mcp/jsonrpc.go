@@ -181,6 +181,20 @@ type message struct {
 	params json.RawMessage // nil when absent or null
 	result json.RawMessage
 	err    *wireError
+
+	// The params object, parsed once: several stages of one request read it.
+	paramsParsed bool
+	paramsMap    map[string]json.RawMessage
+	paramsErr    *Error
+}
+
+// paramsObj returns the params object, parsing it on first use.
+func (m *message) paramsObj() (map[string]json.RawMessage, *Error) {
+	if !m.paramsParsed {
+		m.paramsMap, m.paramsErr = paramsObject(m.params)
+		m.paramsParsed = true
+	}
+	return m.paramsMap, m.paramsErr
 }
 
 type wireError struct {

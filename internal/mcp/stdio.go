@@ -172,7 +172,7 @@ func (c *stdioConn) handle(ctx context.Context, line []byte) {
 
 func (c *stdioConn) request(ctx context.Context, m *message) {
 	s := c.srv
-	if m.method == "server/discover" || hasMetaProtocolVersion(m.params) {
+	if m.method == "server/discover" || hasMetaProtocolVersion(m) {
 		rm, perr := s.modernPreflight(m, nil)
 		if perr != nil {
 			c.write(encodeError(m.id, perr))
@@ -180,7 +180,7 @@ func (c *stdioConn) request(ctx context.Context, m *message) {
 		}
 		c.spawn(ctx, m, func(ctx context.Context) {
 			if m.method == "subscriptions/listen" {
-				params, _ := paramsObject(m.params)
+				params, _ := m.paramsObj()
 				f, perr := s.parseListen(params)
 				if perr != nil {
 					c.write(encodeError(m.id, perr))
