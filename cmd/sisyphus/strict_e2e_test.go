@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -258,11 +259,25 @@ func (a *agent) strictDo(tool string, args map[string]any) map[string]any {
 // endpoint: notebook, document, fs and block.
 func TestStrictToolsOverMCP(t *testing.T) {
 	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2026-07-28")
+	strictToolsFlow(t, connect(t, s.url, "2026-07-28"), "E2E")
+}
 
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": "E2E Notebook"})["notebook"].(string)
-	a.strictDo("notebook", map[string]any{"action": "rename", "notebook": nb, "name": "E2E Renamed"})
-	if got := a.ok("notebook", map[string]any{"action": "get_conf", "notebook": nb})["name"]; got != "E2E Renamed" {
+// TestStrictToolsLive runs the same walk against a real SiYuan when
+// SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set. It works
+// only inside a notebook it creates and removes.
+func TestStrictToolsLive(t *testing.T) {
+	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
+	if url == "" || tok == "" {
+		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
+	}
+	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
+	strictToolsFlow(t, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-%d", time.Now().UnixNano()))
+}
+
+func strictToolsFlow(t *testing.T, a *agent, name string) {
+	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": name + " Notebook"})["notebook"].(string)
+	a.strictDo("notebook", map[string]any{"action": "rename", "notebook": nb, "name": name})
+	if got := a.ok("notebook", map[string]any{"action": "get_conf", "notebook": nb})["name"]; got != name {
 		t.Fatalf("notebook name: %v", got)
 	}
 
@@ -273,12 +288,12 @@ func TestStrictToolsOverMCP(t *testing.T) {
 		t.Fatalf("hpath after rename: %v", look)
 	}
 
-	a.strictDo("fs", map[string]any{"action": "write", "path": "/E2E Renamed/Notes", "content": "fs body"})
-	ls := a.ok("fs", map[string]any{"action": "ls", "path": "/E2E Renamed"})
+	a.strictDo("fs", map[string]any{"action": "write", "path": "/" + name + "/Notes", "content": "fs body"})
+	ls := a.ok("fs", map[string]any{"action": "ls", "path": "/" + name})
 	if !strings.Contains(fmt.Sprint(ls), "Notes") {
 		t.Fatalf("fs ls: %v", ls)
 	}
-	a.strictDo("fs", map[string]any{"action": "rm", "path": "/E2E Renamed/Notes"})
+	a.strictDo("fs", map[string]any{"action": "rm", "path": "/" + name + "/Notes"})
 
 	kids := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)
 	para := kids[0].(map[string]any)["id"].(string)

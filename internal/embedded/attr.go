@@ -104,7 +104,13 @@ func (k *Kernel) attrsOf(id string) (map[string]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return parse.IAL2Map(node.KramdownIAL), true
+	m := parse.IAL2Map(node.KramdownIAL)
+	k.mu.RLock()
+	if old, stale := k.staleTitles[id]; stale {
+		m["title"] = old // SiYuan's cache lags a rename until the next flush
+	}
+	k.mu.RUnlock()
+	return m, true
 }
 
 func (k *Kernel) getBlockAttrs(ctx context.Context, a args) (any, error) {

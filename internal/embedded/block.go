@@ -503,6 +503,9 @@ func (k *Kernel) deleteBlock(ctx context.Context, a args) (any, error) {
 
 // applyPendingLocked applies queued deletes in order. Callers hold writeMu.
 func (k *Kernel) applyPendingLocked() {
+	k.mu.Lock()
+	k.staleTitles = nil
+	k.mu.Unlock()
 	ids := k.pendingDeletes
 	k.pendingDeletes = nil
 	for _, id := range ids {

@@ -485,11 +485,20 @@ func (k *Kernel) renameDocByID(ctx context.Context, a args) (any, error) {
 	if tree.Root.IALAttr("title") == title {
 		return nil, nil
 	}
+	old := tree.Root.IALAttr("title")
 	tree.Root.SetIALAttr("title", title)
 	tree.Root.SetIALAttr("updated", nowStamp())
 	if err := k.writeTree(tree); err != nil {
 		return nil, err
 	}
+	k.mu.Lock()
+	if k.staleTitles == nil {
+		k.staleTitles = map[string]string{}
+	}
+	if _, seen := k.staleTitles[d.ID]; !seen {
+		k.staleTitles[d.ID] = old
+	}
+	k.mu.Unlock()
 	// Descendants' human paths changed: reindex them in SQL.
 	k.requeueDescendants(d.Box, d.Path)
 	return nil, nil

@@ -58,6 +58,11 @@ type Kernel struct {
 	// guarded by writeMu.
 	pendingDeletes []string
 
+	// staleTitles are documents renamed since the queue was last flushed:
+	// SiYuan's attribute cache keeps answering getBlockAttrs with the old
+	// title until then, and so does this kernel. Guarded by mu.
+	staleTitles map[string]string
+
 	msgMu sync.Mutex
 	msgs  []Message
 }

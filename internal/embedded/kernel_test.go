@@ -542,3 +542,27 @@ func TestRemoveTwiceInOneSecond(t *testing.T) {
 		t.Fatalf("notebooks left: %v", nbs)
 	}
 }
+
+// TestRenameTitleLagsUntilFlush: as in SiYuan, getBlockAttrs answers a
+// renamed document's old title until the transaction queue is flushed.
+func TestRenameTitleLagsUntilFlush(t *testing.T) {
+	e := openEnv(t, t.TempDir())
+	ctx := context.Background()
+	doc := e.newDoc("x")
+	before, _ := e.c.GetBlockAttrs(ctx, doc)
+	if err := e.c.RenameDocByID(ctx, doc, "Renamed"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.c.GetBlockAttrs(ctx, doc); got["title"] != before["title"] {
+		t.Fatalf("title right after the rename = %q, want the old %q", got["title"], before["title"])
+	}
+	if hp, _ := e.c.GetHPathByID(ctx, doc); !strings.HasSuffix(hp, "/Renamed") {
+		t.Fatalf("the tree itself is renamed at once: %s", hp)
+	}
+	if err := e.c.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.c.GetBlockAttrs(ctx, doc); got["title"] != "Renamed" {
+		t.Fatalf("title after flush = %q", got["title"])
+	}
+}

@@ -575,6 +575,11 @@ func documentWriteActions() []*Action {
 				},
 				Readback: func(ctx context.Context, env *Env, a *Args, p map[string]any) (any, error) {
 					id, title := a.String("id"), normalizeTitle(a.String("title"))
+					// SiYuan serves a renamed document's attributes from a cache
+					// that lags until its transaction queue is flushed.
+					if err := env.Kernel.FlushTransaction(ctx); err != nil {
+						return nil, err
+					}
 					var st DocState
 					ok, err := poll(ctx, func() (bool, error) {
 						var err error
