@@ -25,7 +25,7 @@ type fixture struct {
 	child       string   // "Guide/Child"
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	k, err := embedded.Open(ctx, embedded.Options{Dir: t.TempDir(), Token: "t", SQLFlushInterval: time.Hour})
