@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -130,7 +132,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		defer authority.RemoveKernelAccess(f.stateDir, instance)
 	}
 	url := base + "/mcp"
-	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.kf)
+	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
 	return waitAndDrain(ctx, log, errc, hs, srv, adm, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
 }
@@ -172,7 +174,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
-	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.kf)
+	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s; writes go to the authority at %s\n", url, desc, f.authority)
 	return waitAndDrain(ctx, log, errc, hs, srv, adm, posts, f.drainTimeout, nil)
 }
@@ -239,27 +241,46 @@ func dialAddr(addr net.Addr) string {
 }
 
 // printClientConfig shows ready-made MCP client configurations.
-func printClientConfig(w io.Writer, url, tok, tokFile string, kf kernelFlags) {
+func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kernelFlags) {
 	exe, _ := os.Executable()
+	// Under `go run` the executable is a temporary build: point at a real one.
+	temporary := strings.Contains(exe, string(filepath.Separator)+"go-build")
+	if temporary {
+		exe = "/path/to/sisyphus"
+	}
 	stdioArgs := []string{"stdio"}
 	if kf.embedded != "" {
-		stdioArgs = append(stdioArgs, "--embedded", kf.embedded)
+		dir, err := filepath.Abs(kf.embedded)
+		if err != nil {
+			dir = kf.embedded
+		}
+		stdioArgs = append(stdioArgs, "--embedded", dir)
 	} else {
 		stdioArgs = append(stdioArgs, "--siyuan-url", kf.url)
+	}
+	if stateDir != defaultStateDir() {
+		if abs, err := filepath.Abs(stateDir); err == nil {
+			stateDir = abs
+		}
+		stdioArgs = append(stdioArgs, "--state-dir", stateDir)
 	}
 	httpCfg := map[string]any{"mcpServers": map[string]any{"sisyphus": map[string]any{
 		"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer " + tok}}}}
 	stdioCfg := map[string]any{"mcpServers": map[string]any{"sisyphus": map[string]any{
 		"command": exe, "args": stdioArgs}}}
 	h, _ := json.MarshalIndent(httpCfg, "", "  ")
-	s, _ := json.MarshalIndent(stdioCfg, "", "  ")
+	st, _ := json.MarshalIndent(stdioCfg, "", "  ")
 	fmt.Fprintf(w, "MCP URL:   %s\n", url)
 	if tokFile != "" {
 		fmt.Fprintf(w, "Token:     %s (kept in %s)\n", tok, tokFile)
 	} else {
 		fmt.Fprintf(w, "Token:     %s\n", tok)
 	}
-	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration:\n%s\n\n", h, s)
+	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration (stdio reads itself and sends writes to this server):\n%s\n", h, st)
+	if temporary {
+		fmt.Fprintln(w, "(build the binary for stdio clients: go build -o sisyphus ./cmd/sisyphus)")
+	}
+	fmt.Fprintln(w)
 }
 
 // postTracker counts requests other than GET (the long-lived notification
