@@ -105,7 +105,11 @@ func openCoordinator(stateDir string, strictOff bool, log *slog.Logger, timeout 
 		return nil, nil, err
 	}
 	c := strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l, StrictOff: strictOff, Logger: log})
-	return c, func() { l.Close() }, nil
+	// Executed records leave after seven days, unexecuted ones after ten minutes.
+	ctx, stop := context.WithCancel(context.Background())
+	pruned := make(chan struct{})
+	go func() { defer close(pruned); l.PruneEvery(ctx, time.Hour) }()
+	return c, func() { stop(); <-pruned; l.Close() }, nil
 }
 
 // defaultStateDir is $XDG_STATE_HOME/sisyphus, or ~/.local/state/sisyphus.
