@@ -187,6 +187,20 @@ func (c *Coordinator) external(ctx context.Context, op Op) (map[string]any, erro
 	if op.ValidateOnly {
 		return nil, fail(CodePreflightUnavailable, false, nil, "%s.%s has external effects that cannot be read back, so it has no preflight; nothing was executed", op.Tool, op.Action)
 	}
+	return c.once(ctx, op)
+}
+
+// direct runs a write with strict mode off.
+func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error) {
+	if op.ValidateOnly {
+		return nil, fail(CodeStrictModeDisabled, false, nil, "strict mode is off, so there is no preflight; nothing was executed")
+	}
+	return c.once(ctx, op)
+}
+
+// once dispatches a write without the strict guarantee: still through the
+// lane and its commit barrier, still attempted exactly once.
+func (c *Coordinator) once(ctx context.Context, op Op) (map[string]any, error) {
 	c.lane.Lock()
 	defer c.lane.Unlock()
 	if err := CommitBarrier(ctx, ""); err != nil {
@@ -211,26 +225,6 @@ func public(payload map[string]any) map[string]any {
 		}
 	}
 	return out
-}
-
-// direct runs a write with strict mode off.
-func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error) {
-	if op.ValidateOnly {
-		return nil, fail(CodeStrictModeDisabled, false, nil, "strict mode is off, so there is no preflight; nothing was executed")
-	}
-	c.lane.Lock()
-	defer c.lane.Unlock()
-	if err := CommitBarrier(ctx, ""); err != nil {
-		return nil, err
-	}
-	payload, err := op.Execute(ctx)
-	if err != nil {
-		return nil, c.dispatchFailure(op, err)
-	}
-	payload = public(payload)
-	payload["writeAttempted"] = true
-	payload["writeSafetyGuaranteed"] = false
-	return payload, nil
 }
 
 func (c *Coordinator) scope(op Op) (Scope, error) {

@@ -368,13 +368,13 @@ type reorderChild struct {
 // notebook's configuration, and every visible direct child's id, storage
 // path, sort value and current order (listed in custom order).
 type ReorderState struct {
-	ParentID string            `json:"parentID"`
-	Missing  bool              `json:"missing,omitempty"`
-	Kind     string            `json:"kind,omitempty"`
-	Notebook string            `json:"notebook,omitempty"`
-	Path     string            `json:"path,omitempty"`
-	Conf     notebookConfState `json:"conf"`
-	Children []reorderChild    `json:"children"`
+	ParentID string         `json:"parentID"`
+	Missing  bool           `json:"missing,omitempty"`
+	Kind     string         `json:"kind,omitempty"`
+	Notebook string         `json:"notebook,omitempty"`
+	Path     string         `json:"path,omitempty"`
+	Conf     siyuan.BoxConf `json:"conf"`
+	Children []reorderChild `json:"children"`
 }
 
 func listVisible(ctx context.Context, env *Env, nb, p string, sortMode *int) ([]siyuan.DocFile, error) {

@@ -71,35 +71,20 @@ type notebookEntry struct {
 	Unlocked     bool   `json:"unlocked"`
 }
 
-// notebookConfState is a notebook's conf without the opaque encryption
-// parameters (never changed by these actions).
-type notebookConfState struct {
-	Name                  string `json:"name"`
-	Sort                  int    `json:"sort"`
-	Icon                  string `json:"icon"`
-	Closed                bool   `json:"closed"`
-	RefCreateSaveBox      string `json:"refCreateSaveBox"`
-	RefCreateSavePath     string `json:"refCreateSavePath"`
-	DocCreateSaveBox      string `json:"docCreateSaveBox"`
-	DocCreateSavePath     string `json:"docCreateSavePath"`
-	DailyNoteSavePath     string `json:"dailyNoteSavePath"`
-	DailyNoteTemplatePath string `json:"dailyNoteTemplatePath"`
-	SortMode              int    `json:"sortMode"`
-	Encrypted             bool   `json:"encrypted"`
-}
-
-func confState(c siyuan.BoxConf) notebookConfState {
-	return notebookConfState{c.Name, c.Sort, c.Icon, c.Closed, c.RefCreateSaveBox, c.RefCreateSavePath, c.DocCreateSaveBox,
-		c.DocCreateSavePath, c.DailyNoteSavePath, c.DailyNoteTemplatePath, c.SortMode, c.Encrypted}
+// confState is a notebook's conf without the opaque encryption parameters
+// (never changed by these actions), as the state hashes it.
+func confState(c siyuan.BoxConf) siyuan.BoxConf {
+	c.BoxCrypt = nil
+	return c
 }
 
 // NotebookState is the guarded state of a notebook: its lsNotebooks entry
 // and its configuration.
 type NotebookState struct {
-	ID      string             `json:"id"`
-	Missing bool               `json:"missing,omitempty"`
-	Entry   *notebookEntry     `json:"entry,omitempty"`
-	Conf    *notebookConfState `json:"conf,omitempty"`
+	ID      string          `json:"id"`
+	Missing bool            `json:"missing,omitempty"`
+	Entry   *notebookEntry  `json:"entry,omitempty"`
+	Conf    *siyuan.BoxConf `json:"conf,omitempty"`
 }
 
 // readNotebookState reads a notebook's entry and conf concurrently. A
@@ -262,7 +247,7 @@ func applyConf(c *siyuan.BoxConf, patch map[string]any) {
 }
 
 // confField is one conf field as JSON would show it.
-func confField(c notebookConfState, k string) any {
+func confField(c siyuan.BoxConf, k string) any {
 	switch k {
 	case "name":
 		return c.Name
