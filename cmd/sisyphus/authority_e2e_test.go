@@ -66,17 +66,7 @@ func errCodeOf(m map[string]any) string {
 
 func stopServe(t *testing.T, s *serveProc) {
 	t.Helper()
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve exit after SIGTERM: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop on SIGTERM")
-	}
+	stopWithSIGTERM(t, s.cmd, "serve", 20*time.Second)
 }
 
 // TestAuthorityOwnsItsStateDir: one authority per state dir, a discovery

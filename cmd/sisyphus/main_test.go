@@ -119,16 +119,22 @@ func TestKernelServesAndInjectsFaults(t *testing.T) {
 		t.Fatalf("the dropped append must be applied once: %v\n%s", err, kd.Kramdown)
 	}
 	// SIGTERM shuts the kernel down cleanly.
-	k.cmd.Process.Signal(syscall.SIGTERM)
+	stopWithSIGTERM(t, k.cmd, "kernel", 15*time.Second)
+}
+
+// stopWithSIGTERM sends SIGTERM and requires a clean exit within timeout.
+func stopWithSIGTERM(t *testing.T, cmd *exec.Cmd, what string, timeout time.Duration) {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
-	go func() { done <- k.cmd.Wait() }()
+	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("kernel exit after SIGTERM: %v", err)
+			t.Fatalf("%s exit after SIGTERM: %v", what, err)
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("kernel did not stop on SIGTERM")
+	case <-time.After(timeout):
+		t.Fatalf("%s did not stop on SIGTERM", what)
 	}
 }
 
