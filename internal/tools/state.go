@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -26,13 +27,6 @@ type BlockState struct {
 // A block that does not exist is {missing:true}; a failed read fails the
 // whole state (fail closed: no write is decided on a partial read).
 func readBlockState(ctx context.Context, env *Env, id string) (BlockState, error) {
-	ok, err := env.Kernel.CheckBlockExist(ctx, id)
-	if err != nil {
-		return BlockState{}, err
-	}
-	if !ok {
-		return BlockState{ID: id, Missing: true}, nil
-	}
 	var (
 		wg                sync.WaitGroup
 		kd, dom           string
@@ -59,6 +53,18 @@ func readBlockState(ctx context.Context, env *Env, id string) (BlockState, error
 		if err != nil {
 			return BlockState{}, err
 		}
+	}
+	// Every block has an id attribute; the kernel answers an unknown id
+	// with empty reads, so only then is existence asked for explicitly.
+	if attrs["id"] == "" {
+		ok, err := env.Kernel.CheckBlockExist(ctx, id)
+		if err != nil {
+			return BlockState{}, err
+		}
+		if !ok {
+			return BlockState{ID: id, Missing: true}, nil
+		}
+		return BlockState{}, fmt.Errorf("block %s exists but its attributes read empty", id)
 	}
 	return BlockState{ID: id, Kramdown: normalizeKramdown(kd), Attrs: normalizeAttrs(attrs), DOM: normalizeDOM(dom)}, nil
 }
