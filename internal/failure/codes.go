@@ -1,0 +1,162 @@
+package failure
+
+// Code is a stable, machine-readable error code.
+type Code string
+
+// Codes of Strict Safe Writes: the seed's failure table.
+const (
+	PreconditionRequired   Code = "precondition_required"
+	PreflightLeaseInvalid  Code = "preflight_lease_invalid"
+	StateChanged           Code = "state_changed"
+	OutcomeUnknown         Code = "outcome_unknown"
+	ReadbackMismatch       Code = "readback_mismatch"
+	IdempotencyConflict    Code = "idempotency_conflict"
+	CoordinatorUnavailable Code = "write_coordinator_unavailable"
+	PreflightUnavailable   Code = "preflight_unavailable"
+)
+
+// The project's own codes around strict writes.
+const (
+	LedgerUnavailable  Code = "write_ledger_unavailable"
+	StrictModeDisabled Code = "strict_mode_disabled"
+	Rejected           Code = "write_rejected"
+	Cancelled          Code = "cancelled"
+	CoordinatorChanged Code = "write_coordinator_changed"
+)
+
+// Codes of the tools.
+const (
+	UnknownTool       Code = "unknown_tool"
+	UnknownAction     Code = "unknown_action"
+	UnknownHelpTopic  Code = "unknown_help_topic"
+	InvalidArguments  Code = "invalid_arguments"
+	NotFound          Code = "not_found"
+	AmbiguousPath     Code = "ambiguous_path"
+	KernelError       Code = "kernel_error"
+	KernelAuth        Code = "kernel_auth_failed"
+	KernelUnreachable Code = "kernel_unreachable"
+)
+
+// Codes of admission, task control and delegation.
+const (
+	QueueFull          Code = "queue_full"
+	TaskIDConflict     Code = "task_id_conflict"
+	InvalidTaskID      Code = "invalid_task_id"
+	ShuttingDown       Code = "shutting_down"
+	PermissionDenied   Code = "permission_denied"
+	ReadBudgetExceeded Code = "read_budget_exceeded"
+	ResultTooLarge     Code = "result_too_large"
+	AccessChanged      Code = "access_changed"
+	DelegationRefused  Code = "delegation_refused"
+	Delegated          Code = "delegated_error"
+	Internal           Code = "internal_error"
+)
+
+// Codes of the HTTP routes (answered as JSON bodies with an HTTP status,
+// not as tool results).
+const (
+	Unauthorized     Code = "unauthorized"
+	Forbidden        Code = "forbidden"
+	MethodNotAllowed Code = "method_not_allowed"
+	InvalidRequest   Code = "invalid_request"
+	KernelMismatch   Code = "kernel_mismatch"
+)
+
+// Surface says where a code is answered.
+type Surface string
+
+// Surfaces.
+const (
+	// ToolResult: a tool result with isError and structuredContent.error.
+	ToolResult Surface = "tool result"
+	// HTTP: the JSON body of an HTTP error status from an authority route.
+	HTTP Surface = "HTTP"
+)
+
+// Entry is one code of the table.
+type Entry struct {
+	Code Code
+	// Meaning says when the code is answered.
+	Meaning string
+	// CallerAction says what the caller should do; an [Error] without its
+	// own Action shows it.
+	CallerAction string
+	// Seed marks the codes of the specification's failure table.
+	Seed    bool
+	Surface Surface
+}
+
+// Codes is every code Sisyphus answers, in the order the docs list them.
+// docs/ERRORS.md is generated from it (go test ./internal/failure -update).
+var Codes = []Entry{
+	{PreconditionRequired, "A request ID or required hash is absent, malformed, or was not issued by a preflight of this authority",
+		"Run the same call with validateOnly:true, then copy requestId and the credential it returns unchanged; never invent either", true, ToolResult},
+	{PreflightLeaseInvalid, "The lease is missing, expired, used, evicted, or belonged to a previous process; or the requestId expired unused",
+		"Run the same validateOnly call again", true, ToolResult},
+	{StateChanged, "The target changed after preflight; nothing was written",
+		"Stop and reread the target before deciding to write; a new write needs a fresh preflight", true, ToolResult},
+	{OutcomeUnknown, "The connection failed after execution began, or the request was left executing; it will not run again",
+		"Do not retry with a new requestId; inspect the target to learn whether the write happened", true, ToolResult},
+	{ReadbackMismatch, "The write was sent but the readback could not verify it",
+		"Treat the outcome as unknown: inspect the target before acting", true, ToolResult},
+	{IdempotencyConflict, "The requestId was issued for a different call (tool, action, arguments or targets)",
+		"Preflight this call to get its own requestId", true, ToolResult},
+	{CoordinatorUnavailable, "The write authority cannot be discovered or reached, or is shutting down; nothing was written",
+		"Check that the Sisyphus authority (sisyphus serve) is running for this state dir, then preflight again; never write around it", true, ToolResult},
+	{PreflightUnavailable, "validateOnly on an action with external effects that cannot be read back; nothing was executed",
+		"Call it without validateOnly (no strict guarantee) or not at all", true, ToolResult},
+	{LedgerUnavailable, "The write ledger cannot be read or written; nothing was dispatched (fail closed)",
+		"Check the state directory's disk, then restart Sisyphus", false, ToolResult},
+	{StrictModeDisabled, "validateOnly while strict mode is off",
+		"Call the action without validateOnly", false, ToolResult},
+	{Rejected, "The kernel refused the write and applied nothing",
+		"Fix the arguments, then preflight again", false, ToolResult},
+	{Cancelled, "The call was cancelled before it ran or before its write started; nothing was written",
+		"Call again if it is still wanted; an unused requestId and its lease stay valid until they expire", false, ToolResult},
+	{CoordinatorChanged, "Another authority instance replaced the one this process pinned; nothing was sent",
+		"Restart this process so it pins the new authority, then preflight again (leases do not move)", false, ToolResult},
+	{UnknownTool, "No tool has this name", "Call tools/list to see the tools", false, ToolResult},
+	{UnknownAction, "The tool has no such action (validActions lists them)", "Pass one of validActions", false, ToolResult},
+	{UnknownHelpTopic, "help was asked about an action the tool does not have", "Pass one of validActions as topic", false, ToolResult},
+	{InvalidArguments, "The arguments do not fit the action (types, required fields, values); nothing was run",
+		"Fix the arguments; {\"action\":\"help\",\"topic\":\"<action>\"} shows them", false, ToolResult},
+	{NotFound, "The block, document, notebook or path does not exist; nothing was written",
+		"Check the id or path; find ids with document.lookup or search.fulltext", false, ToolResult},
+	{AmbiguousPath, "A human path names several notebooks or documents; nothing was written",
+		"Rename one of them, or use the document or notebook tools with one of the listed ids", false, ToolResult},
+	{KernelError, "SiYuan answered an error", "Check the arguments; read the target again", false, ToolResult},
+	{KernelAuth, "SiYuan refused Sisyphus's API token", "Check the SiYuan token Sisyphus is configured with (sisyphus doctor)", false, ToolResult},
+	{KernelUnreachable, "SiYuan could not be reached", "Check that SiYuan is running (sisyphus doctor), then retry the read", false, ToolResult},
+	{QueueFull, "Too many calls are in flight (128); this one was not run", "Retry after the running calls settle", false, ToolResult},
+	{TaskIDConflict, "The taskId names a live or retained task; the call was not run",
+		"Use a new taskId for every tools/call; a business replay keeps the original requestId with a new taskId", false, ToolResult},
+	{InvalidTaskID, "The task-control taskId is not a UUID string; the call was not run", "Send a UUID", false, ToolResult},
+	{ShuttingDown, "The server is shutting down; the read was not run", "Retry once it is back", false, ToolResult},
+	{PermissionDenied, "This call is not permitted; nothing was run", "Ask the person who runs Sisyphus to change the permission", false, ToolResult},
+	{ReadBudgetExceeded, "The read made more kernel calls (128) or decoded more data (8 MiB) than one read may",
+		"Narrow the query or request smaller pages (the action's paging arguments)", false, ToolResult},
+	{ResultTooLarge, "A task result is larger than task control keeps (1 MiB)", "Reconcile with the original requestId instead", false, ToolResult},
+	{AccessChanged, "Permissions or tool configuration changed since the task ran; its body is not disclosed", "Call again under the current configuration", false, ToolResult},
+	{DelegationRefused, "The authority refused the delegated call before running a tool", "Check the arguments against {\"action\":\"help\"}", false, ToolResult},
+	{Delegated, "The authority answered an error without a code", "Inspect the target; run sisyphus health", false, ToolResult},
+	{Internal, "A bug in Sisyphus; nothing more is known", "Report it with the server's log; inspect the target if a write was attempted", false, ToolResult},
+	{Unauthorized, "A valid bearer token is required (HTTP 401)", "Send Authorization: Bearer <token> (the token serve printed, or the state dir's token file)", false, HTTP},
+	{Forbidden, "The task belongs to another authentication context (HTTP 403)", "Query tasks with the credentials that started them", false, HTTP},
+	{MethodNotAllowed, "The route does not take this HTTP method (HTTP 405)", "Use the method the Allow header names", false, HTTP},
+	{InvalidRequest, "The request body or Content-Type does not fit the route (HTTP 400 or 415)", "Fix the request as the message says", false, HTTP},
+	{KernelMismatch, "The authority coordinates another workspace than the caller reads (HTTP 409)", "Point the front at the authority of its own workspace", false, HTTP},
+}
+
+var byCode = func() map[Code]Entry {
+	m := make(map[Code]Entry, len(Codes))
+	for _, e := range Codes {
+		m[e.Code] = e
+	}
+	return m
+}()
+
+// Lookup returns a code's table entry.
+func Lookup(c Code) (Entry, bool) {
+	e, ok := byCode[c]
+	return e, ok
+}
