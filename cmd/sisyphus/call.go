@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/authority"
 )
 
@@ -62,14 +61,12 @@ Example:
 				return err
 			}
 			defer closeKernel()
-			d := ff.delegator(kf.identity(), log)
-			reg, err := frontRegistry(c, d)
+			svc, err := ff.service(c, kf.identity(), log)
 			if err != nil {
 				return err
 			}
-			rn := &authority.Runner{Registry: reg, Admission: admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)}),
-				Delegating: true, Logger: log}
-			res := rn.Run(ctx, authority.Call{Tool: pos[0], Args: json.RawMessage(args), CancelOnDone: true})
+			defer svc.Close()
+			res := svc.Runner.Run(ctx, authority.Call{Tool: pos[0], Args: json.RawMessage(args), CancelOnDone: true})
 			out, _ := json.Marshal(res.StructuredContent)
 			var pretty bytes.Buffer
 			if json.Indent(&pretty, out, "", "  ") != nil {

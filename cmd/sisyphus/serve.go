@@ -19,9 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/authority"
-	"github.com/sisyphus-go/sisyphus/internal/mcp"
 )
 
 type serveFlags struct {
@@ -95,13 +93,11 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("open the write ledger in %s: %w", f.stateDir, err)
 	}
 	defer closeLedger()
-	reg, err := registry(c, coord)
+	svc, err := authority.NewService(authority.ServiceConfig{Kernel: c, Coordinator: coord, Version: buildVersion(), Logger: log})
 	if err != nil {
 		return err
 	}
-	adm := admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)})
-	srv := authority.NewServer(&authority.Runner{Registry: reg, Admission: adm, Logger: log}, buildVersion(), log)
-	defer srv.Close()
+	defer svc.Close()
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
@@ -109,7 +105,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	instance := authority.NewInstanceID()
 	kernel := f.kf.identity()
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Instance: instance,
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, Instance: instance,
 		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -134,7 +130,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	url := base + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
-	return waitAndDrain(ctx, log, errc, hs, srv, adm, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
+	return waitAndDrain(ctx, log, errc, hs, svc, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
 }
 
 // serveFront runs an HTTP front of the authority at f.authority.
@@ -155,20 +151,18 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer closeKernel()
 	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok}
-	d := ff.delegator(f.kf.identity(), log)
-	reg, err := frontRegistry(c, d)
+	svc, err := ff.service(c, f.kf.identity(), log)
 	if err != nil {
 		return err
 	}
-	adm := admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)})
-	srv := authority.NewServer(&authority.Runner{Registry: reg, Admission: adm, Delegating: true, Logger: log}, buildVersion(), log)
-	defer srv.Close()
+	defer svc.Close()
+	d := svc.Delegator
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
 	}
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(srv, authority.RoutesConfig{Token: tok, Admission: adm, Role: "front",
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, Role: "front",
 		Version: buildVersion(), Strict: d.Strict(), Logger: log,
 		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -176,13 +170,13 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s; writes go to the authority at %s\n", url, desc, f.authority)
-	return waitAndDrain(ctx, log, errc, hs, srv, adm, posts, f.drainTimeout, nil)
+	return waitAndDrain(ctx, log, errc, hs, svc, posts, f.drainTimeout, nil)
 }
 
 // waitAndDrain serves until ctx ends, then stops admitting, lets calls in
 // flight settle (committing writes finish; others stop at their
 // checkpoints or commit barrier) for at most timeout, and shuts down.
-func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *http.Server, srv *mcp.Server, adm *admission.Controller, posts *postTracker, timeout time.Duration, unpublish func()) error {
+func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *http.Server, svc *authority.Service, posts *postTracker, timeout time.Duration, unpublish func()) error {
 	select {
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
@@ -206,7 +200,7 @@ func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *ht
 	}
 	log.Info("draining: no new calls are admitted; committing writes finish", "timeout", timeout)
 	dctx, cancel := context.WithTimeout(context.Background(), timeout)
-	derr := adm.Drain(dctx)
+	derr := svc.Admission.Drain(dctx)
 	if derr == nil {
 		// A settled call still has to write its answer: closing the MCP
 		// server first would cancel it unanswered.
@@ -218,7 +212,7 @@ func waitAndDrain(ctx context.Context, log *slog.Logger, errc chan error, hs *ht
 	} else {
 		log.Info("drained")
 	}
-	srv.Close()
+	svc.Close()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil {

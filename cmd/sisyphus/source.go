@@ -20,7 +20,6 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
-	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 // kernelFlags select the SiYuan kernel a command serves: a SiYuan URL, or the
@@ -85,12 +84,6 @@ func (f *kernelFlags) openFront(ctx context.Context, log *slog.Logger, stateDir 
 		}
 	}
 	return f.open(ctx, log)
-}
-
-// registry builds the tools over a kernel client; coord runs the writes
-// (nil: this process has no write coordinator).
-func registry(c *siyuan.Client, coord *strict.Coordinator) (*tools.Registry, error) {
-	return tools.NewRegistry(&tools.Env{Kernel: c, Version: buildVersion(), Coordinator: coord})
 }
 
 // openCoordinator opens the ledger in the state dir and returns the write
@@ -176,14 +169,14 @@ func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
 	}
 }
 
-// delegator returns the client that sends writes to the authority.
+// delegator returns the client that reaches the authority.
 func (f *frontFlags) delegator(kernel string, log *slog.Logger) *authority.Delegator {
 	return authority.NewDelegator(authority.DelegatorConfig{URL: f.authority, StateDir: f.stateDir, Token: f.token,
 		Kernel: kernel, Logger: log, Version: buildVersion()})
 }
 
-// frontRegistry builds the tools of a front: reads on its own kernel
-// client, every other call delegated to the authority.
-func frontRegistry(c *siyuan.Client, d *authority.Delegator) (*tools.Registry, error) {
-	return tools.NewRegistry(&tools.Env{Kernel: c, Version: buildVersion(), Delegate: d.Delegate, DelegateStrict: d.Strict()})
+// service builds a front's service over kernel client c: reads here, every
+// other call delegated to the authority.
+func (f *frontFlags) service(c *siyuan.Client, kernel string, log *slog.Logger) (*authority.Service, error) {
+	return authority.NewService(authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log})
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"github.com/spf13/cobra"
-
-	"github.com/sisyphus-go/sisyphus/internal/admission"
-	"github.com/sisyphus-go/sisyphus/internal/authority"
 )
 
 func newStdioCmd(g *globalFlags) *cobra.Command {
@@ -32,20 +29,17 @@ write answers write_coordinator_changed until stdio restarts.`,
 				return err
 			}
 			defer closeKernel()
-			d := ff.delegator(kf.identity(), log)
-			reg, err := frontRegistry(c, d)
+			svc, err := ff.service(c, kf.identity(), log)
 			if err != nil {
 				return err
 			}
-			adm := admission.New(admission.Config{Permissions: authority.ToolPermissions(reg)})
-			srv := authority.NewServer(&authority.Runner{Registry: reg, Admission: adm, Delegating: true, Logger: log}, buildVersion(), log)
-			defer srv.Close()
-			url, _ := d.Pinned()
+			defer svc.Close()
+			url, _ := svc.Delegator.Pinned()
 			if url == "" {
 				url = "none yet (discovered on the first write)"
 			}
 			log.Info("sisyphus stdio ready", "kernel", desc, "authority", url)
-			return srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
+			return svc.MCP.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
 	kf.register(cmd)

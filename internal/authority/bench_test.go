@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -18,7 +19,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 // BenchmarkServe measures the real endpoint: tools/list, and a tools/call of
@@ -43,13 +44,18 @@ func BenchmarkServe(b *testing.B) {
 		b.Fatal(err)
 	}
 	kids, _ := c.GetChildBlocks(ctx, doc)
-	reg, err := tools.NewRegistry(&tools.Env{Kernel: c, Version: "bench"})
+	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := NewMCPServer(reg, "bench", nil)
-	defer srv.Close()
-	ours := httptest.NewServer(Handler(srv, HTTPConfig{Token: "t"}))
+	defer l.Close()
+	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	reg := svc.Registry
+	ours := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
 	defer ours.Close()
 
 	// go-sdk serves the same five tools (names, descriptions, schemas), each

@@ -19,9 +19,8 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
-	"github.com/sisyphus-go/sisyphus/internal/strict"
-	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 // Headers between a front and its authority.
@@ -179,11 +178,10 @@ func (d *Delegator) token() string {
 	return strings.TrimSpace(string(data))
 }
 
-func unavailable(format string, a ...any) *tools.Error {
-	f := false
-	return &tools.Error{Code: strict.CodeCoordinatorUnavailable, Message: fmt.Sprintf(format, a...) + "; nothing was written",
-		Action:         "start the authority (sisyphus serve) for this state dir, or pass --authority URL; then preflight again. Never write around it",
-		WriteAttempted: &f}
+func unavailable(format string, a ...any) *failure.Error {
+	e := failure.New(failure.CoordinatorUnavailable, "%s; nothing was written", fmt.Sprintf(format, a...)).Attempted(false)
+	e.Action = "start the authority (sisyphus serve) for this state dir, or pass --authority URL; then preflight again. Never write around it"
+	return e
 }
 
 // resolve returns where to send a call.
@@ -213,15 +211,12 @@ func (d *Delegator) resolve() (target, error) {
 	return target{base: baseURL(rec.URL), instance: rec.InstanceID}, nil
 }
 
-func (d *Delegator) changedError() *tools.Error {
-	f := false
-	return &tools.Error{Code: CodeCoordinatorChanged, Message: d.changed + "; nothing was sent",
-		Action:         "restart this process so it pins the new authority, then preflight again (leases do not move between authorities)",
-		WriteAttempted: &f}
+func (d *Delegator) changedError() *failure.Error {
+	return failure.New(failure.CoordinatorChanged, "%s; nothing was sent", d.changed).Attempted(false)
 }
 
 // markChanged makes every later write answer write_coordinator_changed.
-func (d *Delegator) markChanged(why string) *tools.Error {
+func (d *Delegator) markChanged(why string) *failure.Error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.changed == "" {
@@ -284,14 +279,13 @@ func (d *Delegator) Delegate(ctx context.Context, tool string, args json.RawMess
 		return nil, err
 	}
 	if ctx.Err() != nil {
-		f := false
-		return nil, &tools.Error{Code: CodeCancelled, Message: "the call was cancelled before it was sent; nothing was run", WriteAttempted: &f}
+		return nil, failure.New(failure.Cancelled, "the call was cancelled before it was sent; nothing was run").Attempted(false)
 	}
 	d.ev.delegated.Add(1)
 	taskID := NewTaskID()
 	body, err := d.callBody(tool, args, taskID)
 	if err != nil {
-		return nil, &tools.Error{Code: tools.CodeInvalidArguments, Message: "arguments cannot be encoded"}
+		return nil, failure.Invalid("arguments cannot be encoded").Attempted(false)
 	}
 
 	reqCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
@@ -362,9 +356,7 @@ func (d *Delegator) Delegate(ctx context.Context, tool string, args json.RawMess
 		return d.recover(t, taskID, args, err)
 	}
 	if msg.Error != nil {
-		f := false
-		return nil, &tools.Error{Code: "delegation_refused", Message: "the authority refused the call: " + msg.Error.Message,
-			Action: "check the arguments against {\"action\":\"help\"}", WriteAttempted: &f}
+		return nil, failure.New(failure.DelegationRefused, "the authority refused the call: %s", msg.Error.Message).Attempted(false)
 	}
 	return toolResult(msg.Result, taskID)
 }
@@ -400,7 +392,7 @@ func (d *Delegator) conflict(t target, data []byte) error {
 		Error struct{ Code, Message string } `json:"error"`
 	}
 	json.Unmarshal(data, &body)
-	if body.Error.Code == CodeCoordinatorChanged {
+	if body.Error.Code == string(failure.CoordinatorChanged) {
 		return d.markChanged(fmt.Sprintf("the authority at %s is not the instance this process pinned", t.base))
 	}
 	d.ev.unavailable.Add(1)
@@ -436,8 +428,8 @@ func (d *Delegator) recover(t target, taskID string, args json.RawMessage, cause
 		rep, err := d.control(ctx, t, taskID, admission.OpResult)
 		cancel()
 		if err != nil {
-			var te *tools.Error
-			if errors.As(err, &te) && te.Code == CodeCoordinatorChanged {
+			var fe *failure.Error
+			if errors.As(err, &fe) && fe.Code == failure.CoordinatorChanged {
 				break
 			}
 			continue
@@ -456,11 +448,11 @@ func (d *Delegator) recover(t target, taskID string, args json.RawMessage, cause
 		RequestID string `json:"requestId"`
 	}
 	json.Unmarshal(args, &probe)
-	tr := true
-	return nil, &tools.Error{Code: tools.CodeOutcomeUnknown,
-		Message:        "the authority's reply was lost after the call was sent, and its result could not be recovered; the call was not resubmitted",
-		Action:         "query it later with `sisyphus tasks result " + taskID + "` and inspect the target; reconcile with the original requestId, never a new one",
-		WriteAttempted: &tr, RequestID: probe.RequestID, Cause: &Relayed{TaskID: taskID}}
+	e := failure.Wrap(failure.OutcomeUnknown, &Relayed{TaskID: taskID},
+		"the authority's reply was lost after the call was sent, and its result could not be recovered; the call was not resubmitted").Attempted(true)
+	e.Action = "query it later with `sisyphus tasks result " + taskID + "` and inspect the target; reconcile with the original requestId, never a new one"
+	e.RequestID = probe.RequestID
+	return nil, e
 }
 
 // relayCancel sends a task-control cancel for taskID. The call may not be
@@ -628,7 +620,7 @@ func toolResult(raw json.RawMessage, taskID string) (any, error) {
 		ResultType string          `json:"resultType"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &tools.Error{Code: "internal_error", Message: "the authority's result cannot be decoded", Cause: err}
+		return nil, failure.Wrap(failure.Internal, err, "the authority's result cannot be decoded")
 	}
 	structured := res.Structured
 	if structured == nil {
@@ -647,20 +639,10 @@ func toolResult(raw json.RawMessage, taskID string) (any, error) {
 	if !res.IsError {
 		return &Delegated{Structured: structured, TaskID: taskID}, nil
 	}
-	var e struct {
-		Error struct {
-			Code, Message, Action string
-		} `json:"error"`
-		WriteAttempted *bool  `json:"writeAttempted"`
-		RequestID      string `json:"requestId"`
-		ExpectedHash   string `json:"expectedHash"`
-		CurrentHash    string `json:"currentHash"`
+	e, ok := failure.Parse(structured)
+	if !ok {
+		e = failure.New(failure.Delegated, "the authority answered an error")
 	}
-	json.Unmarshal(structured, &e)
-	if e.Error.Code == "" {
-		e.Error.Code, e.Error.Message = "delegated_error", "the authority answered an error"
-	}
-	return nil, &tools.Error{Code: e.Error.Code, Message: e.Error.Message, Action: e.Error.Action,
-		WriteAttempted: e.WriteAttempted, RequestID: e.RequestID, ExpectedHash: e.ExpectedHash, CurrentHash: e.CurrentHash,
-		Cause: &Relayed{Result: structured, TaskID: taskID}}
+	e.Cause = &Relayed{Result: structured, TaskID: taskID}
+	return nil, e
 }

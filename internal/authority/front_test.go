@@ -19,10 +19,12 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/catalog"
 )
 
 // testAuth is an in-process authority over an embedded kernel: its routes
@@ -60,7 +62,7 @@ func startAuth(t testing.TB, o authOpts) *testAuth {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	reg, err := tools.NewRegistry(&tools.Env{Kernel: kc, Version: "test", Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l})})
+	reg, err := catalog.NewRegistry(&tools.Env{Kernel: kc, Version: "test", Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func (a *testAuth) newFront(t testing.TB, url string, cfg DelegatorConfig) (*Run
 		cfg.RecoveryPause = 10 * time.Millisecond
 	}
 	d := NewDelegator(cfg)
-	reg, err := tools.NewRegistry(&tools.Env{Kernel: a.kc, Version: "test", Delegate: d.Delegate, DelegateStrict: true})
+	reg, err := catalog.NewRegistry(&tools.Env{Kernel: a.kc, Version: "test", Delegate: d.Delegate, DelegateStrict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,11 +133,11 @@ func ok(t testing.TB, rn *Runner, tool string, args map[string]any) map[string]a
 	return m
 }
 
-func failsWith(t testing.TB, rn *Runner, tool string, args map[string]any, code string) map[string]any {
+func failsWith(t testing.TB, rn *Runner, tool string, args map[string]any, code failure.Code) map[string]any {
 	t.Helper()
 	m, isErr := out(t, rn, tool, args)
 	e, _ := m["error"].(map[string]any)
-	if !isErr || e == nil || e["code"] != code {
+	if !isErr || e == nil || e["code"] != string(code) {
 		t.Fatalf("%s %v: got %v, want %s", tool, args, m, code)
 	}
 	return m
@@ -198,14 +200,14 @@ func TestDelegationUnavailable(t *testing.T) {
 	// No --authority and no discovery record.
 	d := NewDelegator(DelegatorConfig{StateDir: t.TempDir(), Kernel: KernelIdentity(a.kURL)})
 	_, err := d.Delegate(context.Background(), "block", mustJSON(pre))
-	if code, attempted := errCode(err); code != strict.CodeCoordinatorUnavailable || attempted == nil || *attempted {
+	if code, attempted := errCode(err); code != failure.CoordinatorUnavailable || attempted == nil || *attempted {
 		t.Fatalf("no authority: %v", err)
 	}
 	// An authority that is not listening.
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
 	f, _ := a.newFront(t, gone.URL, DelegatorConfig{})
-	m := failsWith(t, f, "block", pre, strict.CodeCoordinatorUnavailable)
+	m := failsWith(t, f, "block", pre, failure.CoordinatorUnavailable)
 	if m["writeAttempted"] != false {
 		t.Fatalf("unavailable must say writeAttempted:false: %v", m)
 	}
@@ -213,15 +215,15 @@ func TestDelegationUnavailable(t *testing.T) {
 	other404 := httptest.NewServer(http.NotFoundHandler())
 	defer other404.Close()
 	f404, _ := a.newFront(t, other404.URL, DelegatorConfig{})
-	failsWith(t, f404, "block", pre, strict.CodeCoordinatorUnavailable)
+	failsWith(t, f404, "block", pre, failure.CoordinatorUnavailable)
 	// A wrong token.
 	f3, _ := a.newFront(t, a.hs.URL, DelegatorConfig{})
 	f3.Registry = mustRegistry(t, a.kc, NewDelegator(DelegatorConfig{URL: a.hs.URL, Token: "nope", Kernel: KernelIdentity(a.kURL)}))
-	failsWith(t, f3, "block", pre, strict.CodeCoordinatorUnavailable)
+	failsWith(t, f3, "block", pre, failure.CoordinatorUnavailable)
 	// An authority coordinating another workspace.
 	other := NewDelegator(DelegatorConfig{URL: a.hs.URL, Token: "t", Kernel: EmbeddedIdentity(t.TempDir())})
 	_, err = other.Delegate(context.Background(), "block", mustJSON(pre))
-	if code, _ := errCode(err); code != strict.CodeCoordinatorUnavailable || !strings.Contains(err.Error(), "another workspace") {
+	if code, _ := errCode(err); code != failure.CoordinatorUnavailable || !strings.Contains(err.Error(), "another workspace") {
 		t.Fatalf("another workspace: %v", err)
 	}
 	if a.adm.Stats().Events["admitted"] != 0 {
@@ -238,9 +240,9 @@ func TestDelegationPinsTheAuthority(t *testing.T) {
 	// Another instance appears at the same URL: refused before anything runs, and from now on.
 	a.serve(a.routesFor(NewInstanceID(), nil))
 	admitted := a.adm.Stats().Events["admitted"]
-	failsWith(t, f, "block", pre, CodeCoordinatorChanged)
+	failsWith(t, f, "block", pre, failure.CoordinatorChanged)
 	a.serve(a.routes) // even if the old one came back
-	failsWith(t, f, "block", pre, CodeCoordinatorChanged)
+	failsWith(t, f, "block", pre, failure.CoordinatorChanged)
 	if got := a.adm.Stats().Events["admitted"]; got != admitted {
 		t.Fatalf("a call reached the changed authority (%d admitted, was %d)", got, admitted)
 	}
@@ -265,7 +267,7 @@ func TestDelegationPinsTheAuthority(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := d2.Delegate(context.Background(), "block", mustJSON(pre))
-	if code, _ := errCode(err); code != CodeCoordinatorChanged {
+	if code, _ := errCode(err); code != failure.CoordinatorChanged {
 		t.Fatalf("after the authority was replaced: %v", err)
 	}
 }
@@ -325,7 +327,7 @@ func TestLostReplyRecoveredThroughTaskResult(t *testing.T) {
 	upd2 := map[string]any{"action": "update", "id": para, "data": "unknown write"}
 	pre2 := ok(t, f, "block", plus(upd2, "validateOnly", true))
 	start := time.Now()
-	u := failsWith(t, f, "block", commitArgs(upd2, pre2), tools.CodeOutcomeUnknown)
+	u := failsWith(t, f, "block", commitArgs(upd2, pre2), failure.OutcomeUnknown)
 	taskID, _ := u["taskId"].(string)
 	if !admission.ValidTaskID(taskID) || u["requestId"] != pre2["requestId"] || u["writeAttempted"] != true {
 		t.Fatalf("outcome_unknown: %v", u)
@@ -344,7 +346,7 @@ func TestLostReplyRecoveredThroughTaskResult(t *testing.T) {
 	}
 	// The taskId cannot be reused for another call.
 	status, res2 := postCall(t, a.hs.URL, "t", "block", map[string]any{"action": "get_kramdown", "id": para}, taskID)
-	if status != 200 || !strings.Contains(string(res2), CodeTaskIDConflict) {
+	if status != 200 || !strings.Contains(string(res2), string(failure.TaskIDConflict)) {
 		t.Fatalf("reused taskId: %d %s", status, res2)
 	}
 }
@@ -443,7 +445,7 @@ func TestTasksRoute(t *testing.T) {
 		}
 	}
 	// A malformed taskId on tools/call is refused without running.
-	if _, body := postCall(t, a.hs.URL, "t", "block", map[string]any{"action": "get_kramdown", "id": para}, "not-a-uuid"); !bytes.Contains(body, []byte(CodeInvalidTaskID)) {
+	if _, body := postCall(t, a.hs.URL, "t", "block", map[string]any{"action": "get_kramdown", "id": para}, "not-a-uuid"); !bytes.Contains(body, []byte(string(failure.InvalidTaskID))) {
 		t.Fatalf("malformed taskId: %s", body)
 	}
 }
@@ -504,7 +506,7 @@ func TestQueueFullAndCancellation(t *testing.T) {
 	args := mustJSON(map[string]any{"action": "get_kramdown", "id": para})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	codes := make(chan string, 128)
+	codes := make(chan failure.Code, 128)
 	for i := 0; i < 128; i++ {
 		wg.Add(1)
 		go func() {
@@ -516,7 +518,7 @@ func TestQueueFullAndCancellation(t *testing.T) {
 	waitFor(t, func() bool { return a.adm.Stats().InFlight == 128 })
 	start := time.Now()
 	res := rn.Run(context.Background(), Call{Tool: "block", Args: args})
-	if resultCode(res) != CodeQueueFull || time.Since(start) > 100*time.Millisecond {
+	if resultCode(res) != failure.QueueFull || time.Since(start) > 100*time.Millisecond {
 		t.Fatalf("129th call: %v", res.StructuredContent)
 	}
 	st := a.adm.Stats()
@@ -526,12 +528,12 @@ func TestQueueFullAndCancellation(t *testing.T) {
 	cancel()
 	wg.Wait()
 	close(codes)
-	n := map[string]int{}
+	n := map[failure.Code]int{}
 	for c := range codes {
 		n[c]++
 	}
 	// Those running finished their kernel call (a single-call read completes); the rest never ran.
-	if n[CodeCancelled] < 100 || n[CodeCancelled]+n[""] != 128 {
+	if n[failure.Cancelled] < 100 || n[failure.Cancelled]+n[""] != 128 {
 		t.Fatalf("outcomes %v", n)
 	}
 	if st := a.adm.Stats(); st.InFlight != 0 || st.Events["cancelledBeforeExecution"] < 100 {
@@ -542,7 +544,7 @@ func TestQueueFullAndCancellation(t *testing.T) {
 func TestReadBudgetThroughRunner(t *testing.T) {
 	a := startAuth(t, authOpts{limits: admission.Limits{ReadCalls: 1}})
 	rn := &Runner{Registry: mustRegistry(t, a.kc, nil), Admission: a.adm}
-	m := failsWith(t, rn, "system", map[string]any{"action": "bootstrap"}, CodeReadBudgetExceeded)
+	m := failsWith(t, rn, "system", map[string]any{"action": "bootstrap"}, failure.ReadBudgetExceeded)
 	if !strings.Contains(m["error"].(map[string]any)["message"].(string), "kernel calls") {
 		t.Fatalf("budget error: %v", m)
 	}
@@ -668,27 +670,27 @@ func mustRegistry(t testing.TB, kc *siyuan.Client, d *Delegator) *tools.Registry
 		t.Cleanup(func() { l.Close() })
 		env.Coordinator = strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l})
 	}
-	reg, err := tools.NewRegistry(env)
+	reg, err := catalog.NewRegistry(env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return reg
 }
 
-func errCode(err error) (string, *bool) {
-	var te *tools.Error
+func errCode(err error) (failure.Code, *bool) {
+	var te *failure.Error
 	if errors.As(err, &te) {
 		return te.Code, te.WriteAttempted
 	}
 	return "", nil
 }
 
-func resultCode(res *mcp.CallResult) string {
+func resultCode(res *mcp.CallResult) failure.Code {
 	if !res.IsError {
 		return ""
 	}
 	var m struct {
-		Error struct{ Code string } `json:"error"`
+		Error struct{ Code failure.Code } `json:"error"`
 	}
 	raw, _ := res.StructuredContent.(json.RawMessage)
 	json.Unmarshal(raw, &m)

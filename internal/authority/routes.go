@@ -12,8 +12,13 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 )
+
+// PluginPrefix is the route prefix of the upstream plugin; clients written
+// against it reach the same endpoints.
+const PluginPrefix = "/plugin/private/siyuan-plugins-mcp-sisyphus"
 
 // RoutesConfig configures the HTTP routes of an authority or a front.
 type RoutesConfig struct {
@@ -85,8 +90,8 @@ func jsonReply(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-func errorReply(w http.ResponseWriter, status int, code, msg string) {
-	jsonReply(w, status, map[string]any{"error": map[string]string{"code": code, "message": msg}})
+func errorReply(w http.ResponseWriter, status int, code failure.Code, msg string) {
+	jsonReply(w, status, map[string]any{"error": map[string]string{"code": string(code), "message": msg}})
 }
 
 // identity stamps the instance id on every response and refuses requests
@@ -100,12 +105,12 @@ func (rt *routes) identity(next http.Handler) http.Handler {
 		if rt.cfg.Instance != "" {
 			w.Header().Set(HeaderInstance, rt.cfg.Instance)
 			if want := r.Header.Get(HeaderExpectInstance); want != "" && want != rt.cfg.Instance {
-				errorReply(w, http.StatusConflict, CodeCoordinatorChanged, "this authority is not the instance the caller pinned; nothing was run")
+				errorReply(w, http.StatusConflict, failure.CoordinatorChanged, "this authority is not the instance the caller pinned; nothing was run")
 				return
 			}
 		}
 		if want := r.Header.Get(HeaderExpectKernel); want != "" && rt.cfg.Kernel != "" && want != identityTag(rt.cfg.Kernel) {
-			errorReply(w, http.StatusConflict, "kernel_mismatch", "this authority coordinates another workspace; nothing was run")
+			errorReply(w, http.StatusConflict, failure.KernelMismatch, "this authority coordinates another workspace; nothing was run")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -114,7 +119,7 @@ func (rt *routes) identity(next http.Handler) http.Handler {
 
 func unauthorized(w http.ResponseWriter) {
 	w.Header().Set("WWW-Authenticate", "Bearer")
-	errorReply(w, http.StatusUnauthorized, "unauthorized", "a valid bearer token is required")
+	errorReply(w, http.StatusUnauthorized, failure.Unauthorized, "a valid bearer token is required")
 }
 
 // tasks serves POST /tasks {"taskId","operation"}.
@@ -126,11 +131,11 @@ func (rt *routes) tasks(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
-		errorReply(w, http.StatusMethodNotAllowed, "method_not_allowed", "POST a JSON body {taskId, operation}")
+		errorReply(w, http.StatusMethodNotAllowed, failure.MethodNotAllowed, "POST a JSON body {taskId, operation}")
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		errorReply(w, http.StatusUnsupportedMediaType, "invalid_request", "Content-Type must be application/json")
+		errorReply(w, http.StatusUnsupportedMediaType, failure.InvalidRequest, "Content-Type must be application/json")
 		return
 	}
 	var body struct {
@@ -139,17 +144,17 @@ func (rt *routes) tasks(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
 	if err != nil || json.Unmarshal(data, &body) != nil || body.TaskID == "" {
-		errorReply(w, http.StatusBadRequest, "invalid_request", "the body must be {\"taskId\": UUID, \"operation\": \"status\"|\"cancel\"|\"result\"}")
+		errorReply(w, http.StatusBadRequest, failure.InvalidRequest, "the body must be {\"taskId\": UUID, \"operation\": \"status\"|\"cancel\"|\"result\"}")
 		return
 	}
 	rep, err := rt.cfg.Admission.Control(r.Context(), principal, body.TaskID, body.Operation)
 	switch {
 	case errors.Is(err, admission.ErrForbidden):
-		errorReply(w, http.StatusForbidden, "forbidden", "the task belongs to another authentication context")
+		errorReply(w, http.StatusForbidden, failure.Forbidden, "the task belongs to another authentication context")
 	case errors.Is(err, admission.ErrBadOperation):
-		errorReply(w, http.StatusBadRequest, "invalid_request", "operation must be status, cancel or result")
+		errorReply(w, http.StatusBadRequest, failure.InvalidRequest, "operation must be status, cancel or result")
 	case err != nil:
-		errorReply(w, http.StatusInternalServerError, "internal_error", "task control failed")
+		errorReply(w, http.StatusInternalServerError, failure.Internal, "task control failed")
 	default:
 		jsonReply(w, http.StatusOK, rep)
 	}
@@ -178,7 +183,7 @@ func (rt *routes) health(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET")
-		errorReply(w, http.StatusMethodNotAllowed, "method_not_allowed", "GET /health")
+		errorReply(w, http.StatusMethodNotAllowed, failure.MethodNotAllowed, "GET /health")
 		return
 	}
 	h := Health{Status: "ok", Role: rt.cfg.Role, Version: rt.cfg.Version, Strict: rt.cfg.Strict,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -17,18 +18,6 @@ import (
 // extension: a UUID naming a tools/call for later status, cancel and result
 // queries.
 const MetaTaskID = "io.siyuan.sisyphus/taskId"
-
-// Agent-facing codes of admission and delegation.
-const (
-	CodeQueueFull          = "queue_full"
-	CodeCancelled          = strict.CodeCancelled
-	CodeTaskIDConflict     = "task_id_conflict"
-	CodeInvalidTaskID      = "invalid_task_id"
-	CodeShuttingDown       = "shutting_down"
-	CodePermissionDenied   = "permission_denied"
-	CodeReadBudgetExceeded = admission.CodeReadBudgetExceeded
-	CodeCoordinatorChanged = "write_coordinator_changed"
-)
 
 // Runner runs tool calls under admission. Every entry point takes it: MCP
 // over HTTP and stdio, and `sisyphus call`.
@@ -93,7 +82,8 @@ func (r *Runner) Run(ctx context.Context, c Call) *mcp.CallResult {
 		defer stop()
 	}
 	res := r.execute(call, c, lane, action, writes)
-	call.Finish(admission.Outcome{Result: wireResult(res), IsError: res.IsError, Cancelled: isCancelled(res)})
+	wire, _ := json.Marshal(res)
+	call.Finish(admission.Outcome{Result: wire, IsError: res.IsError, Cancelled: isCancelled(res)})
 	return res
 }
 
@@ -102,12 +92,14 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		if errors.Is(err, admission.ErrCancelled) || errors.Is(err, admission.ErrDraining) {
 			return errorResult(admissionError(err, writes))
 		}
-		return errorResult(&tools.Error{Code: CodePermissionDenied, Message: "the permission snapshot could not be loaded; nothing was run",
-			Action: "retry later", WriteAttempted: writeFlag(writes), Cause: err})
+		e := failure.Wrap(failure.PermissionDenied, err, "the permission snapshot could not be loaded; nothing was run")
+		e.Action, e.WriteAttempted = "retry later", writeFlag(writes)
+		return errorResult(e)
 	}
 	if !call.Snapshot().Allowed(c.Tool, action) {
-		return errorResult(&tools.Error{Code: CodePermissionDenied, Message: "this call is not permitted; nothing was run",
-			WriteAttempted: writeFlag(writes)})
+		e := failure.New(failure.PermissionDenied, "this call is not permitted; nothing was run")
+		e.WriteAttempted = writeFlag(writes)
+		return errorResult(e)
 	}
 	ctx := call.Context()
 	switch lane {
@@ -119,15 +111,14 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 	v, err := r.Registry.Call(ctx, c.Tool, c.Args)
 	if be := call.Budget().Exceeded(); be != nil {
 		// Whatever the action made of the error: the budget decides.
-		return errorResult(&tools.Error{Code: CodeReadBudgetExceeded, Message: be.Error() + "; nothing more was read",
-			Action: "narrow the query or request smaller pages (the action's paging arguments)", Cause: be})
+		return errorResult(failure.Wrap(failure.ReadBudgetExceeded, be, "%s; nothing more was read", be.Error()))
 	}
 	if err != nil {
 		if lane == admission.LaneRead && call.CancelRequested() && errors.Is(err, admission.ErrDraining) {
 			return errorResult(admissionError(admission.ErrDraining, false))
 		}
 		if lane == admission.LaneRead && call.CancelRequested() && errors.Is(err, context.Canceled) {
-			return errorResult(&tools.Error{Code: CodeCancelled, Message: "the read was cancelled; it stopped at a checkpoint", Cause: err})
+			return errorResult(failure.Wrap(failure.Cancelled, err, "the read was cancelled; it stopped at a checkpoint"))
 		}
 		return errorResult(err)
 	}
@@ -148,29 +139,27 @@ func writeFlag(writes bool) *bool {
 }
 
 // admissionError is the agent-facing form of an admission refusal.
-func admissionError(err error, writes bool) *tools.Error {
-	wa := writeFlag(writes)
+func admissionError(err error, writes bool) *failure.Error {
+	var e *failure.Error
 	switch {
 	case errors.Is(err, admission.ErrQueueFull):
-		return &tools.Error{Code: CodeQueueFull, Message: "too many calls are in flight (128); this one was not run",
-			Action: "retry after the running calls settle", WriteAttempted: wa, Cause: err}
+		e = failure.Wrap(failure.QueueFull, err, "too many calls are in flight (128); this one was not run")
 	case errors.Is(err, admission.ErrTaskConflict):
-		return &tools.Error{Code: CodeTaskIDConflict, Message: "this taskId names a live or retained task; the call was not run",
-			Action: "use a new taskId for every tools/call; a business replay keeps the original requestId with a new taskId", WriteAttempted: wa, Cause: err}
+		e = failure.Wrap(failure.TaskIDConflict, err, "this taskId names a live or retained task; the call was not run")
 	case errors.Is(err, admission.ErrInvalidTask):
-		return &tools.Error{Code: CodeInvalidTaskID, Message: "_meta[\"" + MetaTaskID + "\"] must be a UUID string; the call was not run",
-			WriteAttempted: wa, Cause: err}
+		e = failure.Wrap(failure.InvalidTaskID, err, "_meta[%q] must be a UUID string; the call was not run", MetaTaskID)
+	case errors.Is(err, admission.ErrDraining) && writes:
+		e = failure.Wrap(failure.CoordinatorUnavailable, err, "the write authority is shutting down; nothing was written")
+		e.Action = "wait for the authority to restart, then preflight again"
 	case errors.Is(err, admission.ErrDraining):
-		if writes {
-			return &tools.Error{Code: strict.CodeCoordinatorUnavailable, Message: "the write authority is shutting down; nothing was written",
-				Action: "wait for the authority to restart, then preflight again", WriteAttempted: wa, Cause: err}
-		}
-		return &tools.Error{Code: CodeShuttingDown, Message: "the server is shutting down; the read was not run", Action: "retry once it is back", Cause: err}
+		e = failure.Wrap(failure.ShuttingDown, err, "the server is shutting down; the read was not run")
 	case errors.Is(err, admission.ErrCancelled):
-		return &tools.Error{Code: CodeCancelled, Message: "the call was cancelled before it ran; nothing was run",
-			Action: "call again if it is still wanted", WriteAttempted: wa, Cause: err}
+		e = failure.Wrap(failure.Cancelled, err, "the call was cancelled before it ran; nothing was run")
+	default:
+		e = failure.Wrap(failure.Internal, err, "internal error")
 	}
-	return &tools.Error{Code: "internal_error", Message: "internal error", WriteAttempted: wa, Cause: err}
+	e.WriteAttempted = writeFlag(writes)
+	return e
 }
 
 // errorResult turns an error into a tool error result. A delegated failure
@@ -184,11 +173,11 @@ func errorResult(err error) *mcp.CallResult {
 		}
 		return res
 	}
-	var te *tools.Error
-	if !errors.As(err, &te) {
-		te = &tools.Error{Code: "internal_error", Message: "internal error", Cause: err}
+	var fe *failure.Error
+	if !errors.As(err, &fe) {
+		fe = failure.Wrap(failure.Internal, err, "internal error")
 	}
-	out := te.Result()
+	out := fe.Result()
 	if rel != nil && rel.TaskID != "" {
 		out["taskId"] = rel.TaskID
 	}
@@ -205,29 +194,7 @@ func isCancelled(res *mcp.CallResult) bool {
 		} `json:"error"`
 	}
 	raw, _ := res.StructuredContent.(json.RawMessage)
-	return json.Unmarshal(raw, &probe) == nil && probe.Error.Code == CodeCancelled
-}
-
-// wireResult is res as a tools/call result object.
-func wireResult(res *mcp.CallResult) []byte {
-	out := map[string]any{"content": res.Content}
-	if res.Content == nil {
-		out["content"] = []mcp.Content{}
-	}
-	if res.StructuredContent != nil {
-		out["structuredContent"] = res.StructuredContent
-	}
-	if res.IsError {
-		out["isError"] = true
-	}
-	if len(res.Meta) > 0 {
-		out["_meta"] = res.Meta
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil
-	}
-	return b
+	return json.Unmarshal(raw, &probe) == nil && probe.Error.Code == string(failure.Cancelled)
 }
 
 // taskIDFromMeta reads the taskId of a tools/call; ok is false when it is
@@ -253,7 +220,7 @@ func NewServer(rn *Runner, version string, log *slog.Logger) *mcp.Server {
 		Instructions: Instructions, Logger: log,
 	})
 	for _, t := range rn.Registry.Tools() {
-		tool := mcpTool(rn.Registry, t)
+		tool := mcpTool(t)
 		name := t.Name
 		tool.Handler = func(ctx context.Context, req *mcp.CallRequest) (*mcp.CallResult, error) {
 			taskID, ok := taskIDFromMeta(req.Meta)
@@ -266,4 +233,21 @@ func NewServer(rn *Runner, version string, log *slog.Logger) *mcp.Server {
 		s.AddTool(tool)
 	}
 	return s
+}
+
+// Instructions tell the model how to use the server.
+const Instructions = `Sisyphus serves a SiYuan notes workspace. Start with system {"action":"bootstrap"}.
+Every tool takes an "action"; {"action":"help"} lists a tool's actions and their arguments.
+Read documents with document get_doc (windows of whole blocks); find things with search.
+Writes Sisyphus owns are strict: preflight with validateOnly:true, then commit with the returned
+requestId and credential, copied unchanged. Never invent hashes or request ids.`
+
+// mcpTool is a tool's MCP declaration: name, schema and annotations.
+func mcpTool(t *tools.Tool) mcp.Tool {
+	ro := t.ReadOnly()
+	ann := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: mcp.Bool(ro), OpenWorldHint: mcp.Bool(false),
+		DestructiveHint: mcp.Bool(t.Destructive()),
+		// Reads repeat freely; strict writes are idempotent per requestId.
+		IdempotentHint: mcp.Bool(true)}
+	return mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(), Annotations: ann}
 }

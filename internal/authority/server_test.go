@@ -14,7 +14,6 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
-	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 func newAuthority(t *testing.T) (url string, c *siyuan.Client) {
@@ -32,13 +31,12 @@ func newAuthority(t *testing.T) (url string, c *siyuan.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	reg, err := tools.NewRegistry(&tools.Env{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l})})
+	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewMCPServer(reg, "test", nil)
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(Handler(srv, HTTPConfig{Token: "t"}))
+	t.Cleanup(svc.Close)
+	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
 	t.Cleanup(hs.Close)
 	return hs.URL, c
 }

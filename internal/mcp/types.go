@@ -88,6 +88,10 @@ func ErrorResult(v any) *CallResult {
 	return r
 }
 
+// MarshalJSON encodes the result as the tools/call result object of the
+// wire: content, structuredContent, isError and _meta.
+func (r *CallResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.toWire()) }
+
 func (r *CallResult) toWire() map[string]any {
 	content := r.Content
 	if content == nil {

@@ -17,10 +17,15 @@ const MinAliasLen = 4
 // maps it to precondition_required.
 var ErrMalformedCredential = errors.New("strict: malformed hash credential")
 
+// Credential is a parsed hash credential: its 4 to 64 lowercase hex digits,
+// without the "sha256:v1:" prefix. Get one from [ParseCredential], once, at
+// the edge; the pools take it without parsing again.
+type Credential string
+
 // ParseCredential accepts a credential as an agent may submit it,
 // "sha256:v1:<4-64 hex digits>" or bare "<4-64 hex digits>", in any letter
 // case, and returns its hex digits in lowercase.
-func ParseCredential(s string) (string, error) {
+func ParseCredential(s string) (Credential, error) {
 	h := s
 	if len(h) >= len(canon.Prefix) && strings.EqualFold(h[:len(canon.Prefix)], canon.Prefix) {
 		h = h[len(canon.Prefix):]
@@ -34,7 +39,7 @@ func ParseCredential(s string) (string, error) {
 			return "", fmt.Errorf("%w: %q is not a hex digit", ErrMalformedCredential, c)
 		}
 	}
-	return strings.ToLower(h), nil
+	return Credential(strings.ToLower(h)), nil
 }
 
 // AliasPool is the one short-hash pool of a process: preflight credentials
@@ -106,13 +111,10 @@ func (p *AliasPool) Alias(digest string) string {
 // Resolve returns the full digest a credential names: the digest whose
 // alias is exactly the credential's hex digits, or, for 64 digits, that
 // digest itself if the pool has registered it. The credential may carry the
-// "sha256:v1:" prefix and any letter case (see [ParseCredential]). A prefix
-// of an alias, or an alias extended by more digits, does not resolve.
-func (p *AliasPool) Resolve(alias string) (digest string, ok bool) {
-	h, err := ParseCredential(alias)
-	if err != nil {
-		return "", false
-	}
+// A prefix of an alias, or an alias extended by more digits, does not
+// resolve.
+func (p *AliasPool) Resolve(c Credential) (digest string, ok bool) {
+	h := string(c)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if len(h) == 64 {

@@ -44,7 +44,7 @@ func TestParseCredential(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || string(got) != tt.want {
 			t.Errorf("ParseCredential(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
@@ -100,7 +100,7 @@ func TestAliasCollisionsGrowPastOtherDigests(t *testing.T) {
 		{"abcd0z", ""},
 	}
 	for _, r := range resolve {
-		got, ok := p.Resolve(r.cred)
+		got, ok := resolveStr(p, r.cred)
 		if r.want == "" {
 			if ok {
 				t.Errorf("Resolve(%q) = %s, want not found", r.cred, got)
@@ -133,7 +133,7 @@ func TestAliasFullLengthCollision(t *testing.T) {
 	if got != b[len(canon.Prefix):] {
 		t.Fatalf("Alias(b) = %q, want its full 64 digits", got)
 	}
-	if d, ok := p.Resolve(got); !ok || d != b {
+	if d, ok := resolveStr(p, got); !ok || d != b {
 		t.Fatalf("Resolve(full b) = %s, %v", d, ok)
 	}
 }
@@ -178,7 +178,7 @@ func TestAliasRealDigests(t *testing.T) {
 		t.Fatal("no alias grew past 4 digits")
 	}
 	for a, d := range seen {
-		if got, ok := p.Resolve(a); !ok || got != d {
+		if got, ok := resolveStr(p, a); !ok || got != d {
 			t.Fatalf("Resolve(%q) = %s, %v; want %s", a, got, ok, d)
 		}
 	}
@@ -206,7 +206,7 @@ func TestAliasConcurrent(t *testing.T) {
 			for j := range digests {
 				k := (j + w*61) % per // different orders per worker
 				out[k] = p.Alias(digests[k])
-				if d, ok := p.Resolve(out[k]); !ok || d != digests[k] {
+				if d, ok := resolveStr(p, out[k]); !ok || d != digests[k] {
 					t.Errorf("Resolve(%q) = %s, %v", out[k], d, ok)
 				}
 			}

@@ -1,11 +1,10 @@
 package strict
 
-import "context"
+import (
+	"context"
 
-// CodeCancelled is the failure of a write stopped by its commit barrier:
-// cancellation was requested before the write became irrevocable, so nothing
-// was recorded as executing and nothing was dispatched.
-const CodeCancelled = "cancelled"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+)
 
 type commitBarrierKey struct{}
 
@@ -23,16 +22,18 @@ func WithCommitBarrier(ctx context.Context, enter func() error) context.Context 
 // commit, and right before the dispatch of an external or strict-off write,
 // under the write lane. A nil answer means the write goes ahead: mutation,
 // readback and ledger entries then finish together whatever happens to the
-// caller. A refusal is a *Failure (cancelled, writeAttempted false), to be
-// returned as is: the lease and the request id are not used up.
+// caller. A refusal is a *failure.Error (cancelled, writeAttempted false):
+// nothing was recorded as executing or dispatched, and the lease and the
+// request id are not used up.
 func CommitBarrier(ctx context.Context, requestID string) error {
 	enter, _ := ctx.Value(commitBarrierKey{}).(func() error)
 	if enter == nil {
 		return nil
 	}
 	if err := enter(); err != nil {
-		return &Failure{Code: CodeCancelled, Message: "the call was cancelled before its write started; nothing was written",
-			RequestID: requestID, Cause: err}
+		f := fail(failure.Cancelled, false, err, "the call was cancelled before its write started; nothing was written")
+		f.RequestID = requestID
+		return f
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package strict
 import (
 	"context"
 	"errors"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"testing"
 )
 
@@ -16,8 +17,8 @@ func TestCommitBarrierRefusal(t *testing.T) {
 	stop := errors.New("cancel requested")
 	ctx := WithCommitBarrier(context.Background(), func() error { return stop })
 	err := CommitBarrier(ctx, "abcd")
-	var f *Failure
-	if !errors.As(err, &f) || f.Code != CodeCancelled || f.WriteAttempted || f.RequestID != "abcd" || f.Action() == "" || !errors.Is(err, stop) {
+	var f *failure.Error
+	if !errors.As(err, &f) || f.Code != failure.Cancelled || attempted(f) || f.RequestID != "abcd" || f.CallerAction() == "" || !errors.Is(err, stop) {
 		t.Fatalf("got %#v", err)
 	}
 }
@@ -44,10 +45,10 @@ func TestCoordinatorHonoursCommitBarrier(t *testing.T) {
 	if called == 0 {
 		t.Skip("coordinator.go does not call CommitBarrier before Ledger.Begin yet")
 	}
-	if code(err) != CodeCancelled || tg.value != "a" {
+	if code(err) != failure.Cancelled || tg.value != "a" {
 		t.Fatalf("refused commit: %v, value %q", err, tg.value)
 	}
-	rec, ok, err := l.Get(context.Background(), op.RequestID)
+	rec, ok, err := l.Get(context.Background(), rid(op.RequestID))
 	if err != nil || !ok || rec.Status != StatusIssued {
 		t.Fatalf("a refused commit must leave the request issued: %+v %v %v", rec, ok, err)
 	}
@@ -60,12 +61,15 @@ func TestCoordinatorHonoursCommitBarrier(t *testing.T) {
 
 	// External and strict-off writes pass the barrier too.
 	ext := Op{Tool: "fake", Action: "notify", Policy: Policy{Class: External}, Business: map[string]any{"action": "notify"},
-		Execute: func(context.Context) (map[string]any, error) { tg.value = "external"; return map[string]any{}, nil }}
-	if _, err := c.Do(refuse, ext); code(err) != CodeCancelled || tg.value != "b" {
+		Execute: func(context.Context, any) (map[string]any, error) {
+			tg.value = "external"
+			return map[string]any{}, nil
+		}}
+	if _, err := c.Do(refuse, ext); code(err) != failure.Cancelled || tg.value != "b" {
 		t.Fatalf("external write past a refusing barrier: %v %q", err, tg.value)
 	}
 	off, _ := newCoord(t, true)
-	if _, err := off.Do(refuse, guardedOp(tg, "c", nil)); code(err) != CodeCancelled || tg.value != "b" {
+	if _, err := off.Do(refuse, guardedOp(tg, "c", nil)); code(err) != failure.Cancelled || tg.value != "b" {
 		t.Fatalf("strict-off write past a refusing barrier: %v %q", err, tg.value)
 	}
 }

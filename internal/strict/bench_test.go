@@ -54,10 +54,10 @@ func BenchmarkLedgerCommit(b *testing.B) {
 		id := ids[len(ids)-1]
 		ids = ids[:len(ids)-1]
 		b.StartTimer()
-		if _, err := l.Begin(ctx, id, blockScope); err != nil {
+		if _, err := l.Begin(ctx, rid(id), blockScope); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := l.Finish(ctx, id, StatusCommitted, prevHash, resultHash, receipt); err != nil {
+		if _, err := l.Finish(ctx, rid(id), StatusCommitted, prevHash, resultHash, receipt); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -74,7 +74,7 @@ func BenchmarkLeaseAndAlias(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pool.Take(scope, l.Credential, time.Now()); err != nil {
+		if _, err := pool.Take(scope, cred(l.Credential), time.Now()); err != nil {
 			b.Fatal(err)
 		}
 		aliases.Alias(resultHash)
@@ -86,20 +86,21 @@ func FuzzParseCredential(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		h, err := ParseCredential(s)
+		c, err := ParseCredential(s)
 		if err != nil {
 			return
 		}
+		h := string(c)
 		if len(h) < MinAliasLen || len(h) > 64 || !isLowerHex(h) {
 			t.Fatalf("ParseCredential(%q) = %q", s, h)
 		}
 		if !strings.HasSuffix(strings.ToLower(s), h) {
 			t.Fatalf("ParseCredential(%q) = %q is not its tail", s, h)
 		}
-		if again, err := ParseCredential(h); err != nil || again != h {
+		if again, err := ParseCredential(h); err != nil || again != c {
 			t.Fatalf("not idempotent: %q → %q, %v", h, again, err)
 		}
-		if id, err := ParseRequestID(s); err == nil && (!isLowerHex(id) || len(id) > MaxRequestIDLen) {
+		if id, err := ParseRequestID(s); err == nil && (!isLowerHex(string(id)) || len(id) > MaxRequestIDLen) {
 			t.Fatalf("ParseRequestID(%q) = %q", s, id)
 		}
 	})

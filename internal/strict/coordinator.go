@@ -10,62 +10,8 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/canon"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
-
-// Failure codes of Strict Safe Writes (the seed's table, plus the ledger's
-// own unavailability).
-const (
-	CodePreconditionRequired   = "precondition_required"
-	CodePreflightLeaseInvalid  = "preflight_lease_invalid"
-	CodeStateChanged           = "state_changed"
-	CodeOutcomeUnknown         = "outcome_unknown"
-	CodeReadbackMismatch       = "readback_mismatch"
-	CodeIdempotencyConflict    = "idempotency_conflict"
-	CodeCoordinatorUnavailable = "write_coordinator_unavailable"
-	CodePreflightUnavailable   = "preflight_unavailable"
-	CodeLedgerUnavailable      = "write_ledger_unavailable"
-	CodeStrictModeDisabled     = "strict_mode_disabled"
-	CodeRejected               = "write_rejected"
-)
-
-// callerAction says what the caller should do after each failure.
-var callerAction = map[string]string{
-	CodePreconditionRequired:   "run the same call with validateOnly:true first, then copy requestId and the credential it returns; never invent them",
-	CodePreflightLeaseInvalid:  "run the same validateOnly call again",
-	CodeStateChanged:           "stop; read the target again before deciding to write, then preflight again",
-	CodeOutcomeUnknown:         "do not retry with a new requestId; inspect the target to learn whether the write happened",
-	CodeReadbackMismatch:       "treat the outcome as unknown: inspect the target before acting",
-	CodeIdempotencyConflict:    "this requestId belongs to another call: preflight this call to get its own requestId",
-	CodeCoordinatorUnavailable: "check that the Sisyphus authority is running, then preflight again",
-	CodePreflightUnavailable:   "this action has external effects that cannot be read back: call it without validateOnly (no strict guarantee) or not at all",
-	CodeLedgerUnavailable:      "the write ledger cannot be written; nothing was attempted; check the state directory's disk and restart Sisyphus",
-	CodeStrictModeDisabled:     "strict mode is off: call the action without validateOnly",
-	CodeRejected:               "the kernel refused the write and applied nothing: fix the arguments, then preflight again",
-	CodeCancelled:              "nothing was written; the requestId and its lease stay usable until they expire: repeat the same call to write after all",
-}
-
-// Failure is a strict-write failure as the agent sees it.
-type Failure struct {
-	Code           string
-	Message        string
-	WriteAttempted bool
-	RequestID      string
-	// ExpectedHash and CurrentHash are aliases, for state_changed.
-	ExpectedHash, CurrentHash string
-	Cause                     error
-}
-
-func (f *Failure) Error() string { return f.Code + ": " + f.Message }
-
-// Unwrap returns the internal cause.
-func (f *Failure) Unwrap() error { return f.Cause }
-
-// Action is what the caller should do.
-func (f *Failure) Action() string { return callerAction[f.Code] }
-
-func fail(code string, attempted bool, cause error, format string, a ...any) *Failure {
-	return &Failure{Code: code, Message: fmt.Sprintf(format, a...), WriteAttempted: attempted, Cause: cause}
-}
 
 // ErrRejected marks an Execute error that proves nothing was applied (the
 // kernel refused the request before applying it). Any other Execute error
@@ -78,7 +24,9 @@ func (r rejected) Error() string        { return r.cause.Error() }
 func (r rejected) Unwrap() error        { return r.cause }
 func (r rejected) Is(target error) bool { return target == ErrRejected }
 
-// Reject marks cause as a refusal that applied nothing.
+// Reject marks cause as a refusal that applied nothing. When cause is (or
+// wraps) a *failure.Error, the agent sees that error; otherwise
+// write_rejected.
 func Reject(cause error) error { return rejected{cause} }
 
 // Op is one call of a non-read action, as the tool layer hands it over.
@@ -93,20 +41,32 @@ type Op struct {
 	Targets []string
 
 	ValidateOnly bool
-	RequestID    string
-	// Credential is the value of the precondition field ("" when absent).
+	// RequestID and Credential are the control fields as the caller sent
+	// them ("" when absent); the coordinator parses each once.
+	RequestID  string
 	Credential string
 
-	// ReadState reads the live state of the targets (guarded mutations).
+	// ReadState reads the live state. A guarded mutation's state is hashed
+	// and compared; an additive action's (optional) state is only checked.
 	ReadState func(ctx context.Context) (any, error)
-	// Execute makes the write, attempting each kernel write once, and
-	// returns the action's payload: small, ids and flags only, because it
-	// is kept in the ledger to replay. Keys starting with "_" are private
-	// details for Readback: they never reach an answer or the ledger.
-	Execute func(ctx context.Context) (map[string]any, error)
+	// Check, when set, refuses (with a *failure.Error) what the state just
+	// read proves cannot succeed: a missing target or parent, a name that
+	// does not fit. It runs at preflight, and at commit after the digest
+	// comparison and before anything is recorded as executing. It must not
+	// call the kernel.
+	Check func(state any) error
+	// Execute makes the write, attempting each kernel write once, from the
+	// state read at commit (nil without ReadState), and returns the
+	// action's payload: small, ids and flags only, because it is kept in
+	// the ledger to replay. Keys starting with "_" are private details for
+	// Readback: they never reach an answer or the ledger. The ledger
+	// records executing immediately before Execute runs, so Execute should
+	// do no heavy preparation before its first kernel write.
+	Execute func(ctx context.Context, state any) (map[string]any, error)
 	// Readback checks after the write that the requested change shows and
 	// returns the state to hash (for a guarded action, what ReadState
-	// reads). An error is readback_mismatch.
+	// reads). An error is readback_mismatch. It may add public keys to the
+	// payload.
 	Readback func(ctx context.Context, payload map[string]any) (any, error)
 }
 
@@ -166,7 +126,9 @@ func (c *Coordinator) Strict() bool { return c.strict }
 // Aliases returns the alias pool, for any hash a response shows.
 func (c *Coordinator) Aliases() *AliasPool { return c.aliases }
 
-// Do runs a non-read call and returns its JSON-ready answer or a *Failure.
+// Do runs a non-read call and returns its JSON-ready answer or a
+// *failure.Error (an error of another type is a failed state read, before
+// anything was written).
 func (c *Coordinator) Do(ctx context.Context, op Op) (map[string]any, error) {
 	switch {
 	case op.Policy.Class == External:
@@ -181,11 +143,16 @@ func (c *Coordinator) Do(ctx context.Context, op Op) (map[string]any, error) {
 	return c.commit(ctx, op)
 }
 
+// fail is a failure of this package; writeAttempted is always shown.
+func fail(code failure.Code, attempted bool, cause error, format string, a ...any) *failure.Error {
+	return failure.Wrap(code, cause, format, a...).Attempted(attempted)
+}
+
 // external runs an action whose effects cannot be read back: once, with no
 // strict guarantee; a preflight is refused without executing anything.
 func (c *Coordinator) external(ctx context.Context, op Op) (map[string]any, error) {
 	if op.ValidateOnly {
-		return nil, fail(CodePreflightUnavailable, false, nil, "%s.%s has external effects that cannot be read back, so it has no preflight; nothing was executed", op.Tool, op.Action)
+		return nil, fail(failure.PreflightUnavailable, false, nil, "%s.%s has external effects that cannot be read back, so it has no preflight; nothing was executed", op.Tool, op.Action)
 	}
 	return c.once(ctx, op)
 }
@@ -193,27 +160,62 @@ func (c *Coordinator) external(ctx context.Context, op Op) (map[string]any, erro
 // direct runs a write with strict mode off.
 func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error) {
 	if op.ValidateOnly {
-		return nil, fail(CodeStrictModeDisabled, false, nil, "strict mode is off, so there is no preflight; nothing was executed")
+		return nil, fail(failure.StrictModeDisabled, false, nil, "strict mode is off, so there is no preflight; nothing was executed")
 	}
 	return c.once(ctx, op)
 }
 
 // once dispatches a write without the strict guarantee: still through the
-// lane and its commit barrier, still attempted exactly once.
+// lane and its commit barrier, still attempted exactly once, still checked
+// first when the action can be.
 func (c *Coordinator) once(ctx context.Context, op Op) (map[string]any, error) {
 	c.lane.Lock()
 	defer c.lane.Unlock()
+	state, err := c.checkedState(ctx, op)
+	if err != nil {
+		return nil, err
+	}
 	if err := CommitBarrier(ctx, ""); err != nil {
 		return nil, err
 	}
-	payload, err := op.Execute(ctx)
+	payload, err := op.Execute(ctx, state)
 	if err != nil {
-		return nil, c.dispatchFailure(op, err)
+		return nil, c.dispatchFailure(err, "")
 	}
 	payload = public(payload)
 	payload["writeAttempted"] = true
 	payload["writeSafetyGuaranteed"] = false
 	return payload, nil
+}
+
+// checkedState reads and checks the state of an op without a comparison.
+func (c *Coordinator) checkedState(ctx context.Context, op Op) (any, error) {
+	if op.ReadState == nil {
+		return nil, nil
+	}
+	st, err := op.ReadState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if op.Check != nil {
+		if err := op.Check(st); err != nil {
+			return nil, refusal(err)
+		}
+	}
+	return st, nil
+}
+
+// refusal is a Check's verdict as the caller sees it: nothing was written.
+func refusal(err error) error {
+	var fe *failure.Error
+	if errors.As(err, &fe) {
+		fe = fe.Clone()
+		if fe.WriteAttempted == nil {
+			fe.Attempted(false)
+		}
+		return fe
+	}
+	return err
 }
 
 // public drops the private ("_"-prefixed) keys of a payload.
@@ -230,16 +232,12 @@ func public(payload map[string]any) map[string]any {
 func (c *Coordinator) scope(op Op) (Scope, error) {
 	d, err := canon.Digest(op.Business)
 	if err != nil {
-		return Scope{}, fail(CodeRejected, false, err, "the arguments cannot be canonicalised: %v", err)
+		return Scope{}, fail(failure.InvalidArguments, false, err, "the arguments cannot be canonicalised: %v", err)
 	}
 	return NewScope(op.Tool, op.Action, d, op.Targets), nil
 }
 
-func (c *Coordinator) stateDigest(ctx context.Context, op Op) (string, error) {
-	st, err := op.ReadState(ctx)
-	if err != nil {
-		return "", err
-	}
+func digestOf(st any) (string, error) {
 	d, err := canon.Digest(st)
 	if err != nil {
 		return "", fmt.Errorf("strict: hash state: %w", err)
@@ -247,22 +245,26 @@ func (c *Coordinator) stateDigest(ctx context.Context, op Op) (string, error) {
 	return d, nil
 }
 
-// preflight reads without mutating, issues a request id and a lease.
+// preflight reads without mutating, checks, issues a request id and a lease.
 func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, error) {
 	scope, err := c.scope(op)
 	if err != nil {
 		return nil, err
 	}
+	st, err := c.checkedState(ctx, op)
+	if err != nil {
+		return nil, err
+	}
 	var digest string
 	if op.Policy.Class == Mutation {
-		if digest, err = c.stateDigest(ctx, op); err != nil {
+		if digest, err = digestOf(st); err != nil {
 			return nil, err
 		}
 	}
 	rec, err := c.ledger.Issue(ctx, Record{Tool: op.Tool, Action: op.Action, ArgsDigest: scope.ArgsDigest,
 		Targets: scope.Targets, Precondition: op.Policy.Precondition})
 	if err != nil {
-		return nil, c.ledgerFailure(err, false)
+		return nil, c.ledgerFailure(err)
 	}
 	lease, err := c.leases.Put(Lease{Scope: scope, Precondition: op.Policy.Precondition, Digest: digest,
 		RequestID: rec.RequestID, IssuedAt: c.now()})
@@ -272,40 +274,70 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 	out := map[string]any{
 		"action": op.Action, "validateOnly": true, "writeAttempted": false,
 		"requestId": rec.RequestID, "requestIdExpiresAt": rec.ExpiresAt().UnixMilli(),
-		"targetCount": len(scope.Targets),
+		"targetCount": len(scope.Targets), "leaseExpiresAt": lease.ExpiresAt.UnixMilli(),
 	}
 	if op.Policy.Class == Mutation {
 		field := string(op.Policy.Precondition)
 		out["preconditionField"] = field
 		out[field] = lease.Credential
 		out["hashPrefixLength"] = len(lease.Credential)
-		out["leaseExpiresAt"] = lease.ExpiresAt.UnixMilli()
 	} else {
-		out["leaseExpiresAt"] = lease.ExpiresAt.UnixMilli()
 		out["nextStep"] = "repeat the call without validateOnly, with this requestId; no hash is needed"
 	}
 	return out, nil
+}
+
+// controls are a commit's parsed control fields.
+type controls struct {
+	requestID  RequestID
+	credential Credential
+}
+
+// parseControls parses the request id and the credential of a commit, once.
+func parseControls(op Op) (controls, error) {
+	var ctl controls
+	field := string(op.Policy.Precondition)
+	missing := func(format string, a ...any) *failure.Error {
+		f := fail(failure.PreconditionRequired, false, nil, format, a...)
+		if op.Policy.Class == Mutation {
+			f.With("expectedField", field)
+		}
+		return f.With("requestIdField", "requestId")
+	}
+	if op.RequestID == "" {
+		return ctl, missing("requestId is missing: a write needs the requestId its preflight issued")
+	}
+	id, err := ParseRequestID(op.RequestID)
+	if err != nil {
+		f := missing("requestId %q was not issued by a preflight", op.RequestID)
+		f.Cause = err
+		return ctl, f
+	}
+	ctl.requestID = id
+	if op.Policy.Class == Mutation {
+		if op.Credential == "" {
+			return ctl, missing("%s is missing: copy it from the preflight's answer", field)
+		}
+		cred, err := ParseCredential(op.Credential)
+		if err != nil {
+			f := missing("%s must be sha256:v1:<4-64 hex> or bare hex, as the preflight returned it", field)
+			f.Cause = err
+			return ctl, f
+		}
+		ctl.credential = cred
+	}
+	return ctl, nil
 }
 
 // commit runs a strict write: through the single lane, after the ledger and
 // lease checks and a fresh comparison of full digests, dispatched once and
 // read back.
 func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error) {
-	if op.RequestID == "" {
-		return nil, fail(CodePreconditionRequired, false, nil, "requestId is missing: a write needs the requestId its preflight issued")
+	ctl, err := parseControls(op)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := ParseRequestID(op.RequestID); err != nil {
-		return nil, fail(CodePreconditionRequired, false, err, "requestId %q was not issued by a preflight", op.RequestID)
-	}
-	field := string(op.Policy.Precondition)
-	if op.Policy.Class == Mutation {
-		if op.Credential == "" {
-			return nil, fail(CodePreconditionRequired, false, nil, "%s is missing: copy it from the preflight's answer", field)
-		}
-		if _, err := ParseCredential(op.Credential); err != nil {
-			return nil, fail(CodePreconditionRequired, false, err, "%s must be sha256:v1:<4-64 hex> or bare hex, as the preflight returned it", field)
-		}
-	}
+	id := ctl.requestID
 	scope, err := c.scope(op)
 	if err != nil {
 		return nil, err
@@ -314,68 +346,79 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 	c.lane.Lock()
 	defer c.lane.Unlock()
 
-	rec, err := c.ledger.Check(ctx, op.RequestID, scope)
+	rec, err := c.ledger.Check(ctx, id, scope)
 	if err != nil {
-		return c.admitFailure(op, rec, err)
+		return c.admitFailure(id, rec, err)
 	}
 	var lease Lease
 	if op.Policy.Class == Mutation {
-		lease, err = c.leases.Take(scope, op.Credential, c.now())
+		lease, err = c.leases.Take(scope, ctl.credential, c.now())
 	} else {
-		lease, err = c.leases.ForRequest(scope, op.RequestID, c.now())
+		lease, err = c.leases.ForRequest(scope, string(id), c.now())
 	}
-	switch {
-	case errors.Is(err, ErrMalformedCredential):
-		return nil, fail(CodePreconditionRequired, false, err, "%s is malformed", field)
-	case err != nil:
-		return nil, fail(CodePreflightLeaseInvalid, false, err, "no live preflight lease matches this call (expired, used, from another process, or other arguments)")
+	if err != nil {
+		return nil, fail(failure.PreflightLeaseInvalid, false, err, "no live preflight lease matches this call (expired, used, from another process, or other arguments)").
+			With("revalidateRequired", true)
 	}
 	previous := lease.Digest
+	var state any
+	if op.ReadState != nil {
+		if state, err = op.ReadState(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if op.Policy.Class == Mutation {
-		current, err := c.stateDigest(ctx, op)
+		current, err := digestOf(state)
 		if err != nil {
 			return nil, err
 		}
 		if current != lease.Digest {
-			f := fail(CodeStateChanged, false, nil, "the target changed after preflight; nothing was written")
+			f := fail(failure.StateChanged, false, nil, "the target changed after preflight; nothing was written. Read it again before any new write: a new write needs a fresh preflight").
+				With("revalidateRequired", true)
 			f.ExpectedHash, f.CurrentHash = c.aliases.Alias(lease.Digest), c.aliases.Alias(current)
 			return nil, f
+		}
+	}
+	if op.Check != nil {
+		if err := op.Check(state); err != nil {
+			return nil, refusal(err)
 		}
 	}
 	checked := time.Now()
 	// Past this barrier the write is irrevocable: cancellation is refused
 	// so that mutation, readback and ledger finish together.
-	if err := CommitBarrier(ctx, op.RequestID); err != nil {
+	if err := CommitBarrier(ctx, string(id)); err != nil {
 		return nil, err
 	}
-	if _, err := c.ledger.Begin(ctx, op.RequestID, scope); err != nil {
+	if _, err := c.ledger.Begin(ctx, id, scope); err != nil {
 		// Check passed under the lane, so only storage can fail here.
-		return c.admitFailure(op, rec, err)
+		return c.admitFailure(id, rec, err)
 	}
 	c.leases.Consume(lease)
 
-	payload, err := op.Execute(ctx)
+	payload, err := op.Execute(ctx, state)
 	if c.observe != nil {
-		c.observe(Dispatch{Tool: op.Tool, Action: op.Action, RequestID: op.RequestID, Checked: checked, Returned: time.Now()})
+		c.observe(Dispatch{Tool: op.Tool, Action: op.Action, RequestID: string(id), Checked: checked, Returned: time.Now()})
 	}
 	if err != nil {
 		if errors.Is(err, ErrRejected) {
-			receipt, _ := json.Marshal(map[string]any{"error": CodeRejected})
-			c.ledger.Finish(ctx, op.RequestID, StatusFailedBeforeDispatch, previous, "", receipt)
+			receipt, _ := json.Marshal(map[string]any{"error": failure.Rejected})
+			c.ledger.Finish(ctx, id, StatusFailedBeforeDispatch, previous, "", receipt)
 		}
-		f := c.dispatchFailure(op, err)
-		f.RequestID = op.RequestID
-		return nil, f
+		return nil, c.dispatchFailure(err, id)
 	}
 	after, err := op.Readback(ctx, payload)
 	if err != nil {
-		c.log.Warn("readback mismatch", "tool", op.Tool, "action", op.Action, "request", op.RequestID, "err", err)
-		return nil, &Failure{Code: CodeReadbackMismatch, Message: "the write was sent but the readback could not verify it: " + err.Error(),
-			WriteAttempted: true, RequestID: op.RequestID, Cause: err}
+		c.log.Warn("readback mismatch", "tool", op.Tool, "action", op.Action, "request", id, "err", err)
+		f := fail(failure.ReadbackMismatch, true, err, "the write was sent but the readback could not verify it: %s", err.Error())
+		f.RequestID = string(id)
+		return nil, f
 	}
-	result, err := canon.Digest(after)
+	result, err := digestOf(after)
 	if err != nil {
-		return nil, &Failure{Code: CodeReadbackMismatch, Message: "the readback state cannot be hashed", WriteAttempted: true, RequestID: op.RequestID, Cause: err}
+		f := fail(failure.ReadbackMismatch, true, err, "the readback state cannot be hashed")
+		f.RequestID = string(id)
+		return nil, f
 	}
 	status := StatusCommitted
 	if previous != "" && result == previous {
@@ -386,19 +429,20 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 	if err != nil || len(receipt) > MaxReceiptSize {
 		receipt, _ = json.Marshal(map[string]any{"receiptOmitted": true})
 	}
-	if _, err := c.ledger.Finish(ctx, op.RequestID, status, previous, result, receipt); err != nil {
-		return nil, &Failure{Code: CodeOutcomeUnknown, Message: "the write was verified but the ledger could not record it",
-			WriteAttempted: true, RequestID: op.RequestID, Cause: err}
+	if _, err := c.ledger.Finish(ctx, id, status, previous, result, receipt); err != nil {
+		f := fail(failure.OutcomeUnknown, true, err, "the write was verified but the ledger could not record it")
+		f.RequestID = string(id)
+		return nil, f
 	}
-	return c.success(payload, op, status, previous, result, scope, false, true), nil
+	return c.success(payload, id, status, previous, result, scope, false, true), nil
 }
 
-func (c *Coordinator) success(payload map[string]any, op Op, status Status, previous, result string, scope Scope, replayed, attempted bool) map[string]any {
+func (c *Coordinator) success(payload map[string]any, id RequestID, status Status, previous, result string, scope Scope, replayed, attempted bool) map[string]any {
 	out := make(map[string]any, len(payload)+8)
 	for k, v := range payload {
 		out[k] = v
 	}
-	out["requestId"] = op.RequestID
+	out["requestId"] = string(id)
 	out["status"] = string(status)
 	out["replayed"] = replayed
 	out["writeAttempted"] = attempted
@@ -414,44 +458,60 @@ func (c *Coordinator) success(payload map[string]any, op Op, status Status, prev
 }
 
 // admitFailure answers the ledger's verdict on a request id.
-func (c *Coordinator) admitFailure(op Op, rec Record, err error) (map[string]any, error) {
+func (c *Coordinator) admitFailure(id RequestID, rec Record, err error) (map[string]any, error) {
+	with := func(f *failure.Error) (map[string]any, error) {
+		f.RequestID = string(id)
+		return nil, f
+	}
 	switch {
 	case errors.Is(err, ErrReplay):
 		if rec.Status == StatusFailedBeforeDispatch {
-			return nil, &Failure{Code: CodeRejected, Message: "this request was rejected by the kernel before; nothing was applied", RequestID: op.RequestID}
+			return with(fail(failure.Rejected, false, nil, "this request was rejected by the kernel before; nothing was applied"))
 		}
 		var payload map[string]any
 		if err := json.Unmarshal(rec.Receipt, &payload); err != nil || payload == nil {
 			payload = map[string]any{}
 		}
-		return c.success(payload, op, rec.Status, rec.PreviousHash, rec.ResultHash, rec.Scope(), true, false), nil
+		return c.success(payload, id, rec.Status, rec.PreviousHash, rec.ResultHash, rec.Scope(), true, false), nil
 	case errors.Is(err, ErrAlreadyExecuting):
-		return nil, &Failure{Code: CodeOutcomeUnknown, Message: "this request started executing before and its outcome was never confirmed; it will not run again",
-			RequestID: op.RequestID, Cause: err}
+		return with(fail(failure.OutcomeUnknown, false, err, "this request started executing before and its outcome was never confirmed; it will not run again"))
 	case errors.Is(err, ErrIdempotencyConflict):
-		return nil, &Failure{Code: CodeIdempotencyConflict, Message: "this requestId was issued for a different call (tool, action, arguments or targets)", RequestID: op.RequestID, Cause: err}
+		return with(fail(failure.IdempotencyConflict, false, err, "this requestId was issued for a different call (tool, action, arguments or targets)"))
 	case errors.Is(err, ErrUnknownRequest):
-		return nil, fail(CodePreconditionRequired, false, err, "requestId %q was not issued by a preflight of this authority", op.RequestID)
+		return nil, fail(failure.PreconditionRequired, false, err, "requestId %q was not issued by a preflight of this authority", id)
 	case errors.Is(err, ErrRequestExpired):
-		return nil, fail(CodePreflightLeaseInvalid, false, err, "requestId %q expired before it was used (10 minutes)", op.RequestID)
+		return nil, fail(failure.PreflightLeaseInvalid, false, err, "requestId %q expired before it was used (10 minutes)", id).With("revalidateRequired", true)
 	}
-	return nil, c.ledgerFailure(err, false)
+	return nil, c.ledgerFailure(err)
 }
 
-func (c *Coordinator) ledgerFailure(err error, attempted bool) *Failure {
-	return &Failure{Code: CodeLedgerUnavailable, Message: "the write ledger is unavailable; no write was attempted", WriteAttempted: attempted, Cause: err}
+func (c *Coordinator) ledgerFailure(err error) *failure.Error {
+	return fail(failure.LedgerUnavailable, false, err, "the write ledger is unavailable; no write was attempted")
 }
 
-// dispatchFailure classifies an Execute error: a proven rejection, or an
-// unknown outcome. Writes are never retried.
-func (c *Coordinator) dispatchFailure(op Op, err error) *Failure {
-	var f *Failure
-	if errors.As(err, &f) {
-		return f
+// dispatchFailure classifies an Execute error: a proven rejection (with
+// the tool's own error when it gave one), or an unknown outcome. Writes are
+// never retried.
+func (c *Coordinator) dispatchFailure(err error, id RequestID) *failure.Error {
+	var f *failure.Error
+	switch {
+	case errors.As(err, &f) && errors.Is(err, ErrRejected):
+		f = f.Clone()
+		if f.WriteAttempted == nil {
+			f.Attempted(false)
+		}
+	case errors.As(err, &f):
+		f = f.Clone()
+		if f.WriteAttempted == nil {
+			f.Attempted(true)
+		}
+	case errors.Is(err, ErrRejected):
+		f = fail(failure.Rejected, true, err, "the kernel refused the write; nothing was applied: %s", err.Error())
+	default:
+		f = fail(failure.OutcomeUnknown, true, err, "the write was sent but its outcome is unknown (the reply was lost or incomplete); it will not be retried")
 	}
-	if errors.Is(err, ErrRejected) {
-		return &Failure{Code: CodeRejected, Message: "the kernel refused the write; nothing was applied: " + err.Error(), WriteAttempted: true, Cause: err}
+	if id != "" && f.RequestID == "" {
+		f.RequestID = string(id)
 	}
-	return &Failure{Code: CodeOutcomeUnknown, Message: "the write was sent but its outcome is unknown (the reply was lost or incomplete); it will not be retried",
-		WriteAttempted: true, Cause: err}
+	return f
 }

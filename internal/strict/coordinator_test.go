@@ -3,6 +3,7 @@ package strict
 import (
 	"context"
 	"errors"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"path/filepath"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func guardedOp(tg *fakeTarget, newValue string, readback func() (any, error)) Op
 		Tool: "fake", Action: "set", Policy: Policy{Class: Mutation, Precondition: ExpectedStateHash},
 		Business: map[string]any{"action": "set", "value": newValue}, Targets: []string{"t1"},
 		ReadState: func(context.Context) (any, error) { return map[string]any{"value": tg.value}, nil },
-		Execute: func(context.Context) (map[string]any, error) {
+		Execute: func(context.Context, any) (map[string]any, error) {
 			tg.value = newValue
 			return map[string]any{"set": true}, nil
 		},
@@ -38,15 +39,15 @@ func guardedOp(tg *fakeTarget, newValue string, readback func() (any, error)) Op
 	return op
 }
 
-func code(err error) string {
-	var f *Failure
+func code(err error) failure.Code {
+	var f *failure.Error
 	if errors.As(err, &f) {
 		return f.Code
 	}
 	if err == nil {
 		return ""
 	}
-	return "other: " + err.Error()
+	return failure.Code("other: " + err.Error())
 }
 
 func TestCoordinatorFailureCodes(t *testing.T) {
@@ -65,11 +66,11 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", func() (any, error) { return nil, errors.New("not visible") })
 		op.RequestID, op.Credential = preflight(c, op)
 		_, err := c.Do(ctx, op)
-		var f *Failure
-		if !errors.As(err, &f) || f.Code != CodeReadbackMismatch || !f.WriteAttempted || f.Action() == "" {
+		var f *failure.Error
+		if !errors.As(err, &f) || f.Code != failure.ReadbackMismatch || !attempted(f) || f.CallerAction() == "" {
 			t.Fatalf("got %v", err)
 		}
-		if _, err := c.Do(ctx, op); code(err) != CodeOutcomeUnknown {
+		if _, err := c.Do(ctx, op); code(err) != failure.OutcomeUnknown {
 			t.Fatalf("retry after readback_mismatch: %v", err)
 		}
 	})
@@ -77,19 +78,19 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		c, _ := newCoord(t, false)
 		tg := &fakeTarget{"a"}
 		op := guardedOp(tg, "b", nil)
-		op.Execute = func(context.Context) (map[string]any, error) { return nil, errors.New("connection reset") }
+		op.Execute = func(context.Context, any) (map[string]any, error) { return nil, errors.New("connection reset") }
 		op.RequestID, op.Credential = preflight(c, op)
-		if _, err := c.Do(ctx, op); code(err) != CodeOutcomeUnknown {
+		if _, err := c.Do(ctx, op); code(err) != failure.OutcomeUnknown {
 			t.Fatalf("got %v", err)
 		}
 		op2 := guardedOp(tg, "c", nil)
-		op2.Execute = func(context.Context) (map[string]any, error) { return nil, Reject(errors.New("code -1")) }
+		op2.Execute = func(context.Context, any) (map[string]any, error) { return nil, Reject(errors.New("code -1")) }
 		op2.RequestID, op2.Credential = preflight(c, op2)
-		if _, err := c.Do(ctx, op2); code(err) != CodeRejected {
+		if _, err := c.Do(ctx, op2); code(err) != failure.Rejected {
 			t.Fatalf("got %v", err)
 		}
 		// A rejected request replays as rejected, never runs again.
-		if _, err := c.Do(ctx, op2); code(err) != CodeRejected {
+		if _, err := c.Do(ctx, op2); code(err) != failure.Rejected {
 			t.Fatalf("replay of a rejection: %v", err)
 		}
 	})
@@ -99,14 +100,14 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", nil)
 		op.RequestID, op.Credential = preflight(c, op)
 		l.Close()
-		if _, err := c.Do(ctx, op); code(err) != CodeLedgerUnavailable {
+		if _, err := c.Do(ctx, op); code(err) != failure.LedgerUnavailable {
 			t.Fatalf("got %v", err)
 		}
 		if tg.value != "a" {
 			t.Fatal("a write was dispatched without a ledger")
 		}
 		op.ValidateOnly = true
-		if _, err := c.Do(ctx, op); code(err) != CodeLedgerUnavailable {
+		if _, err := c.Do(ctx, op); code(err) != failure.LedgerUnavailable {
 			t.Fatalf("preflight without a ledger: %v", err)
 		}
 	})
@@ -114,8 +115,8 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		c, _ := newCoord(t, false)
 		runs := 0
 		op := Op{Tool: "system", Action: "notify", Policy: Policy{Class: External}, ValidateOnly: true,
-			Execute: func(context.Context) (map[string]any, error) { runs++; return map[string]any{}, nil }}
-		if _, err := c.Do(ctx, op); code(err) != CodePreflightUnavailable || runs != 0 {
+			Execute: func(context.Context, any) (map[string]any, error) { runs++; return map[string]any{}, nil }}
+		if _, err := c.Do(ctx, op); code(err) != failure.PreflightUnavailable || runs != 0 {
 			t.Fatalf("preflight of external: %v, runs %d", err, runs)
 		}
 		op.ValidateOnly = false
@@ -136,7 +137,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", nil)
 		op.RequestID, op.Credential = preflight(c, op)
 		now = now.Add(11 * time.Minute)
-		if _, err := c.Do(ctx, op); code(err) != CodePreflightLeaseInvalid || tg.value != "a" {
+		if _, err := c.Do(ctx, op); code(err) != failure.PreflightLeaseInvalid || tg.value != "a" {
 			t.Fatalf("expired request: %v", err)
 		}
 	})
@@ -146,7 +147,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", nil)
 		op.RequestID, _ = preflight(c, op)
 		op.Credential = "sha256:v1:" + "ab" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
-		if _, err := c.Do(ctx, op); code(err) != CodePreflightLeaseInvalid {
+		if _, err := c.Do(ctx, op); code(err) != failure.PreflightLeaseInvalid {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -165,4 +166,35 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 			t.Fatalf("observed %+v", got)
 		}
 	})
+}
+
+func attempted(f *failure.Error) bool { return f.WriteAttempted != nil && *f.WriteAttempted }
+
+// resolveStr resolves a credential as an agent submits it.
+func resolveStr(p *AliasPool, s string) (string, bool) {
+	c, err := ParseCredential(s)
+	if err != nil {
+		return "", false
+	}
+	return p.Resolve(c)
+}
+
+// rid parses a request id as the coordinator does at its edge; a malformed
+// one is passed on as is (the ledger then knows no such request).
+func rid(s string) RequestID {
+	id, err := ParseRequestID(s)
+	if err != nil {
+		return RequestID(s)
+	}
+	return id
+}
+
+// cred parses a credential as the coordinator does; a malformed one is
+// passed on as is (it resolves to nothing).
+func cred(s string) Credential {
+	c, err := ParseCredential(s)
+	if err != nil {
+		return Credential(s)
+	}
+	return c
 }

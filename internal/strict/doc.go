@@ -1,6 +1,6 @@
 // Package strict implements Strict Safe Writes: the policy table that
-// classifies every tool action, and (as it grows) preflight leases, the alias
-// pool, issued request ids, the persistent ledger and the single write lane.
+// classifies every tool action, preflight leases, the alias pool, issued
+// request ids, the persistent ledger and the single write lane.
 //
 // It never imports the MCP protocol layer; tools declare their actions'
 // classes here and the coordinator decides how a call may run.
@@ -24,17 +24,18 @@
 // issued in one fsynced transaction; [LeasePool.Put] stores the lease and
 // returns the credential (the digest's alias) and expiry.
 //
-// Commit, inside the single write lane:
+// Commit: the request id and the credential are parsed once ([RequestID],
+// [Credential]); then, inside the single write lane:
 //
 //  1. [Ledger.Check]: ErrReplay replays the record's receipt (replayed:
 //     true, writeAttempted: false); ErrAlreadyExecuting is outcome_unknown;
 //     ErrIdempotencyConflict is idempotency_conflict; ErrUnknownRequest is
 //     precondition_required; ErrRequestExpired asks for a new preflight.
 //  2. [LeasePool.Take] with the credential (or [LeasePool.ForRequest] for an
-//     additive action): ErrMalformedCredential is precondition_required,
-//     ErrLeaseInvalid is preflight_lease_invalid. Reread the state and
-//     compare the full digests: a mismatch is state_changed, and neither
-//     the lease nor the request is used up.
+//     additive action): ErrLeaseInvalid is preflight_lease_invalid. Reread
+//     the state and compare the full digests: a mismatch is state_changed,
+//     and neither the lease nor the request is used up. Then the action's
+//     check runs on the state just read.
 //  3. [Ledger.Begin] makes the record executing, durably; then
 //     [LeasePool.Consume]; then dispatch once.
 //  4. After readback, [Ledger.Finish] with committed or no_change. If the

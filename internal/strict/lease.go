@@ -182,14 +182,9 @@ func (p *LeasePool) pruneLocked(now time.Time) {
 // Take finds the live lease for a guarded write: it resolves the credential
 // through the alias pool to a full digest (exactly, never by prefix) and
 // returns the lease in exactly this scope holding that digest. It does not
-// consume the lease. Errors: [ErrMalformedCredential] for a credential that
-// is not 4 to 64 hex digits (precondition_required), [ErrLeaseInvalid] for
-// everything else. A 64-digit credential is no shortcut: it too must match
-// a live lease.
-func (p *LeasePool) Take(scope Scope, credential string, now time.Time) (Lease, error) {
-	if _, err := ParseCredential(credential); err != nil {
-		return Lease{}, err
-	}
+// consume the lease. Its only error is [ErrLeaseInvalid]. A 64-digit
+// credential is no shortcut: it too must match a live lease.
+func (p *LeasePool) Take(scope Scope, credential Credential, now time.Time) (Lease, error) {
 	digest, ok := p.aliases.Resolve(credential)
 	if !ok {
 		return Lease{}, fmt.Errorf("%w: credential %q names no hash issued by this process", ErrLeaseInvalid, credential)

@@ -118,7 +118,13 @@ func TestLeaseTakeResolvesExactCredentialInScope(t *testing.T) {
 		{"empty", scope, "", now, ErrMalformedCredential},
 	}
 	for _, tt := range tests {
-		got, err := pool.Take(tt.scope, tt.cred, tt.at)
+		// A credential is parsed once, at the edge, before any lookup.
+		got, err := Lease{}, error(nil)
+		if c, perr := ParseCredential(tt.cred); perr != nil {
+			err = perr
+		} else {
+			got, err = pool.Take(tt.scope, c, tt.at)
+		}
 		if tt.err != nil {
 			if !errors.Is(err, tt.err) {
 				t.Errorf("%s: Take = %+v, %v; want %v", tt.name, got, err, tt.err)
@@ -130,13 +136,13 @@ func TestLeaseTakeResolvesExactCredentialInScope(t *testing.T) {
 		}
 	}
 	// Take does not consume; a failed comparison leaves the lease alone.
-	if _, err := pool.Take(scope, l.Credential, now); err != nil {
+	if _, err := pool.Take(scope, cred(l.Credential), now); err != nil {
 		t.Fatalf("lease consumed by Take: %v", err)
 	}
 	if !pool.Consume(l) {
 		t.Fatal("Consume found no lease")
 	}
-	if _, err := pool.Take(scope, l.Credential, now); !errors.Is(err, ErrLeaseInvalid) {
+	if _, err := pool.Take(scope, cred(l.Credential), now); !errors.Is(err, ErrLeaseInvalid) {
 		t.Fatalf("Take after Consume: %v", err)
 	}
 	if pool.Consume(l) {
@@ -153,9 +159,9 @@ func TestLeaseFromPreviousProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := NewLeasePool(NewAliasPool(), nil) // a restart: new pools
-	for _, cred := range []string{l.Credential, digest} {
-		if _, err := fresh.Take(scope, cred, time.Now()); !errors.Is(err, ErrLeaseInvalid) {
-			t.Errorf("Take(%s) in a new process: %v", cred, err)
+	for _, c := range []string{l.Credential, digest} {
+		if _, err := fresh.Take(scope, cred(c), time.Now()); !errors.Is(err, ErrLeaseInvalid) {
+			t.Errorf("Take(%s) in a new process: %v", c, err)
 		}
 	}
 }
@@ -173,7 +179,7 @@ func TestLeaseRefreshAndCapacity(t *testing.T) {
 	if err != nil || pool.Len() != 1 || second.Credential != first.Credential || !second.ExpiresAt.After(first.ExpiresAt) {
 		t.Fatalf("refresh: len %d, %+v, %v", pool.Len(), second, err)
 	}
-	if got, err := pool.Take(scope, first.Credential, clk.Now()); err != nil || got.RequestID != "bbbb" {
+	if got, err := pool.Take(scope, cred(first.Credential), clk.Now()); err != nil || got.RequestID != "bbbb" {
 		t.Fatalf("refreshed lease: %+v, %v", got, err)
 	}
 
@@ -190,14 +196,14 @@ func TestLeaseRefreshAndCapacity(t *testing.T) {
 	if pool.Len() != MaxLeasesPerScope {
 		t.Fatalf("len %d", pool.Len())
 	}
-	if _, err := pool.Take(scope, first.Credential, clk.Now()); !errors.Is(err, ErrLeaseInvalid) {
+	if _, err := pool.Take(scope, cred(first.Credential), clk.Now()); !errors.Is(err, ErrLeaseInvalid) {
 		t.Fatalf("d0 lease should be evicted: %v", err)
 	}
-	if _, err := pool.Take(scope, leases[0].Credential, clk.Now()); !errors.Is(err, ErrLeaseInvalid) {
+	if _, err := pool.Take(scope, cred(leases[0].Credential), clk.Now()); !errors.Is(err, ErrLeaseInvalid) {
 		t.Fatalf("oldest lease should be evicted: %v", err)
 	}
 	for _, l := range leases[1:] {
-		if _, err := pool.Take(scope, l.Credential, clk.Now()); err != nil {
+		if _, err := pool.Take(scope, cred(l.Credential), clk.Now()); err != nil {
 			t.Fatalf("lease %s: %v", l.RequestID, err)
 		}
 	}
@@ -213,7 +219,7 @@ func TestLeaseRefreshAndCapacity(t *testing.T) {
 		t.Fatalf("len %d, want %d", pool.Len(), MaxLeases)
 	}
 	for _, l := range leases[1:] {
-		if _, err := pool.Take(scope, l.Credential, clk.Now()); !errors.Is(err, ErrLeaseInvalid) {
+		if _, err := pool.Take(scope, cred(l.Credential), clk.Now()); !errors.Is(err, ErrLeaseInvalid) {
 			t.Fatalf("old lease %s survived the global cap", l.RequestID)
 		}
 	}
@@ -311,7 +317,7 @@ func TestLeaseConcurrent(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				got, err := pool.Take(scope, l.Credential, time.Now())
+				got, err := pool.Take(scope, cred(l.Credential), time.Now())
 				if err == nil && got.Digest != d {
 					t.Errorf("took %s for %s", got.Digest, d)
 				}

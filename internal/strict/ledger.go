@@ -343,7 +343,7 @@ func (l *Ledger) Issue(ctx context.Context, rec Record) (Record, error) {
 		if err != nil {
 			return Record{}, err
 		}
-		rec.RequestID = id
+		rec.RequestID = string(id)
 	}
 	rec.Targets = normTargets(rec.Targets)
 	if rec.Targets == nil {
@@ -389,7 +389,7 @@ func (l *Ledger) Issue(ctx context.Context, rec Record) (Record, error) {
 // A coordinator calls Check first, so that a replay, conflict or unknown
 // outcome is answered before it looks at leases or rereads state, and calls
 // Begin only once the digests matched.
-func (l *Ledger) Check(ctx context.Context, requestID string, scope Scope) (Record, error) {
+func (l *Ledger) Check(ctx context.Context, requestID RequestID, scope Scope) (Record, error) {
 	return l.admit(ctx, requestID, scope, false)
 }
 
@@ -403,16 +403,14 @@ func (l *Ledger) Check(ctx context.Context, requestID string, scope Scope) (Reco
 // arguments or targets); [ErrAlreadyExecuting] with the record (left
 // executing: outcome_unknown, never execute again); [ErrReplay] with the
 // finished record (replay its receipt, do not execute); ErrLedgerUnavailable.
-func (l *Ledger) Begin(ctx context.Context, requestID string, scope Scope) (Record, error) {
+func (l *Ledger) Begin(ctx context.Context, requestID RequestID, scope Scope) (Record, error) {
 	return l.admit(ctx, requestID, scope, true)
 }
 
-func (l *Ledger) admit(ctx context.Context, requestID string, scope Scope, begin bool) (Record, error) {
-	id, err := ParseRequestID(requestID)
-	if err != nil {
-		return Record{}, fmt.Errorf("%w: %w", ErrUnknownRequest, err)
-	}
+func (l *Ledger) admit(ctx context.Context, requestID RequestID, scope Scope, begin bool) (Record, error) {
+	id := string(requestID)
 	var out Record
+	var err error
 	fn := func(tx *bolt.Tx) error {
 		now := l.now()
 		r, found, err := getRecord(tx, id)
@@ -465,7 +463,7 @@ func (l *Ledger) admit(ctx context.Context, requestID string, scope Scope, begin
 // small result payload to replay (at most [MaxReceiptSize] bytes of JSON,
 // never note content). An outcome that is unknown (lost reply, readback
 // mismatch) is recorded by not calling Finish: the record stays executing.
-func (l *Ledger) Finish(ctx context.Context, requestID string, status Status, previousHash, resultHash string, receipt json.RawMessage) (Record, error) {
+func (l *Ledger) Finish(ctx context.Context, requestID RequestID, status Status, previousHash, resultHash string, receipt json.RawMessage) (Record, error) {
 	if !status.Finished() {
 		return Record{}, fmt.Errorf("strict: Finish with status %q; want committed, no_change or failed_before_dispatch", status)
 	}
@@ -487,12 +485,9 @@ func (l *Ledger) Finish(ctx context.Context, requestID string, status Status, pr
 		}
 		receipt = buf.Bytes()
 	}
-	id, err := ParseRequestID(requestID)
-	if err != nil {
-		return Record{}, fmt.Errorf("%w: %w", ErrUnknownRequest, err)
-	}
+	id := string(requestID)
 	var out Record
-	err = l.update(ctx, "finish", func(tx *bolt.Tx) error {
+	err := l.update(ctx, "finish", func(tx *bolt.Tx) error {
 		r, found, err := getRecord(tx, id)
 		if err != nil {
 			return err
@@ -517,16 +512,13 @@ func (l *Ledger) Finish(ctx context.Context, requestID string, status Status, pr
 }
 
 // Get returns the record of a request id, if there is one.
-func (l *Ledger) Get(ctx context.Context, requestID string) (Record, bool, error) {
-	id, err := ParseRequestID(requestID)
-	if err != nil {
-		return Record{}, false, nil
-	}
+func (l *Ledger) Get(ctx context.Context, requestID RequestID) (Record, bool, error) {
+	id := string(requestID)
 	var (
 		r     Record
 		found bool
 	)
-	err = l.view(ctx, "get", func(tx *bolt.Tx) error {
+	err := l.view(ctx, "get", func(tx *bolt.Tx) error {
 		var err error
 		r, found, err = getRecord(tx, id)
 		return err

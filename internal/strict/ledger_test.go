@@ -61,20 +61,20 @@ func TestLedgerLifecycleAndReplayAcrossRestart(t *testing.T) {
 	id := issued.RequestID
 
 	clk.Advance(9 * time.Minute)
-	rec, err := l.Begin(ctx, strings.ToUpper(id), blockScope)
+	rec, err := l.Begin(ctx, rid(strings.ToUpper(id)), blockScope)
 	if err != nil || rec.Status != StatusExecuting || !rec.StartedAt.Equal(clk.Now()) {
 		t.Fatalf("Begin = %+v, %v", rec, err)
 	}
 	receipt := json.RawMessage(`{ "success": true, "id": "20260812120000-abcdefg", "targetCount": 2 }`)
 	clk.Advance(time.Second)
-	fin, err := l.Finish(ctx, id, StatusCommitted, prevHash, resultHash, receipt)
+	fin, err := l.Finish(ctx, rid(id), StatusCommitted, prevHash, resultHash, receipt)
 	if err != nil || fin.Status != StatusCommitted || string(fin.Receipt) != `{"success":true,"id":"20260812120000-abcdefg","targetCount":2}` {
 		t.Fatalf("Finish = %+v, %v", fin, err)
 	}
 
 	// A second, still executing request, and a third only issued.
 	second, _ := l.Issue(ctx, testRecord(blockScope))
-	if _, err := l.Begin(ctx, second.RequestID, blockScope); err != nil {
+	if _, err := l.Begin(ctx, rid(second.RequestID), blockScope); err != nil {
 		t.Fatal(err)
 	}
 	third, _ := l.Issue(ctx, testRecord(blockScope))
@@ -98,20 +98,20 @@ func TestLedgerLifecycleAndReplayAcrossRestart(t *testing.T) {
 		{"issued can begin", third.RequestID, nil, StatusExecuting},
 	}
 	for _, tt := range tests {
-		got, err := l.Begin(ctx, tt.id, blockScope)
+		got, err := l.Begin(ctx, rid(tt.id), blockScope)
 		if !errors.Is(err, tt.err) || got.Status != tt.status {
 			t.Errorf("%s: Begin = %+v, %v; want %s, %v", tt.name, got, err, tt.status, tt.err)
 		}
 	}
-	got, err := l.Begin(ctx, id, blockScope)
+	got, err := l.Begin(ctx, rid(id), blockScope)
 	if !errors.Is(err, ErrReplay) || got.PreviousHash != prevHash || got.ResultHash != resultHash ||
 		string(got.Receipt) != string(fin.Receipt) || !got.FinishedAt.Equal(fin.FinishedAt) {
 		t.Fatalf("replay record %+v, %v", got, err)
 	}
-	if r, ok, err := l.Get(ctx, id); err != nil || !ok || r.Status != StatusCommitted {
+	if r, ok, err := l.Get(ctx, rid(id)); err != nil || !ok || r.Status != StatusCommitted {
 		t.Fatalf("Get = %+v, %v, %v", r, ok, err)
 	}
-	if _, ok, err := l.Get(ctx, "ffff0000"); ok || err != nil {
+	if _, ok, err := l.Get(ctx, rid("ffff0000")); ok || err != nil {
 		t.Fatalf("Get(unknown) = %v, %v", ok, err)
 	}
 }
@@ -133,10 +133,10 @@ func TestLedgerBeginRefusals(t *testing.T) {
 		return r.RequestID
 	}
 	finished := issueAt(t0)
-	if _, err := l.Begin(ctx, finished, blockScope); err != nil {
+	if _, err := l.Begin(ctx, rid(finished), blockScope); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Finish(ctx, finished, StatusNoChange, prevHash, prevHash, nil); err != nil {
+	if _, err := l.Finish(ctx, rid(finished), StatusNoChange, prevHash, prevHash, nil); err != nil {
 		t.Fatal(err)
 	}
 	fresh := issueAt(t0)
@@ -183,11 +183,11 @@ func TestLedgerBeginRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		// Check answers as Begin does, without starting anything.
-		crec, cerr := l.Check(ctx, tt.id, tt.scope)
+		crec, cerr := l.Check(ctx, rid(tt.id), tt.scope)
 		if tt.err == nil && (cerr != nil || crec.Status != StatusIssued) || tt.err != nil && !errors.Is(cerr, tt.err) {
 			t.Errorf("%s: Check = %+v, %v; want %v", tt.name, crec, cerr, tt.err)
 		}
-		rec, err := l.Begin(ctx, tt.id, tt.scope)
+		rec, err := l.Begin(ctx, rid(tt.id), tt.scope)
 		if tt.err == nil {
 			if err != nil || rec.Status != StatusExecuting {
 				t.Errorf("%s: Begin = %+v, %v", tt.name, rec, err)
@@ -248,7 +248,7 @@ func TestLedgerIssueAndFinishValidation(t *testing.T) {
 		}
 	}
 
-	if _, err := l.Begin(ctx, reserved, blockScope); err != nil {
+	if _, err := l.Begin(ctx, rid(reserved), blockScope); err != nil {
 		t.Fatal(err)
 	}
 	finishTests := []struct {
@@ -270,7 +270,7 @@ func TestLedgerIssueAndFinishValidation(t *testing.T) {
 		{"twice", reserved, StatusCommitted, "", resultHash, nil, ErrBadTransition, false},
 	}
 	for _, tt := range finishTests {
-		_, err := l.Finish(ctx, tt.id, tt.status, tt.prev, tt.result, tt.receipt)
+		_, err := l.Finish(ctx, rid(tt.id), tt.status, tt.prev, tt.result, tt.receipt)
 		switch {
 		case !tt.stillExecutes && tt.err == nil:
 			if err != nil {
@@ -279,13 +279,13 @@ func TestLedgerIssueAndFinishValidation(t *testing.T) {
 		case err == nil || tt.err != nil && !errors.Is(err, tt.err):
 			t.Errorf("Finish %s: %v, want %v", tt.name, err, tt.err)
 		}
-		if r, _, _ := l.Get(ctx, reserved); (r.Status == StatusExecuting) != tt.stillExecutes {
+		if r, _, _ := l.Get(ctx, rid(reserved)); (r.Status == StatusExecuting) != tt.stillExecutes {
 			t.Errorf("after Finish %s: status %s", tt.name, r.Status)
 		}
 	}
 	// A Finish on an issued (not begun) record is refused too.
 	r2, _ := l.Issue(ctx, testRecord(blockScope))
-	if _, err := l.Finish(ctx, r2.RequestID, StatusCommitted, prevHash, resultHash, nil); !errors.Is(err, ErrBadTransition) {
+	if _, err := l.Finish(ctx, rid(r2.RequestID), StatusCommitted, prevHash, resultHash, nil); !errors.Is(err, ErrBadTransition) {
 		t.Errorf("Finish on issued: %v", err)
 	}
 }
@@ -296,10 +296,10 @@ func TestLedgerRecordsHoldNoContent(t *testing.T) {
 	l := openLedger(t, filepath.Join(t.TempDir(), LedgerFile), clk)
 	defer l.Close()
 	r, _ := l.Issue(ctx, testRecord(blockScope))
-	if _, err := l.Begin(ctx, r.RequestID, blockScope); err != nil {
+	if _, err := l.Begin(ctx, rid(r.RequestID), blockScope); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Finish(ctx, r.RequestID, StatusCommitted, prevHash, resultHash, json.RawMessage(`{"ok":true}`)); err != nil {
+	if _, err := l.Finish(ctx, rid(r.RequestID), StatusCommitted, prevHash, resultHash, json.RawMessage(`{"ok":true}`)); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
@@ -341,11 +341,11 @@ func TestLedgerPrune(t *testing.T) {
 			return r.RequestID
 		}
 		clk.t = at
-		if _, err := l.Begin(ctx, r.RequestID, blockScope); err != nil {
+		if _, err := l.Begin(ctx, rid(r.RequestID), blockScope); err != nil {
 			t.Fatal(err)
 		}
 		if status.Finished() {
-			if _, err := l.Finish(ctx, r.RequestID, status, prevHash, resultHash, nil); err != nil {
+			if _, err := l.Finish(ctx, rid(r.RequestID), status, prevHash, resultHash, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -374,7 +374,7 @@ func TestLedgerPrune(t *testing.T) {
 	want := 0
 	iss, _ := NewIDIssuer(l.DB())
 	for _, r := range records {
-		_, found, err := l.Get(ctx, r.id)
+		_, found, err := l.Get(ctx, rid(r.id))
 		if err != nil || found == r.pruned {
 			t.Errorf("%s: found = %v, %v; want pruned %v", r.name, found, err, r.pruned)
 		}
@@ -462,18 +462,18 @@ func TestLedgerFailsClosed(t *testing.T) {
 	})
 	l = openLedger(t, path, clk, readOnly)
 	defer l.Close()
-	if r, ok, err := l.Get(ctx, rec.RequestID); err != nil || !ok || r.Status != StatusIssued {
+	if r, ok, err := l.Get(ctx, rid(rec.RequestID)); err != nil || !ok || r.Status != StatusIssued {
 		t.Fatalf("read before the failure: %+v, %v, %v", r, ok, err)
 	}
-	if _, err := l.Begin(ctx, rec.RequestID, blockScope); !errors.Is(err, ErrLedgerUnavailable) {
+	if _, err := l.Begin(ctx, rid(rec.RequestID), blockScope); !errors.Is(err, ErrLedgerUnavailable) {
 		t.Fatalf("Begin on a read-only file: %v", err)
 	}
 	calls := map[string]func() error{
-		"Get":   func() error { _, _, err := l.Get(ctx, rec.RequestID); return err },
+		"Get":   func() error { _, _, err := l.Get(ctx, rid(rec.RequestID)); return err },
 		"Issue": func() error { _, err := l.Issue(ctx, testRecord(blockScope)); return err },
-		"Begin": func() error { _, err := l.Begin(ctx, rec.RequestID, blockScope); return err },
+		"Begin": func() error { _, err := l.Begin(ctx, rid(rec.RequestID), blockScope); return err },
 		"Finish": func() error {
-			_, err := l.Finish(ctx, rec.RequestID, StatusCommitted, prevHash, resultHash, nil)
+			_, err := l.Finish(ctx, rid(rec.RequestID), StatusCommitted, prevHash, resultHash, nil)
 			return err
 		},
 		"Prune": func() error { _, err := l.Prune(ctx, clk.Now()); return err },
@@ -536,7 +536,7 @@ func TestLedgerConcurrentBegin(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := l.Begin(ctx, id, blockScope)
+				_, err := l.Begin(ctx, rid(id), blockScope)
 				started <- err
 			}()
 		}

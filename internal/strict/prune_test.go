@@ -29,11 +29,11 @@ func TestPruneEvery(t *testing.T) {
 	pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	l.PruneEvery(pctx, 20*time.Millisecond)
-	if _, found, err := l.Get(ctx, rec.RequestID); err != nil || found {
+	if _, found, err := l.Get(ctx, rid(rec.RequestID)); err != nil || found {
 		t.Fatalf("record after a pruning pass: found=%v err=%v", found, err)
 	}
 	// The id stays reserved: a reuse is an expired request, never a new one.
-	if _, err := l.Begin(ctx, rec.RequestID, rec.Scope()); err == nil {
+	if _, err := l.Begin(ctx, rid(rec.RequestID), rec.Scope()); err == nil {
 		t.Fatal("a pruned request id must not start again")
 	}
 }

@@ -30,13 +30,18 @@ var reservationsBucket = []byte("strict.requestIds")
 // ErrMalformedRequestID is wrapped by [ParseRequestID] errors.
 var ErrMalformedRequestID = errors.New("strict: malformed request id")
 
+// RequestID is a request id as issued: 4 to 32 lowercase hex digits. Get
+// one from [ParseRequestID] (a submitted id, parsed once at the edge) or
+// from the ledger; the ledger's methods take it without parsing again.
+type RequestID string
+
 // errIDSpaceExhausted is returned if every length up to MaxRequestIDLen
 // collided: only a broken random source can cause it.
 var errIDSpaceExhausted = errors.New("strict: no free request id up to the maximum length (is the random source broken?)")
 
 // ParseRequestID checks a request id as submitted (4 to 32 hex digits, any
 // letter case) and returns it in lowercase, the form ids are issued in.
-func ParseRequestID(s string) (string, error) {
+func ParseRequestID(s string) (RequestID, error) {
 	if len(s) < MinRequestIDLen || len(s) > MaxRequestIDLen {
 		return "", fmt.Errorf("%w: want %d to %d hex digits, got %d characters", ErrMalformedRequestID, MinRequestIDLen, MaxRequestIDLen, len(s))
 	}
@@ -46,7 +51,7 @@ func ParseRequestID(s string) (string, error) {
 			return "", fmt.Errorf("%w: %q is not a hex digit", ErrMalformedRequestID, c)
 		}
 	}
-	return strings.ToLower(s), nil
+	return RequestID(strings.ToLower(s)), nil
 }
 
 // IDIssuer issues request ids and reserves every one of them on disk, so no
@@ -159,12 +164,12 @@ func (i *IDIssuer) Issued(ctx context.Context, id string) (issuedAt time.Time, o
 	if err := ctx.Err(); err != nil {
 		return time.Time{}, false, err
 	}
-	id, perr := ParseRequestID(id)
+	rid, perr := ParseRequestID(id)
 	if perr != nil {
 		return time.Time{}, false, nil
 	}
 	err = i.db.View(func(tx *bolt.Tx) error {
-		issuedAt, ok = reservedAt(tx, id)
+		issuedAt, ok = reservedAt(tx, string(rid))
 		return nil
 	})
 	if err != nil {

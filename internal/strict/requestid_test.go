@@ -43,7 +43,7 @@ func TestParseRequestID(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || string(got) != tt.want {
 			t.Errorf("ParseRequestID(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}

@@ -1,0 +1,66 @@
+package authority
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/mcp"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/catalog"
+)
+
+// Service is one process's tool service: every tool over a kernel client,
+// admission in front of them, and the MCP server that runs each call
+// through admission. The authority's service writes through its
+// coordinator; a front's (stdio, sisyphus call, serve --authority) sends
+// every non-read call to the authority.
+type Service struct {
+	Registry  *tools.Registry
+	Admission *admission.Controller
+	Runner    *Runner
+	MCP       *mcp.Server
+	// Delegator is a front's link to its authority (nil on the authority).
+	Delegator *Delegator
+}
+
+// ServiceConfig configures a Service. Exactly one of Coordinator (the
+// authority) and Delegator (a front) is set.
+type ServiceConfig struct {
+	Kernel      *siyuan.Client
+	Coordinator *strict.Coordinator
+	Delegator   *Delegator
+	Version     string
+	Logger      *slog.Logger
+	// Limits are the admission limits (zero: the defaults).
+	Limits admission.Limits
+}
+
+// NewService builds the service of an authority or a front: the one place
+// the kernel, the write path, the tools, admission and the runner are put
+// together.
+func NewService(cfg ServiceConfig) (*Service, error) {
+	if (cfg.Coordinator == nil) == (cfg.Delegator == nil) {
+		return nil, errors.New("authority: a service needs either a coordinator (the authority) or a delegator (a front)")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator}
+	if d := cfg.Delegator; d != nil {
+		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
+	}
+	reg, err := catalog.NewRegistry(env)
+	if err != nil {
+		return nil, err
+	}
+	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ToolPermissions(reg)})
+	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log}
+	return &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log), Delegator: cfg.Delegator}, nil
+}
+
+// Close closes the MCP server (its sessions and streams).
+func (s *Service) Close() { s.MCP.Close() }

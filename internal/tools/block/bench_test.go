@@ -1,0 +1,126 @@
+package block
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+// BenchmarkStrictUpdate compares, on one kernel in one run:
+//   - strict: block.update preflight + commit through the coordinator;
+//   - bare-calls: the kernel calls that flow must make, made directly
+//     (state read, state read, updateBlock, state read);
+//   - bare-update: one updateBlock.
+//
+// strict - bare-calls is the coordinator's overhead (leases, aliases,
+// hashing, ledger with fsync). With SISYPHUS_BENCH_URL and
+// SISYPHUS_BENCH_TOKEN it runs against any SiYuan kernel.
+func BenchmarkStrictUpdate(b *testing.B) {
+	ctx := context.Background()
+	url, token := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
+	if url == "" {
+		k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := httptest.NewServer(k.Handler())
+		b.Cleanup(func() { srv.Close(); k.Close() })
+		url, token = srv.URL, "bench"
+	}
+	c, _ := siyuan.New(siyuan.Config{BaseURL: url, Token: token})
+	nb, err := c.CreateNotebook(ctx, fmt.Sprintf("sisyphus-bench-%d", time.Now().UnixNano()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.RemoveNotebook(context.Background(), nb.ID) })
+	var md strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&md, "Paragraph %d with **some** text.\n\n", i)
+	}
+	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb.ID, Path: "/bench", Markdown: md.String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	kids, _ := c.GetChildBlocks(ctx, doc)
+	id := kids[100].ID
+	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	r, err := tools.NewRegistry(&tools.Env{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l})}, testTools()...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := &tools.Env{Kernel: c}
+	call := func(args map[string]any) map[string]any {
+		raw, _ := json.Marshal(args)
+		v, err := r.Call(ctx, "block", raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := json.Marshal(v)
+		var m map[string]any
+		json.Unmarshal(out, &m)
+		return m
+	}
+	ops := []struct {
+		name string
+		fn   func(i int)
+	}{
+		{"strict", func(i int) {
+			args := map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("strict %d", i)}
+			pre := call(tooltest.CopyArgs(args, "validateOnly", true))
+			call(tooltest.CommitArgs(args, pre))
+		}},
+		{"bare-calls", func(i int) {
+			if _, err := kernelview.ReadBlockStates(ctx, env, []string{id}); err != nil {
+				b.Fatal(err)
+			}
+			st, err := kernelview.ReadBlockStates(ctx, env, []string{id})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := updateKeeping(ctx, c, id, "markdown", fmt.Sprintf("bare %d", i), st[0].Attrs); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := kernelview.ReadBlockStates(ctx, env, []string{id}); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{"bare-update", func(i int) {
+			if _, err := c.UpdateBlock(ctx, id, "markdown", fmt.Sprintf("one %d", i)); err != nil {
+				b.Fatal(err)
+			}
+		}},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			lat := make([]time.Duration, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				op.fn(i)
+				lat[i] = time.Since(t0)
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
+}

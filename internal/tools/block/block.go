@@ -1,0 +1,127 @@
+// Package block is the block tool: read and change SiYuan blocks
+// (kramdown, children, attributes, position, DOM; update, append, prepend,
+// insert, delete, move, replace, attributes and fold state).
+package block
+
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+)
+
+// Tool returns the block tool.
+func Tool() *tools.Tool {
+	return &tools.Tool{
+		Name:  "block",
+		Title: "Blocks",
+		Description: "Read and change SiYuan blocks: kramdown (Markdown with block attributes), children, attributes, position and " +
+			"rendered DOM; update, append, prepend, insert, delete, set attributes and fold state. Writes are strict: " +
+			"call with validateOnly:true first, then repeat with the requestId (and for guarded actions expectedStateHash) it returns.",
+		Actions: []*tools.Action{
+			getKramdown.Action(), getChildren.Action(), getAttrs.Action(), info.Action(), dom.Action(),
+			update.Action(), setAttrs.Action(), deleteBlock.Action(), setFoldState.Action(),
+			appendBlock.Action(), prependBlock.Action(), insertBlock.Action(),
+			move.Action(), replace.Action(),
+		},
+	}
+}
+
+func one(desc string) []tools.Param { return []tools.Param{tools.IDParam("id", desc, true)} }
+
+// idArgs are the arguments of an action on one block.
+type idArgs struct{ ID string }
+
+func parseID(a *tools.Args) (idArgs, error) {
+	id := a.String("id")
+	return idArgs{id}, tools.CheckID("id", id)
+}
+
+var getKramdown = tools.Read[idArgs]{
+	Name: "get_kramdown", Summary: "a block (with its descendants) as kramdown, attributes included",
+	Params: one("the block"), Parse: parseID,
+	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+		kd, err := env.Kernel.GetBlockKramdown(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		// The kernel answers an unknown id with an empty kramdown.
+		if kd.Kramdown == "" {
+			if err := kernelview.MustExist(ctx, env, a.ID); err != nil {
+				return nil, err
+			}
+		}
+		return map[string]any{"id": a.ID, "kramdown": kd.Kramdown}, nil
+	},
+}
+
+type childrenArgs struct {
+	ID             string
+	Page, PageSize int
+}
+
+var getChildren = tools.Read[childrenArgs]{
+	Name: "get_children", Summary: "a block's child blocks (a heading's: the blocks under it)",
+	Params: append(one("the parent block"), tools.PageParams()...),
+	Parse: func(a *tools.Args) (childrenArgs, error) {
+		return childrenArgs{a.String("id"), a.Int("page"), a.Int("pageSize")}, tools.CheckID("id", a.String("id"))
+	},
+	Run: func(ctx context.Context, env *tools.Env, a childrenArgs) (any, error) {
+		if err := kernelview.MustExist(ctx, env, a.ID); err != nil {
+			return nil, err
+		}
+		kids, err := env.Kernel.GetChildBlocks(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		return tools.Paginate(kids, a.Page, a.PageSize).Fields(map[string]any{"id": a.ID}), nil
+	},
+}
+
+var getAttrs = tools.Read[idArgs]{
+	Name: "get_attrs", Summary: "a block's attributes (id, updated, custom-*, name, alias, ...)",
+	Params: one("the block"), Parse: parseID,
+	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+		attrs, err := env.Kernel.GetBlockAttrs(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		// Every block has an id attribute; none means no block.
+		if attrs["id"] == "" {
+			return nil, tools.NotFound("block", a.ID)
+		}
+		return map[string]any{"id": a.ID, "attrs": attrs}, nil
+	},
+}
+
+var info = tools.Read[idArgs]{
+	Name: "info", Summary: "where a block lives: notebook, document, paths",
+	Params: one("the block"), Parse: parseID,
+	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+		if err := kernelview.MustExist(ctx, env, a.ID); err != nil {
+			return nil, err
+		}
+		ref, err := kernelview.Describe(ctx, env, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": a.ID, "document": ref, "isDocument": ref.ID == a.ID}, nil
+	},
+}
+
+var dom = tools.Read[idArgs]{
+	Name: "dom", Summary: "a block's rendered DOM, as SiYuan's editor shows it",
+	Params: one("the block"), Parse: parseID,
+	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+		d, err := env.Kernel.GetBlockDOM(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		if d.DOM == "" {
+			if err := kernelview.MustExist(ctx, env, a.ID); err != nil {
+				return nil, err
+			}
+		}
+		return map[string]any{"id": a.ID, "dom": d.DOM}, nil
+	},
+}

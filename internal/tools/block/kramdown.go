@@ -1,0 +1,112 @@
+package block
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/88250/lute"
+	"github.com/88250/lute/ast"
+	"github.com/88250/lute/editor"
+	"github.com/88250/lute/html"
+	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+)
+
+// userAttrs are the attributes an update must carry over: everything the
+// user or a plugin set, not the kernel's bookkeeping.
+func userAttrs(attrs map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range attrs {
+		switch k {
+		case "id", "updated", "created", "type", "title", "fold", "heading-fold":
+			continue
+		}
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// topLevelBlocks counts the top-level blocks a markdown fragment parses into,
+// with the engine SiYuan uses.
+func topLevelBlocks(md string) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("malformed markdown: %v", r)
+		}
+	}()
+	l := lute.New()
+	l.SetKramdownIAL(true)
+	l.SetSuperBlock(true)
+	l.SetCallout(true)
+	tree := parse.Parse("", []byte(md), l.ParseOptions)
+	for c := tree.Root.FirstChild; c != nil; c = c.Next {
+		if c.Type != ast.NodeKramdownBlockIAL {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ialLine renders attributes as a kramdown block IAL, sorted for stability.
+func ialLine(attrs map[string]string) string {
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("{:")
+	for _, k := range keys {
+		// As SiYuan stores IAL values: HTML-escaped, newlines as a marker.
+		v := strings.ReplaceAll(html.EscapeAttrVal(attrs[k]), "\n", editor.IALValEscNewLine)
+		fmt.Fprintf(&b, ` %s="%s"`, k, v)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// appliedText is the visible text of the DOM an update transaction applied
+// to id ("" when the kernel did not report it).
+func appliedText(txs []siyuan.Transaction, id string) string {
+	for _, tx := range txs {
+		for _, op := range tx.DoOperations {
+			if d, ok := op.Data.(string); ok && op.ID == id {
+				return markup.DOMText(d)
+			}
+		}
+	}
+	return ""
+}
+
+// updateKeeping replaces a block's content and keeps its user attributes,
+// which SiYuan's updateBlock drops. When the markdown is a single block, the
+// attributes travel in its IAL: one kernel write. Otherwise (DOM data,
+// several blocks) they are restored with a second write. It returns the
+// kernel writes made and the text the kernel applied.
+func updateKeeping(ctx context.Context, c *siyuan.Client, id, dataType, data string, before map[string]string) (writes int, text string, err error) {
+	keep := userAttrs(before)
+	if len(keep) > 0 && dataType == "markdown" {
+		if n, perr := topLevelBlocks(data); perr == nil && n == 1 && !strings.Contains(data, "{:") {
+			txs, err := c.UpdateBlock(ctx, id, dataType, strings.TrimRight(data, "\n")+"\n"+ialLine(keep))
+			return 1, appliedText(txs, id), err
+		}
+	}
+	txs, err := c.UpdateBlock(ctx, id, dataType, data)
+	if err != nil {
+		return 1, "", err
+	}
+	if len(keep) == 0 {
+		return 1, appliedText(txs, id), nil
+	}
+	if err := c.SetBlockAttrs(ctx, id, keep); err != nil {
+		// The content is already replaced: this failure is not a clean rejection.
+		return 2, "", fmt.Errorf("restore attributes after update: %w", err)
+	}
+	return 2, appliedText(txs, id), nil
+}

@@ -1,0 +1,349 @@
+package block
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+)
+
+// docTree is the block structure of one document, read from its rendered
+// DOM: every element carrying data-node-id is a block, its parent the
+// nearest enclosing block (the document for top-level blocks). Headings are
+// not containers here: the blocks under a heading are its siblings.
+type docTree struct {
+	root     string
+	parent   map[string]string
+	children map[string][]string
+	typ      map[string]string
+}
+
+func parseDocTree(root, dom string) (*docTree, error) {
+	nodes, err := html.ParseFragment(strings.NewReader(dom), &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body})
+	if err != nil {
+		return nil, fmt.Errorf("parse the DOM of %s: %w", root, err)
+	}
+	t := &docTree{root: root, parent: map[string]string{}, children: map[string][]string{}, typ: map[string]string{root: "NodeDocument"}}
+	var walk func(n *html.Node, parent string)
+	walk = func(n *html.Node, parent string) {
+		for ; n != nil; n = n.NextSibling {
+			if n.Type != html.ElementNode {
+				continue
+			}
+			p := parent
+			var id, typ string
+			for _, a := range n.Attr {
+				switch a.Key {
+				case "data-node-id":
+					id = a.Val
+				case "data-type":
+					typ = a.Val
+				}
+			}
+			if id != "" {
+				t.parent[id] = parent
+				t.children[parent] = append(t.children[parent], id)
+				t.typ[id] = typ
+				p = id
+			}
+			walk(n.FirstChild, p)
+		}
+	}
+	for _, n := range nodes {
+		walk(n, root) // ParseFragment detaches the nodes: each is walked alone
+	}
+	return t, nil
+}
+
+// readDocTree reads the block structure of the document holding id.
+func readDocTree(ctx context.Context, env *tools.Env, rootID string) (*docTree, error) {
+	d, err := env.Kernel.GetBlockDOM(ctx, rootID)
+	if err != nil {
+		return nil, err
+	}
+	return parseDocTree(rootID, d.DOM)
+}
+
+func (t *docTree) index(parent, id string) int { return slices.Index(t.children[parent], id) }
+
+// ancestors lists id's enclosing blocks, nearest first, up to the document.
+func (t *docTree) ancestors(id string) []string {
+	var out []string
+	for p, ok := t.parent[id]; ok; p, ok = t.parent[p] {
+		out = append(out, p)
+	}
+	return out
+}
+
+// moveArgs are block.move's arguments.
+type moveArgs struct {
+	ids                  []string
+	previousID, parentID string
+}
+
+func (m moveArgs) anchor() string { return m.previousID + m.parentID }
+
+func parseMoveArgs(a *tools.Args) (moveArgs, error) {
+	var m moveArgs
+	if a.Has("id") == a.Has("ids") {
+		return m, failure.Invalid("pass either id or ids[], not both")
+	}
+	m.ids = a.Strings("ids")
+	if a.Has("id") {
+		m.ids = []string{a.String("id")}
+	}
+	if len(m.ids) == 0 || len(m.ids) > 50 {
+		return m, failure.Invalid("ids[] must hold 1 to 50 blocks")
+	}
+	seen := map[string]bool{}
+	for i, id := range m.ids {
+		if err := tools.CheckID(fmt.Sprintf("ids[%d]", i), id); err != nil {
+			return m, err
+		}
+		if seen[id] {
+			return m, failure.Invalid("ids[] lists %s twice", id)
+		}
+		seen[id] = true
+	}
+	m.previousID, m.parentID = a.String("previousID"), a.String("parentID")
+	if (m.previousID == "") == (m.parentID == "") {
+		return m, failure.Invalid("pass either previousID (move after it) or parentID (move to its start), not both")
+	}
+	name := "previousID"
+	if m.parentID != "" {
+		name = "parentID"
+	}
+	if err := tools.CheckID(name, m.anchor()); err != nil {
+		return m, err
+	}
+	if seen[m.anchor()] {
+		return m, failure.Invalid("%s %s is one of the moved blocks", name, m.anchor())
+	}
+	return m, nil
+}
+
+func (m moveArgs) targets() []string { return append(slices.Clone(m.ids), m.anchor()) }
+
+// childList is one parent's child blocks, in order.
+type childList struct {
+	ID       string   `json:"id"`
+	Children []string `json:"children"`
+}
+
+// BlockMoveState is the structure block.move guards: the moved blocks'
+// states and the child lists of their parents and of the destination.
+type BlockMoveState struct {
+	Blocks []kernelview.BlockState `json:"blocks"`
+	// Anchor is the previousID or parentID, and its parent.
+	Anchor       string      `json:"anchor"`
+	AnchorMiss   bool        `json:"anchorMissing,omitempty"`
+	AnchorParent string      `json:"anchorParent,omitempty"`
+	Parents      []childList `json:"parents"`
+
+	trees map[string]*docTree
+	roots map[string]string // block id → its document
+	isDoc map[string]bool
+}
+
+// readBlockMoveState reads the moved blocks, the anchor, and the structure
+// of every document involved.
+func readBlockMoveState(ctx context.Context, env *tools.Env, m moveArgs) (*BlockMoveState, error) {
+	blocks, err := kernelview.ReadBlockStates(ctx, env, m.ids)
+	if err != nil {
+		return nil, err
+	}
+	st := &BlockMoveState{Blocks: blocks, Anchor: m.anchor(), trees: map[string]*docTree{}, roots: map[string]string{}, isDoc: map[string]bool{}}
+	ids := []string{}
+	for _, b := range blocks {
+		if !b.Missing {
+			ids = append(ids, b.ID)
+		}
+	}
+	ok, err := env.Kernel.CheckBlockExist(ctx, m.anchor())
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		ids = append(ids, m.anchor())
+	} else {
+		st.AnchorMiss = true
+	}
+	for _, id := range ids {
+		p, err := env.Kernel.GetPathByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		root := strings.TrimSuffix(path.Base(p.Path), ".sy")
+		st.roots[id] = root
+		st.isDoc[id] = root == id
+		if st.trees[root] == nil {
+			if st.trees[root], err = readDocTree(ctx, env, root); err != nil {
+				return nil, err
+			}
+		}
+	}
+	parents := map[string]string{} // parent id → its document
+	for _, id := range ids {
+		if st.isDoc[id] {
+			continue
+		}
+		root := st.roots[id]
+		if p, ok := st.trees[root].parent[id]; ok {
+			parents[p] = root
+			if id == m.anchor() {
+				st.AnchorParent = p
+			}
+		}
+	}
+	if m.parentID != "" && !st.AnchorMiss {
+		parents[m.parentID] = st.roots[m.parentID]
+	}
+	keys := make([]string, 0, len(parents))
+	for p := range parents {
+		keys = append(keys, p)
+	}
+	sort.Strings(keys)
+	for _, p := range keys {
+		kids := st.trees[parents[p]].children[p]
+		if kids == nil {
+			kids = []string{}
+		}
+		st.Parents = append(st.Parents, childList{ID: p, Children: kids})
+	}
+	if st.Parents == nil {
+		st.Parents = []childList{}
+	}
+	return st, nil
+}
+
+// check refuses a move the kernel would refuse or apply only in part.
+func (st *BlockMoveState) check(m moveArgs) error {
+	for _, b := range st.Blocks {
+		if b.Missing {
+			return tools.NotFound("block", b.ID)
+		}
+		if st.isDoc[b.ID] {
+			return failure.Invalid("%s is a document: move documents with document.move", b.ID)
+		}
+	}
+	if st.AnchorMiss {
+		return tools.NotFound("block", m.anchor())
+	}
+	if m.previousID != "" && st.isDoc[m.previousID] {
+		return failure.Invalid("previousID %s is a document; to move blocks to the start of a document pass parentID", m.previousID)
+	}
+	tree := st.trees[st.roots[m.anchor()]]
+	for _, a := range append([]string{m.anchor()}, tree.ancestors(m.anchor())...) {
+		if slices.Contains(m.ids, a) {
+			return failure.Invalid("%s is inside block %s, which is being moved", m.anchor(), a)
+		}
+	}
+	return nil
+}
+
+// placed reports whether the blocks are where the move put them: in order,
+// the first right after previousID or first in parentID (after a task list
+// item's own paragraph), each after the one before (a heading may bring the
+// blocks under it along).
+func (st *BlockMoveState) placed(m moveArgs) error {
+	if st.AnchorMiss {
+		return fmt.Errorf("the anchor %s is gone", m.anchor())
+	}
+	tree := st.trees[st.roots[m.anchor()]]
+	dest := m.parentID
+	if dest == "" {
+		dest = tree.parent[m.previousID]
+	}
+	// top is the block or, when the kernel wrapped a list item moved next
+	// to a non-list block, its new one-item list.
+	top := func(id string) string {
+		if tree.parent[id] == dest {
+			return id
+		}
+		if l := tree.parent[id]; tree.typ[l] == "NodeList" && tree.parent[l] == dest && len(tree.children[l]) == 1 {
+			return l
+		}
+		return ""
+	}
+	prev := -1
+	if m.previousID != "" {
+		prev = tree.index(dest, m.previousID)
+	}
+	for i, id := range m.ids {
+		t := top(id)
+		if t == "" {
+			return fmt.Errorf("block %s is not under %s", id, dest)
+		}
+		at := tree.index(dest, t)
+		adjacent := at == prev+1
+		switch {
+		case i == 0 && m.parentID != "":
+			// A list item keeps its own paragraph first.
+			adjacent = at == 0 || at == 1 && tree.typ[dest] == "NodeListItem"
+		case i == 0 && tree.typ[m.previousID] == "NodeHeading", i > 0 && tree.typ[m.ids[i-1]] == "NodeHeading":
+			adjacent = at > prev
+		}
+		if !adjacent {
+			return fmt.Errorf("block %s is not where it was moved", id)
+		}
+		prev = at
+	}
+	return nil
+}
+
+var move = tools.Write[moveArgs, *BlockMoveState]{
+	Name: "move", Summary: "move blocks (id or ids[], kept in that order) right after previousID, or to the start of parentID",
+	Policy:      strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
+	Destructive: true,
+	Params: []tools.Param{
+		tools.IDParam("id", "the block to move", false),
+		{Name: "ids", Type: tools.Strings, Description: "several blocks, placed in this order"},
+		tools.IDParam("previousID", "place the blocks right after this block", false),
+		tools.IDParam("parentID", "place the blocks first inside this container", false),
+	},
+	Parse:   parseMoveArgs,
+	Targets: moveArgs.targets,
+	State:   readBlockMoveState,
+	Check:   func(m moveArgs, st *BlockMoveState) error { return st.check(m) },
+	Execute: func(ctx context.Context, env *tools.Env, m moveArgs, _ *BlockMoveState) (tools.Payload, error) {
+		// Moving each block to the same anchor, last first, leaves them in
+		// the requested order.
+		order := slices.Clone(m.ids)
+		slices.Reverse(order)
+		for i, id := range order {
+			if err := env.Kernel.MoveBlock(ctx, id, m.previousID, m.parentID); err != nil {
+				return nil, tools.WriteFailure(err, i > 0)
+			}
+		}
+		return tools.Payload{"ids": m.ids, "moved": len(m.ids), "apiCallOrder": order}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, m moveArgs, p tools.Payload) (any, error) {
+		var st *BlockMoveState
+		var last error
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = readBlockMoveState(ctx, env, m); err != nil {
+				return false, err
+			}
+			last = st.placed(m)
+			return last == nil, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, last
+		}
+		return st, nil
+	},
+}

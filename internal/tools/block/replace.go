@@ -1,0 +1,210 @@
+package block
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"golang.org/x/net/html"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+)
+
+// replaceable are the block types block.replace edits: leaf text blocks.
+var replaceable = map[string]bool{"NodeParagraph": true, "NodeHeading": true}
+
+// blockType is the data-type of a block's outer DOM element.
+func blockType(dom string) string {
+	z := html.NewTokenizer(strings.NewReader(dom))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			for _, a := range z.Token().Attr {
+				if a.Key == "data-type" {
+					return a.Val
+				}
+			}
+			return ""
+		}
+	}
+}
+
+// splitIAL separates a leaf block's kramdown into its body and its block
+// IAL line.
+func splitIAL(kd string) (body, ial string) {
+	kd = strings.TrimRight(kd, "\n")
+	i := strings.LastIndex(kd, "\n")
+	if i >= 0 && strings.HasPrefix(kd[i+1:], "{:") && strings.HasSuffix(kd[i+1:], "}") {
+		return kd[:i], kd[i+1:]
+	}
+	return kd, ""
+}
+
+// replaceEdit is a planned block.replace.
+type replaceEdit struct {
+	body, newBody string
+	count         int
+}
+
+// replaceArgs are block.replace's arguments.
+type replaceArgs struct {
+	ID, Old, New string
+	ReplaceAll   bool
+}
+
+// planReplace checks the edit against the block's current state.
+func planReplace(st kernelview.BlockState, a replaceArgs) (replaceEdit, error) {
+	var e replaceEdit
+	id, old, repl := a.ID, a.Old, a.New
+	if st.Missing {
+		return e, tools.NotFound("block", id)
+	}
+	if typ := blockType(st.DOM); !replaceable[typ] {
+		return e, failure.Invalid("block %s is a %s: replace edits the text of one paragraph or heading (not code, math, tables, HTML, embeds, "+
+			"super blocks, databases or containers such as lists and quotes: target the paragraph inside)", id, strings.TrimPrefix(typ, "Node"))
+	}
+	e.body, _ = splitIAL(st.Kramdown)
+	e.count = strings.Count(e.body, old)
+	switch {
+	case e.count == 0:
+		return e, failure.Invalid("old does not occur in block %s", id)
+	case e.count > 1 && !a.ReplaceAll:
+		return e, failure.Invalid("old occurs %d times in block %s: pass replaceAll:true or a longer old that occurs once", e.count, id)
+	}
+	n := 1
+	if a.ReplaceAll {
+		n = -1
+	}
+	e.newBody = strings.Replace(e.body, old, repl, n)
+	if strings.TrimSpace(e.newBody) == "" {
+		return e, failure.Invalid("the edit would leave block %s empty: delete it with block.delete instead", id)
+	}
+	if blocks, err := topLevelBlocks(e.newBody); err != nil || blocks != 1 {
+		return e, failure.Invalid("the edit must keep block %s one block (no blank lines or new block syntax)", id)
+	}
+	return e, nil
+}
+
+func parseReplace(a *tools.Args) (replaceArgs, error) {
+	r := replaceArgs{ID: a.String("id"), Old: a.String("old"), New: a.String("new"), ReplaceAll: a.Bool("replaceAll")}
+	if err := tools.CheckID("id", r.ID); err != nil {
+		return r, err
+	}
+	if r.Old == "" {
+		return r, failure.Invalid("old must not be empty")
+	}
+	if strings.Contains(r.New, "{:") {
+		return r, failure.Invalid("new must not contain an attribute list ({: ...}); set attributes with set_attrs")
+	}
+	return r, nil
+}
+
+// keptAttrs are the attributes a replace writes back in the block's IAL:
+// all but the ones SiYuan manages.
+func keptAttrs(attrs map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range attrs {
+		if k != "id" && k != "updated" && v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Payload keys the replace readback consumes.
+const (
+	detailExpect  = "_expectedTextDigest"
+	detailApplied = "_appliedTextDigest"
+)
+
+func textDigest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+var replace = tools.Write[replaceArgs, states]{
+	Name: "replace", Summary: "exact text edit inside one paragraph or heading: replace old with new in its kramdown (once, or every occurrence with replaceAll); attributes are kept",
+	Policy: strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
+	Params: []tools.Param{
+		tools.IDParam("id", "the block", true),
+		{Name: "old", Type: tools.String, Description: "the exact text to replace, as get_kramdown shows it; must occur once unless replaceAll", Required: true},
+		{Name: "new", Type: tools.String, Description: "the replacement (may be empty)", Required: true},
+		{Name: "replaceAll", Type: tools.Boolean, Description: "replace every occurrence", Default: false},
+	},
+	Parse:   parseReplace,
+	Targets: func(a replaceArgs) []string { return []string{a.ID} },
+	State: func(ctx context.Context, env *tools.Env, a replaceArgs) (states, error) {
+		st, err := kernelview.ReadBlockState(ctx, env, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		return states{st}, nil
+	},
+	Check: func(a replaceArgs, st states) error {
+		_, err := planReplace(st[0], a)
+		return err
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a replaceArgs, st states) (tools.Payload, error) {
+		edit, err := planReplace(st[0], a)
+		if err != nil {
+			return nil, tools.Refuse(err)
+		}
+		data := edit.newBody
+		if keep := keptAttrs(st[0].Attrs); len(keep) > 0 {
+			data += "\n" + ialLine(keep)
+		}
+		txs, err := env.Kernel.UpdateBlock(ctx, a.ID, "markdown", data)
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		out := tools.Payload{"id": a.ID, "replaced": edit.count}
+		if env.StrictOn() {
+			// Verification details for the readback, which drops them:
+			// digests only, never the text.
+			out[detailExpect] = textDigest(edit.newBody)
+			if t := appliedText(txs, a.ID); t != "" {
+				out[detailApplied] = textDigest(t)
+			}
+		}
+		return out, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a replaceArgs, p tools.Payload) (any, error) {
+		expect, _ := p[detailExpect].(string)
+		applied, _ := p[detailApplied].(string)
+		var st kernelview.BlockState
+		var last error
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = kernelview.ReadBlockState(ctx, env, a.ID); err != nil {
+				return false, err
+			}
+			if st.Missing {
+				return false, fmt.Errorf("block %s is gone after the replace", a.ID)
+			}
+			// The edited kramdown reads back exactly, or (when the kernel
+			// respells markdown) the block shows exactly the text the
+			// kernel applied for this edit.
+			body, _ := splitIAL(st.Kramdown)
+			if textDigest(body) == expect || applied != "" && textDigest(markup.DOMText(st.DOM)) == applied {
+				return true, nil
+			}
+			last = fmt.Errorf("block %s does not show the edit", a.ID)
+			return false, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, last
+		}
+		return states{st}, nil
+	},
+}

@@ -1,0 +1,319 @@
+package block
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+func testTools() []*tools.Tool { return []*tools.Tool{Tool()} }
+
+// sfix is a strict fixture with this package's helpers.
+type sfix struct{ *tooltest.Fixture }
+
+func newStrictFixture(t *testing.T, strictOff bool) *sfix {
+	return &sfix{tooltest.NewStrict(t, strictOff, testTools)}
+}
+
+func TestStrictUpdateFlow(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	id := s.Blocks[0]
+	if err := s.C.SetBlockAttrs(ctx, id, map[string]string{"custom-keep": "me"}); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"action": "update", "id": id, "data": "new **content**"}
+
+	pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
+	cred, _ := pre["expectedStateHash"].(string)
+	if pre["validateOnly"] != true || pre["writeAttempted"] != false || pre["preconditionField"] != "expectedStateHash" ||
+		len(cred) < 4 || pre["hashPrefixLength"].(float64) != float64(len(cred)) || pre["targetCount"].(float64) != 1 ||
+		len(pre["requestId"].(string)) < 4 || pre["leaseExpiresAt"] == nil || pre["requestIdExpiresAt"] == nil {
+		t.Fatalf("preflight: %v", pre)
+	}
+	if strings.Contains(s.Text(t, id), "new") {
+		t.Fatal("preflight wrote")
+	}
+
+	// Commit without the control fields is refused before anything happens.
+	s.WantErr(t, "block", args, failure.PreconditionRequired)
+	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"]), failure.PreconditionRequired)
+	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", "ffffffff", "expectedStateHash", cred), failure.PreconditionRequired)
+	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", "0000"), failure.PreflightLeaseInvalid)
+	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", "xyz!"), failure.PreconditionRequired)
+
+	res := s.OK(t, "block", tooltest.CommitArgs(args, pre))
+	if res["status"] != "committed" || res["replayed"] != false || res["writeAttempted"] != true ||
+		res["writeSafetyGuaranteed"] != true || res["previousHash"] == nil || res["resultHash"] == nil ||
+		res["previousHash"] == res["resultHash"] || res["targetCount"].(float64) != 1 || res["requestId"] != pre["requestId"] {
+		t.Fatalf("commit: %v", res)
+	}
+	if _, leaked := res["_appliedText"]; leaked {
+		t.Fatal("verification detail leaked into the answer")
+	}
+	if kd := s.Text(t, id); !strings.Contains(kd, "new **content**") || !strings.Contains(kd, `custom-keep="me"`) {
+		t.Fatalf("after commit: %s", kd)
+	}
+
+	// A retry with the same requestId replays without executing.
+	if err := s.C.SetBlockAttrs(ctx, id, map[string]string{"custom-drift": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.C.UpdateBlock(ctx, id, "markdown", "someone else wrote this"); err != nil {
+		t.Fatal(err)
+	}
+	rep := s.OK(t, "block", tooltest.CommitArgs(args, pre))
+	if rep["replayed"] != true || rep["writeAttempted"] != false || rep["status"] != "committed" || rep["resultHash"] != res["resultHash"] {
+		t.Fatalf("replay: %v", rep)
+	}
+	if !strings.Contains(s.Text(t, id), "someone else") {
+		t.Fatal("a replay executed the write again")
+	}
+	// The same id with other arguments conflicts.
+	other := tooltest.CommitArgs(tooltest.CopyArgs(args, "data", "different"), pre)
+	s.WantErr(t, "block", other, failure.IdempotencyConflict)
+	// The lease was consumed: a second commit under a new id needs a new preflight.
+	if e := s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", "abcd", "expectedStateHash", cred), failure.PreconditionRequired); e.WriteAttempted == nil || *e.WriteAttempted {
+		t.Fatal("writeAttempted must be false")
+	}
+}
+
+func TestStrictStateChanged(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	id := s.Blocks[1]
+	for _, tt := range []struct {
+		name  string
+		drift func()
+	}{
+		{"content changed", func() { s.C.UpdateBlock(ctx, id, "markdown", "changed by the UI") }},
+		{"attribute drift", func() { s.C.SetBlockAttrs(ctx, id, map[string]string{"custom-x": "y"}) }},
+		{"inline mark changed", func() { s.C.UpdateBlock(ctx, id, "markdown", "changed by **the** UI") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]any{"action": "update", "id": id, "data": "agent text"}
+			pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
+			before := s.Text(t, id)
+			tt.drift()
+			drifted := s.Text(t, id)
+			e := s.WantErr(t, "block", tooltest.CommitArgs(args, pre), failure.StateChanged)
+			if e.ExpectedHash != pre["expectedStateHash"] || e.CurrentHash == "" || e.CurrentHash == e.ExpectedHash || *e.WriteAttempted {
+				t.Fatalf("state_changed details: %+v", e)
+			}
+			if s.Text(t, id) != drifted || drifted == before {
+				t.Fatal("a state_changed call must write nothing")
+			}
+		})
+	}
+}
+
+func TestStrictNoChangeAndBatch(t *testing.T) {
+	s := newStrictFixture(t, false)
+	id := s.Blocks[2]
+	same := map[string]any{"action": "update", "id": id, "data": "paragraph 2"}
+	pre := s.OK(t, "block", tooltest.CopyArgs(same, "validateOnly", true))
+	res := s.OK(t, "block", tooltest.CommitArgs(same, pre))
+	if res["status"] != "no_change" || res["previousHash"] != res["resultHash"] {
+		t.Fatalf("no_change: %v", res)
+	}
+	var items []any
+	for i := 0; i < 11; i++ {
+		items = append(items, map[string]any{"id": s.Blocks[i], "data": fmt.Sprintf("batch %d", i)})
+	}
+	items = append(items, map[string]any{"id": s.Blocks[0], "data": "batch 0 again"})
+	batch := map[string]any{"action": "update", "items": items}
+	pre = s.OK(t, "block", tooltest.CopyArgs(batch, "validateOnly", true))
+	if pre["targetCount"].(float64) != 11 {
+		t.Fatalf("11 distinct blocks must count 11, got %v", pre["targetCount"])
+	}
+	res = s.OK(t, "block", tooltest.CommitArgs(batch, pre))
+	if res["status"] != "committed" || res["targetCount"].(float64) != 11 {
+		t.Fatalf("batch: %v", res)
+	}
+	if !strings.HasPrefix(s.Text(t, s.Blocks[0]), "batch 0 again") || !strings.HasPrefix(s.Text(t, s.Blocks[10]), "batch 10") {
+		t.Fatal("batch not applied")
+	}
+}
+
+func TestStrictAdditiveAppend(t *testing.T) {
+	s := newStrictFixture(t, false)
+	args := map[string]any{"action": "append", "parentID": s.Doc, "data": "appended once"}
+	pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
+	if _, hasHash := pre["preconditionField"]; hasHash || pre["requestId"] == nil {
+		t.Fatalf("additive preflight: %v", pre)
+	}
+	s.WantErr(t, "block", args, failure.PreconditionRequired)
+	res := s.OK(t, "block", tooltest.CommitArgs(args, pre))
+	ids, _ := res["ids"].([]any)
+	if res["status"] != "committed" || len(ids) != 1 {
+		t.Fatalf("append: %v", res)
+	}
+	rep := s.OK(t, "block", tooltest.CommitArgs(args, pre))
+	if rep["replayed"] != true || rep["id"] != res["id"] {
+		t.Fatalf("replay: %v", rep)
+	}
+	if n := strings.Count(s.Text(t, s.Doc), "appended once"); n != 1 {
+		t.Fatalf("appended %d times", n)
+	}
+}
+
+func TestStrictOutcomeUnknownAndRejection(t *testing.T) {
+	s := newStrictFixture(t, false)
+	id := s.Blocks[3]
+	s.K.Faults().Set(embedded.Fault{Endpoint: "/api/block/updateBlock", Kind: embedded.DropAfterApply})
+	args := map[string]any{"action": "update", "id": id, "data": "reply lost"}
+	pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
+	e := s.WantErr(t, "block", tooltest.CommitArgs(args, pre), failure.OutcomeUnknown)
+	if !*e.WriteAttempted || e.RequestID != pre["requestId"] {
+		t.Fatalf("outcome_unknown details: %+v", e)
+	}
+	s.K.Faults().Clear()
+	// Forever unknown, never executed again.
+	s.WantErr(t, "block", tooltest.CommitArgs(args, pre), failure.OutcomeUnknown)
+	if n := strings.Count(s.Text(t, id), "reply lost"); n != 1 {
+		t.Fatalf("applied %d times", n)
+	}
+	// A definite refusal is not unknown: appending under a leaf is refused.
+	bad := map[string]any{"action": "append", "parentID": s.Blocks[4], "data": "x"}
+	pre = s.OK(t, "block", tooltest.CopyArgs(bad, "validateOnly", true))
+	e = s.WantErr(t, "block", tooltest.CommitArgs(bad, pre), failure.Rejected)
+	if !*e.WriteAttempted {
+		t.Fatal("a rejected write was attempted")
+	}
+}
+
+func TestStrictRestart(t *testing.T) {
+	s := newStrictFixture(t, false)
+	args := map[string]any{"action": "set_attrs", "id": s.Blocks[5], "attrs": map[string]any{"custom-a": "1"}}
+	done := s.OK(t, "block", tooltest.CommitArgs(args, s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))))
+	pending := map[string]any{"action": "set_attrs", "id": s.Blocks[6], "attrs": map[string]any{"custom-b": "2"}}
+	pre := s.OK(t, "block", tooltest.CopyArgs(pending, "validateOnly", true))
+	s.CloseLedger()
+	s.Reopen(t, false)
+	// Leases were in memory: gone.
+	s.WantErr(t, "block", tooltest.CommitArgs(pending, pre), failure.PreflightLeaseInvalid)
+	// The ledger was on disk: the committed request still replays.
+	rep := s.OK(t, "block", tooltest.CommitArgs(args, map[string]any{"requestId": done["requestId"], "preconditionField": "expectedStateHash", "expectedStateHash": "ffff"}))
+	if rep["replayed"] != true {
+		t.Fatalf("replay after restart: %v", rep)
+	}
+}
+
+func TestStrictOff(t *testing.T) {
+	s := newStrictFixture(t, true)
+	tool, _ := s.R.Tool("block")
+	props := tool.InputSchema()["properties"].(map[string]any)
+	for _, f := range []string{"validateOnly", "requestId", "expectedStateHash"} {
+		if _, ok := props[f]; ok {
+			t.Errorf("strict off: schema still advertises %s", f)
+		}
+	}
+	res := s.OK(t, "block", map[string]any{"action": "update", "id": s.Blocks[7], "data": "direct"})
+	if res["writeSafetyGuaranteed"] != false || res["writeAttempted"] != true {
+		t.Fatalf("direct write: %v", res)
+	}
+	for k := range res {
+		if strings.HasPrefix(k, "_") {
+			t.Fatalf("a private detail leaked into a direct write's answer: %v", res)
+		}
+	}
+	s.WantErr(t, "block", map[string]any{"action": "update", "id": s.Blocks[7], "data": "x", "validateOnly": true}, failure.StrictModeDisabled)
+}
+
+func TestStrictRacingAgents(t *testing.T) {
+	s := newStrictFixture(t, false)
+	id := s.Blocks[8]
+	const agents = 8
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	type outcome struct {
+		committed bool
+		code      string
+		pre       string
+	}
+	results := make([]outcome, agents)
+	// All preflight the same state first.
+	pres := make([]map[string]any, agents)
+	argss := make([]map[string]any, agents)
+	for i := range agents {
+		argss[i] = map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("agent %d", i)}
+		pres[i] = s.OK(t, "block", tooltest.CopyArgs(argss[i], "validateOnly", true))
+	}
+	for i := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			raw, _ := json.Marshal(tooltest.CommitArgs(argss[i], pres[i]))
+			_, err := s.R.Call(context.Background(), "block", raw)
+			var te *failure.Error
+			switch {
+			case err == nil:
+				results[i] = outcome{committed: true}
+			case errors.As(err, &te):
+				results[i] = outcome{code: string(te.Code)}
+			default:
+				results[i] = outcome{code: err.Error()}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	won := 0
+	for _, r := range results {
+		switch {
+		case r.committed:
+			won++
+		case r.code != string(failure.StateChanged):
+			t.Errorf("a loser must see state_changed, got %s", r.code)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d commits from one state, want exactly 1", won)
+	}
+}
+
+// TestDelegate: a front without a coordinator hands every non-read call,
+// control fields included, to its authority, and answers reads itself.
+func TestDelegate(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	var got []string
+	r, err := tools.NewRegistry(&tools.Env{Kernel: f.C, DelegateStrict: true, Delegate: func(ctx context.Context, tool string, args json.RawMessage) (any, error) {
+		got = append(got, tool+" "+string(args))
+		if strings.Contains(string(args), "fail") {
+			return nil, failure.New(failure.StateChanged, "remote said so").Attempted(false)
+		}
+		return map[string]any{"delegated": true}, nil
+	}}, testTools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := r.Call(context.Background(), "block", json.RawMessage(`{"action":"update","id":"`+f.Blocks[1]+`","data":"x","validateOnly":true}`))
+	if err != nil || v.(map[string]any)["delegated"] != true {
+		t.Fatalf("delegated write: %v %v", v, err)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"validateOnly":true`) || !strings.HasPrefix(got[0], "block ") {
+		t.Fatalf("delegate saw %v", got)
+	}
+	_, err = r.Call(context.Background(), "block", json.RawMessage(`{"action":"update","id":"`+f.Blocks[1]+`","data":"fail"}`))
+	var te *failure.Error
+	if !errors.As(err, &te) || te.Code != failure.StateChanged {
+		t.Fatalf("remote failure: %v", err)
+	}
+	if _, err := r.Call(context.Background(), "block", json.RawMessage(`{"action":"get_kramdown","id":"`+f.Blocks[1]+`"}`)); err != nil || len(got) != 2 {
+		t.Fatalf("a read must not be delegated: %v %v", err, got)
+	}
+	tool, _ := r.Tool("block")
+	if _, ok := tool.InputSchema()["properties"].(map[string]any)["validateOnly"]; !ok {
+		t.Fatal("a strict front advertises the control fields")
+	}
+}

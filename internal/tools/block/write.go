@@ -1,0 +1,386 @@
+package block
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	stdhtml "html"
+	"sort"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+)
+
+var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+
+// states are the guarded state of a set of blocks.
+type states = []kernelview.BlockState
+
+func idTargets(a idArgs) []string { return []string{a.ID} }
+
+func readOne(ctx context.Context, env *tools.Env, a idArgs) (states, error) {
+	return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
+}
+
+// ---- update ---------------------------------------------------------------
+
+// updateItem is one block.update target.
+type updateItem struct{ ID, DataType, Data string }
+
+type updateArgs struct{ Items []updateItem }
+
+func (u updateArgs) ids() []string {
+	ids := make([]string, len(u.Items))
+	for i, it := range u.Items {
+		ids[i] = it.ID
+	}
+	return ids
+}
+
+func parseUpdate(a *tools.Args) (updateArgs, error) {
+	if a.Has("items") == a.Has("id") {
+		return updateArgs{}, failure.Invalid("pass either id (with data) or items[], not both")
+	}
+	if a.Has("id") {
+		if err := tools.CheckID("id", a.String("id")); err != nil {
+			return updateArgs{}, err
+		}
+		if !a.Has("data") {
+			return updateArgs{}, failure.Invalid("missing argument \"data\"")
+		}
+		return updateArgs{[]updateItem{{a.String("id"), a.String("dataType"), a.String("data")}}}, nil
+	}
+	raw := a.Objects("items")
+	if len(raw) == 0 || len(raw) > 50 {
+		return updateArgs{}, failure.Invalid("items[] must hold 1 to 50 updates")
+	}
+	var out []updateItem
+	for i, m := range raw {
+		id, _ := m["id"].(string)
+		data, ok := m["data"].(string)
+		dt, _ := m["dataType"].(string)
+		if dt == "" {
+			dt = "markdown"
+		}
+		if err := tools.CheckID(fmt.Sprintf("items[%d].id", i), id); err != nil {
+			return updateArgs{}, err
+		}
+		if !ok {
+			return updateArgs{}, failure.Invalid("items[%d].data must be a string", i)
+		}
+		if dt != "markdown" && dt != "dom" {
+			return updateArgs{}, failure.Invalid("items[%d].dataType must be markdown or dom", i)
+		}
+		for k := range m {
+			if k != "id" && k != "data" && k != "dataType" {
+				return updateArgs{}, failure.Invalid("items[%d] does not take %s", i, k)
+			}
+		}
+		out = append(out, updateItem{id, dt, data})
+	}
+	return updateArgs{out}, nil
+}
+
+func dataParams() []tools.Param {
+	return []tools.Param{
+		{Name: "data", Type: tools.String, Description: "the new content"},
+		{Name: "dataType", Type: tools.String, Description: "markdown (kramdown) or dom", Enum: []string{"markdown", "dom"}, Default: "markdown"},
+	}
+}
+
+var update = tools.Write[updateArgs, states]{
+	Name: "update", Summary: "replace one block's content (id + data) or several (items[]); user attributes are kept", Policy: guarded,
+	Params: append([]tools.Param{
+		tools.IDParam("id", "the block to update", false),
+		{Name: "items", Type: tools.Objects, Description: "batch: [{id, data, dataType}]; repeated ids count once in targetCount"},
+	}, dataParams()...),
+	Parse:   parseUpdate,
+	Targets: updateArgs.ids,
+	State: func(ctx context.Context, env *tools.Env, a updateArgs) (states, error) {
+		return kernelview.ReadBlockStates(ctx, env, a.ids())
+	},
+	Execute: execUpdate,
+	Readback: func(ctx context.Context, env *tools.Env, a updateArgs, p tools.Payload) (any, error) {
+		sts, err := kernelview.ReadBlockStates(ctx, env, a.ids())
+		if err != nil {
+			return nil, err
+		}
+		want, _ := p["_appliedText"].(map[string]string)
+		for _, s := range sts {
+			if s.Missing {
+				return nil, fmt.Errorf("block %s is gone after the update", s.ID)
+			}
+			if w, ok := want[s.ID]; ok && markup.DOMText(s.DOM) != w {
+				return nil, fmt.Errorf("block %s does not show the requested content", s.ID)
+			}
+		}
+		return sts, nil
+	},
+}
+
+// execUpdate updates each target once, keeping the user attributes its
+// state (read just now, at commit) shows, and notes the text each update
+// applied for the readback.
+func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (tools.Payload, error) {
+	attrs := make(map[string]map[string]string, len(st))
+	for _, s := range st {
+		attrs[s.ID] = s.Attrs
+	}
+	applied := map[string]string{}
+	wrote := false
+	for _, it := range a.Items {
+		writes, text, err := updateKeeping(ctx, env.Kernel, it.ID, it.DataType, it.Data, attrs[it.ID])
+		if err != nil {
+			// A failure of the attribute restore comes after the content
+			// write applied: never a clean rejection.
+			return nil, tools.WriteFailure(err, wrote || writes > 1)
+		}
+		wrote = true
+		applied[it.ID] = text // a later item for the same id wins, as in the kernel
+	}
+	ids := make([]string, 0, len(applied))
+	for id := range applied {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return tools.Payload{"ids": ids, "updated": len(a.Items), "_appliedText": applied}, nil
+}
+
+// ---- set_attrs ------------------------------------------------------------
+
+type attrsArgs struct {
+	ID    string
+	Attrs map[string]string
+}
+
+func parseAttrs(a *tools.Args) (attrsArgs, error) {
+	out := attrsArgs{ID: a.String("id"), Attrs: map[string]string{}}
+	if err := tools.CheckID("id", out.ID); err != nil {
+		return out, err
+	}
+	for k, v := range a.Object("attrs") {
+		switch x := v.(type) {
+		case nil:
+			out.Attrs[k] = ""
+		case string:
+			out.Attrs[k] = x
+		default:
+			return out, failure.Invalid("attrs.%s must be a string or null", k)
+		}
+		if k == "id" || k == "updated" {
+			return out, failure.Invalid("attrs.%s is managed by SiYuan and cannot be set", k)
+		}
+	}
+	if len(out.Attrs) == 0 {
+		return out, failure.Invalid("attrs must name at least one attribute")
+	}
+	return out, nil
+}
+
+var setAttrs = tools.Write[attrsArgs, states]{
+	Name: "set_attrs", Summary: "set or remove block attributes (custom-*, name, alias, memo, bookmark, ...); null or \"\" removes", Policy: guarded,
+	Params:  []tools.Param{tools.IDParam("id", "the block", true), {Name: "attrs", Type: tools.Object, Description: "attribute name → string value, or null to remove", Required: true}},
+	Parse:   parseAttrs,
+	Targets: func(a attrsArgs) []string { return []string{a.ID} },
+	State: func(ctx context.Context, env *tools.Env, a attrsArgs) (states, error) {
+		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a attrsArgs, _ states) (tools.Payload, error) {
+		if err := env.Kernel.SetBlockAttrs(ctx, a.ID, a.Attrs); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"id": a.ID}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a attrsArgs, p tools.Payload) (any, error) {
+		got, err := env.Kernel.GetBlockAttrs(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range a.Attrs {
+			if stdhtml.UnescapeString(got[k]) != strings.TrimSpace(v) {
+				return nil, fmt.Errorf("attribute %s reads back %q, want %q", k, got[k], v)
+			}
+		}
+		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
+	},
+}
+
+// ---- delete ---------------------------------------------------------------
+
+var deleteBlock = tools.Write[idArgs, states]{
+	Name: "delete", Summary: "delete a block", Policy: guarded, Destructive: true,
+	Params: one("the block"), Parse: parseID, Targets: idTargets, State: readOne,
+	Execute: func(ctx context.Context, env *tools.Env, a idArgs, _ states) (tools.Payload, error) {
+		if _, err := env.Kernel.DeleteBlock(ctx, a.ID); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"id": a.ID, "deleted": true}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a idArgs, p tools.Payload) (any, error) {
+		// SiYuan queues deletes: poll existence, never infer it from a failed read.
+		gone, err := tools.Poll(ctx, func() (bool, error) {
+			ok, err := env.Kernel.CheckBlockExist(ctx, a.ID)
+			return !ok, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !gone {
+			return nil, fmt.Errorf("block %s still exists", a.ID)
+		}
+		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
+	},
+}
+
+// ---- set_fold_state -------------------------------------------------------
+
+type foldArgs struct {
+	ID     string
+	Folded bool
+}
+
+var setFoldState = tools.Write[foldArgs, states]{
+	Name: "set_fold_state", Summary: "fold or unfold a block", Policy: guarded,
+	Params: []tools.Param{tools.IDParam("id", "the block", true), {Name: "folded", Type: tools.Boolean, Description: "true folds, false unfolds", Required: true}},
+	Parse: func(a *tools.Args) (foldArgs, error) {
+		return foldArgs{a.String("id"), a.Bool("folded")}, tools.CheckID("id", a.String("id"))
+	},
+	Targets: func(a foldArgs) []string { return []string{a.ID} },
+	State: func(ctx context.Context, env *tools.Env, a foldArgs) (states, error) {
+		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a foldArgs, _ states) (tools.Payload, error) {
+		var err error
+		if a.Folded {
+			err = env.Kernel.FoldBlock(ctx, a.ID)
+		} else {
+			err = env.Kernel.UnfoldBlock(ctx, a.ID)
+		}
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"id": a.ID, "folded": a.Folded}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a foldArgs, p tools.Payload) (any, error) {
+		attrs, err := env.Kernel.GetBlockAttrs(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		if (attrs["fold"] == "1") != a.Folded {
+			return nil, fmt.Errorf("fold attribute reads back %q", attrs["fold"])
+		}
+		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
+	},
+}
+
+// ---- append, prepend, insert ----------------------------------------------
+
+// insertArgs are the arguments of an additive block write: the anchors
+// (previousID, nextID, parentID; those given) and the content.
+type insertArgs struct {
+	Anchors        map[string]string
+	DataType, Data string
+}
+
+func (a insertArgs) targets() []string {
+	var ids []string
+	for _, k := range []string{"previousID", "nextID", "parentID"} {
+		if v := a.Anchors[k]; v != "" {
+			ids = append(ids, v)
+		}
+	}
+	return ids
+}
+
+func parseInsert(anchors ...string) func(*tools.Args) (insertArgs, error) {
+	return func(a *tools.Args) (insertArgs, error) {
+		out := insertArgs{Anchors: map[string]string{}, DataType: a.String("dataType"), Data: a.String("data")}
+		for _, k := range anchors {
+			out.Anchors[k] = a.String(k)
+		}
+		return out, nil
+	}
+}
+
+func requiredData() []tools.Param {
+	return []tools.Param{
+		{Name: "data", Type: tools.String, Description: "the content to add", Required: true},
+		{Name: "dataType", Type: tools.String, Description: "markdown (kramdown) or dom", Enum: []string{"markdown", "dom"}, Default: "markdown"},
+	}
+}
+
+// insertWrite is the additive write shared by append, prepend and insert:
+// the new ids come back, and the readback proves they exist.
+func insertWrite(name, summary string, params []tools.Param, anchors []string,
+	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.Write[insertArgs, struct{}] {
+	return tools.Write[insertArgs, struct{}]{
+		Name: name, Summary: summary, Policy: strict.Policy{Class: strict.Additive},
+		Params:  append(params, requiredData()...),
+		Parse:   parseInsert(anchors...),
+		Targets: insertArgs.targets,
+		Execute: func(ctx context.Context, env *tools.Env, a insertArgs, _ struct{}) (tools.Payload, error) {
+			n := 0
+			for _, k := range anchors {
+				if v := a.Anchors[k]; v != "" {
+					if err := tools.CheckID(k, v); err != nil {
+						return nil, tools.Refuse(err)
+					}
+					n++
+				}
+			}
+			if n == 0 {
+				return nil, tools.Refuse(failure.Invalid("pass one of %s", strings.Join(anchors, ", ")))
+			}
+			txs, err := call(ctx, env.Kernel, a)
+			if err != nil {
+				return nil, tools.WriteFailure(err, false)
+			}
+			return tools.Payload{"ids": siyuan.InsertedIDs(txs), "id": siyuan.FirstInsertedID(txs)}, nil
+		},
+		Readback: func(ctx context.Context, env *tools.Env, a insertArgs, p tools.Payload) (any, error) {
+			ids, _ := p["ids"].([]string)
+			if len(ids) == 0 {
+				// SiYuan answers code 0 with no id when the insert failed in its queue.
+				return nil, errors.New("the kernel reported no inserted block")
+			}
+			sts, err := kernelview.ReadBlockStates(ctx, env, ids)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range sts {
+				if s.Missing {
+					return nil, fmt.Errorf("inserted block %s does not exist", s.ID)
+				}
+			}
+			return sts, nil
+		},
+	}
+}
+
+var appendBlock = insertWrite("append", "add blocks as the last children of a container (document, list, quote, ...)",
+	[]tools.Param{tools.IDParam("parentID", "the container", true)}, []string{"parentID"},
+	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
+		return c.AppendBlock(ctx, a.DataType, a.Data, a.Anchors["parentID"])
+	})
+
+var prependBlock = insertWrite("prepend", "add blocks as the first children of a container",
+	[]tools.Param{tools.IDParam("parentID", "the container", true)}, []string{"parentID"},
+	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
+		return c.PrependBlock(ctx, a.DataType, a.Data, a.Anchors["parentID"])
+	})
+
+var insertBlock = insertWrite("insert", "add blocks after previousID, before nextID, or first in parentID",
+	[]tools.Param{
+		tools.IDParam("previousID", "insert after this block", false),
+		tools.IDParam("nextID", "insert before this block", false),
+		tools.IDParam("parentID", "insert as the first child of this container", false),
+	}, []string{"previousID", "nextID", "parentID"},
+	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
+		return c.InsertBlock(ctx, siyuan.InsertBlockRequest{DataType: a.DataType, Data: a.Data,
+			PreviousID: a.Anchors["previousID"], NextID: a.Anchors["nextID"], ParentID: a.Anchors["parentID"]})
+	})

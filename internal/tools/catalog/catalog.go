@@ -1,0 +1,23 @@
+// Package catalog is the one place that lists every tool Sisyphus serves.
+package catalog
+
+import (
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/block"
+	"github.com/sisyphus-go/sisyphus/internal/tools/document"
+	"github.com/sisyphus-go/sisyphus/internal/tools/fs"
+	"github.com/sisyphus-go/sisyphus/internal/tools/notebook"
+	"github.com/sisyphus-go/sisyphus/internal/tools/search"
+	"github.com/sisyphus-go/sisyphus/internal/tools/system"
+)
+
+// All returns every tool, in the order tools/list shows them. Each call
+// builds new values: a registry owns its tools.
+func All() []*tools.Tool {
+	return []*tools.Tool{notebook.Tool(), document.Tool(), block.Tool(), search.Tool(), system.Tool(), fs.Tool()}
+}
+
+// NewRegistry returns the registry of every tool bound to env.
+func NewRegistry(env *tools.Env) (*tools.Registry, error) {
+	return tools.NewRegistry(env, All()...)
+}

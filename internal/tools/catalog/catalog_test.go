@@ -1,0 +1,193 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+func TestEveryActionIsClassified(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	for _, tool := range f.R.Tools() {
+		for _, a := range tool.Actions {
+			if err := a.Policy.Validate(); err != nil {
+				t.Errorf("%s.%s: %v", tool.Name, a.Name, err)
+			}
+		}
+	}
+}
+
+func TestSchemas(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	for _, tool := range f.R.Tools() {
+		s := tool.InputSchema()
+		props := s["properties"].(map[string]any)
+		enum := props["action"].(map[string]any)["enum"].([]string)
+		if enum[0] != "help" || len(enum) != len(tool.Actions)+1 {
+			t.Errorf("%s: action enum %v", tool.Name, enum)
+		}
+		if s["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+			t.Errorf("%s: not a 2020-12 schema", tool.Name)
+		}
+		if _, err := json.Marshal(s); err != nil {
+			t.Errorf("%s: schema does not encode: %v", tool.Name, err)
+		}
+		reads := true
+		for _, a := range tool.Actions {
+			reads = reads && a.Policy.Class == strict.Read
+		}
+		if tool.ReadOnly() != reads {
+			t.Errorf("%s: ReadOnly() = %v", tool.Name, tool.ReadOnly())
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	tests := []struct {
+		tool string
+		args any
+		code failure.Code
+		msg  string
+	}{
+		{"nope", map[string]any{"action": "list"}, failure.UnknownTool, "unknown tool"},
+		{"notebook", map[string]any{}, failure.InvalidArguments, `missing argument "action"`},
+		{"notebook", map[string]any{"action": 7}, failure.InvalidArguments, `"action" must be a string`},
+		{"notebook", map[string]any{"action": "explode"}, failure.UnknownAction, `no action "explode"`},
+		{"notebook", []int{1}, failure.InvalidArguments, "arguments must be a JSON object"},
+		{"notebook", map[string]any{"action": "help", "topic": "nope"}, failure.UnknownHelpTopic, `no action "nope"`},
+		{"notebook", map[string]any{"action": "list", "extra": 1}, failure.InvalidArguments, "does not take extra"},
+		{"notebook", map[string]any{"action": "get_conf"}, failure.InvalidArguments, `missing argument "notebook"`},
+		{"notebook", map[string]any{"action": "get_conf", "notebook": 12}, failure.InvalidArguments, `"notebook" must be a string`},
+		{"notebook", map[string]any{"action": "get_conf", "notebook": "nope"}, failure.InvalidArguments, "must be a SiYuan id"},
+		{"notebook", map[string]any{"action": "get_conf", "notebook": "20200101000000-aaaaaaa"}, failure.NotFound, "notebook 20200101000000-aaaaaaa not found"},
+		{"block", map[string]any{"action": "get_kramdown", "id": "20200101000000-aaaaaaa"}, failure.NotFound, "block 20200101000000-aaaaaaa not found"},
+		{"block", map[string]any{"action": "get_children", "id": "x", "pageSize": 1000}, failure.InvalidArguments, "between 1 and 200"},
+		{"block", map[string]any{"action": "get_children", "id": "x", "page": 1.5}, failure.InvalidArguments, "must be an integer"},
+		{"search", map[string]any{"action": "fulltext", "query": "x", "method": "sql"}, failure.InvalidArguments, "must be one of keyword, query, regex"},
+		{"search", map[string]any{"action": "fulltext", "query": "  "}, failure.InvalidArguments, "must not be empty"},
+		{"search", map[string]any{"action": "query_sql", "stmt": "DELETE FROM blocks"}, failure.InvalidArguments, "only a single SELECT"},
+		{"search", map[string]any{"action": "query_sql", "stmt": "SELECT 1; DELETE FROM blocks"}, failure.InvalidArguments, "single statement"},
+		{"search", map[string]any{"action": "query_sql", "stmt": "SELECT nope FROM nothing"}, failure.KernelError, "SiYuan answered code"},
+		{"document", map[string]any{"action": "lookup"}, failure.InvalidArguments, "exactly one of"},
+		{"document", map[string]any{"action": "lookup", "hpath": "/Nope", "notebook": "NB"}, failure.NotFound, "not found"},
+		{"document", map[string]any{"action": "get_doc", "id": "BLOCK"}, failure.InvalidArguments, "not a document"},
+		{"document", map[string]any{"action": "get_child_docs"}, failure.InvalidArguments, "either id"},
+		{"document", map[string]any{"action": "list_tree", "notebook": "NB", "path": "/x"}, failure.InvalidArguments, "storage path"},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s %v", tt.tool, tt.args)
+		t.Run(name, func(t *testing.T) {
+			raw, _ := json.Marshal(tt.args)
+			raw = []byte(strings.ReplaceAll(strings.ReplaceAll(string(raw), "NB", f.NB), "BLOCK", f.Blocks[1]))
+			_, err := f.R.Call(context.Background(), tt.tool, raw)
+			var te *failure.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("want a tools error, got %v", err)
+			}
+			if te.Code != tt.code || !strings.Contains(te.Message, tt.msg) {
+				t.Fatalf("got %s %q, want %s containing %q", te.Code, te.Message, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	for _, tool := range f.R.Tools() {
+		h := f.OK(t, tool.Name, map[string]any{"action": "help"})
+		if len(h["actions"].([]any)) != len(tool.Actions) {
+			t.Errorf("%s help lists %v", tool.Name, h["actions"])
+		}
+		for _, a := range tool.Actions {
+			ht := f.OK(t, tool.Name, map[string]any{"action": "help", "topic": a.Name})
+			if ht["class"] != a.Policy.Class.String() || ht["example"].(map[string]any)["action"] != a.Name {
+				t.Errorf("%s.%s help: %v", tool.Name, a.Name, ht)
+			}
+		}
+	}
+}
+
+func TestVersionAndBootstrap(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	v := f.OK(t, "system", map[string]any{"action": "version"})
+	if v["siyuan"] != "3.7.3" || v["sisyphus"] != "test" {
+		t.Fatalf("version: %v", v)
+	}
+	b := f.OK(t, "system", map[string]any{"action": "bootstrap"})
+	ws := b["writeSafety"].(map[string]any)
+	if len(b["notebooks"].([]any)) != 2 || ws["protocol"] != "preflight-lease-v1" || ws["strictMode"] != true {
+		t.Fatalf("bootstrap: %v", b)
+	}
+	g := fmt.Sprint(ws["guarded"])
+	if !strings.Contains(g, "block.update (expectedStateHash)") || !strings.Contains(fmt.Sprint(ws["requestIdOnly"]), "block.append") ||
+		!strings.Contains(fmt.Sprint(ws["external"]), "system.notify") || strings.Contains(g, "get_kramdown") {
+		t.Fatalf("bootstrap write catalogue: %v", ws)
+	}
+}
+
+func testTools() []*tools.Tool { return All() }
+
+func TestStrictSchemaAdvertisesControlFields(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	tool, _ := s.R.Tool("block")
+	props := tool.InputSchema()["properties"].(map[string]any)
+	d := props["expectedStateHash"].(map[string]any)["description"].(string)
+	if !strings.Contains(d, "update") || strings.Contains(d, "append") || strings.Contains(d, "get_kramdown") {
+		t.Fatalf("expectedStateHash must name exactly the guarded actions: %s", d)
+	}
+	r := props["requestId"].(map[string]any)["description"].(string)
+	if !strings.Contains(r, "append") || strings.Contains(r, "get_kramdown") {
+		t.Fatalf("requestId must name the strict writes only: %s", r)
+	}
+	search, _ := s.R.Tool("search")
+	if _, ok := search.InputSchema()["properties"].(map[string]any)["validateOnly"]; ok {
+		t.Fatal("a read-only tool must not advertise validateOnly")
+	}
+}
+
+// TestStrictRacingAgents: agents racing on one block, each preflighting and
+// committing; per state exactly one commit wins, the rest see state_changed.
+
+// FuzzToolArguments sends arbitrary argument objects to every tool: an
+// agent's input must come back as a result or a typed *failure.Error, never a panic
+// or an untyped failure. Writes run against a registry without a
+// coordinator, so nothing is ever written.
+func FuzzToolArguments(f *testing.F) {
+	fx := tooltest.New(f, testTools)
+	r, err := tools.NewRegistry(&tools.Env{Kernel: fx.C}, All()...)
+	if err != nil {
+		f.Fatal(err)
+	}
+	names := []string{"notebook", "document", "block", "fs", "search", "system"}
+	for _, s := range []string{
+		`{"action":"help"}`, `{"action":"get_doc","id":"` + fx.Doc + `","blockLimit":2}`,
+		`{"action":"update","id":"` + fx.Blocks[0] + `","data":"x","validateOnly":true}`,
+		`{"action":"query_sql","stmt":"SELECT 1"}`, `{"action":"ls","path":"/Tools"}`, `[]`, `{"action":null}`,
+		`{"action":"update","items":[{"id":1}]}`, `{"action":"fulltext","query":"zebra","paths":[1]}`,
+	} {
+		f.Add(uint8(0), s)
+		f.Add(uint8(2), s)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, args string) {
+		v, err := r.Call(context.Background(), names[int(which)%len(names)], json.RawMessage(args))
+		if err != nil {
+			var te *failure.Error
+			if !errors.As(err, &te) || te.Code == "" {
+				t.Fatalf("untyped failure for %q: %v", args, err)
+			}
+			return
+		}
+		if _, err := json.Marshal(v); err != nil {
+			t.Fatalf("result does not encode: %v", err)
+		}
+	})
+}

@@ -1,0 +1,501 @@
+// Package document is the document tool: find and read SiYuan documents
+// (ids, paths, Markdown windows, children, tree, outline) and create,
+// rename, remove, move and reorder them.
+package document
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+)
+
+// Tool returns the document tool.
+func Tool() *tools.Tool {
+	return &tools.Tool{
+		Name:  "document",
+		Title: "Documents",
+		Description: "Find and read SiYuan documents: resolve ids and paths, read a document as editable Markdown " +
+			"in windows of whole blocks, list child documents, the document tree and the heading outline.",
+		Actions: []*tools.Action{
+			lookupAction.Action(), getDoc.Action(), getChildDocsAction.Action(), listTreeAction.Action(), getOutlineAction.Action(),
+			create.Action(), rename.Action(), remove.Action(), move.Action(), reorder.Action(), setChildSortMode.Action(),
+		},
+	}
+}
+
+type idArgs struct{ ID string }
+
+func parseID(a *tools.Args) (idArgs, error) {
+	return idArgs{a.String("id")}, tools.CheckID("id", a.String("id"))
+}
+
+// ---- reads ----------------------------------------------------------------
+
+var lookupAction = tools.Read[lookupArgs]{
+	Name: "lookup", Summary: "resolve a document by id, storage path or human path",
+	Params: []tools.Param{
+		tools.IDParam("id", "a document or block id", false),
+		{Name: "notebook", Type: tools.String, Description: "the notebook id, with path or hpath"},
+		{Name: "path", Type: tools.String, Description: "a storage path like /20260812120000-abcdefg.sy"},
+		{Name: "hpath", Type: tools.String, Description: "a human path of titles like /Projects/Plan"},
+	},
+	Run: lookup,
+}
+
+var getDoc = tools.Read[kernelview.Window]{
+	Name: "get_doc", Summary: "a document as editable Markdown, in windows of whole top-level blocks",
+	Params: append([]tools.Param{tools.IDParam("id", "the document", true)}, kernelview.WindowParams()...),
+	Parse: func(a *tools.Args) (kernelview.Window, error) {
+		w := kernelview.Window{ID: a.String("id"), BlockStart: a.Int("blockStart"), BlockLimit: a.Int("blockLimit"),
+			TokenBudget: a.Int("tokenBudget"), IncludeBlockIds: a.Bool("includeBlockIds")}
+		return w, tools.CheckID("id", w.ID)
+	},
+	Run: func(ctx context.Context, env *tools.Env, w kernelview.Window) (any, error) {
+		return kernelview.ReadWindow(ctx, env, w)
+	},
+}
+
+var getChildDocsAction = tools.Read[childDocsArgs]{
+	Name: "get_child_docs", Summary: "documents directly under a document (or at a notebook's root)",
+	Params: append([]tools.Param{
+		tools.IDParam("id", "the parent document", false),
+		tools.IDParam("notebook", "the notebook, to list its root documents", false),
+	}, tools.PageParams()...),
+	Run: getChildDocs,
+}
+
+var listTreeAction = tools.Read[treeArgs]{
+	Name: "list_tree", Summary: "the document tree under a notebook path, nested",
+	Params: []tools.Param{
+		tools.IDParam("notebook", "the notebook", true),
+		{Name: "path", Type: tools.String, Description: "storage path of the subtree root; / for the whole notebook", Default: "/"},
+		{Name: "maxDepth", Type: tools.Integer, Description: "levels to descend", Default: 3, Min: tools.IntP(1), Max: tools.IntP(8)},
+	},
+	Run: listTree,
+}
+
+var getOutlineAction = tools.Read[idArgs]{
+	Name: "get_outline", Summary: "the document's heading tree",
+	Params: []tools.Param{tools.IDParam("id", "the document", true)},
+	Parse:  parseID,
+	Run:    getOutline,
+}
+
+// ---- writes ---------------------------------------------------------------
+
+var (
+	guarded   = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+	structure = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash}
+)
+
+var create = tools.Write[createArgs, struct{}]{
+	Name: "create", Summary: "create a document from markdown: notebook + path (a human path), or parentID (or notebook + parentPath) + title; a leading \"# <title>\" line is dropped",
+	Policy: strict.Policy{Class: strict.Additive},
+	Params: []tools.Param{
+		tools.IDParam("notebook", "the notebook", false),
+		{Name: "path", Type: tools.String, Description: "human path of the new document, like /Inbox/Weekly Note (missing parents are created empty)"},
+		tools.IDParam("parentID", "the parent document (or a notebook id for its root)", false),
+		{Name: "parentPath", Type: tools.String, Description: "with notebook: the parent as a human path (/Inbox) or a storage path (/20260812120000-abcdefg.sy)"},
+		{Name: "title", Type: tools.String, Description: "the title, with parentID or parentPath"},
+		{Name: "markdown", Type: tools.String, Description: "the body; omit for an empty document", Default: ""},
+	},
+	Parse:   parseCreate,
+	Targets: createArgs.targets,
+	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, error) {
+		plan, err := planCreate(ctx, env, a)
+		if err != nil {
+			var fe *failure.Error
+			if errors.As(err, &fe) {
+				return nil, tools.Refuse(failure.Invalid("%s", fe.Message))
+			}
+			return nil, tools.Refuse(err) // a failed read: nothing written
+		}
+		id, err := env.Kernel.CreateDocWithMd(ctx, plan.req)
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"id": id, "notebook": plan.req.Notebook}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload) (any, error) {
+		id, _ := p["id"].(string)
+		nb, _ := p["notebook"].(string)
+		var loc docLoc
+		var last error
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if loc, err = locateDoc(ctx, env, id); err != nil {
+				return false, err
+			}
+			if loc.Missing || loc.NotDocument {
+				last = fmt.Errorf("document %s does not exist", id)
+				return false, nil
+			}
+			return true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, last
+		}
+		attrs, err := env.Kernel.GetBlockAttrs(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		want := expectCreate(a)
+		switch {
+		case loc.Notebook != nb:
+			return nil, fmt.Errorf("document %s is in notebook %s, want %s", id, loc.Notebook, nb)
+		case attrs["title"] != want.title:
+			return nil, fmt.Errorf("document %s reads back another title", id)
+		case want.hpath != "" && loc.HPath != want.hpath:
+			return nil, fmt.Errorf("document %s is not at the requested human path", id)
+		}
+		if want.parentID != "" && want.parentID != loc.Notebook {
+			par, err := locateDoc(ctx, env, want.parentID)
+			if err != nil {
+				return nil, err
+			}
+			if par.Missing || path.Dir(loc.Path) != docDir(par.Path) {
+				return nil, fmt.Errorf("document %s is not under %s", id, want.parentID)
+			}
+		}
+		p["path"] = loc.Path
+		return loc, nil
+	},
+}
+
+type renameArgs struct{ ID, Title string }
+
+var rename = tools.Write[renameArgs, DocState]{
+	Name: "rename", Summary: "set a document's title", Policy: guarded,
+	Params: []tools.Param{tools.IDParam("id", "the document", true), {Name: "title", Type: tools.String, Description: "the new title", Required: true}},
+	Parse: func(a *tools.Args) (renameArgs, error) {
+		r := renameArgs{a.String("id"), a.String("title")}
+		if err := tools.CheckID("id", r.ID); err != nil {
+			return r, err
+		}
+		if markup.NormalizeTitle(r.Title) == "" {
+			return r, failure.Invalid("title must not be empty")
+		}
+		return r, nil
+	},
+	Targets: func(a renameArgs) []string { return []string{a.ID} },
+	State: func(ctx context.Context, env *tools.Env, a renameArgs) (DocState, error) {
+		return readDocState(ctx, env, a.ID, false)
+	},
+	Check: func(_ renameArgs, st DocState) error { return checkDoc(st.docLoc, "id") },
+	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, _ DocState) (tools.Payload, error) {
+		if err := env.Kernel.RenameDocByID(ctx, a.ID, a.Title); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"id": a.ID}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, p tools.Payload) (any, error) {
+		title := markup.NormalizeTitle(a.Title)
+		// SiYuan serves a renamed document's attributes from a cache that
+		// lags until its transaction queue is flushed.
+		if err := env.Kernel.FlushTransaction(ctx); err != nil {
+			return nil, err
+		}
+		var st DocState
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = readDocState(ctx, env, a.ID, false); err != nil {
+				return false, err
+			}
+			return st.Block != nil && st.Block.Attrs["title"] == title && path.Base(st.HPath) == title, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("document %s does not read back the new title", a.ID)
+		}
+		return st, nil
+	},
+}
+
+type removeArgs struct{ IDs []string }
+
+var remove = tools.Write[removeArgs, []DocState]{
+	Name: "remove", Summary: "delete documents (id or ids[]) with their child documents (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
+	Params: []tools.Param{tools.IDParam("id", "the document", false), {Name: "ids", Type: tools.Strings, Description: "several documents"}},
+	Parse: func(a *tools.Args) (removeArgs, error) {
+		ids, err := docIDs(a)
+		return removeArgs{ids}, err
+	},
+	Targets: func(a removeArgs) []string { return a.IDs },
+	State: func(ctx context.Context, env *tools.Env, a removeArgs) ([]DocState, error) {
+		return readDocStates(ctx, env, a.IDs, true)
+	},
+	Check: func(_ removeArgs, sts []DocState) error {
+		for _, st := range sts {
+			if err := checkDoc(st.docLoc, "id"); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a removeArgs, _ []DocState) (tools.Payload, error) {
+		ids := kernelview.SortedUnique(a.IDs)
+		for i, id := range ids {
+			if err := env.Kernel.RemoveDocByID(ctx, id); err != nil {
+				return nil, tools.WriteFailure(err, i > 0)
+			}
+		}
+		return tools.Payload{"ids": ids, "removed": len(ids)}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a removeArgs, p tools.Payload) (any, error) {
+		// Removal is proven by the block tree saying the document does not
+		// exist, never by a failed read.
+		var sts []DocState
+		var last string
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if sts, err = readDocStates(ctx, env, a.IDs, true); err != nil {
+				return false, err
+			}
+			for _, st := range sts {
+				if !st.Missing {
+					last = st.ID
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("document %s still exists", last)
+		}
+		return sts, nil
+	},
+}
+
+var move = tools.Write[moveArgs, DocMoveState]{
+	Name: "move", Summary: "move documents (fromIDs) under a document or to a notebook's root (toID)", Policy: structure, Destructive: true,
+	Params: []tools.Param{
+		{Name: "fromIDs", Type: tools.Strings, Description: "the documents to move", Required: true},
+		tools.IDParam("toID", "the new parent: a document, or a notebook for its root", true),
+	},
+	Parse:   parseMove,
+	Targets: moveArgs.targets,
+	State: func(ctx context.Context, env *tools.Env, a moveArgs) (DocMoveState, error) {
+		return readDocMoveState(ctx, env, a.FromIDs, a.ToID)
+	},
+	Check: func(_ moveArgs, st DocMoveState) error { return st.check() },
+	Execute: func(ctx context.Context, env *tools.Env, a moveArgs, _ DocMoveState) (tools.Payload, error) {
+		if err := env.Kernel.MoveDocsByID(ctx, a.FromIDs, a.ToID); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"fromIDs": a.FromIDs, "toID": a.ToID, "moved": len(a.FromIDs)}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a moveArgs, p tools.Payload) (any, error) {
+		var st DocMoveState
+		var last error
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = readDocMoveState(ctx, env, a.FromIDs, a.ToID); err != nil {
+				return false, err
+			}
+			last = st.placed()
+			return last == nil, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, last
+		}
+		return st, nil
+	},
+}
+
+type reorderArgs struct {
+	ParentID   string
+	OrderedIDs []string
+}
+
+var reorder = tools.Write[reorderArgs, ReorderState]{
+	Name: "reorder", Summary: "set the manual (custom) order of a notebook's or document's child documents (orderedIDs: every visible child once); " +
+		"a notebook parent is switched to custom sort (6); for a document parent the order is stored and shows wherever " +
+		"the notebook sorts by custom order (SiYuan 3.7.3 has no per-document sort mode), as the answer's hint says",
+	Policy: structure,
+	Params: []tools.Param{
+		tools.IDParam("parentID", "the notebook or parent document", true),
+		{Name: "orderedIDs", Type: tools.Strings, Description: "every visible child document id, in the new order", Required: true},
+	},
+	Parse: func(a *tools.Args) (reorderArgs, error) {
+		r := reorderArgs{a.String("parentID"), a.Strings("orderedIDs")}
+		return r, tools.CheckID("parentID", r.ParentID)
+	},
+	Targets: func(a reorderArgs) []string { return append([]string{a.ParentID}, a.OrderedIDs...) },
+	State: func(ctx context.Context, env *tools.Env, a reorderArgs) (ReorderState, error) {
+		return readReorderState(ctx, env, a.ParentID)
+	},
+	Check: func(a reorderArgs, st ReorderState) error {
+		if st.Missing {
+			return failure.Invalid("parentID %s is neither a notebook nor a document", st.ParentID)
+		}
+		return checkPermutation(a.OrderedIDs, st.Children)
+	},
+	Execute: execReorder,
+	Readback: func(ctx context.Context, env *tools.Env, a reorderArgs, p tools.Payload) (any, error) {
+		var st ReorderState
+		var last error
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = readReorderState(ctx, env, a.ParentID); err != nil {
+				return false, err
+			}
+			if st.Missing {
+				return false, fmt.Errorf("parent %s is gone", st.ParentID)
+			}
+			if st.Kind == "notebook" && st.Conf.SortMode != sortCustom {
+				last = fmt.Errorf("the notebook's sort mode reads back %d, not custom (6)", st.Conf.SortMode)
+				return false, nil
+			}
+			// The state lists the children in custom order: it must show
+			// the requested order exactly.
+			got := make([]string, len(st.Children))
+			for i, c := range st.Children {
+				got[i] = c.ID
+			}
+			if !slices.Equal(got, a.OrderedIDs) {
+				last = fmt.Errorf("the children read back in another order")
+				return false, nil
+			}
+			return true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, last
+		}
+		return st, nil
+	},
+}
+
+// execReorder sets the custom order with changeSort, then switches the
+// notebook to custom sort when it is not already.
+func execReorder(ctx context.Context, env *tools.Env, a reorderArgs, st ReorderState) (tools.Payload, error) {
+	byID := map[string]string{}
+	for _, c := range st.Children {
+		byID[c.ID] = c.Path
+	}
+	out := tools.Payload{"parentID": a.ParentID, "notebook": st.Notebook, "ordered": len(a.OrderedIDs), "sortModeChanged": false}
+	if len(a.OrderedIDs) > 0 {
+		paths := make([]string, len(a.OrderedIDs))
+		for i, id := range a.OrderedIDs {
+			paths[i] = byID[id]
+		}
+		if err := env.Kernel.ChangeSort(ctx, st.Notebook, paths); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+	}
+	if st.Kind != "notebook" {
+		if st.Conf.SortMode != sortCustom {
+			out["hint"] = "the notebook does not sort by custom order, so SiYuan's file tree shows these documents in its own order; switch the notebook to custom sort (document set_child_sort_mode sortMode 6) to see this order"
+		}
+	} else if st.Conf.SortMode != sortCustom {
+		c := st.Conf
+		c.SortMode = sortCustom
+		if _, err := env.Kernel.SetNotebookConf(ctx, st.Notebook, c); err != nil {
+			return nil, tools.WriteFailure(err, len(a.OrderedIDs) > 0)
+		}
+		out["sortModeChanged"] = true
+	}
+	return out, nil
+}
+
+type sortModeArgs struct {
+	ID       string
+	SortMode int
+}
+
+// sortModeState is a notebook's state; for an id that is no notebook, it
+// also says whether the id names a document (refused with the reason).
+type sortModeState struct {
+	kernelview.NotebookState
+	IsDocument bool `json:"isDocument,omitempty"`
+}
+
+var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
+	Name: "set_child_sort_mode", Summary: "set how a notebook sorts its documents (id: the notebook, whose top-level document shares its id; sortMode 0-14, 15 or omitted: follow the file tree setting). " +
+		"Notebooks only: SiYuan 3.7.3 has no per-document sort mode (setDocSortMode arrived in 3.8.1)",
+	Policy: guarded,
+	Params: []tools.Param{
+		tools.IDParam("id", "the notebook", true),
+		{Name: "sortMode", Type: tools.Integer, Description: "0/1 name, 2/3 updated, 4/5 natural, 6 custom, 7/8 ref count, 9/10 created, 11/12 size, 13/14 child count (asc/desc); 15 or omitted: follow the file tree setting", Min: tools.IntP(0), Max: tools.IntP(15)},
+	},
+	Parse: func(a *tools.Args) (sortModeArgs, error) {
+		s := sortModeArgs{a.String("id"), sortFileTree}
+		if a.Has("sortMode") {
+			s.SortMode = a.Int("sortMode")
+		}
+		return s, tools.CheckID("id", s.ID)
+	},
+	Targets: func(a sortModeArgs) []string { return []string{a.ID} },
+	State: func(ctx context.Context, env *tools.Env, a sortModeArgs) (sortModeState, error) {
+		st, err := kernelview.ReadNotebookState(ctx, env, a.ID)
+		if err != nil || !st.Missing {
+			return sortModeState{NotebookState: st}, err
+		}
+		ok, err := env.Kernel.CheckBlockExist(ctx, a.ID)
+		return sortModeState{NotebookState: st, IsDocument: ok}, err
+	},
+	Check: func(a sortModeArgs, st sortModeState) error {
+		switch {
+		case st.Missing && st.IsDocument:
+			return failure.Invalid("%s is a document: SiYuan 3.7.3 stores sort modes per notebook only (document sort modes need 3.8.1); pass the notebook id", a.ID)
+		case st.Missing:
+			return tools.NotFound("notebook", a.ID)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a sortModeArgs, st sortModeState) (tools.Payload, error) {
+		conf := *st.Conf
+		conf.SortMode = a.SortMode
+		if _, err := env.Kernel.SetNotebookConf(ctx, a.ID, conf); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"id": a.ID, "sortMode": a.SortMode}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a sortModeArgs, p tools.Payload) (any, error) {
+		var st kernelview.NotebookState
+		var last error
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = kernelview.ReadNotebookState(ctx, env, a.ID); err != nil {
+				return false, err
+			}
+			switch {
+			case st.Missing:
+				last = fmt.Errorf("notebook %s is gone", a.ID)
+			case st.Conf.SortMode != a.SortMode || st.Entry.SortMode != a.SortMode:
+				last = fmt.Errorf("notebook %s reads back sort mode %d, want %d", a.ID, st.Conf.SortMode, a.SortMode)
+			default:
+				return true, nil
+			}
+			return false, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, last
+		}
+		return sortModeState{NotebookState: st}, nil
+	},
+}

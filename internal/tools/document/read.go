@@ -1,0 +1,189 @@
+package document
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+)
+
+type lookupArgs struct{ ID, Notebook, Path, HPath string }
+
+func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
+	id, nb, p, hp := a.ID, a.Notebook, a.Path, a.HPath
+	given := 0
+	for _, s := range []string{id, p, hp} {
+		if s != "" {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, failure.Invalid("pass exactly one of id, path (with notebook) or hpath (with notebook)")
+	}
+	switch {
+	case id != "":
+		if err := tools.CheckID("id", id); err != nil {
+			return nil, err
+		}
+		ref, err := kernelview.Describe(ctx, env, id)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"documents": []kernelview.DocRef{ref}, "blockID": id}, nil
+	case p != "":
+		if err := tools.CheckID("notebook", nb); err != nil {
+			return nil, err
+		}
+		docID := strings.TrimSuffix(path.Base(p), ".sy")
+		if tools.CheckID("path", docID) != nil || !strings.HasSuffix(p, ".sy") {
+			return nil, failure.Invalid("argument \"path\" must be a storage path like /20260812120000-abcdefg.sy")
+		}
+		ref, err := kernelview.Describe(ctx, env, docID)
+		if err != nil {
+			return nil, err
+		}
+		if ref.Notebook != nb || ref.Path != p {
+			return nil, tools.NotFound("document at path", p)
+		}
+		return map[string]any{"documents": []kernelview.DocRef{ref}}, nil
+	default:
+		if err := tools.CheckID("notebook", nb); err != nil {
+			return nil, err
+		}
+		if !strings.HasPrefix(hp, "/") {
+			hp = "/" + hp
+		}
+		ids, err := env.Kernel.GetIDsByHPath(ctx, nb, hp)
+		if err != nil {
+			return nil, err
+		}
+		refs := []kernelview.DocRef{}
+		for _, d := range ids {
+			ref, err := kernelview.Describe(ctx, env, d)
+			if err != nil {
+				return nil, err
+			}
+			refs = append(refs, ref)
+		}
+		if len(refs) == 0 {
+			return nil, tools.NotFound("document with hpath", hp)
+		}
+		ret := map[string]any{"documents": refs}
+		if len(refs) > 1 {
+			ret["hint"] = "several documents share this human path; use an id"
+		}
+		return ret, nil
+	}
+}
+
+func getOutline(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+	id := a.ID
+	if err := tools.CheckID("id", id); err != nil {
+		return nil, err
+	}
+	ref, err := kernelview.Describe(ctx, env, id)
+	if err != nil {
+		return nil, err
+	}
+	children, err := env.Kernel.GetChildBlocks(ctx, ref.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"document": ref, "outline": kernelview.Outline(children)}, nil
+}
+
+type childDocsArgs struct {
+	ID, Notebook   string
+	Page, PageSize int
+}
+
+func getChildDocs(ctx context.Context, env *tools.Env, a childDocsArgs) (any, error) {
+	id, nb := a.ID, a.Notebook
+	var p string
+	switch {
+	case id != "" && nb == "":
+		if err := tools.CheckID("id", id); err != nil {
+			return nil, err
+		}
+		ref, err := kernelview.Describe(ctx, env, id)
+		if err != nil {
+			return nil, err
+		}
+		nb, p = ref.Notebook, ref.Path
+	case nb != "" && id == "":
+		if err := tools.CheckID("notebook", nb); err != nil {
+			return nil, err
+		}
+		p = "/"
+	default:
+		return nil, failure.Invalid("pass either id (a document) or notebook (its root), not both")
+	}
+	docs, err := kernelview.ListChildren(ctx, env, nb, p)
+	if err != nil {
+		return nil, kernelview.NotebookErr(nb, err)
+	}
+	return tools.Paginate(docs, a.Page, a.PageSize).Fields(map[string]any{"notebook": nb, "path": p}), nil
+}
+
+type treeNode struct {
+	kernelview.ChildDoc
+	Children []*treeNode `json:"children,omitempty"`
+}
+
+// maxTreeListings bounds the kernel calls of one list_tree.
+const maxTreeListings = 100
+
+type treeArgs struct {
+	Notebook, Path string
+	MaxDepth       int
+}
+
+func listTree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {
+	nb, p, depth := a.Notebook, a.Path, a.MaxDepth
+	if err := tools.CheckID("notebook", nb); err != nil {
+		return nil, err
+	}
+	if p != "/" && !strings.HasSuffix(p, ".sy") {
+		return nil, failure.Invalid("argument \"path\" must be / or a storage path like /20260812120000-abcdefg.sy")
+	}
+	calls, partial := 0, false
+	var walk func(p string, level int) ([]*treeNode, error)
+	walk = func(p string, level int) ([]*treeNode, error) {
+		if calls >= maxTreeListings {
+			partial = true
+			return nil, nil
+		}
+		calls++
+		docs, err := kernelview.ListChildren(ctx, env, nb, p)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]*treeNode, 0, len(docs))
+		for _, d := range docs {
+			n := &treeNode{ChildDoc: d}
+			if d.SubFileCount > 0 {
+				if level < depth {
+					if n.Children, err = walk(d.Path, level+1); err != nil {
+						return nil, err
+					}
+				} else {
+					partial = true
+				}
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	tree, err := walk(p, 1)
+	if err != nil {
+		return nil, kernelview.NotebookErr(nb, err)
+	}
+	ret := map[string]any{"notebook": nb, "path": p, "maxDepth": depth, "tree": tree, "partial": partial}
+	if partial {
+		ret["hint"] = "deeper documents exist; list a subtree with its path or raise maxDepth"
+	}
+	return ret, nil
+}

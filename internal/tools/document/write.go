@@ -1,0 +1,588 @@
+package document
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+)
+
+// sortCustom is SiYuan's custom sort mode (sort.json ranks).
+const sortCustom = 6
+
+// sortFileTree (15) is a notebook's "follow the file tree setting".
+const sortFileTree = 15
+
+// docLoc is where a document lives.
+type docLoc struct {
+	ID       string `json:"id"`
+	Missing  bool   `json:"missing,omitempty"`
+	Notebook string `json:"notebook,omitempty"`
+	Path     string `json:"path,omitempty"`
+	HPath    string `json:"hpath,omitempty"`
+	// NotDocument: the id names a block inside a document.
+	NotDocument bool `json:"notDocument,omitempty"`
+}
+
+// locateDoc finds a document by id through the block tree (which does not
+// lag like the SQL index). An id the kernel does not know is Missing; a
+// failed query is an error, never proof of absence.
+func locateDoc(ctx context.Context, env *tools.Env, id string) (docLoc, error) {
+	ok, err := env.Kernel.CheckBlockExist(ctx, id)
+	if err != nil {
+		return docLoc{}, err
+	}
+	if !ok {
+		return docLoc{ID: id, Missing: true}, nil
+	}
+	p, err := env.Kernel.GetPathByID(ctx, id)
+	if err != nil {
+		return docLoc{}, err
+	}
+	if path.Base(p.Path) != id+".sy" {
+		return docLoc{ID: id, Notebook: p.Notebook, Path: p.Path, NotDocument: true}, nil
+	}
+	hp, err := env.Kernel.GetHPathByID(ctx, id)
+	if err != nil {
+		return docLoc{}, err
+	}
+	return docLoc{ID: id, Notebook: p.Notebook, Path: p.Path, HPath: hp}, nil
+}
+
+// checkDoc refuses what a document action cannot act on.
+func checkDoc(l docLoc, what string) error {
+	switch {
+	case l.Missing:
+		return tools.NotFound("document", l.ID)
+	case l.NotDocument:
+		return failure.Invalid("%s %s is a block inside a document, not a document", what, l.ID)
+	case l.ID == l.Notebook:
+		return failure.Invalid("%s %s is the notebook's own top-level document; use the notebook tool", what, l.ID)
+	}
+	return nil
+}
+
+// docDir is the storage directory holding a document's children.
+func docDir(p string) string { return strings.TrimSuffix(p, ".sy") }
+
+// DocState is the guarded state of one document: its block state (kramdown,
+// attributes, DOM of the whole document) and where it lives.
+type DocState struct {
+	docLoc
+	Block *kernelview.BlockState `json:"block,omitempty"`
+	// Children are the ids of its direct child documents (remove only).
+	Children []string `json:"children,omitempty"`
+}
+
+func readDocState(ctx context.Context, env *tools.Env, id string, children bool) (DocState, error) {
+	loc, err := locateDoc(ctx, env, id)
+	if err != nil || loc.Missing || loc.NotDocument {
+		return DocState{docLoc: loc}, err
+	}
+	st := DocState{docLoc: loc}
+	bs, err := kernelview.ReadBlockState(ctx, env, id)
+	if err != nil {
+		return DocState{}, err
+	}
+	st.Block = &bs
+	if children {
+		unlimited := 0
+		list, err := env.Kernel.ListDocsByPath(ctx, siyuan.ListDocsRequest{Notebook: loc.Notebook, Path: loc.Path, MaxListCount: &unlimited, ShowHidden: true})
+		if err != nil {
+			return DocState{}, err
+		}
+		st.Children = []string{}
+		for _, f := range list.Files {
+			st.Children = append(st.Children, f.ID)
+		}
+	}
+	return st, nil
+}
+
+func readDocStates(ctx context.Context, env *tools.Env, ids []string, children bool) ([]DocState, error) {
+	ids = kernelview.SortedUnique(ids)
+	out := make([]DocState, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], errs[i] = readDocState(ctx, env, id, children)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// docIDs are the ids of document.remove: id or ids[].
+func docIDs(a *tools.Args) ([]string, error) {
+	if a.Has("id") == a.Has("ids") {
+		return nil, failure.Invalid("pass either id or ids[], not both")
+	}
+	ids := a.Strings("ids")
+	if a.Has("id") {
+		ids = []string{a.String("id")}
+	}
+	if len(ids) == 0 || len(ids) > 50 {
+		return nil, failure.Invalid("ids[] must hold 1 to 50 documents")
+	}
+	for i, id := range ids {
+		if err := tools.CheckID(fmt.Sprintf("ids[%d]", i), id); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// stripLeadingTitle drops a leading "# <title>" line that repeats the
+// document's title (SiYuan shows the title above the body already).
+func stripLeadingTitle(md, title string) string {
+	rest := strings.TrimLeft(md, " \t\r\n")
+	line, after, _ := strings.Cut(rest, "\n")
+	line = strings.TrimSpace(line)
+	if strings.HasPrefix(line, "# ") && markup.NormalizeTitle(strings.TrimPrefix(line, "# ")) == title {
+		return strings.TrimLeft(after, "\r\n")
+	}
+	return md
+}
+
+// createPlan is how document.create will call createDocWithMd.
+type createPlan struct {
+	req       siyuan.CreateDocRequest
+	title     string
+	hpath     string // the expected human path
+	parentDir string // the expected storage directory, when the parent is known
+}
+
+// planCreate resolves the create arguments. It may read the kernel, and
+// never writes.
+func planCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, error) {
+	nb, hp, parentPath, parentID, title := a.Notebook, a.Path, a.ParentPath, a.ParentID, a.Title
+	var p createPlan
+	switch {
+	case hp != "":
+		if parentPath != "" || parentID != "" || a.HasTitle {
+			return p, failure.Invalid("pass path (a human path) alone, or parentID/parentPath with title")
+		}
+		if err := tools.CheckID("notebook", nb); err != nil {
+			return p, err
+		}
+		var segs []string
+		for _, s := range strings.Split(hp, "/") {
+			if s = markup.NormalizeTitle(s); s != "" {
+				segs = append(segs, s)
+			}
+		}
+		if len(segs) == 0 {
+			return p, failure.Invalid("path must name the new document, like /Inbox/Weekly Note")
+		}
+		p.title = segs[len(segs)-1]
+		p.hpath = "/" + strings.Join(segs, "/")
+		p.req = siyuan.CreateDocRequest{Notebook: nb, Path: p.hpath}
+	case parentID != "" || parentPath != "":
+		if parentID != "" && parentPath != "" {
+			return p, failure.Invalid("pass parentID or parentPath, not both")
+		}
+		if p.title = markup.NormalizeTitle(title); p.title == "" {
+			return p, failure.Invalid("title must name the new document")
+		}
+		var parent docLoc
+		switch {
+		case parentID != "":
+			if err := tools.CheckID("parentID", parentID); err != nil {
+				return p, err
+			}
+			l, err := locateDoc(ctx, env, parentID)
+			if err != nil {
+				return p, err
+			}
+			if l.Missing {
+				return p, tools.NotFound("document", parentID)
+			}
+			if l.NotDocument {
+				return p, failure.Invalid("parentID %s is a block inside a document, not a document", parentID)
+			}
+			if nb != "" && nb != l.Notebook {
+				return p, failure.Invalid("parentID %s is not in notebook %s", parentID, nb)
+			}
+			parent = l
+		case strings.HasSuffix(parentPath, ".sy"):
+			if err := tools.CheckID("notebook", nb); err != nil {
+				return p, err
+			}
+			id := strings.TrimSuffix(path.Base(parentPath), ".sy")
+			if tools.CheckID("parentPath", id) != nil {
+				return p, failure.Invalid("parentPath must be a storage path like /20260812120000-abcdefg.sy or a human path like /Inbox")
+			}
+			l, err := locateDoc(ctx, env, id)
+			if err != nil {
+				return p, err
+			}
+			if l.Missing || l.NotDocument || l.Notebook != nb || l.Path != parentPath {
+				return p, tools.NotFound("document at storage path", parentPath)
+			}
+			parent = l
+		default:
+			if err := tools.CheckID("notebook", nb); err != nil {
+				return p, err
+			}
+			hp := "/" + strings.Trim(parentPath, "/")
+			if hp == "/" {
+				parent = docLoc{ID: nb, Notebook: nb, Path: "/" + nb + ".sy", HPath: "/"}
+				break
+			}
+			ids, err := env.Kernel.GetIDsByHPath(ctx, nb, hp)
+			if err != nil {
+				return p, err
+			}
+			switch len(ids) {
+			case 0:
+				return p, tools.NotFound("document with human path", hp)
+			case 1:
+			default:
+				return p, failure.Invalid("%d documents have the human path %s; pass parentID instead", len(ids), hp)
+			}
+			if parent, err = locateDoc(ctx, env, ids[0]); err != nil {
+				return p, err
+			}
+			if parent.Missing {
+				return p, tools.NotFound("document with human path", hp)
+			}
+		}
+		p.req.Notebook = parent.Notebook
+		if parent.ID == parent.Notebook || parent.HPath == "/" {
+			p.hpath, p.parentDir = "/"+p.title, "/"
+		} else {
+			p.hpath, p.parentDir = parent.HPath+"/"+p.title, docDir(parent.Path)
+			p.req.ParentID = parent.ID
+		}
+		p.req.Path = p.hpath
+	default:
+		return p, failure.Invalid("pass notebook + path (a human path), or parentID (or notebook + parentPath) + title")
+	}
+	p.req.Markdown = stripLeadingTitle(a.Markdown, p.title)
+	return p, nil
+}
+
+// createExpect is what a created document must read back as, from the
+// arguments alone.
+type createExpect struct{ title, hpath, parentID string }
+
+func expectCreate(a createArgs) createExpect {
+	var segs []string
+	split := func(p string) {
+		for _, s := range strings.Split(p, "/") {
+			if s = markup.NormalizeTitle(s); s != "" {
+				segs = append(segs, s)
+			}
+		}
+	}
+	if hp := a.Path; hp != "" {
+		split(hp)
+		if len(segs) == 0 {
+			return createExpect{}
+		}
+		return createExpect{title: segs[len(segs)-1], hpath: "/" + strings.Join(segs, "/")}
+	}
+	e := createExpect{title: markup.NormalizeTitle(a.Title)}
+	pp := a.ParentPath
+	switch {
+	case a.ParentID != "":
+		if a.ParentID != a.Notebook {
+			e.parentID = a.ParentID
+		}
+	case strings.HasSuffix(pp, ".sy"):
+		e.parentID = strings.TrimSuffix(path.Base(pp), ".sy")
+	default:
+		// The parent was found at exactly this human path.
+		if p := strings.Trim(pp, "/"); p != "" {
+			e.hpath = "/" + p + "/" + e.title
+		} else {
+			e.hpath = "/" + e.title
+		}
+	}
+	return e
+}
+
+// createArgs are document.create's arguments.
+type createArgs struct {
+	Notebook, Path, ParentPath, ParentID, Title string
+	HasTitle                                    bool
+	Markdown                                    string
+}
+
+func parseCreate(a *tools.Args) (createArgs, error) {
+	return createArgs{Notebook: a.String("notebook"), Path: a.String("path"), ParentPath: a.String("parentPath"),
+		ParentID: a.String("parentID"), Title: a.String("title"), HasTitle: a.Has("title"), Markdown: a.String("markdown")}, nil
+}
+
+func (a createArgs) targets() []string {
+	var ids []string
+	for _, v := range []string{a.Notebook, a.ParentID} {
+		if v != "" {
+			ids = append(ids, v)
+		}
+	}
+	return ids
+}
+
+// reorderParent is the parent whose children document.reorder orders.
+type reorderParent struct {
+	ID, Kind, Notebook, Path string
+}
+
+func resolveReorderParent(ctx context.Context, env *tools.Env, id string) (reorderParent, error) {
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return reorderParent{}, err
+	}
+	for _, n := range nbs {
+		if n.ID == id {
+			return reorderParent{ID: id, Kind: "notebook", Notebook: id, Path: "/"}, nil
+		}
+	}
+	l, err := locateDoc(ctx, env, id)
+	if err != nil {
+		return reorderParent{}, err
+	}
+	if l.Missing || l.NotDocument {
+		return reorderParent{}, failure.Invalid("parentID %s is neither a notebook nor a document", id)
+	}
+	return reorderParent{ID: id, Kind: "document", Notebook: l.Notebook, Path: l.Path}, nil
+}
+
+type reorderChild struct {
+	ID    string `json:"id"`
+	Path  string `json:"path"`
+	Sort  int    `json:"sort"`
+	Order int    `json:"order"`
+}
+
+// ReorderState is the structure document.reorder guards: the parent, its
+// notebook's configuration, and every visible direct child's id, storage
+// path, sort value and current order (listed in custom order).
+type ReorderState struct {
+	ParentID string         `json:"parentID"`
+	Missing  bool           `json:"missing,omitempty"`
+	Kind     string         `json:"kind,omitempty"`
+	Notebook string         `json:"notebook,omitempty"`
+	Path     string         `json:"path,omitempty"`
+	Conf     siyuan.BoxConf `json:"conf"`
+	Children []reorderChild `json:"children"`
+}
+
+func listVisible(ctx context.Context, env *tools.Env, nb, p string, sortMode *int) ([]siyuan.DocFile, error) {
+	unlimited := 0
+	list, err := env.Kernel.ListDocsByPath(ctx, siyuan.ListDocsRequest{Notebook: nb, Path: p, Sort: sortMode, MaxListCount: &unlimited})
+	if err != nil {
+		return nil, err
+	}
+	return list.Files, nil
+}
+
+func readReorderState(ctx context.Context, env *tools.Env, parentID string) (ReorderState, error) {
+	par, err := resolveReorderParent(ctx, env, parentID)
+	if err != nil {
+		var te *failure.Error
+		if errors.As(err, &te) && te.Code == failure.InvalidArguments {
+			return ReorderState{ParentID: parentID, Missing: true, Children: []reorderChild{}}, nil
+		}
+		return ReorderState{}, err
+	}
+	var (
+		wg         sync.WaitGroup
+		conf       siyuan.NotebookConf
+		files      []siyuan.DocFile
+		cErr, lErr error
+	)
+	custom := sortCustom
+	wg.Add(2)
+	go func() { defer wg.Done(); conf, cErr = env.Kernel.GetNotebookConf(ctx, par.Notebook) }()
+	go func() { defer wg.Done(); files, lErr = listVisible(ctx, env, par.Notebook, par.Path, &custom) }()
+	wg.Wait()
+	if err := errors.Join(cErr, lErr); err != nil {
+		return ReorderState{}, err
+	}
+	st := ReorderState{ParentID: parentID, Kind: par.Kind, Notebook: par.Notebook, Path: par.Path, Conf: kernelview.ConfState(conf.Conf), Children: []reorderChild{}}
+	for i, f := range files {
+		st.Children = append(st.Children, reorderChild{ID: f.ID, Path: f.Path, Sort: f.Sort, Order: i})
+	}
+	return st, nil
+}
+
+// checkPermutation refuses an order that is not exactly the visible children.
+func checkPermutation(ordered []string, children []reorderChild) error {
+	cur := map[string]bool{}
+	for _, c := range children {
+		cur[c.ID] = true
+	}
+	seen := map[string]bool{}
+	var dup, unexpected []string
+	for _, id := range ordered {
+		if seen[id] {
+			dup = append(dup, id)
+		}
+		seen[id] = true
+		if !cur[id] {
+			unexpected = append(unexpected, id)
+		}
+	}
+	var missing []string
+	for _, c := range children {
+		if !seen[c.ID] {
+			missing = append(missing, c.ID)
+		}
+	}
+	if len(dup)+len(unexpected)+len(missing) == 0 {
+		return nil
+	}
+	var parts []string
+	if len(dup) > 0 {
+		parts = append(parts, "duplicated: "+strings.Join(dup, ", "))
+	}
+	if len(unexpected) > 0 {
+		parts = append(parts, "not visible children of the parent: "+strings.Join(unexpected, ", "))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "missing: "+strings.Join(missing, ", "))
+	}
+	return failure.Invalid("orderedIDs must list every visible child document exactly once (%s)", strings.Join(parts, "; "))
+}
+
+// moveArgs are document.move's arguments.
+type moveArgs struct {
+	FromIDs []string
+	ToID    string
+}
+
+func (a moveArgs) targets() []string { return append(slices.Clone(a.FromIDs), a.ToID) }
+
+func parseMove(a *tools.Args) (moveArgs, error) {
+	m := moveArgs{a.Strings("fromIDs"), a.String("toID")}
+	return m, checkMoveArgs(m)
+}
+
+func checkMoveArgs(a moveArgs) error {
+	from, to := a.FromIDs, a.ToID
+	if len(from) == 0 || len(from) > 50 {
+		return failure.Invalid("fromIDs must hold 1 to 50 documents")
+	}
+	if err := tools.CheckID("toID", to); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i, id := range from {
+		if err := tools.CheckID(fmt.Sprintf("fromIDs[%d]", i), id); err != nil {
+			return err
+		}
+		if seen[id] {
+			return failure.Invalid("fromIDs lists %s twice", id)
+		}
+		seen[id] = true
+		if id == to {
+			return failure.Invalid("a document cannot be moved under itself (%s)", id)
+		}
+	}
+	return nil
+}
+
+// DocMoveState is the structure document.move guards: where each moved
+// document lives, and the target with its child list.
+type DocMoveState struct {
+	Docs   []docLoc      `json:"docs"`
+	Target moveDocParent `json:"target"`
+}
+
+type moveDocParent struct {
+	ID       string   `json:"id"`
+	Missing  bool     `json:"missing,omitempty"`
+	Kind     string   `json:"kind,omitempty"`
+	Notebook string   `json:"notebook,omitempty"`
+	Path     string   `json:"path,omitempty"`
+	Children []string `json:"children,omitempty"`
+}
+
+// dir is the storage directory the target's children live in.
+func (t moveDocParent) dir() string {
+	if t.Kind == "notebook" {
+		return "/"
+	}
+	return docDir(t.Path)
+}
+
+func readDocMoveState(ctx context.Context, env *tools.Env, from []string, to string) (DocMoveState, error) {
+	var st DocMoveState
+	st.Docs = make([]docLoc, len(from))
+	for i, id := range from {
+		l, err := locateDoc(ctx, env, id)
+		if err != nil {
+			return st, err
+		}
+		st.Docs[i] = l
+	}
+	par, err := resolveReorderParent(ctx, env, to)
+	if err != nil {
+		var te *failure.Error
+		if !errors.As(err, &te) {
+			return st, err
+		}
+		st.Target = moveDocParent{ID: to, Missing: true}
+		return st, nil
+	}
+	st.Target = moveDocParent{ID: to, Kind: par.Kind, Notebook: par.Notebook, Path: par.Path, Children: []string{}}
+	custom := sortCustom
+	unlimited := 0
+	list, err := env.Kernel.ListDocsByPath(ctx, siyuan.ListDocsRequest{Notebook: par.Notebook, Path: par.Path, Sort: &custom, MaxListCount: &unlimited, ShowHidden: true})
+	if err != nil {
+		return st, err
+	}
+	for _, f := range list.Files {
+		st.Target.Children = append(st.Target.Children, f.ID)
+	}
+	return st, nil
+}
+
+// check refuses a move the kernel would refuse or silently skip.
+func (st DocMoveState) check() error {
+	if st.Target.Missing {
+		return failure.Invalid("toID %s is neither a notebook nor a document", st.Target.ID)
+	}
+	for _, d := range st.Docs {
+		if err := checkDoc(d, "fromIDs:"); err != nil {
+			return err
+		}
+		if d.Notebook == st.Target.Notebook && strings.HasPrefix(st.Target.dir()+"/", docDir(d.Path)+"/") {
+			return failure.Invalid("document %s cannot be moved under itself or its own descendant %s", d.ID, st.Target.ID)
+		}
+	}
+	return nil
+}
+
+// placed reports whether every moved document is a child of the target.
+func (st DocMoveState) placed() error {
+	if st.Target.Missing {
+		return fmt.Errorf("the target %s is gone", st.Target.ID)
+	}
+	for _, d := range st.Docs {
+		if d.Missing || d.Notebook != st.Target.Notebook || path.Dir(d.Path) != st.Target.dir() {
+			return fmt.Errorf("document %s is not under %s", d.ID, st.Target.ID)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+)
+
+// Env is what actions run against.
+type Env struct {
+	Kernel *siyuan.Client
+	// Version of this server, for system.version and bootstrap.
+	Version string
+	// Coordinator runs every non-read action in this process.
+	Coordinator *strict.Coordinator
+	// Delegate, used when Coordinator is nil, sends a non-read call (its
+	// arguments exactly as received, control fields included) to the
+	// authority that owns the coordinator, and returns its answer; a failure
+	// is a *failure.Error. With neither, writes answer
+	// write_coordinator_unavailable.
+	Delegate func(ctx context.Context, tool string, args json.RawMessage) (any, error)
+	// DelegateStrict tells, for a delegating front, whether the authority
+	// runs strict mode (it decides which control fields the schemas show).
+	DelegateStrict bool
+
+	// tools lists the registry's tools, for system.bootstrap.
+	tools func() []*Tool
+}
+
+// StrictOn reports whether writes go through preflight and commit.
+func (e *Env) StrictOn() bool {
+	switch {
+	case e.Coordinator != nil:
+		return e.Coordinator.Strict()
+	case e.Delegate != nil:
+		return e.DelegateStrict
+	}
+	return true
+}
+
+// Tools lists the tools of the registry the env is bound to.
+func (e *Env) Tools() []*Tool {
+	if e.tools == nil {
+		return nil
+	}
+	return e.tools()
+}

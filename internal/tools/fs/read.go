@@ -1,0 +1,92 @@
+package fs
+
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+)
+
+type entry struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	ID       string `json:"id"`
+	Children int    `json:"children"`
+	Closed   bool   `json:"closed,omitempty"`
+}
+
+type lsArgs struct {
+	Path           string
+	Page, PageSize int
+}
+
+func ls(ctx context.Context, env *tools.Env, a lsArgs) (any, error) {
+	p, err := parsePath("path", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	var entries []entry
+	if p.isRoot() {
+		nbs, err := env.Kernel.ListNotebooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range nbs {
+			entries = append(entries, entry{Name: n.Name, Path: p.child(n.Name), ID: n.ID, Children: n.SubFileCount, Closed: n.Closed})
+		}
+	} else {
+		t, err := resolveDoc(ctx, env, p)
+		if err != nil {
+			return nil, err
+		}
+		storage := "/"
+		if t.DocID != "" {
+			info, err := env.Kernel.GetBlockInfo(ctx, t.DocID)
+			if err != nil {
+				return nil, err
+			}
+			storage = info.Path
+		}
+		docs, err := kernelview.ListChildren(ctx, env, t.Notebook.ID, storage)
+		if err != nil {
+			return nil, kernelview.NotebookErr(t.Notebook.ID, err)
+		}
+		for _, d := range docs {
+			entries = append(entries, entry{Name: d.Title, Path: p.child(d.Title), ID: d.ID, Children: d.SubFileCount})
+		}
+	}
+	if entries == nil {
+		entries = []entry{}
+	}
+	return tools.Paginate(entries, a.Page, a.PageSize).Fields(map[string]any{"path": p.Raw}), nil
+}
+
+// readArgs are fs.read's arguments: a path and a window.
+type readArgs struct {
+	Path string
+	kernelview.Window
+}
+
+func readFile(ctx context.Context, env *tools.Env, a readArgs) (any, error) {
+	p, err := parseDocPath("path", a.Path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := resolveDoc(ctx, env, p)
+	if err != nil {
+		return nil, err
+	}
+	// The window logic is document.get_doc's; only the addressing differs.
+	win := a.Window
+	win.ID = t.DocID
+	ret, err := kernelview.ReadWindow(ctx, env, win)
+	if err != nil {
+		return nil, err
+	}
+	ret["path"] = p.Raw
+	if next, ok := ret["nextWindow"].(map[string]any); ok {
+		ret["nextWindow"] = map[string]any{"action": "read", "path": p.Raw, "blockStart": next["blockStart"],
+			"blockLimit": next["blockLimit"], "tokenBudget": next["tokenBudget"]}
+	}
+	return ret, nil
+}

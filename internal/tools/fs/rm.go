@@ -1,0 +1,61 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// pathArgs are the arguments of an action on the document at one path.
+type pathArgs struct{ Path humanPath }
+
+func parsePathArg(a *tools.Args) (pathArgs, error) {
+	p, err := parseDocPath("path", a.String("path"))
+	return pathArgs{p}, err
+}
+
+var rm = tools.Write[pathArgs, docState]{
+	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history)",
+	Policy: strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true,
+	Params:  []tools.Param{{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>"}},
+	Parse:   parsePathArg,
+	Targets: func(a pathArgs) []string { return []string{a.Path.Raw} },
+	State: func(ctx context.Context, env *tools.Env, a pathArgs) (docState, error) {
+		return pathState(ctx, env, a.Path, true)
+	},
+	Check: func(a pathArgs, st docState) error {
+		if st.Missing {
+			return noDoc(a.Path)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a pathArgs, st docState) (tools.Payload, error) {
+		if err := env.Kernel.RemoveDocByID(ctx, st.RootID); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"path": a.Path.Raw, "id": st.RootID, "removed": true}, nil
+	},
+	Readback: rmReadback,
+}
+
+// rmReadback proves the removal by the live existence of the removed id,
+// checked before any tree is read: a stale path or SQL index cannot make a
+// done removal look undone, and a failed existence query is an error (the
+// outcome stays unknown), never proof of deletion.
+func rmReadback(ctx context.Context, env *tools.Env, a pathArgs, payload tools.Payload) (any, error) {
+	p := a.Path
+	id, _ := payload["id"].(string)
+	if err := waitFor(ctx, func() (bool, error) {
+		ok, err := env.Kernel.CheckBlockExist(ctx, id)
+		return !ok, err
+	}); err != nil {
+		if errors.Is(err, errNotYet) {
+			return nil, fmt.Errorf("document %s still exists", id)
+		}
+		return nil, fmt.Errorf("existence of %s unknown: %w", id, err)
+	}
+	return pathState(ctx, env, p, true)
+}

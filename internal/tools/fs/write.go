@@ -1,0 +1,187 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/canon"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+)
+
+// writeArgs are fs.write's arguments.
+type writeArgs struct {
+	Path      humanPath
+	Content   string
+	Overwrite bool
+}
+
+// body is the content without a leading title line that repeats the title.
+func (a writeArgs) body() string { return stripTitle(a.Content, a.Path.Title()) }
+
+func parseWrite(a *tools.Args) (writeArgs, error) {
+	p, err := parseDocPath("path", a.String("path"))
+	if err != nil {
+		return writeArgs{}, err
+	}
+	w := writeArgs{Path: p, Content: a.String("content"), Overwrite: a.Bool("overwrite")}
+	if w.Overwrite && strings.TrimSpace(w.body()) == "" {
+		return w, failure.Invalid("overwrite needs a non-empty body; to remove the document use rm")
+	}
+	return w, nil
+}
+
+var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+
+var write = tools.Write[writeArgs, docState]{
+	Name: "write", Destructive: true,
+	Summary: "create a document at a path from Markdown (additive: requestId only; refused if the path exists); " +
+		"overwrite:true replaces the body of the document there, or creates it where the path is free (guarded by expectedStateHash; refused for documents " +
+		"holding databases, super blocks, embeds, widgets, HTML, media or blocks with name/alias/memo/bookmark/style/custom-* attributes)",
+	Policy: guarded,
+	PolicyFor: func(a writeArgs) strict.Policy {
+		if a.Overwrite {
+			return guarded
+		}
+		return strict.Policy{Class: strict.Additive}
+	},
+	Params: []tools.Param{
+		{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>/<child title>; missing parents are created empty"},
+		{Name: "content", Type: tools.String, Required: true, Description: "the body as Markdown; a leading \"# <title>\" repeating the title is dropped"},
+		{Name: "overwrite", Type: tools.Boolean, Default: false, Description: "replace the body of the document at path (a guarded mutation: preflight returns expectedStateHash)"},
+	},
+	Parse:   parseWrite,
+	Targets: func(a writeArgs) []string { return []string{a.Path.Raw} },
+	// An overwrite is guarded by the path's document (or its absence).
+	State: func(ctx context.Context, env *tools.Env, a writeArgs) (docState, error) {
+		if !a.Overwrite {
+			return docState{}, nil
+		}
+		return pathState(ctx, env, a.Path, false)
+	},
+	Check: func(a writeArgs, st docState) error {
+		if a.Overwrite && !st.Missing {
+			return overwriteRefusal(a.Path.Raw, st.Blocks)
+		}
+		return nil
+	},
+	Execute:  writeExec,
+	Readback: writeReadback,
+}
+
+// writeExec creates the document at a free path, or overwrites the one the
+// state found there.
+func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, error) {
+	p := a.Path
+	if a.Overwrite && !st.Missing && st.RootID != "" {
+		return overwriteDoc(ctx, env, a, st)
+	}
+	nb, err := notebookNamed(ctx, env, p.Notebook)
+	if err != nil {
+		return nil, tools.Refuse(err)
+	}
+	ids, err := liveDocs(ctx, env, nb.ID, p.HPath())
+	if err != nil {
+		return nil, tools.Refuse(err)
+	}
+	switch {
+	case len(ids) > 1:
+		return nil, tools.Refuse(ambiguous("document", p.Raw, ids))
+	case len(ids) == 1 && !a.Overwrite:
+		return nil, tools.Refuse(failure.Invalid("a document already exists at %s (%s); nothing was written: pass overwrite:true to replace its body", p.Raw, ids[0]))
+	case len(ids) == 1:
+		// The state found no document here a moment ago.
+		return nil, tools.Refuse(failure.New(failure.StateChanged, "a document appeared at %s after the state was read; nothing was written", p.Raw))
+	}
+	parentID := ""
+	if len(p.Titles) > 1 {
+		pids, err := liveDocs(ctx, env, nb.ID, p.Parent().HPath())
+		if err != nil {
+			return nil, tools.Refuse(err)
+		}
+		if len(pids) > 1 {
+			return nil, tools.Refuse(ambiguous("document", p.Parent().Raw, pids))
+		}
+		if len(pids) == 1 {
+			parentID = pids[0]
+		}
+	}
+	id, err := env.Kernel.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb.ID, Path: p.HPath(),
+		Markdown: stripTitle(a.Content, p.Title()), ParentID: parentID})
+	if err != nil {
+		return nil, tools.WriteFailure(err, false)
+	}
+	return tools.Payload{"path": p.Raw, "id": id, "notebook": nb.ID, "created": true}, nil
+}
+
+// overwriteDoc replaces the body of the document the state, read at
+// commit, found at the path (and checked: no block an overwrite would lose).
+func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, error) {
+	p, nb, id, body := a.Path, st.Notebook, st.RootID, a.body()
+	// updateBlock on a document id replaces its whole body in one write.
+	txs, err := env.Kernel.UpdateBlock(ctx, id, "markdown", body)
+	if err != nil {
+		return nil, tools.WriteFailure(err, false)
+	}
+	var applied []string
+	for _, tx := range txs {
+		for _, op := range tx.DoOperations {
+			if d, ok := op.Data.(string); ok && op.ParentID == id && strings.HasSuffix(op.Action, "nsert") {
+				applied = append(applied, markup.DOMText(d))
+			}
+		}
+	}
+	out := tools.Payload{"path": p.Raw, "id": id, "notebook": nb, "overwritten": true}
+	if len(applied) > 0 {
+		// A digest of the text the kernel applied, for the readback.
+		out["_appliedTextHash"] = canon.DigestBytes([]byte(strings.Join(applied, " ")))
+	}
+	return out, nil
+}
+
+func writeReadback(ctx context.Context, env *tools.Env, a writeArgs, payload tools.Payload) (any, error) {
+	p := a.Path
+	id, _ := payload["id"].(string)
+	if id == "" {
+		return nil, errors.New("the kernel reported no document id")
+	}
+	want, _ := payload["_appliedTextHash"].(string)
+	nb, _ := payload["notebook"].(string)
+	if nb == "" {
+		n, err := notebookNamed(ctx, env, p.Notebook)
+		if err != nil {
+			return nil, err
+		}
+		nb = n.ID
+	}
+	// The document exists (live check first), then the path resolves to it.
+	if err := waitFor(ctx, func() (bool, error) {
+		ok, err := env.Kernel.CheckBlockExist(ctx, id)
+		if err != nil || !ok {
+			return false, err
+		}
+		ids, err := liveDocs(ctx, env, nb, p.HPath())
+		return slices.Contains(ids, id), err
+	}); err != nil {
+		return nil, fmt.Errorf("document %s at %s: %w", id, p.Raw, err)
+	}
+	st, err := readDocAt(ctx, env, p, nb, id)
+	if err != nil {
+		return nil, err
+	}
+	if st.Missing {
+		return nil, fmt.Errorf("document %s is gone", id)
+	}
+	if want != "" {
+		if got := canon.DigestBytes([]byte(markup.DOMText(st.dom))); got != want {
+			return nil, fmt.Errorf("document %s does not show the requested body", id)
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,99 @@
+package kernelview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// NotebookEntry is a notebook's lsNotebooks entry without the flashcard
+// counts, which change with the clock.
+type NotebookEntry struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Icon         string `json:"icon"`
+	Sort         int    `json:"sort"`
+	SortMode     int    `json:"sortMode"`
+	Closed       bool   `json:"closed"`
+	SubFileCount int    `json:"subFileCount"`
+	Encrypted    bool   `json:"encrypted"`
+	Unlocked     bool   `json:"unlocked"`
+}
+
+// ConfState is a notebook's conf without the opaque encryption parameters
+// (never changed by Sisyphus), as states hash it.
+func ConfState(c siyuan.BoxConf) siyuan.BoxConf {
+	c.BoxCrypt = nil
+	return c
+}
+
+// NotebookState is the guarded state of a notebook: its lsNotebooks entry
+// and its configuration.
+type NotebookState struct {
+	ID      string          `json:"id"`
+	Missing bool            `json:"missing,omitempty"`
+	Entry   *NotebookEntry  `json:"entry,omitempty"`
+	Conf    *siyuan.BoxConf `json:"conf,omitempty"`
+}
+
+// ReadNotebookState reads a notebook's entry and conf concurrently. A
+// notebook absent from a successful lsNotebooks is {missing:true}; any
+// failed read fails the state.
+func ReadNotebookState(ctx context.Context, env *tools.Env, id string) (NotebookState, error) {
+	var (
+		wg          sync.WaitGroup
+		nbs         []siyuan.Notebook
+		conf        siyuan.NotebookConf
+		lErr, cErr  error
+		confMissing bool
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); nbs, lErr = env.Kernel.ListNotebooks(ctx) }()
+	go func() {
+		defer wg.Done()
+		conf, cErr = env.Kernel.GetNotebookConf(ctx, id)
+		if IsNotebookNotFound(cErr) {
+			confMissing, cErr = true, nil
+		}
+	}()
+	wg.Wait()
+	if lErr != nil {
+		return NotebookState{}, lErr
+	}
+	var entry *NotebookEntry
+	for _, n := range nbs {
+		if n.ID == id {
+			entry = &NotebookEntry{n.ID, n.Name, n.Icon, n.Sort, n.SortMode, n.Closed, n.SubFileCount, n.Encrypted, n.Unlocked}
+		}
+	}
+	if entry == nil {
+		return NotebookState{ID: id, Missing: true}, nil
+	}
+	if cErr != nil {
+		return NotebookState{}, cErr
+	}
+	if confMissing {
+		return NotebookState{}, fmt.Errorf("notebook %s is listed but its conf is not found", id)
+	}
+	c := ConfState(conf.Conf)
+	return NotebookState{ID: id, Entry: entry, Conf: &c}, nil
+}
+
+// IsNotebookNotFound tells the kernel's "notebook not found" answer.
+func IsNotebookNotFound(err error) bool {
+	var api *siyuan.APIError
+	return errors.As(err, &api) && strings.Contains(api.Msg, "not found")
+}
+
+// NotebookErr turns the kernel's "notebook not found" into not_found.
+func NotebookErr(id string, err error) error {
+	if IsNotebookNotFound(err) {
+		return tools.NotFound("notebook", id)
+	}
+	return err
+}

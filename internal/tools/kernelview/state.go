@@ -1,0 +1,175 @@
+package kernelview
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/net/html"
+
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// BlockState is the live state of one block as Strict Safe Writes hashes it:
+// kramdown, attributes and DOM, normalised so that attribute order and the
+// created/updated timestamps do not count while every content change
+// (inline marks, a block ref's subtype, text) does.
+type BlockState struct {
+	ID       string            `json:"id"`
+	Missing  bool              `json:"missing,omitempty"`
+	Kramdown string            `json:"kramdown,omitempty"`
+	Attrs    map[string]string `json:"attrs,omitempty"`
+	DOM      string            `json:"dom,omitempty"`
+}
+
+// ReadBlockState reads one block's state, its three parts concurrently.
+// A block that does not exist is {missing:true}; a failed read fails the
+// whole state (fail closed: no write is decided on a partial read).
+func ReadBlockState(ctx context.Context, env *tools.Env, id string) (BlockState, error) {
+	var (
+		wg                sync.WaitGroup
+		kd, dom           string
+		attrs             map[string]string
+		kdErr, dErr, aErr error
+	)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		k, err := env.Kernel.GetBlockKramdown(ctx, id)
+		kd, kdErr = k.Kramdown, err
+	}()
+	go func() {
+		defer wg.Done()
+		d, err := env.Kernel.GetBlockDOM(ctx, id)
+		dom, dErr = d.DOM, err
+	}()
+	go func() {
+		defer wg.Done()
+		attrs, aErr = env.Kernel.GetBlockAttrs(ctx, id)
+	}()
+	wg.Wait()
+	for _, err := range []error{kdErr, dErr, aErr} {
+		if err != nil {
+			return BlockState{}, err
+		}
+	}
+	// Every block has an id attribute; the kernel answers an unknown id
+	// with empty reads, so only then is existence asked for explicitly.
+	if attrs["id"] == "" {
+		ok, err := env.Kernel.CheckBlockExist(ctx, id)
+		if err != nil {
+			return BlockState{}, err
+		}
+		if !ok {
+			return BlockState{ID: id, Missing: true}, nil
+		}
+		return BlockState{}, fmt.Errorf("block %s exists but its attributes read empty", id)
+	}
+	return BlockState{ID: id, Kramdown: NormalizeKramdown(kd), Attrs: NormalizeAttrs(attrs), DOM: NormalizeDOM(dom)}, nil
+}
+
+// ReadBlockStates reads several blocks (deduplicated, in sorted id order).
+func ReadBlockStates(ctx context.Context, env *tools.Env, ids []string) ([]BlockState, error) {
+	ids = SortedUnique(ids)
+	out := make([]BlockState, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4) // bounded fan-out against the kernel
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], errs[i] = ReadBlockState(ctx, env, id)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// SortedUnique returns ids deduplicated, in sorted order.
+func SortedUnique(ids []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// volatileAttr names attributes that change without the content changing.
+func volatileAttr(name string) bool { return name == "updated" || name == "created" }
+
+var (
+	ialRE     = regexp.MustCompile(`\{:((?:\s+[A-Za-z][\w-]*="(?:[^"\\]|\\.)*")*)\s*\}`)
+	ialAttrRE = regexp.MustCompile(`([A-Za-z][\w-]*)="((?:[^"\\]|\\.)*)"`)
+)
+
+// NormalizeKramdown rewrites every IAL with its attributes sorted and the
+// timestamps removed.
+func NormalizeKramdown(s string) string {
+	return ialRE.ReplaceAllStringFunc(s, func(ial string) string {
+		var parts []string
+		for _, m := range ialAttrRE.FindAllStringSubmatch(ial, -1) {
+			if !volatileAttr(m[1]) {
+				parts = append(parts, m[1]+`="`+m[2]+`"`)
+			}
+		}
+		sort.Strings(parts)
+		if len(parts) == 0 {
+			return "{:}"
+		}
+		return "{: " + strings.Join(parts, " ") + "}"
+	})
+}
+
+// NormalizeAttrs drops the volatile attributes.
+func NormalizeAttrs(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if !volatileAttr(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// NormalizeDOM re-renders every tag with sorted attributes, timestamps
+// dropped; text, tag structure and every other attribute value are kept.
+func NormalizeDOM(s string) string {
+	z := html.NewTokenizer(strings.NewReader(s))
+	var b strings.Builder
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return b.String()
+		case html.StartTagToken, html.SelfClosingTagToken:
+			t := z.Token()
+			attrs := t.Attr[:0]
+			for _, a := range t.Attr {
+				if !volatileAttr(a.Key) {
+					attrs = append(attrs, a)
+				}
+			}
+			sort.Slice(attrs, func(i, j int) bool { return attrs[i].Key < attrs[j].Key })
+			t.Attr = attrs
+			b.WriteString(t.String())
+		default:
+			b.Write(z.Raw())
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package kernelview
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+func TestNormalizers(t *testing.T) {
+	same := []struct{ name, a, b string }{
+		{"kramdown attribute order and timestamps", `p{: id="x" updated="20260101000000" custom-a="1"}`, `p{: custom-a="1" id="x" updated="20270101000000"}`},
+		{"kramdown created dropped", `{: created="1" id="x"}`, `{: id="x"}`},
+	}
+	for _, tt := range same {
+		if NormalizeKramdown(tt.a) != NormalizeKramdown(tt.b) {
+			t.Errorf("%s: %q vs %q", tt.name, NormalizeKramdown(tt.a), NormalizeKramdown(tt.b))
+		}
+	}
+	domSame := [][2]string{
+		{`<div data-node-id="x" updated="1" class="p"><span data-type="strong">b</span></div>`, `<div class="p" data-node-id="x" updated="2"><span data-type="strong">b</span></div>`},
+	}
+	for _, p := range domSame {
+		if NormalizeDOM(p[0]) != NormalizeDOM(p[1]) {
+			t.Errorf("DOM %q vs %q", NormalizeDOM(p[0]), NormalizeDOM(p[1]))
+		}
+	}
+	domDiff := [][2]string{
+		{`<div><span data-type="strong">b</span></div>`, `<div><span data-type="em">b</span></div>`},
+		{`<span data-type="block-ref" data-subtype="s" data-id="x">t</span>`, `<span data-type="block-ref" data-subtype="d" data-id="x">t</span>`},
+		{`<div>text</div>`, `<div>text!</div>`},
+	}
+	for _, p := range domDiff {
+		if NormalizeDOM(p[0]) == NormalizeDOM(p[1]) {
+			t.Errorf("DOM change lost: %q vs %q", p[0], p[1])
+		}
+	}
+	if got := NormalizeAttrs(map[string]string{"id": "x", "updated": "1", "created": "2", "custom-a": "b"}); !reflect.DeepEqual(got, map[string]string{"id": "x", "custom-a": "b"}) {
+		t.Errorf("attrs: %v", got)
+	}
+}
+
+func TestReadBlockState(t *testing.T) {
+	f := tooltest.New(t, func() []*tools.Tool { return nil })
+	ctx := context.Background()
+	env := &tools.Env{Kernel: f.C}
+	id := f.Blocks[1]
+	s1, err := ReadBlockState(ctx, env, id)
+	if err != nil || s1.Missing || s1.Kramdown == "" || s1.DOM == "" || s1.Attrs["id"] != id {
+		t.Fatalf("state: %+v %v", s1, err)
+	}
+	s2, _ := ReadBlockState(ctx, env, id)
+	if !reflect.DeepEqual(s1, s2) {
+		t.Fatal("two reads of an unchanged block differ")
+	}
+	if err := f.C.SetBlockAttrs(ctx, id, map[string]string{"custom-k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+	s3, _ := ReadBlockState(ctx, env, id)
+	if reflect.DeepEqual(s2, s3) {
+		t.Fatal("attribute drift must change the state")
+	}
+	if _, err := f.C.UpdateBlock(ctx, id, "markdown", "alpha **paragraph**"); err != nil {
+		t.Fatal(err)
+	}
+	s4, _ := ReadBlockState(ctx, env, id)
+	if reflect.DeepEqual(s3, s4) {
+		t.Fatal("an inline change must change the state")
+	}
+	gone, err := ReadBlockState(ctx, env, "20200101000000-aaaaaaa")
+	if err != nil || !gone.Missing {
+		t.Fatalf("missing block: %+v %v", gone, err)
+	}
+	bad, _ := siyuan.New(siyuan.Config{BaseURL: "http://127.0.0.1:1", ReadAttempts: 1})
+	if _, err := ReadBlockState(ctx, &tools.Env{Kernel: bad}, id); err == nil {
+		t.Fatal("an unreachable kernel must fail the state read")
+	}
+	many, err := ReadBlockStates(ctx, env, []string{f.Blocks[2], f.Blocks[0], f.Blocks[2]})
+	if err != nil || len(many) != 2 || many[0].ID > many[1].ID {
+		t.Fatalf("states: %v %v", many, err)
+	}
+}

@@ -1,0 +1,315 @@
+// Package notebook is the notebook tool: list notebooks, read their
+// configuration, create, rename, remove, configure, open and close them.
+package notebook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+)
+
+// Tool returns the notebook tool.
+func Tool() *tools.Tool {
+	return &tools.Tool{
+		Name:        "notebook",
+		Title:       "Notebooks",
+		Description: "List SiYuan notebooks and read their configuration.",
+		Actions: []*tools.Action{
+			list.Action(), getConf.Action(),
+			create.Action(), rename.Action(), remove.Action(), setConf.Action(), setOpenState.Action(),
+		},
+	}
+}
+
+var list = tools.Read[tools.NoArgs]{
+	Name: "list", Summary: "all notebooks, open and closed",
+	Run: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error) {
+		nbs, err := env.Kernel.ListNotebooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		type nb struct {
+			ID           string `json:"id"`
+			Name         string `json:"name"`
+			Icon         string `json:"icon"`
+			Closed       bool   `json:"closed"`
+			SortMode     int    `json:"sortMode"`
+			SubFileCount int    `json:"subFileCount"`
+		}
+		out := make([]nb, 0, len(nbs))
+		for _, n := range nbs {
+			out = append(out, nb{n.ID, n.Name, n.Icon, n.Closed, n.SortMode, n.SubFileCount})
+		}
+		return map[string]any{"notebooks": out, "total": len(out)}, nil
+	},
+}
+
+// nbArgs are the arguments of an action on one notebook.
+type nbArgs struct{ Notebook string }
+
+func parseNotebook(a *tools.Args) (nbArgs, error) {
+	id := a.String("notebook")
+	return nbArgs{id}, tools.CheckID("notebook", id)
+}
+
+func nbParam() tools.Param { return tools.IDParam("notebook", "the notebook", true) }
+
+var getConf = tools.Read[nbArgs]{
+	Name: "get_conf", Summary: "a notebook's configuration",
+	Params: []tools.Param{nbParam()}, Parse: parseNotebook,
+	Run: func(ctx context.Context, env *tools.Env, a nbArgs) (any, error) {
+		conf, err := env.Kernel.GetNotebookConf(ctx, a.Notebook)
+		if err != nil {
+			return nil, kernelview.NotebookErr(a.Notebook, err)
+		}
+		return map[string]any{"notebook": conf.Box, "name": conf.Name, "conf": conf.Conf}, nil
+	},
+}
+
+var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+
+type nbState = kernelview.NotebookState
+
+// readState reads the notebook a guarded action acts on.
+func readState(ctx context.Context, env *tools.Env, id string) (nbState, error) {
+	return kernelview.ReadNotebookState(ctx, env, id)
+}
+
+// mustExist is the check of a guarded notebook action.
+func mustExist(st nbState) error {
+	if st.Missing {
+		return tools.NotFound("notebook", st.ID)
+	}
+	return nil
+}
+
+// readback polls the notebook's state until want accepts it.
+func readback(ctx context.Context, env *tools.Env, id string, want func(nbState) error) (any, error) {
+	var st nbState
+	var last error
+	ok, err := tools.Poll(ctx, func() (bool, error) {
+		var err error
+		if st, err = readState(ctx, env, id); err != nil {
+			return false, err
+		}
+		last = want(st)
+		return last == nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, last
+	}
+	return st, nil
+}
+
+// ---- create ---------------------------------------------------------------
+
+type createArgs struct{ Name, Icon string }
+
+var create = tools.Write[createArgs, struct{}]{
+	Name: "create", Summary: "create a notebook (name, optional icon); duplicate names are allowed", Policy: strict.Policy{Class: strict.Additive},
+	Params: []tools.Param{
+		{Name: "name", Type: tools.String, Description: "the notebook's name", Required: true},
+		{Name: "icon", Type: tools.String, Description: "an emoji code point in hex, like 1f4d4"},
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, error) {
+		if markup.NormalizeTitle(a.Name) == "" {
+			return nil, tools.Refuse(failure.Invalid("name must not be empty"))
+		}
+		nb, err := env.Kernel.CreateNotebook(ctx, a.Name)
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		if nb.ID == "" {
+			return nil, errors.New("the kernel answered createNotebook without a notebook id")
+		}
+		out := tools.Payload{"notebook": nb.ID}
+		if a.Icon != "" {
+			if err := env.Kernel.SetNotebookIcon(ctx, nb.ID, a.Icon); err != nil {
+				// The notebook exists already: not a clean rejection.
+				return nil, tools.WriteFailure(fmt.Errorf("notebook %s created, setting its icon failed: %w", nb.ID, err), true)
+			}
+		}
+		return out, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload) (any, error) {
+		id, _ := p["notebook"].(string)
+		name := markup.NormalizeTitle(a.Name)
+		return readback(ctx, env, id, func(st nbState) error {
+			switch {
+			case st.Missing:
+				return fmt.Errorf("notebook %s does not appear in lsNotebooks", id)
+			case st.Entry.Name != name:
+				return fmt.Errorf("notebook %s reads back a different name", id)
+			case a.Icon != "" && st.Conf.Icon != a.Icon:
+				return fmt.Errorf("notebook %s reads back icon %q, want %q", id, st.Conf.Icon, a.Icon)
+			}
+			return nil
+		})
+	},
+}
+
+// ---- rename ---------------------------------------------------------------
+
+type renameArgs struct{ Notebook, Name string }
+
+var rename = tools.Write[renameArgs, nbState]{
+	Name: "rename", Summary: "rename a notebook", Policy: guarded,
+	Params: []tools.Param{nbParam(), {Name: "name", Type: tools.String, Description: "the new name", Required: true}},
+	Parse: func(a *tools.Args) (renameArgs, error) {
+		r := renameArgs{a.String("notebook"), a.String("name")}
+		if markup.NormalizeTitle(r.Name) == "" {
+			return r, failure.Invalid("name must not be empty")
+		}
+		return r, tools.CheckID("notebook", r.Notebook)
+	},
+	Targets: func(a renameArgs) []string { return []string{a.Notebook} },
+	State: func(ctx context.Context, env *tools.Env, a renameArgs) (nbState, error) {
+		return readState(ctx, env, a.Notebook)
+	},
+	Check: func(_ renameArgs, st nbState) error { return mustExist(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, _ nbState) (tools.Payload, error) {
+		if err := env.Kernel.RenameNotebook(ctx, a.Notebook, a.Name); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"notebook": a.Notebook}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, p tools.Payload) (any, error) {
+		name := markup.NormalizeTitle(a.Name)
+		return readback(ctx, env, a.Notebook, func(st nbState) error {
+			if st.Missing || st.Entry.Name != name || st.Conf.Name != name {
+				return fmt.Errorf("notebook %s does not read back the new name", a.Notebook)
+			}
+			return nil
+		})
+	},
+}
+
+// ---- remove ---------------------------------------------------------------
+
+var remove = tools.Write[nbArgs, nbState]{
+	Name: "remove", Summary: "delete a notebook and every document in it (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
+	Params:  []tools.Param{nbParam()},
+	Parse:   parseNotebook,
+	Targets: func(a nbArgs) []string { return []string{a.Notebook} },
+	State: func(ctx context.Context, env *tools.Env, a nbArgs) (nbState, error) {
+		return readState(ctx, env, a.Notebook)
+	},
+	Check: func(_ nbArgs, st nbState) error { return mustExist(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a nbArgs, _ nbState) (tools.Payload, error) {
+		if err := env.Kernel.RemoveNotebook(ctx, a.Notebook); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"notebook": a.Notebook, "removed": true}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a nbArgs, p tools.Payload) (any, error) {
+		// Proof of removal is absence from a successful listing, never a
+		// failed read.
+		return readback(ctx, env, a.Notebook, func(st nbState) error {
+			if !st.Missing {
+				return fmt.Errorf("notebook %s is still listed", a.Notebook)
+			}
+			return nil
+		})
+	},
+}
+
+// ---- set_conf -------------------------------------------------------------
+
+type setConfArgs struct {
+	Notebook string
+	Patch    map[string]any
+}
+
+var setConf = tools.Write[setConfArgs, nbState]{
+	Name: "set_conf", Summary: "change notebook settings (conf: name, icon, sort, sortMode, doc/ref create save box and path, daily note save and template path)", Policy: guarded,
+	Params: []tools.Param{nbParam(), {Name: "conf", Type: tools.Object, Description: "the fields to change; the others keep their values", Required: true}},
+	Parse: func(a *tools.Args) (setConfArgs, error) {
+		patch, err := confPatch(a.Object("conf"))
+		if err != nil {
+			return setConfArgs{}, err
+		}
+		return setConfArgs{a.String("notebook"), patch}, tools.CheckID("notebook", a.String("notebook"))
+	},
+	Targets: func(a setConfArgs) []string { return []string{a.Notebook} },
+	State: func(ctx context.Context, env *tools.Env, a setConfArgs) (nbState, error) {
+		return readState(ctx, env, a.Notebook)
+	},
+	Check: func(_ setConfArgs, st nbState) error { return mustExist(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a setConfArgs, st nbState) (tools.Payload, error) {
+		if st.Conf == nil {
+			return nil, tools.Refuse(tools.NotFound("notebook", a.Notebook))
+		}
+		// The client sends a whole conf: start from the one just read.
+		conf := *st.Conf
+		applyConf(&conf, a.Patch)
+		if _, err := env.Kernel.SetNotebookConf(ctx, a.Notebook, conf); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"notebook": a.Notebook, "fields": len(a.Patch)}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a setConfArgs, p tools.Payload) (any, error) {
+		return readback(ctx, env, a.Notebook, func(st nbState) error {
+			if st.Missing {
+				return fmt.Errorf("notebook %s is gone", a.Notebook)
+			}
+			for k, v := range a.Patch {
+				if got := confField(*st.Conf, k); !confMatches(k, v, got) {
+					return fmt.Errorf("conf.%s reads back %v, want %v", k, got, v)
+				}
+			}
+			return nil
+		})
+	},
+}
+
+// ---- set_open_state -------------------------------------------------------
+
+type openArgs struct {
+	Notebook string
+	Opened   bool
+}
+
+var setOpenState = tools.Write[openArgs, nbState]{
+	Name: "set_open_state", Summary: "open or close a notebook", Policy: guarded,
+	Params: []tools.Param{nbParam(), {Name: "opened", Type: tools.Boolean, Description: "true opens, false closes", Required: true}},
+	Parse: func(a *tools.Args) (openArgs, error) {
+		return openArgs{a.String("notebook"), a.Bool("opened")}, tools.CheckID("notebook", a.String("notebook"))
+	},
+	Targets: func(a openArgs) []string { return []string{a.Notebook} },
+	State: func(ctx context.Context, env *tools.Env, a openArgs) (nbState, error) {
+		return readState(ctx, env, a.Notebook)
+	},
+	Check: func(_ openArgs, st nbState) error { return mustExist(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a openArgs, _ nbState) (tools.Payload, error) {
+		var err error
+		if a.Opened {
+			err = env.Kernel.OpenNotebook(ctx, a.Notebook)
+		} else {
+			err = env.Kernel.CloseNotebook(ctx, a.Notebook)
+		}
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"notebook": a.Notebook, "opened": a.Opened}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a openArgs, p tools.Payload) (any, error) {
+		return readback(ctx, env, a.Notebook, func(st nbState) error {
+			if st.Missing {
+				return fmt.Errorf("notebook %s is gone", a.Notebook)
+			}
+			if st.Entry.Closed == a.Opened {
+				return fmt.Errorf("notebook %s reads back closed=%v", a.Notebook, st.Entry.Closed)
+			}
+			return nil
+		})
+	},
+}

@@ -1,0 +1,218 @@
+package notebook
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+func testTools() []*tools.Tool { return []*tools.Tool{Tool()} }
+
+// sfix is a strict fixture with this package's helpers.
+type sfix struct{ *tooltest.Fixture }
+
+func newStrictFixture(t *testing.T, strictOff bool) *sfix {
+	return &sfix{tooltest.NewStrict(t, strictOff, testTools)}
+}
+
+func (s *sfix) notebook(t *testing.T, id string) (siyuan.Notebook, bool) {
+	t.Helper()
+	nbs, err := s.C.ListNotebooks(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nbs {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return siyuan.Notebook{}, false
+}
+
+func TestNotebookCreate(t *testing.T) {
+	s := newStrictFixture(t, false)
+	args := map[string]any{"action": "create", "name": "  Fresh\tbook ", "icon": "1f4d4"}
+	pre := s.Preflight(t, "notebook", args, "", 0)
+	s.WantErr(t, "notebook", args, failure.PreconditionRequired)
+	res := s.Commit(t, "notebook", args, pre)
+	id, _ := res["notebook"].(string)
+	nb, ok := s.notebook(t, id)
+	if !ok || nb.Name != "Freshbook" || nb.Icon != "1f4d4" {
+		t.Fatalf("created notebook: %+v %v", nb, ok)
+	}
+	rep := s.Replay(t, "notebook", args, pre, res)
+	if rep["notebook"] != id {
+		t.Fatalf("replay answered another notebook: %v", rep)
+	}
+	nbs, _ := s.C.ListNotebooks(context.Background())
+	n := 0
+	for _, x := range nbs {
+		if x.Name == "Freshbook" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d notebooks created", n)
+	}
+	s.InvalidAt(t, "notebook", map[string]any{"action": "create", "name": " / "}, true)
+	// A lost reply leaves the outcome unknown, for good.
+	s.K.Faults().Set(embedded.Fault{Endpoint: "/api/notebook/createNotebook", Kind: embedded.DropAfterApply})
+	lost := map[string]any{"action": "create", "name": "Lost"}
+	pre = s.OK(t, "notebook", tooltest.CopyArgs(lost, "validateOnly", true))
+	s.WantErr(t, "notebook", tooltest.CommitArgs(lost, pre), failure.OutcomeUnknown)
+	s.K.Faults().Clear()
+	s.WantErr(t, "notebook", tooltest.CommitArgs(lost, pre), failure.OutcomeUnknown)
+}
+
+func TestNotebookRename(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	args := map[string]any{"action": "rename", "notebook": s.NB, "name": " Renamed "}
+	pre := s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	if nb, _ := s.notebook(t, s.NB); nb.Name != "Strict" {
+		t.Fatal("preflight wrote")
+	}
+	res := s.Commit(t, "notebook", args, pre)
+	if nb, _ := s.notebook(t, s.NB); nb.Name != "Renamed" || res["notebook"] != s.NB {
+		t.Fatalf("rename: %+v %v", nb, res)
+	}
+	if err := s.C.RenameNotebook(ctx, s.NB, "Someone else"); err != nil {
+		t.Fatal(err)
+	}
+	s.Replay(t, "notebook", args, pre, res)
+	if nb, _ := s.notebook(t, s.NB); nb.Name != "Someone else" {
+		t.Fatal("a replay renamed again")
+	}
+	// Drift after preflight: the conf changed.
+	again := map[string]any{"action": "rename", "notebook": s.NB, "name": "Agent"}
+	pre = s.Preflight(t, "notebook", again, "expectedStateHash", 1)
+	s.Drifted(t, "notebook", again, pre, func() {
+		if err := s.C.SetNotebookIcon(ctx, s.NB, "1f600"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if nb, _ := s.notebook(t, s.NB); nb.Name != "Someone else" {
+		t.Fatal("a state_changed call renamed")
+	}
+	s.InvalidAt(t, "notebook", map[string]any{"action": "rename", "notebook": s.NB, "name": "  "}, false)
+	s.InvalidAt(t, "notebook", map[string]any{"action": "rename", "notebook": "nope", "name": "x"}, false)
+	s.WantErr(t, "notebook", tooltest.CopyArgs(map[string]any{"action": "rename", "notebook": "20200101010101-abcdefg", "name": "x"}, "validateOnly", true), failure.NotFound)
+}
+
+func TestNotebookRemove(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	other, err := s.C.CreateNotebook(ctx, "Doomed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"action": "remove", "notebook": other.ID}
+	pre := s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	// A document created after preflight changes the notebook's state.
+	s.Drifted(t, "notebook", args, pre, func() {
+		if _, err := s.C.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: other.ID, Path: "/Late", Markdown: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if _, ok := s.notebook(t, other.ID); !ok {
+		t.Fatal("a state_changed remove removed")
+	}
+	pre = s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	res := s.Commit(t, "notebook", args, pre)
+	if _, ok := s.notebook(t, other.ID); ok || res["removed"] != true {
+		t.Fatalf("remove: %v", res)
+	}
+	s.Replay(t, "notebook", args, pre, res)
+	tool, _ := s.R.Tool("notebook")
+	if a, _ := tool.Action("remove"); !a.Destructive {
+		t.Fatal("notebook.remove must be destructive")
+	}
+}
+
+func TestNotebookSetConf(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	args := map[string]any{"action": "set_conf", "notebook": s.NB,
+		"conf": map[string]any{"docCreateSavePath": "/Inbox", "sortMode": 6, "dailyNoteTemplatePath": "/tpl/daily.md"}}
+	pre := s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	res := s.Commit(t, "notebook", args, pre)
+	conf, err := s.C.GetNotebookConf(ctx, s.NB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conf.Conf.DocCreateSavePath != "/Inbox" || conf.Conf.SortMode != 6 || conf.Conf.DailyNoteTemplatePath != "/tpl/daily.md" ||
+		conf.Conf.Name != "Strict" || res["fields"] != float64(3) {
+		t.Fatalf("set_conf: %+v %v", conf.Conf, res)
+	}
+	s.Replay(t, "notebook", args, pre, res)
+	// Setting what is already set: no_change.
+	pre = s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	if res := s.OK(t, "notebook", tooltest.CommitArgs(args, pre)); res["status"] != "no_change" || res["previousHash"] != res["resultHash"] {
+		t.Fatalf("no_change: %v", res)
+	}
+	other := map[string]any{"action": "set_conf", "notebook": s.NB, "conf": map[string]any{"refCreateSavePath": "/Refs"}}
+	pre = s.Preflight(t, "notebook", other, "expectedStateHash", 1)
+	s.Drifted(t, "notebook", other, pre, func() {
+		c := conf.Conf
+		c.DocCreateSavePath = "/Elsewhere"
+		if _, err := s.C.SetNotebookConf(ctx, s.NB, c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, bad := range []map[string]any{
+		{"closed": true}, {"encrypted": true}, {"boxCrypt": "x"}, {"nope": 1}, {"sortMode": 99}, {"sortMode": "6"},
+		{"dailyNoteSavePath": "/"}, {"name": " "}, {},
+	} {
+		s.InvalidAt(t, "notebook", map[string]any{"action": "set_conf", "notebook": s.NB, "conf": bad}, false)
+	}
+}
+
+func TestNotebookSetOpenState(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	args := map[string]any{"action": "set_open_state", "notebook": s.NB, "opened": false}
+	pre := s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	res := s.Commit(t, "notebook", args, pre)
+	if nb, _ := s.notebook(t, s.NB); !nb.Closed || res["opened"] != false {
+		t.Fatalf("close: %+v %v", nb, res)
+	}
+	if err := s.C.OpenNotebook(ctx, s.NB); err != nil {
+		t.Fatal(err)
+	}
+	s.Replay(t, "notebook", args, pre, res)
+	if nb, _ := s.notebook(t, s.NB); nb.Closed {
+		t.Fatal("a replay closed the notebook again")
+	}
+	// Closing under a drift: someone closed it already.
+	pre = s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	s.Drifted(t, "notebook", args, pre, func() {
+		if err := s.C.CloseNotebook(ctx, s.NB); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// Opening a closed notebook.
+	open := map[string]any{"action": "set_open_state", "notebook": s.NB, "opened": true}
+	pre = s.Preflight(t, "notebook", open, "expectedStateHash", 1)
+	s.Commit(t, "notebook", open, pre)
+	if nb, _ := s.notebook(t, s.NB); nb.Closed {
+		t.Fatal("not opened")
+	}
+	// Opening an open notebook changes nothing.
+	pre = s.Preflight(t, "notebook", open, "expectedStateHash", 1)
+	if res := s.OK(t, "notebook", tooltest.CommitArgs(open, pre)); res["status"] != "no_change" {
+		t.Fatalf("no_change: %v", res)
+	}
+	s.WantErr(t, "notebook", map[string]any{"action": "set_open_state", "notebook": s.NB, "validateOnly": true}, failure.InvalidArguments)
+}
+
+func TestConfMatches(t *testing.T) {
+	if !confMatches("dailyNoteTemplatePath", " tpl / daily ", "/tpl/daily.md") || !confMatches("dailyNoteSavePath", "d/x", "/d/x") ||
+		confMatches("sortMode", float64(6), float64(5)) {
+		t.Fatal("confMatches")
+	}
+}

@@ -1,0 +1,263 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+)
+
+// ParamType is a JSON Schema type of an argument.
+type ParamType string
+
+// Argument types.
+const (
+	String  ParamType = "string"
+	Integer ParamType = "integer"
+	Boolean ParamType = "boolean"
+	Object  ParamType = "object"
+	Strings ParamType = "array" // an array of strings
+	Objects ParamType = "array-of-objects"
+)
+
+// Param declares one argument of an action; schema, help and validation all
+// come from it.
+type Param struct {
+	Name        string
+	Type        ParamType
+	Description string
+	Required    bool
+	Enum        []string
+	Default     any
+	Min, Max    *int // integers only
+	hidden      bool // accepted but not advertised
+}
+
+// IntP returns a pointer to n, for Param.Min and Param.Max.
+func IntP(n int) *int { return &n }
+
+// Args are an action's arguments, bound and type-checked against its
+// parameters (defaults applied). Parse functions read them.
+type Args struct{ values map[string]any }
+
+// NewArgs returns arguments holding values as given (for an action that
+// reuses another's logic with its own addressing).
+func NewArgs(values map[string]any) *Args { return &Args{values: values} }
+
+// Has reports whether an argument was given (or has a default).
+func (a *Args) Has(name string) bool { _, ok := a.values[name]; return ok }
+
+// String returns a string argument ("" when absent).
+func (a *Args) String(name string) string { s, _ := a.values[name].(string); return s }
+
+// Int returns an integer argument (0 when absent).
+func (a *Args) Int(name string) int { n, _ := a.values[name].(int); return n }
+
+// Bool returns a boolean argument.
+func (a *Args) Bool(name string) bool { b, _ := a.values[name].(bool); return b }
+
+// Strings returns a string-array argument.
+func (a *Args) Strings(name string) []string { l, _ := a.values[name].([]string); return l }
+
+// Object returns an object argument.
+func (a *Args) Object(name string) map[string]any { m, _ := a.values[name].(map[string]any); return m }
+
+// Objects returns an array-of-objects argument.
+func (a *Args) Objects(name string) []map[string]any { l, _ := a.values[name].([]map[string]any); return l }
+
+// decodeObject parses the arguments object; keys keep their raw values.
+func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, failure.Invalid("arguments must be a JSON object")
+	}
+	return fields, nil
+}
+
+func helpHint(action string) string { return "see {\"action\":\"help\",\"topic\":\"" + action + "\"}" }
+
+// bind checks the arguments against params.
+func bind(action string, params []Param, fields map[string]json.RawMessage) (*Args, error) {
+	known := make(map[string]Param, len(params))
+	for _, p := range params {
+		known[p.Name] = p
+	}
+	args := &Args{values: map[string]any{}}
+	var unknown []string
+	for k, v := range fields {
+		if k == "action" {
+			continue
+		}
+		p, ok := known[k]
+		if !ok {
+			unknown = append(unknown, k)
+			continue
+		}
+		val, err := p.decode(v)
+		if err != nil {
+			e := failure.Invalid("%s", err.Error())
+			e.Action = helpHint(action)
+			return nil, e
+		}
+		if val != nil {
+			args.values[k] = val
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		e := failure.Invalid("action %s does not take %s", action, strings.Join(unknown, ", "))
+		e.Action = helpHint(action)
+		return nil, e
+	}
+	for _, p := range params {
+		if _, ok := args.values[p.Name]; !ok {
+			if p.Required {
+				e := failure.Invalid("missing argument %q", p.Name)
+				e.Action = helpHint(action)
+				return nil, e
+			}
+			if p.Default != nil {
+				args.values[p.Name] = p.Default
+			}
+		}
+	}
+	return args, nil
+}
+
+func (p Param) decode(raw json.RawMessage) (any, error) {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	switch p.Type {
+	case String:
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("argument %q must be a string", p.Name)
+		}
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+			return nil, fmt.Errorf("argument %q must be one of %s", p.Name, strings.Join(p.Enum, ", "))
+		}
+		return s, nil
+	case Integer:
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return nil, fmt.Errorf("argument %q must be an integer", p.Name)
+		}
+		n := int(f)
+		if p.Min != nil && n < *p.Min || p.Max != nil && n > *p.Max {
+			return nil, fmt.Errorf("argument %q must be between %s and %s", p.Name, bound(p.Min), bound(p.Max))
+		}
+		return n, nil
+	case Boolean:
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("argument %q must be a boolean", p.Name)
+		}
+		return b, nil
+	case Strings:
+		var l []string
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, fmt.Errorf("argument %q must be an array of strings", p.Name)
+		}
+		return l, nil
+	case Object:
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+			return nil, fmt.Errorf("argument %q must be an object", p.Name)
+		}
+		return m, nil
+	case Objects:
+		var l []map[string]any
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, fmt.Errorf("argument %q must be an array of objects", p.Name)
+		}
+		for _, m := range l {
+			if m == nil {
+				return nil, fmt.Errorf("argument %q must be an array of objects", p.Name)
+			}
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("argument %q has an unsupported type", p.Name)
+}
+
+func bound(n *int) string {
+	if n == nil {
+		return "any"
+	}
+	return fmt.Sprint(*n)
+}
+
+var idRE = regexp.MustCompile(`^\d{14}-[0-9a-z]{7}$`)
+
+// IDParam declares an argument holding a SiYuan id.
+func IDParam(name, desc string, required bool) Param {
+	return Param{Name: name, Type: String, Description: desc + " (a SiYuan id like 20260812120000-abcdefg)", Required: required}
+}
+
+// CheckID refuses a malformed id before it reaches the kernel (SiYuan's own
+// answer to some malformed ids is a misleading success).
+func CheckID(name, v string) error {
+	if !idRE.MatchString(v) {
+		return failure.Invalid("argument %q must be a SiYuan id like 20260812120000-abcdefg, got %q", name, v)
+	}
+	return nil
+}
+
+// PageParams are the standard paging arguments.
+func PageParams() []Param {
+	return []Param{
+		{Name: "page", Type: Integer, Description: "1-based page", Default: 1, Min: IntP(1)},
+		{Name: "pageSize", Type: Integer, Description: "items per page", Default: 50, Min: IntP(1), Max: IntP(200)},
+	}
+}
+
+// Page is the standard list payload.
+type Page struct {
+	Data        any  `json:"data"`
+	Total       int  `json:"total"`
+	Page        int  `json:"page"`
+	PageSize    int  `json:"pageSize"`
+	PageCount   int  `json:"pageCount"`
+	HasNextPage bool `json:"hasNextPage"`
+}
+
+// Fields returns the page's fields plus extra, as one answer object.
+func (p Page) Fields(extra map[string]any) map[string]any {
+	out := map[string]any{"data": p.Data, "total": p.Total, "page": p.Page, "pageSize": p.PageSize,
+		"pageCount": p.PageCount, "hasNextPage": p.HasNextPage}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
+
+// Paginate slices items for a 1-based page of size items; a page past the
+// end is clamped to the last page.
+func Paginate[T any](items []T, page, size int) Page {
+	total := len(items)
+	count := (total + size - 1) / size
+	if count < 1 {
+		count = 1
+	}
+	if page > count {
+		page = count
+	}
+	lo := (page - 1) * size
+	hi := min(lo+size, total)
+	data := items[lo:hi]
+	if data == nil {
+		data = []T{}
+	}
+	return Page{Data: data, Total: total, Page: page, PageSize: size, PageCount: count, HasNextPage: page < count}
+}

@@ -1,0 +1,36 @@
+package tools
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+)
+
+func TestRegistryRefusesIncompleteActions(t *testing.T) {
+	read := func(context.Context, *Env, any) (any, error) { return nil, nil }
+	for _, tt := range []struct {
+		name string
+		act  *Action
+		want string
+	}{
+		{"unclassified", &Action{Name: "y", run: read}, "not classified"},
+		{"read without run", &Action{Name: "y", Policy: strict.Policy{Class: strict.Read}}, "needs Run"},
+		{"write without execute", &Action{Name: "y", Policy: strict.Policy{Class: strict.Additive}}, "needs Execute"},
+		{"guarded write without state", Write[NoArgs, struct{}]{Name: "y", Policy: strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
+			Execute:  func(context.Context, *Env, NoArgs, struct{}) (Payload, error) { return nil, nil },
+			Readback: func(context.Context, *Env, NoArgs, Payload) (any, error) { return nil, nil }}.Action(), "needs State"},
+		{"strict write without readback", Write[NoArgs, struct{}]{Name: "y", Policy: strict.Policy{Class: strict.Additive},
+			Execute: func(context.Context, *Env, NoArgs, struct{}) (Payload, error) { return nil, nil }}.Action(), "needs Readback"},
+	} {
+		_, err := NewRegistry(&Env{}, &Tool{Name: "x", Actions: []*Action{tt.act}})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	dup := Read[NoArgs]{Name: "y", Run: func(context.Context, *Env, NoArgs) (any, error) { return nil, nil }}
+	if _, err := NewRegistry(&Env{}, &Tool{Name: "x", Actions: []*Action{dup.Action(), dup.Action()}}); err == nil {
+		t.Error("an action declared twice must be refused")
+	}
+}

@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+)
+
+// InputSchema is the JSON Schema (2020-12) of the tool's arguments: an
+// `action` enum and the union of every action's parameters, with each
+// parameter's description naming the actions it applies to.
+func (t *Tool) InputSchema() map[string]any {
+	props := map[string]any{
+		"action": map[string]any{"type": "string", "enum": t.ActionNames(),
+			"description": "What to do; \"help\" lists the actions and their arguments."},
+		"topic": map[string]any{"type": "string", "description": "With action \"help\": the action to describe."},
+	}
+	users := map[string][]string{}
+	var names []string
+	for _, a := range t.Actions {
+		for _, p := range a.params(t.strict) {
+			if p.hidden {
+				continue
+			}
+			if _, ok := users[p.Name]; !ok {
+				names = append(names, p.Name)
+				props[p.Name] = p.schema()
+			}
+			users[p.Name] = append(users[p.Name], a.Name)
+		}
+	}
+	for _, n := range names {
+		s := props[n].(map[string]any)
+		desc, _ := s["description"].(string)
+		s["description"] = strings.TrimSpace(desc + " (actions: " + strings.Join(users[n], ", ") + ")")
+	}
+	return map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"type":                 "object",
+		"properties":           props,
+		"required":             []string{"action"},
+		"additionalProperties": false,
+	}
+}
+
+func (p Param) schema() map[string]any {
+	s := map[string]any{"type": string(p.Type)}
+	if p.Description != "" {
+		s["description"] = p.Description
+	}
+	if p.Type == Strings {
+		s["items"] = map[string]any{"type": "string"}
+	}
+	if p.Type == Objects {
+		s["type"] = "array"
+		s["items"] = map[string]any{"type": "object"}
+	}
+	if len(p.Enum) > 0 {
+		s["enum"] = p.Enum
+	}
+	if p.Default != nil {
+		s["default"] = p.Default
+	}
+	if p.Min != nil {
+		s["minimum"] = *p.Min
+	}
+	if p.Max != nil {
+		s["maximum"] = *p.Max
+	}
+	return s
+}
+
+// help answers {"action":"help"} with the tool's actions, or one action's
+// arguments with a topic.
+func (t *Tool) help(fields map[string]json.RawMessage) (any, error) {
+	var topic string
+	if v, ok := fields["topic"]; ok {
+		json.Unmarshal(v, &topic)
+	}
+	if topic == "" || topic == "overview" {
+		var actions []map[string]any
+		for _, a := range t.Actions {
+			actions = append(actions, map[string]any{"action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String()})
+		}
+		return map[string]any{"tool": t.Name, "description": t.Description, "actions": actions,
+			"hint": "call {\"action\":\"help\",\"topic\":\"<action>\"} for an action's arguments"}, nil
+	}
+	a, ok := t.Action(topic)
+	if !ok {
+		e := failure.New(failure.UnknownHelpTopic, "tool %s has no action %q", t.Name, topic)
+		e.Action = "pass one of: " + strings.Join(t.ActionNames()[1:], ", ")
+		return nil, e.With("validActions", t.ActionNames()[1:])
+	}
+	var params []map[string]any
+	for _, p := range a.params(t.strict) {
+		if p.hidden {
+			continue
+		}
+		m := p.schema()
+		m["name"] = p.Name
+		m["required"] = p.Required
+		params = append(params, m)
+	}
+	if params == nil {
+		params = []map[string]any{}
+	}
+	return map[string]any{"tool": t.Name, "action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String(),
+		"arguments": params, "example": a.example()}, nil
+}
+
+// example is the action's declared example, or one made of its required
+// arguments.
+func (a *Action) example() map[string]any {
+	if a.Example != nil {
+		ex := map[string]any{"action": a.Name}
+		for k, v := range a.Example {
+			ex[k] = v
+		}
+		return ex
+	}
+	ex := map[string]any{"action": a.Name}
+	for _, p := range a.Params {
+		if !p.Required {
+			continue
+		}
+		switch p.Type {
+		case Integer:
+			ex[p.Name] = 1
+		case Boolean:
+			ex[p.Name] = true
+		case Strings:
+			ex[p.Name] = []string{"..."}
+		case Object:
+			ex[p.Name] = map[string]any{}
+		default:
+			if strings.HasSuffix(strings.ToLower(p.Name), "id") || p.Name == "notebook" {
+				ex[p.Name] = "20260812120000-abcdefg"
+			} else {
+				ex[p.Name] = "..."
+			}
+		}
+	}
+	return ex
+}

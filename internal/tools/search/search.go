@@ -1,0 +1,124 @@
+// Package search is the search tool: full-text search over blocks and
+// read-only SQL over SiYuan's blocks index.
+package search
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+var searchMethods = map[string]int{"keyword": 0, "query": 1, "regex": 3}
+
+// Tool returns the search tool.
+func Tool() *tools.Tool {
+	return &tools.Tool{
+		Name:        "search",
+		Title:       "Search",
+		Description: "Search SiYuan: full-text over blocks, or a read-only SQL query over the blocks index (which lags writes by a few seconds).",
+		Actions: []*tools.Action{
+			tools.Read[fulltextArgs]{
+				Name: "fulltext", Summary: "blocks matching a query, with highlights",
+				Params: []tools.Param{
+					{Name: "query", Type: tools.String, Description: "what to look for", Required: true},
+					{Name: "method", Type: tools.String, Description: "keyword, query (SiYuan query syntax) or regex", Enum: []string{"keyword", "query", "regex"}, Default: "keyword"},
+					{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
+					{Name: "pageSize", Type: tools.Integer, Description: "results per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
+					{Name: "paths", Type: tools.Strings, Description: "limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""},
+				},
+				Run: fulltext,
+			}.Action(),
+			tools.Read[sqlArgs]{
+				Name: "query_sql", Summary: "one read-only SELECT over SiYuan's SQL index",
+				Params: []tools.Param{
+					{Name: "stmt", Type: tools.String, Description: "a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'", Required: true},
+					{Name: "maxRows", Type: tools.Integer, Description: "at most this many rows; truncated says whether more exist", Default: 200, Min: tools.IntP(1), Max: tools.IntP(1000)},
+				},
+				Run: querySQL,
+			}.Action(),
+		},
+	}
+}
+
+type searchHit struct {
+	ID       string `json:"id"`
+	RootID   string `json:"rootID"`
+	Notebook string `json:"notebook"`
+	HPath    string `json:"hpath"`
+	Type     string `json:"type"`
+	SubType  string `json:"subType,omitempty"`
+	Content  string `json:"content"`
+}
+
+type fulltextArgs struct {
+	Query, Method  string
+	Page, PageSize int
+	Paths          []string
+}
+
+func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) {
+	q := strings.TrimSpace(a.Query)
+	if q == "" {
+		return nil, failure.Invalid("argument \"query\" must not be empty")
+	}
+	res, err := env.Kernel.FullTextSearchBlock(ctx, siyuan.FullTextSearchRequest{
+		Query: q, Method: searchMethods[a.Method], Page: a.Page, PageSize: a.PageSize, Paths: a.Paths,
+	})
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]searchHit, 0, len(res.Blocks))
+	for _, b := range res.Blocks {
+		hits = append(hits, searchHit{b.ID, b.RootID, b.Box, b.HPath, b.Type, b.SubType, b.Content})
+	}
+	return map[string]any{"blocks": hits, "matchedBlockCount": res.MatchedBlockCount, "matchedRootCount": res.MatchedRootCount,
+		"page": a.Page, "pageCount": res.PageCount,
+		"hint": "content marks matches with <mark>; the index lags writes by a few seconds"}, nil
+}
+
+var (
+	sqlComment = regexp.MustCompile(`(?s)/\*.*?\*/|--[^\n]*`)
+	sqlFirst   = regexp.MustCompile(`(?i)^\s*(select|with)\b`)
+)
+
+type sqlArgs struct {
+	Stmt    string
+	MaxRows int
+}
+
+func querySQL(ctx context.Context, env *tools.Env, a sqlArgs) (any, error) {
+	stmt := strings.TrimSpace(a.Stmt)
+	stmt = strings.TrimSpace(strings.TrimSuffix(stmt, ";"))
+	bare := sqlComment.ReplaceAllString(stmt, " ")
+	if !sqlFirst.MatchString(bare) {
+		return nil, failure.Invalid("only a single SELECT or WITH statement is allowed")
+	}
+	if strings.Contains(bare, ";") {
+		return nil, failure.Invalid("only a single statement is allowed")
+	}
+	max := a.MaxRows
+	// Ask for one row more than allowed to know whether the answer was cut;
+	// the outer LIMIT also stops SiYuan from injecting its default of 64.
+	wrapped := "SELECT * FROM (" + stmt + "\n) LIMIT " + strconv.Itoa(max+1)
+	rows, err := env.Kernel.QuerySQL(ctx, wrapped)
+	if err != nil {
+		return nil, err
+	}
+	truncated := len(rows) > max
+	if truncated {
+		rows = rows[:max]
+	}
+	if rows == nil {
+		rows = []map[string]any{}
+	}
+	ret := map[string]any{"rows": rows, "rowCount": len(rows), "truncated": truncated, "maxRows": max}
+	if truncated {
+		ret["hint"] = "more rows exist: narrow the query, add ORDER BY with a LIMIT/OFFSET, or raise maxRows (≤1000)"
+	}
+	return ret, nil
+}

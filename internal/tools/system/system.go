@@ -1,0 +1,128 @@
+// Package system is the system tool: what this server is, the SiYuan it
+// serves, how writes are kept safe (bootstrap), and notifications.
+package system
+
+import (
+	"context"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// Tool returns the system tool.
+func Tool() *tools.Tool {
+	return &tools.Tool{
+		Name:        "system",
+		Title:       "System",
+		Description: "What this server is, the SiYuan it serves, and how writes are kept safe. Call bootstrap first.",
+		Actions: []*tools.Action{
+			tools.Read[tools.NoArgs]{
+				Name: "version", Summary: "Sisyphus and SiYuan versions",
+				Run: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error) {
+					v, err := env.Kernel.Version(ctx)
+					if err != nil {
+						return nil, err
+					}
+					return map[string]any{"sisyphus": env.Version, "siyuan": v}, nil
+				},
+			}.Action(),
+			tools.Read[tools.NoArgs]{
+				Name: "bootstrap", Summary: "onboarding: server, notebooks, tools and the write-safety protocol",
+				Run: bootstrap,
+			}.Action(),
+			notify.Action(),
+		},
+	}
+}
+
+func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error) {
+	v, err := env.Kernel.Version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type nb struct {
+		ID     string `json:"id"`
+		Name   string `json:"name"`
+		Closed bool   `json:"closed"`
+	}
+	notebooks := make([]nb, 0, len(nbs))
+	for _, n := range nbs {
+		notebooks = append(notebooks, nb{n.ID, n.Name, n.Closed})
+	}
+	// The write actions by protocol, from the registry itself.
+	var names, guarded, additive, external []string
+	for _, t := range env.Tools() {
+		names = append(names, t.Name)
+		for _, a := range t.Actions {
+			full := t.Name + "." + a.Name
+			switch a.Policy.Class {
+			case strict.Mutation:
+				guarded = append(guarded, full+" ("+string(a.Policy.Precondition)+")")
+			case strict.Additive:
+				additive = append(additive, full)
+			case strict.External:
+				external = append(external, full)
+			}
+		}
+	}
+	return map[string]any{
+		"schemaVersion": 1,
+		"server":        map[string]any{"name": "sisyphus", "version": env.Version},
+		"siyuan":        map[string]any{"version": v},
+		"notebooks":     notebooks,
+		"writeSafety": map[string]any{
+			"protocol": "preflight-lease-v1",
+			"mutationSteps": []string{
+				"call the write with validateOnly:true and the same arguments: it reads, hashes the target and returns requestId plus a credential field named like the write parameter (e.g. expectedStateHash)",
+				"repeat the call without validateOnly, copying requestId and the credential unchanged",
+				"on state_changed: read the target again before deciding to write; on outcome_unknown: inspect the target, never retry with a new requestId",
+			},
+			"invariant":     "every write Sisyphus owns is attempted once, after comparing full SHA-256 digests of the target against a fresh read",
+			"strictMode":    env.StrictOn(),
+			"guarded":       guarded,
+			"requestIdOnly": additive,
+			"external":      external,
+		},
+		"tools": names,
+		"nextCalls": []map[string]any{
+			{"tool": "notebook", "arguments": map[string]any{"action": "list"}},
+			{"tool": "document", "arguments": map[string]any{"action": "get_child_docs", "notebook": "<notebook id>"}},
+			{"tool": "document", "arguments": map[string]any{"action": "get_doc", "id": "<document id>"}},
+		},
+	}, nil
+}
+
+type notifyArgs struct {
+	Msg, Level string
+	Timeout    int
+}
+
+var notify = tools.Write[notifyArgs, struct{}]{
+	Name: "notify", Summary: "show a message in SiYuan's UI (an external effect: no preflight, no strict guarantee)",
+	Policy: strict.Policy{Class: strict.External},
+	Params: []tools.Param{
+		{Name: "msg", Type: tools.String, Description: "the message", Required: true},
+		{Name: "level", Type: tools.String, Description: "info or error", Enum: []string{"info", "error"}, Default: "info"},
+		{Name: "timeout", Type: tools.Integer, Description: "milliseconds on screen", Default: 7000, Min: tools.IntP(0), Max: tools.IntP(600000)},
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a notifyArgs, _ struct{}) (tools.Payload, error) {
+		if strings.TrimSpace(a.Msg) == "" {
+			return nil, tools.Refuse(failure.Invalid("argument \"msg\" must not be empty"))
+		}
+		push := env.Kernel.PushMsg
+		if a.Level == "error" {
+			push = env.Kernel.PushErrMsg
+		}
+		id, err := push(ctx, a.Msg, a.Timeout)
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"id": id}, nil
+	},
+}
