@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // ixRaw posts a JSON body and returns the raw response.
@@ -131,7 +133,7 @@ func TestGetFile(t *testing.T) {
 				}
 				return
 			}
-			var env envelope
+			var env wire.Result
 			if err := json.Unmarshal(body, &env); err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +217,7 @@ func TestPutFile(t *testing.T) {
 			ixPart{name: "file", file: "big.bin", data: bytes.Repeat([]byte("x"), 4096)})
 		rec := httptest.NewRecorder()
 		e.k.Handler().ServeHTTP(rec, req)
-		var env envelope
+		var env wire.Result
 		json.Unmarshal(rec.Body.Bytes(), &env)
 		if rec.Code != http.StatusRequestEntityTooLarge || env.Code != -1 || !strings.Contains(env.Msg, "too large") {
 			t.Fatalf("HTTP %d envelope %+v", rec.Code, env)
