@@ -234,12 +234,7 @@ func TestRemoveFileAndReadDir(t *testing.T) {
 	e.write("data/storage/x/sub/two.txt", "2")
 	os.Symlink("one.txt", filepath.Join(e.k.Dir(), "data", "storage", "x", "link"))
 
-	var entries []struct {
-		Name      string `json:"name"`
-		IsDir     bool   `json:"isDir"`
-		IsSymlink bool   `json:"isSymlink"`
-		Updated   int64  `json:"updated"`
-	}
+	var entries []wire.DirEntry
 	e.ok("/api/file/readDir", map[string]any{"path": "/data/storage/x"}, &entries)
 	got := map[string]string{}
 	for _, en := range entries {
@@ -288,10 +283,7 @@ func TestRemoveFileAndReadDir(t *testing.T) {
 func TestUploadAsset(t *testing.T) {
 	e := ixOpen(t)
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-sisyphus-test-blob")
-	type result struct {
-		ErrFiles []string          `json:"errFiles"`
-		SuccMap  map[string]string `json:"succMap"`
-	}
+	type result = wire.AssetUploadResult
 	upload := func(parts ...ixPart) (result, ixReply) {
 		r := e.multipart("/api/asset/upload", parts...)
 		var res result
