@@ -11,47 +11,9 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
 	"github.com/88250/lute/render"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
-
-// operation and transaction are SiYuan's transaction JSON, as the block
-// write endpoints echo them.
-type operation struct {
-	Action            string           `json:"action"`
-	Data              any              `json:"data"`
-	ID                string           `json:"id"`
-	RootID            string           `json:"rootID"`
-	ParentID          string           `json:"parentID"`
-	PreviousID        string           `json:"previousID"`
-	NextID            string           `json:"nextID"`
-	RetData           any              `json:"retData"`
-	BlockIDs          []string         `json:"blockIDs"`
-	BlockID           string           `json:"blockID"`
-	DeckID            string           `json:"deckID"`
-	AvID              string           `json:"avID"`
-	SrcIDs            []string         `json:"srcIDs"`
-	Srcs              []map[string]any `json:"srcs"`
-	IsDetached        bool             `json:"isDetached"`
-	Name              string           `json:"name"`
-	Type              string           `json:"type"`
-	Format            string           `json:"format"`
-	KeyID             string           `json:"keyID"`
-	RowID             string           `json:"rowID"`
-	IsTwoWay          bool             `json:"isTwoWay"`
-	BackRelationKeyID string           `json:"backRelationKeyID"`
-	RemoveDest        bool             `json:"removeDest"`
-	Layout            string           `json:"layout"`
-	GroupID           string           `json:"groupID"`
-	TargetGroupID     string           `json:"targetGroupID"`
-	ViewID            string           `json:"viewID"`
-	IgnoreDefaultFill bool             `json:"ignoreDefaultFill"`
-	Context           map[string]any   `json:"context"`
-}
-
-type transaction struct {
-	Timestamp      int64        `json:"timestamp"`
-	DoOperations   []*operation `json:"doOperations"`
-	UndoOperations []*operation `json:"undoOperations"`
-}
 
 // dataBlockDOM converts API markdown into block DOM as SiYuan's
 // /api/block/* endpoints do, refusing IAL ids that are not node ids.
@@ -171,8 +133,8 @@ func subTree(data string) (*parse.Tree, []*ast.Node, error) {
 	return sub, nodes, nil
 }
 
-func oneTx(op *operation) []*transaction {
-	return []*transaction{{Timestamp: 0, DoOperations: []*operation{op}}}
+func oneTx(op *wire.Operation) []*wire.Transaction {
+	return []*wire.Transaction{{Timestamp: 0, DoOperations: []wire.Operation{*op}}}
 }
 
 func (k *Kernel) insertBlock(ctx context.Context, a args) (any, error) {
@@ -197,7 +159,7 @@ func (k *Kernel) insertBlock(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := &operation{Action: "insert", Data: data, ParentID: parentID, PreviousID: previousID, NextID: nextID}
+	op := &wire.Operation{Action: "insert", Data: data, ParentID: parentID, PreviousID: previousID, NextID: nextID}
 	if err := k.doInsert(op); err != nil {
 		return nil, err
 	}
@@ -207,7 +169,7 @@ func (k *Kernel) insertBlock(ctx context.Context, a args) (any, error) {
 // doInsert places new blocks next to nextID, after previousID, or first in
 // parentID. As in SiYuan, an anchor that does not exist fails silently
 // inside the transaction: the reply still has code 0 and an empty id.
-func (k *Kernel) doInsert(op *operation) error {
+func (k *Kernel) doInsert(op *wire.Operation) error {
 	var anchor string
 	for _, id := range []string{op.NextID, op.PreviousID, op.ParentID} {
 		if _, ok := k.lookup(id); ok && id != "" {
@@ -311,7 +273,7 @@ func (k *Kernel) pushBlock(a args, prepend bool) (any, error) {
 	if prepend {
 		action = "prependInsert"
 	}
-	op := &operation{Action: action, Data: data, ParentID: parentID}
+	op := &wire.Operation{Action: action, Data: data, ParentID: parentID}
 	tree, node, err := k.loadTreeOf(parentID)
 	if err != nil {
 		return nil, err
@@ -408,10 +370,10 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 	}
 	if old.Type == ast.NodeDocument {
 		// Updating a document replaces its whole body.
-		var ops []*operation
+		var ops []wire.Operation
 		for c := tree.Root.FirstChild; c != nil; {
 			next := c.Next
-			ops = append(ops, &operation{Action: "delete", ID: c.ID, Data: map[string]any{"createEmptyParagraph": false}})
+			ops = append(ops, wire.Operation{Action: "delete", ID: c.ID, Data: map[string]any{"createEmptyParagraph": false}})
 			c.Unlink()
 			c = next
 		}
@@ -428,12 +390,12 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 			return nil, err
 		}
 		// The queue rewrites appendInsert into an insert with the new id.
-		ins := &operation{Action: "insert", Data: data, ParentID: id, ID: nodes[0].ID}
+		ins := wire.Operation{Action: "insert", Data: data, ParentID: id, ID: nodes[0].ID}
 		if nodes[0].Previous != nil {
 			ins.PreviousID = nodes[0].Previous.ID
 		}
 		ops = append(ops, ins)
-		return []*transaction{{DoOperations: ops}}, nil
+		return []*wire.Transaction{{DoOperations: ops}}, nil
 	}
 	if old.Type == ast.NodeListItem && sub.Root.FirstChild.Type == ast.NodeList {
 		sub.Root.AppendChild(sub.Root.FirstChild.FirstChild)
@@ -451,7 +413,7 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 		sub.Root.AppendChild(p)
 	}
 	data = l.Tree2BlockDOM(sub, l.RenderOptions, l.ParseOptions)
-	op := &operation{Action: "update", ID: id, Data: data}
+	op := &wire.Operation{Action: "update", ID: id, Data: data}
 
 	// Apply: the new node replaces the old one with only the attributes the
 	// DOM carries. SiYuan drops the old node's custom attributes here, and
@@ -498,7 +460,7 @@ func (k *Kernel) deleteBlock(ctx context.Context, a args) (any, error) {
 			k.applyPendingLocked()
 		})
 	}
-	return oneTx(&operation{Action: "delete", ID: id}), nil
+	return oneTx(&wire.Operation{Action: "delete", ID: id}), nil
 }
 
 // applyPendingLocked applies queued deletes in order. Callers hold writeMu.
@@ -835,20 +797,12 @@ func (k *Kernel) getBlockKramdowns(ctx context.Context, a args) (any, error) {
 	return ret, nil
 }
 
-type childBlock struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	SubType  string `json:"subType,omitempty"`
-	Content  string `json:"content,omitempty"`
-	Markdown string `json:"markdown,omitempty"`
-}
-
 func (k *Kernel) getChildBlocks(ctx context.Context, a args) (any, error) {
 	id, err := a.id("id")
 	if err != nil {
 		return nil, err
 	}
-	ret := []childBlock{}
+	ret := []wire.ChildBlock{}
 	tree, node, err := k.viewOf(id)
 	if err != nil {
 		return ret, nil
@@ -865,7 +819,7 @@ func (k *Kernel) getChildBlocks(ctx context.Context, a args) (any, error) {
 	}
 	for _, c := range children {
 		row := sqlBlockOf(cloneSubtree(c), tree)
-		ret = append(ret, childBlock{ID: c.ID, Type: row.Type, SubType: row.SubType, Content: row.Content, Markdown: row.Markdown})
+		ret = append(ret, wire.ChildBlock{ID: c.ID, Type: row.Type, SubType: row.SubType, Content: row.Content, Markdown: row.Markdown})
 	}
 	return ret, nil
 }
@@ -936,10 +890,9 @@ func (k *Kernel) getDocInfo(ctx context.Context, a args) (any, error) {
 	ial := parse.IAL2Map(tree.Root.KramdownIAL)
 	name := ial["title"]
 	sub := k.visibleChildCount(tree.Box, strings.TrimSuffix(tree.Path, ".sy"))
-	return map[string]any{
-		"id": id, "rootID": tree.ID, "name": name, "refCount": 0, "subFileCount": sub,
-		"refIDs": []string{}, "ial": ial, "icon": ial["icon"], "attrViews": nil,
-	}, nil
+	// A struct, as SiYuan's model.BlockInfo: its keys come out in field order.
+	return &wire.DocInfo{ID: id, RootID: tree.ID, Name: name, SubFileCount: sub,
+		RefIDs: []string{}, IAL: ial, Icon: ial["icon"]}, nil
 }
 
 func (k *Kernel) checkBlockExist(ctx context.Context, a args) (any, error) {
@@ -962,17 +915,23 @@ func (k *Kernel) transactions(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, errf("invalid transactions: %v", err)
 	}
-	var txs []*transaction
+	var txs []*wire.Transaction
 	if err := json.Unmarshal(raw, &txs); err != nil || txs == nil {
 		return nil, errf("argument [transactions] must be an array of transactions")
 	}
-	for _, tx := range txs {
+	// A null operation decodes to a zero wire.Operation; spot the nulls so
+	// they are refused as such, not as an unknown action.
+	var present []struct {
+		DoOperations []*struct{} `json:"doOperations"`
+	}
+	_ = json.Unmarshal(raw, &present)
+	for i, tx := range txs {
 		tx.Timestamp = time.Now().UnixMilli()
-		for _, op := range tx.DoOperations {
-			if op == nil {
+		for j := range tx.DoOperations {
+			if present[i].DoOperations[j] == nil {
 				return nil, errf("null operation")
 			}
-			if err := k.applyOp(op); err != nil {
+			if err := k.applyOp(&tx.DoOperations[j]); err != nil {
 				return nil, err
 			}
 		}
@@ -980,7 +939,7 @@ func (k *Kernel) transactions(ctx context.Context, a args) (any, error) {
 	return txs, nil
 }
 
-func (k *Kernel) applyOp(op *operation) error {
+func (k *Kernel) applyOp(op *wire.Operation) error {
 	dataStr, _ := op.Data.(string)
 	call := func(h handlerFunc, a args) error {
 		_, err := h(context.Background(), a)
@@ -997,7 +956,7 @@ func (k *Kernel) applyOp(op *operation) error {
 		if err != nil {
 			return err
 		}
-		done := res.([]*transaction)[0].DoOperations[0]
+		done := res.([]*wire.Transaction)[0].DoOperations[0]
 		op.ID, op.ParentID, op.PreviousID = done.ID, done.ParentID, done.PreviousID
 		return nil
 	case "update":

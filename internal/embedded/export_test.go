@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 func TestExportResources(t *testing.T) {
@@ -152,10 +154,7 @@ func TestExportMdContent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var out struct {
-				HPath   string `json:"hPath"`
-				Content string `json:"content"`
-			}
+			var out wire.MdContent
 			e.ok("/api/export/exportMdContent", tc.body, &out)
 			for _, s := range tc.has {
 				if !strings.Contains(out.Content, s) {
@@ -179,10 +178,7 @@ func TestExportMdContent(t *testing.T) {
 	}
 	// hPath is the document's, and the export reads the tree (no lag).
 	e.ok("/api/block/appendBlock", map[string]any{"parentID": target, "dataType": "markdown", "data": "fresh NOLAG"}, nil)
-	var out struct {
-		HPath   string `json:"hPath"`
-		Content string `json:"content"`
-	}
+	var out wire.MdContent
 	e.ok("/api/export/exportMdContent", map[string]any{"id": target}, &out)
 	if out.HPath != "/Target" || !strings.Contains(out.Content, "fresh NOLAG") {
 		t.Errorf("hPath %q content %q", out.HPath, out.Content)

@@ -21,6 +21,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/88250/lute/ast"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // maxUploadBytes caps the body of putFile and asset uploads. SiYuan has no
@@ -136,7 +138,7 @@ func validUploadFileName(name string) bool { return name == fileNameFilter(name)
 // fileError answers the raw file API's errors: HTTP 202 and the envelope, as
 // getFile does in SiYuan.
 func fileError(w http.ResponseWriter, code int, msg string) {
-	writeEnvelope(w, http.StatusAccepted, envelope{Code: code, Msg: msg})
+	writeEnvelope(w, http.StatusAccepted, wire.Result{Code: code, Msg: msg})
 }
 
 // getFile is /api/file/getFile: the file's bytes with HTTP 200, or HTTP 202
@@ -365,10 +367,10 @@ func installFile(src, dst string, perm os.FileMode) error {
 // cap, otherwise SiYuan's code -1.
 func formError(w http.ResponseWriter, err error) {
 	if errors.As(err, new(errBodyTooLarge)) {
-		writeEnvelope(w, http.StatusRequestEntityTooLarge, envelope{Code: -1, Msg: err.Error()})
+		writeEnvelope(w, http.StatusRequestEntityTooLarge, wire.Result{Code: -1, Msg: err.Error()})
 		return
 	}
-	writeEnvelope(w, http.StatusOK, envelope{Code: -1, Msg: err.Error()})
+	writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: err.Error()})
 }
 
 // putFile is /api/file/putFile (multipart path, isDir, modTime, file).
@@ -380,7 +382,7 @@ func (k *Kernel) putFile(w http.ResponseWriter, r *http.Request) {
 	}
 	defer form.cleanup()
 	reply := func(code int, msg string) {
-		writeEnvelope(w, http.StatusOK, envelope{Code: code, Msg: msg})
+		writeEnvelope(w, http.StatusOK, wire.Result{Code: code, Msg: msg})
 	}
 	isDirStr, _ := form.value("isDir")
 	isDir, _ := strconv.ParseBool(isDirStr)
@@ -437,7 +439,7 @@ func (k *Kernel) putFile(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeEnvelope(w, http.StatusOK, envelope{Code: 0, Msg: "", Data: nil})
+	writeEnvelope(w, http.StatusOK, wire.Result{Code: 0, Msg: "", Data: nil})
 }
 
 // internalErrorMsg is SiYuan's message for failures it only details in its log.
@@ -604,7 +606,7 @@ func (k *Kernel) uploadAsset(w http.ResponseWriter, r *http.Request) {
 	}
 	defer form.cleanup()
 	fail := func(msg string) {
-		writeEnvelope(w, http.StatusOK, envelope{Code: -1, Msg: msg})
+		writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: msg})
 	}
 	assetsDir := filepath.Join(k.dataDir, "assets")
 	relDir := "assets"
@@ -669,7 +671,7 @@ func (k *Kernel) uploadAsset(w http.ResponseWriter, r *http.Request) {
 		}
 		succMap[baseName] = strings.TrimPrefix(path.Join(relDir, fName), "/")
 	}
-	writeEnvelope(w, http.StatusOK, envelope{Code: 0, Msg: msg, Data: map[string]any{"errFiles": errFiles, "succMap": succMap}})
+	writeEnvelope(w, http.StatusOK, wire.Result{Code: 0, Msg: msg, Data: map[string]any{"errFiles": errFiles, "succMap": succMap}})
 }
 
 func globEscape(s string) string {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // ixRaw posts a JSON body and returns the raw response.
@@ -131,7 +133,7 @@ func TestGetFile(t *testing.T) {
 				}
 				return
 			}
-			var env envelope
+			var env wire.Result
 			if err := json.Unmarshal(body, &env); err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +217,7 @@ func TestPutFile(t *testing.T) {
 			ixPart{name: "file", file: "big.bin", data: bytes.Repeat([]byte("x"), 4096)})
 		rec := httptest.NewRecorder()
 		e.k.Handler().ServeHTTP(rec, req)
-		var env envelope
+		var env wire.Result
 		json.Unmarshal(rec.Body.Bytes(), &env)
 		if rec.Code != http.StatusRequestEntityTooLarge || env.Code != -1 || !strings.Contains(env.Msg, "too large") {
 			t.Fatalf("HTTP %d envelope %+v", rec.Code, env)
@@ -232,12 +234,7 @@ func TestRemoveFileAndReadDir(t *testing.T) {
 	e.write("data/storage/x/sub/two.txt", "2")
 	os.Symlink("one.txt", filepath.Join(e.k.Dir(), "data", "storage", "x", "link"))
 
-	var entries []struct {
-		Name      string `json:"name"`
-		IsDir     bool   `json:"isDir"`
-		IsSymlink bool   `json:"isSymlink"`
-		Updated   int64  `json:"updated"`
-	}
+	var entries []wire.DirEntry
 	e.ok("/api/file/readDir", map[string]any{"path": "/data/storage/x"}, &entries)
 	got := map[string]string{}
 	for _, en := range entries {
@@ -286,10 +283,7 @@ func TestRemoveFileAndReadDir(t *testing.T) {
 func TestUploadAsset(t *testing.T) {
 	e := ixOpen(t)
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR-sisyphus-test-blob")
-	type result struct {
-		ErrFiles []string          `json:"errFiles"`
-		SuccMap  map[string]string `json:"succMap"`
-	}
+	type result = wire.AssetUploadResult
 	upload := func(parts ...ixPart) (result, ixReply) {
 		r := e.multipart("/api/asset/upload", parts...)
 		var res result

@@ -17,6 +17,8 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // Sort modes of SiYuan's file tree.
@@ -32,31 +34,6 @@ const (
 	sortCreatedDESC  = 10
 	sortUnassigned   = 256
 )
-
-// docFileJSON is one entry of listDocsByPath.
-type docFileJSON struct {
-	Path              string `json:"path"`
-	Name              string `json:"name"`
-	TitleEmpty        bool   `json:"titleEmpty,omitempty"`
-	Icon              string `json:"icon"`
-	Name1             string `json:"name1"`
-	Alias             string `json:"alias"`
-	Memo              string `json:"memo"`
-	Bookmark          string `json:"bookmark"`
-	ID                string `json:"id"`
-	Count             int    `json:"count"`
-	Size              uint64 `json:"size"`
-	HSize             string `json:"hSize"`
-	Mtime             int64  `json:"mtime"`
-	CTime             int64  `json:"ctime"`
-	HMtime            string `json:"hMtime"`
-	HCtime            string `json:"hCtime"`
-	Sort              int    `json:"sort"`
-	SubFileCount      int    `json:"subFileCount"`
-	NewFlashcardCount int    `json:"newFlashcardCount"`
-	DueFlashcardCount int    `json:"dueFlashcardCount"`
-	FlashcardCount    int    `json:"flashcardCount"`
-}
 
 func (k *Kernel) sortPath(box string) string {
 	return filepath.Join(k.boxDir(box), ".siyuan", "sort.json")
@@ -103,7 +80,7 @@ func (k *Kernel) visibleChildCount(box, dir string) int {
 }
 
 // listDocs lists the documents under dir in the effective sort mode.
-func (k *Kernel) listDocs(box, dir string, mode int, showHidden bool) ([]docFileJSON, error) {
+func (k *Kernel) listDocs(box, dir string, mode int, showHidden bool) ([]wire.DocFile, error) {
 	c, err := k.box(box)
 	if err != nil {
 		return nil, err
@@ -118,7 +95,7 @@ func (k *Kernel) listDocs(box, dir string, mode int, showHidden bool) ([]docFile
 	if err != nil {
 		return nil, err
 	}
-	var files []docFileJSON
+	var files []wire.DocFile
 	for _, d := range k.childDocs(box, dir) {
 		ial := docAttrs(d)
 		// The notebook document is never listed, not even with showHidden.
@@ -134,16 +111,16 @@ func (k *Kernel) listDocs(box, dir string, mode int, showHidden bool) ([]docFile
 		if upd, err := time.ParseInLocation("20060102150405", ial["updated"], time.Local); err == nil {
 			mtime = upd
 		}
-		files = append(files, docFileJSON{
+		files = append(files, wire.DocFile{
 			Path: d.Path, Name: ial["title"], TitleEmpty: ial["custom-sy-title-empty"] == "true",
 			Icon: ial["icon"], Name1: ial["name"], Alias: ial["alias"], Memo: ial["memo"], Bookmark: ial["bookmark"],
-			ID: d.ID, Size: uint64(size), HSize: humanize.SIWithDigits(float64(size), 2, "B"), Mtime: mtime.Unix(), CTime: ctime.Unix(),
+			ID: d.ID, Size: uint64(size), HSize: humanize.SIWithDigits(float64(size), 2, "B"), Mtime: mtime.Unix(), Ctime: ctime.Unix(),
 			HMtime: mtime.Format("2006-01-02 15:04:05") + ", " + humanize.Time(mtime),
 			HCtime: ctime.Format("2006-01-02 15:04:05") + ", " + humanize.Time(ctime),
 			Sort:   sorts[d.ID], SubFileCount: k.visibleChildCount(box, strings.TrimSuffix(d.Path, ".sy")),
 		})
 	}
-	title := func(f docFileJSON) string { return f.Name }
+	title := func(f wire.DocFile) string { return f.Name }
 	switch mode {
 	case sortNameASC, sortAlphanumASC:
 		sort.SliceStable(files, func(i, j int) bool { return title(files[i]) < title(files[j]) })
@@ -166,7 +143,7 @@ func (k *Kernel) listDocs(box, dir string, mode int, showHidden bool) ([]docFile
 		})
 	}
 	if files == nil {
-		files = []docFileJSON{}
+		files = []wire.DocFile{}
 	}
 	return files, nil
 }

@@ -13,30 +13,18 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // sortModeFileTree (15) means "use the file tree setting"; SiYuan's default.
 const sortModeFileTree = 15
 
-// boxConf is data/<box>/.siyuan/conf.json.
-type boxConf struct {
-	Name                  string          `json:"name"`
-	Sort                  int             `json:"sort"`
-	Icon                  string          `json:"icon"`
-	Closed                bool            `json:"closed"`
-	RefCreateSaveBox      string          `json:"refCreateSaveBox"`
-	RefCreateSavePath     string          `json:"refCreateSavePath"`
-	DocCreateSaveBox      string          `json:"docCreateSaveBox"`
-	DocCreateSavePath     string          `json:"docCreateSavePath"`
-	DailyNoteSavePath     string          `json:"dailyNoteSavePath"`
-	DailyNoteTemplatePath string          `json:"dailyNoteTemplatePath"`
-	SortMode              int             `json:"sortMode"`
-	Encrypted             bool            `json:"encrypted"`
-	BoxCrypt              json.RawMessage `json:"boxCrypt"`
-}
-
-func newBoxConf(name string) *boxConf {
-	return &boxConf{
+// newBoxConf is the conf.json of a new notebook. BoxCrypt is never left nil
+// here or after a read: SiYuan always writes the field, and wire.BoxConf
+// omits a nil one.
+func newBoxConf(name string) *wire.BoxConf {
+	return &wire.BoxConf{
 		Name:              name,
 		DailyNoteSavePath: `/daily note/{{now | date "2006/01"}}/{{now | date "2006-01-02"}}`,
 		SortMode:          sortModeFileTree,
@@ -44,27 +32,11 @@ func newBoxConf(name string) *boxConf {
 	}
 }
 
-// notebookJSON is the Box object lsNotebooks and createNotebook answer with.
-type notebookJSON struct {
-	ID                string `json:"id"`
-	Name              string `json:"name"`
-	Icon              string `json:"icon"`
-	Sort              int    `json:"sort"`
-	SortMode          int    `json:"sortMode"`
-	Closed            bool   `json:"closed"`
-	SubFileCount      int    `json:"subFileCount"`
-	NewFlashcardCount int    `json:"newFlashcardCount"`
-	DueFlashcardCount int    `json:"dueFlashcardCount"`
-	FlashcardCount    int    `json:"flashcardCount"`
-	Encrypted         bool   `json:"encrypted"`
-	Unlocked          bool   `json:"unlocked"`
-}
-
 func (k *Kernel) confPath(box string) string {
 	return filepath.Join(k.boxDir(box), ".siyuan", "conf.json")
 }
 
-func (k *Kernel) readBoxConf(box string) (*boxConf, error) {
+func (k *Kernel) readBoxConf(box string) (*wire.BoxConf, error) {
 	data, err := os.ReadFile(k.confPath(box))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -82,7 +54,7 @@ func (k *Kernel) readBoxConf(box string) (*boxConf, error) {
 	return c, nil
 }
 
-func (k *Kernel) writeBoxConf(box string, c *boxConf) error {
+func (k *Kernel) writeBoxConf(box string, c *wire.BoxConf) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode notebook conf: %w", err)
@@ -91,12 +63,12 @@ func (k *Kernel) writeBoxConf(box string, c *boxConf) error {
 }
 
 // boxIDs lists notebook ids in their sort order.
-func (k *Kernel) boxIDs() ([]string, map[string]*boxConf, error) {
+func (k *Kernel) boxIDs() ([]string, map[string]*wire.BoxConf, error) {
 	entries, err := os.ReadDir(k.dataDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read data dir: %w", err)
 	}
-	confs := map[string]*boxConf{}
+	confs := map[string]*wire.BoxConf{}
 	var ids []string
 	for _, e := range entries {
 		if !e.IsDir() || !validID(e.Name()) {
@@ -120,7 +92,7 @@ func (k *Kernel) boxIDs() ([]string, map[string]*boxConf, error) {
 }
 
 // box returns an existing notebook's conf or the error SiYuan answers.
-func (k *Kernel) box(id string) (*boxConf, error) {
+func (k *Kernel) box(id string) (*wire.BoxConf, error) {
 	c, err := k.readBoxConf(id)
 	if errors.Is(err, errNotFound) {
 		return nil, errf("notebook [%s] not found", id)
@@ -128,8 +100,9 @@ func (k *Kernel) box(id string) (*boxConf, error) {
 	return c, err
 }
 
-func (k *Kernel) notebookJSON(id string, c *boxConf) notebookJSON {
-	return notebookJSON{ID: id, Name: c.Name, Icon: c.Icon, Sort: c.Sort, SortMode: c.SortMode, Closed: c.Closed,
+// notebook is the Box object lsNotebooks and createNotebook answer with.
+func (k *Kernel) notebook(id string, c *wire.BoxConf) wire.Notebook {
+	return wire.Notebook{ID: id, Name: c.Name, Icon: c.Icon, Sort: c.Sort, SortMode: c.SortMode, Closed: c.Closed,
 		SubFileCount: k.visibleChildCount(id, "/")}
 }
 
@@ -138,9 +111,9 @@ func (k *Kernel) lsNotebooks(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ret := make([]notebookJSON, 0, len(ids))
+	ret := make([]wire.Notebook, 0, len(ids))
 	for _, id := range ids {
-		ret = append(ret, k.notebookJSON(id, confs[id]))
+		ret = append(ret, k.notebook(id, confs[id]))
 	}
 	return map[string]any{"notebooks": ret, "boxDocEnabled": true}, nil
 }
@@ -164,7 +137,7 @@ func (k *Kernel) createNotebook(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"notebook": k.notebookJSON(id, c)}, nil
+	return map[string]any{"notebook": k.notebook(id, c)}, nil
 }
 
 // createBox creates a notebook with its hidden top-level notebook document,

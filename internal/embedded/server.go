@@ -13,18 +13,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // maxJSONBody caps JSON request bodies; SiYuan has no cap, but an embedded
 // test kernel should not be the thing that runs a machine out of memory.
 const maxJSONBody = 64 << 20
-
-// envelope is SiYuan's response body: {code, msg, data}.
-type envelope struct {
-	Code int    `json:"code"`
-	Msg  string `json:"msg"`
-	Data any    `json:"data"`
-}
 
 // apiError is a handler failure with the envelope code SiYuan uses for it.
 type apiError struct {
@@ -197,7 +192,7 @@ func (k *Kernel) serveFaulty(w http.ResponseWriter, r *http.Request, rt route) {
 			}
 		case FailBeforeApply:
 			io.Copy(io.Discard, io.LimitReader(r.Body, maxJSONBody))
-			writeEnvelope(w, http.StatusInternalServerError, envelope{Code: -1, Msg: "injected fault: fail-before-apply"})
+			writeEnvelope(w, http.StatusInternalServerError, wire.Result{Code: -1, Msg: "injected fault: fail-before-apply"})
 			return
 		case DropAfterApply:
 			drop = true
@@ -229,7 +224,7 @@ func (k *Kernel) serve(w http.ResponseWriter, r *http.Request, rt route) {
 				panic(v)
 			}
 			k.log.Error("handler panic", "path", r.URL.Path, "panic", v)
-			writeEnvelope(w, http.StatusOK, envelope{Code: -1, Msg: fmt.Sprintf("internal error: %v", v)})
+			writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: fmt.Sprintf("internal error: %v", v)})
 		}
 	}()
 	if rt.write {
@@ -247,20 +242,20 @@ func (k *Kernel) serve(w http.ResponseWriter, r *http.Request, rt route) {
 		a, err = args{}, nil
 	}
 	if err != nil {
-		writeEnvelope(w, http.StatusOK, envelope{Code: -1, Msg: err.Error()})
+		writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: err.Error()})
 		return
 	}
 	data, err := rt.json(r.Context(), a)
 	if err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) {
-			writeEnvelope(w, http.StatusOK, envelope{Code: ae.code, Msg: ae.msg, Data: ae.data})
+			writeEnvelope(w, http.StatusOK, wire.Result{Code: ae.code, Msg: ae.msg, Data: ae.data})
 			return
 		}
-		writeEnvelope(w, http.StatusOK, envelope{Code: -1, Msg: err.Error()})
+		writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: err.Error()})
 		return
 	}
-	writeEnvelope(w, http.StatusOK, envelope{Code: 0, Msg: "", Data: data})
+	writeEnvelope(w, http.StatusOK, wire.Result{Code: 0, Msg: "", Data: data})
 }
 
 func readArgs(r *http.Request, emptyOK bool) (args, error) {
@@ -300,10 +295,10 @@ func writeAuthFailure(w http.ResponseWriter, msg string) {
 	w.Write(data)
 }
 
-func writeEnvelope(w http.ResponseWriter, status int, e envelope) {
+func writeEnvelope(w http.ResponseWriter, status int, e wire.Result) {
 	data, err := json.Marshal(e)
 	if err != nil {
-		data, _ = json.Marshal(envelope{Code: -1, Msg: "encode response: " + err.Error()})
+		data, _ = json.Marshal(wire.Result{Code: -1, Msg: "encode response: " + err.Error()})
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)

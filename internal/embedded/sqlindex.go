@@ -23,6 +23,8 @@ import (
 	"github.com/88250/lute/html"
 	"github.com/88250/lute/parse"
 	"modernc.org/sqlite"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // The SQL index mirrors SiYuan's siyuan.db: a rebuildable SQLite database in
@@ -850,40 +852,6 @@ func (k *Kernel) flushTransaction(ctx context.Context, a args) (any, error) {
 	return nil, nil
 }
 
-// searchBlock is SiYuan's model.Block as fullTextSearchBlock answers it.
-type searchBlock struct {
-	Box        string            `json:"box"`
-	Path       string            `json:"path"`
-	HPath      string            `json:"hPath"`
-	ID         string            `json:"id"`
-	RootID     string            `json:"rootID"`
-	ParentID   string            `json:"parentID"`
-	Name       string            `json:"name"`
-	Alias      string            `json:"alias"`
-	Memo       string            `json:"memo"`
-	Tag        string            `json:"tag"`
-	Content    string            `json:"content"`
-	FContent   string            `json:"fcontent"`
-	Markdown   string            `json:"markdown"`
-	Folded     bool              `json:"folded"`
-	Type       string            `json:"type"`
-	SubType    string            `json:"subType"`
-	RefText    string            `json:"refText"`
-	Refs       []*searchBlock    `json:"refs"`
-	DefID      string            `json:"defID"`
-	DefPath    string            `json:"defPath"`
-	IAL        map[string]string `json:"ial"`
-	Children   []*searchBlock    `json:"children"`
-	Depth      int               `json:"depth"`
-	Count      int               `json:"count"`
-	RefCount   int               `json:"refCount"`
-	Sort       int               `json:"sort"`
-	Created    string            `json:"created"`
-	Updated    string            `json:"updated"`
-	RiffCardID string            `json:"riffCardID"`
-	RiffCard   any               `json:"riffCard"`
-}
-
 // searchNodeTypes maps the type abbreviations back to lute node type names.
 var searchNodeTypes = func() map[string]string {
 	m := map[string]string{"ial": "NodeKramdownBlockIAL"}
@@ -981,7 +949,7 @@ func (k *Kernel) fullTextSearchBlock(ctx context.Context, a args) (any, error) {
 		}
 	}
 	if blocks == nil {
-		blocks = []*searchBlock{}
+		blocks = []*wire.SearchBlock{}
 	}
 	return map[string]any{
 		"blocks":            blocks,
@@ -1147,7 +1115,7 @@ func searchLikeArg(term string) string {
 }
 
 // search runs one of SiYuan's four search methods.
-func (s *sqlIndex) search(ctx context.Context, sa *searchArgs) (blocks []*searchBlock, matchedBlocks, matchedRoots int, docMode bool, err error) {
+func (s *sqlIndex) search(ctx context.Context, sa *searchArgs) (blocks []*wire.SearchBlock, matchedBlocks, matchedRoots int, docMode bool, err error) {
 	query := strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\ufeff' {
 			return -1
@@ -1202,7 +1170,7 @@ func (s *sqlIndex) search(ctx context.Context, sa *searchArgs) (blocks []*search
 
 // searchWhere selects one page of blocks and counts all matches.
 func (s *sqlIndex) searchWhere(ctx context.Context, table, where string, args []any, orderBy, limit string,
-	mark func(text string, isContent bool) string) ([]*searchBlock, int, int, bool, error) {
+	mark func(text string, isContent bool) string) ([]*wire.SearchBlock, int, int, bool, error) {
 	cols := sqlBlockColumns
 	if table == "blocks_fts" {
 		hl := func(i int, col string) string {
@@ -1219,7 +1187,7 @@ func (s *sqlIndex) searchWhere(ctx context.Context, table, where string, args []
 	if err != nil {
 		return nil, 0, 0, false, err
 	}
-	var blocks []*searchBlock
+	var blocks []*wire.SearchBlock
 	for _, r := range raw {
 		blocks = append(blocks, searchBlockOf(r, mark))
 	}
@@ -1233,7 +1201,7 @@ func (s *sqlIndex) searchWhere(ctx context.Context, table, where string, args []
 // searchDocMode is SiYuan's keyword search with several words: documents
 // whose blocks together contain every word, each with its blocks that
 // contain them all; paging and counts are by document.
-func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typeFilter, scope string, scopeArgs []any) ([]*searchBlock, int, int, bool, error) {
+func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typeFilter, scope string, scopeArgs []any) ([]*wire.SearchBlock, int, int, bool, error) {
 	var kws []string
 	seen := map[string]bool{}
 	for _, w := range strings.Split(query, " ") {
@@ -1286,7 +1254,7 @@ func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typ
 	if err != nil {
 		return nil, 0, 0, true, err
 	}
-	var blocks []*searchBlock
+	var blocks []*wire.SearchBlock
 	docs := 0
 	for i, r := range raw {
 		if i == 0 {
@@ -1306,7 +1274,7 @@ func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typ
 
 // searchSQL is search method 2: a SELECT over blocks, paged (its own LIMIT
 // is the page size when it has one) and counted.
-func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize int) ([]*searchBlock, int, int, error) {
+func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize int) ([]*wire.SearchBlock, int, int, error) {
 	info := sqlScan(stmt)
 	if !sqlIsQuery(info) || info.multiple {
 		return nil, 0, 0, nil
@@ -1333,7 +1301,7 @@ func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize in
 	if err != nil {
 		return nil, 0, 0, nil
 	}
-	var blocks []*searchBlock
+	var blocks []*wire.SearchBlock
 	for _, r := range raw {
 		blocks = append(blocks, searchBlockOf(r, func(t string, _ bool) string { return searchMarked(t) }))
 	}
@@ -1348,7 +1316,7 @@ func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize in
 }
 
 // groupByDoc nests the matched blocks under their documents (groupBy 1).
-func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*searchBlock, orderBy int) ([]*searchBlock, error) {
+func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*wire.SearchBlock, orderBy int) ([]*wire.SearchBlock, error) {
 	var rootIDs []string
 	seen := map[string]bool{}
 	contentOrder := map[string]int{}
@@ -1387,12 +1355,12 @@ func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*searchBl
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]*searchBlock{}
+	byID := map[string]*wire.SearchBlock{}
 	for _, r := range raw {
 		b := searchBlockOf(r, func(t string, _ bool) string { return searchMarked(t) })
 		byID[b.ID] = b
 	}
-	var roots []*searchBlock
+	var roots []*wire.SearchBlock
 	for _, id := range rootIDs {
 		root := byID[id]
 		if root == nil {
@@ -1405,7 +1373,7 @@ func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*searchBl
 			if orderBy == 5 {
 				b.Sort = contentOrder[b.ID]
 			}
-			root.Children = append(root.Children, b)
+			root.Children = append(root.Children, *b)
 		}
 		c := root.Children
 		switch orderBy {
@@ -1440,7 +1408,7 @@ func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*searchBl
 // searchBlockOf converts a row as SiYuan's fromSQLBlock does: content, tag,
 // name, alias and memo are HTML-escaped and highlighted, fcontent and hPath
 // escaped, and created/updated are left empty (SiYuan does not copy them).
-func searchBlockOf(r map[string]any, mark func(text string, isContent bool) string) *searchBlock {
+func searchBlockOf(r map[string]any, mark func(text string, isContent bool) string) *wire.SearchBlock {
 	str := func(k string) string { return sqlValueString(r[k]) }
 	num := func(k string) int {
 		switch x := r[k].(type) {
@@ -1454,7 +1422,7 @@ func searchBlockOf(r map[string]any, mark func(text string, isContent bool) stri
 		}
 		return 0
 	}
-	b := &searchBlock{
+	b := &wire.SearchBlock{
 		Box: str("box"), Path: str("path"), ID: str("id"), RootID: str("root_id"), ParentID: str("parent_id"),
 		Content:  searchMaxContent(mark(str("content"), true), 5120),
 		Tag:      mark(str("tag"), true),

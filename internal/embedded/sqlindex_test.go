@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // ixEnv is a kernel on a temporary workspace behind an HTTP test server;
@@ -401,14 +403,8 @@ func TestSQLScan(t *testing.T) {
 	}
 }
 
-// ixSearch calls fullTextSearchBlock.
-type ixSearchResult struct {
-	Blocks            []searchBlock `json:"blocks"`
-	MatchedBlockCount int           `json:"matchedBlockCount"`
-	MatchedRootCount  int           `json:"matchedRootCount"`
-	PageCount         int           `json:"pageCount"`
-	DocMode           bool          `json:"docMode"`
-}
+// ixSearchResult is what fullTextSearchBlock answers.
+type ixSearchResult = wire.FullTextSearchResult
 
 func TestFullTextSearchBlock(t *testing.T) {
 	e := ixOpen(t)

@@ -39,7 +39,7 @@ func apiCases() []apiCase {
 		{"Version", func(ctx context.Context, c *Client) (any, error) { return c.Version(ctx) },
 			epVersion, `{}`, `"3.7.3"`, "3.7.3", Read},
 		{"BootProgress", func(ctx context.Context, c *Client) (any, error) { return c.BootProgress(ctx) },
-			epBootProgress, `{}`, `{"progress":100,"details":"Finishing boot..."}`, BootProgress{100, "Finishing boot..."}, Read},
+			epBootProgress, `{}`, `{"progress":100,"details":"Finishing boot..."}`, BootProgress{Progress: 100, Details: "Finishing boot..."}, Read},
 		{"CurrentTime", func(ctx context.Context, c *Client) (any, error) { return c.CurrentTime(ctx) },
 			epCurrentTime, `{}`, `1767225600123`, int64(1767225600123), Read},
 
@@ -144,7 +144,7 @@ func apiCases() []apiCase {
 		{"GetDocInfo", func(ctx context.Context, c *Client) (any, error) { return c.GetDocInfo(ctx, doc) },
 			epGetDocInfo, `{"id":"` + doc + `"}`,
 			`{"id":"` + doc + `","rootID":"` + doc + `","name":"B","refCount":2,"subFileCount":0,"refIDs":["` + blk + `"],"ial":{"title":"B"},"icon":"","attrViews":[{"id":"av","name":"DB"}]}`,
-			DocInfo{ID: doc, RootID: doc, Name: "B", RefCount: 2, RefIDs: []string{blk}, IAL: map[string]string{"title": "B"}, AttrViews: []AttrView{{"av", "DB"}}}, Read},
+			DocInfo{ID: doc, RootID: doc, Name: "B", RefCount: 2, RefIDs: []string{blk}, IAL: map[string]string{"title": "B"}, AttrViews: []AttrView{{ID: "av", Name: "DB"}}}, Read},
 		{"CheckBlockExist", func(ctx context.Context, c *Client) (any, error) { return c.CheckBlockExist(ctx, blk) },
 			epCheckBlockExist, `{"id":"` + blk + `"}`, `true`, true, Read},
 

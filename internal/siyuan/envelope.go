@@ -15,15 +15,19 @@ type envelope struct {
 	Data json.RawMessage // nil when data is absent or null
 }
 
+// rawEnvelope is wire.Result as decodeEnvelope reads it: pointers tell an
+// absent code or msg from a zero one, and data is decoded later, by type.
+type rawEnvelope struct {
+	Code *int            `json:"code"`
+	Msg  *string         `json:"msg"`
+	Data json.RawMessage `json:"data"`
+}
+
 // decodeEnvelope parses a reply body. It insists on a JSON object with a
 // numeric "code" so that an HTML error page or a bare {} from something that
 // is not SiYuan is not mistaken for a successful reply.
 func decodeEnvelope(body []byte) (envelope, error) {
-	var raw struct {
-		Code *int            `json:"code"`
-		Msg  *string         `json:"msg"`
-		Data json.RawMessage `json:"data"`
-	}
+	var raw rawEnvelope
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return envelope{}, errors.New("reply is not a JSON object")
