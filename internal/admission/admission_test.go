@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
 var bg = context.Background()
@@ -301,13 +303,13 @@ func TestTaskRecords(t *testing.T) {
 	}
 	// Changed permissions: access_changed, no body.
 	version = "v2"
-	if r, _ := c.Control(bg, "p", uuid(10), OpResult); r.Error == nil || r.Error.Code != CodeAccessChanged || r.Result != nil {
+	if r, _ := c.Control(bg, "p", uuid(10), OpResult); r.Error == nil || r.Error.Code != failure.AccessChanged || r.Result != nil {
 		t.Fatalf("access changed %+v", r)
 	}
 	version = "v1"
 	// Too large: kept without its body.
 	run(uuid(11), `"`+strings.Repeat("x", 1<<20)+`"`)
-	if r, _ := c.Control(bg, "p", uuid(11), OpResult); r.Error == nil || r.Error.Code != CodeResultTooLarge || r.Result != nil || !r.Found {
+	if r, _ := c.Control(bg, "p", uuid(11), OpResult); r.Error == nil || r.Error.Code != failure.ResultTooLarge || r.Result != nil || !r.Found {
 		t.Fatalf("too large %+v", r)
 	}
 	// An input_required round is not terminal: nothing kept, the id is free again.

@@ -6,9 +6,6 @@ import (
 	"sync/atomic"
 )
 
-// CodeReadBudgetExceeded is the agent-facing code of a read past its budget.
-const CodeReadBudgetExceeded = "read_budget_exceeded"
-
 // BudgetError is a read that went past its budget.
 type BudgetError struct {
 	// Limit is "calls" or "bytes".

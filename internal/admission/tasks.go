@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
 // Task-control operations (io.siyuan.sisyphus/task-control).
@@ -15,10 +17,7 @@ const (
 )
 
 // Codes a task-control reply may carry in its error.
-const (
-	CodeResultTooLarge = "result_too_large"
-	CodeAccessChanged  = "access_changed"
-)
+const ()
 
 // Errors of task control.
 var (
@@ -48,8 +47,8 @@ type Reply struct {
 
 // ReplyError is result_too_large or access_changed.
 type ReplyError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    failure.Code `json:"code"`
+	Message string       `json:"message"`
 }
 
 // record is a settled task kept for task control.
@@ -198,12 +197,12 @@ func (c *Controller) Control(ctx context.Context, principal, taskID, op string) 
 	case OpResult:
 		switch {
 		case rec.tooLarge:
-			r.Error = &ReplyError{Code: CodeResultTooLarge, Message: "the result exceeded 1 MiB and was not kept; the call itself settled"}
+			r.Error = &ReplyError{Code: failure.ResultTooLarge, Message: "the result exceeded 1 MiB and was not kept; the call itself settled"}
 		default:
 			snap, err := c.perms(ctx, principal)
 			if err != nil || snap.Version != rec.version {
 				c.ev.accessChanged.Add(1)
-				r.Error = &ReplyError{Code: CodeAccessChanged, Message: "permissions or the tool configuration changed since the call ran; its result is not disclosed"}
+				r.Error = &ReplyError{Code: failure.AccessChanged, Message: "permissions or the tool configuration changed since the call ran; its result is not disclosed"}
 			} else {
 				r.Result = rec.result
 				c.ev.resultsServed.Add(1)

@@ -244,10 +244,8 @@ requestId and credential, copied unchanged. Never invent hashes or request ids.`
 
 // mcpTool is a tool's MCP declaration: name, schema and annotations.
 func mcpTool(t *tools.Tool) mcp.Tool {
-	ro := t.ReadOnly()
-	ann := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: mcp.Bool(ro), OpenWorldHint: mcp.Bool(false),
-		DestructiveHint: mcp.Bool(t.Destructive()),
-		// Reads repeat freely; strict writes are idempotent per requestId.
-		IdempotentHint: mcp.Bool(true)}
+	a := t.Annotations()
+	ann := &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: mcp.Bool(a.ReadOnly), OpenWorldHint: mcp.Bool(a.OpenWorld),
+		DestructiveHint: mcp.Bool(a.Destructive), IdempotentHint: mcp.Bool(a.Idempotent)}
 	return mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(), Annotations: ann}
 }

@@ -40,8 +40,8 @@ func Wrap(code Code, cause error, format string, a ...any) *Error {
 // Invalid is an invalid_arguments error.
 func Invalid(format string, a ...any) *Error { return New(InvalidArguments, format, a...) }
 
-// NotFoundErr is a not_found error for one thing (a block, a notebook, ...).
-func NotFoundErr(what, id string) *Error {
+// Missing is a not_found error for one thing (a block, a notebook, ...).
+func Missing(what, id string) *Error {
 	return New(NotFound, "%s %s not found", what, id)
 }
 

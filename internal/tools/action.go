@@ -42,7 +42,7 @@ type Action struct {
 type writeSteps struct {
 	targets  func(parsed any) []string
 	state    func(ctx context.Context, env *Env, parsed any) (any, error) // nil: none
-	check    func(parsed, state any) error                                 // nil: none
+	check    func(parsed, state any) error                                // nil: none
 	execute  func(ctx context.Context, env *Env, parsed, state any) (Payload, error)
 	readback func(ctx context.Context, env *Env, parsed any, p Payload) (any, error)
 }
@@ -252,4 +252,22 @@ func (t *Tool) ReadOnly() bool {
 		}
 	}
 	return true
+}
+
+// Annotations are a tool's behaviour hints, as MCP's tool annotations carry
+// them.
+type Annotations struct {
+	Title       string `json:"title"`
+	ReadOnly    bool   `json:"readOnlyHint"`
+	Destructive bool   `json:"destructiveHint"`
+	// Idempotent: reads repeat freely; strict writes are idempotent per
+	// requestId.
+	Idempotent bool `json:"idempotentHint"`
+	// OpenWorld: every tool works inside the one SiYuan workspace.
+	OpenWorld bool `json:"openWorldHint"`
+}
+
+// Annotations returns the tool's behaviour hints.
+func (t *Tool) Annotations() Annotations {
+	return Annotations{Title: t.Title, ReadOnly: t.ReadOnly(), Destructive: t.Destructive(), Idempotent: true}
 }

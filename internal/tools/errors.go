@@ -64,10 +64,3 @@ func WriteFailure(err error, appliedBefore bool) error {
 func Refuse(err error) error {
 	return strict.Reject(KernelError(err))
 }
-
-// NotFound is a not_found error for one block, document or notebook.
-func NotFound(what, id string) *failure.Error {
-	e := failure.NotFoundErr(what, id)
-	e.Action = "check the id; find ids with document.lookup or search.fulltext"
-	return e
-}

@@ -6,6 +6,7 @@ package block
 import (
 	"context"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
@@ -88,7 +89,7 @@ var getAttrs = tools.Read[idArgs]{
 		}
 		// Every block has an id attribute; none means no block.
 		if attrs["id"] == "" {
-			return nil, tools.NotFound("block", a.ID)
+			return nil, failure.Missing("block", a.ID)
 		}
 		return map[string]any{"id": a.ID, "attrs": attrs}, nil
 	},

@@ -230,14 +230,14 @@ func readBlockMoveState(ctx context.Context, env *tools.Env, m moveArgs) (*Block
 func (st *BlockMoveState) check(m moveArgs) error {
 	for _, b := range st.Blocks {
 		if b.Missing {
-			return tools.NotFound("block", b.ID)
+			return failure.Missing("block", b.ID)
 		}
 		if st.isDoc[b.ID] {
 			return failure.Invalid("%s is a document: move documents with document.move", b.ID)
 		}
 	}
 	if st.AnchorMiss {
-		return tools.NotFound("block", m.anchor())
+		return failure.Missing("block", m.anchor())
 	}
 	if m.previousID != "" && st.isDoc[m.previousID] {
 		return failure.Invalid("previousID %s is a document; to move blocks to the start of a document pass parentID", m.previousID)

@@ -65,7 +65,7 @@ func planReplace(st kernelview.BlockState, a replaceArgs) (replaceEdit, error) {
 	var e replaceEdit
 	id, old, repl := a.ID, a.Old, a.New
 	if st.Missing {
-		return e, tools.NotFound("block", id)
+		return e, failure.Missing("block", id)
 	}
 	if typ := blockType(st.DOM); !replaceable[typ] {
 		return e, failure.Invalid("block %s is a %s: replace edits the text of one paragraph or heading (not code, math, tables, HTML, embeds, "+

@@ -460,7 +460,7 @@ var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
 		case st.Missing && st.IsDocument:
 			return failure.Invalid("%s is a document: SiYuan 3.7.3 stores sort modes per notebook only (document sort modes need 3.8.1); pass the notebook id", a.ID)
 		case st.Missing:
-			return tools.NotFound("notebook", a.ID)
+			return failure.Missing("notebook", a.ID)
 		}
 		return nil
 	},

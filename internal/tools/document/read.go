@@ -46,7 +46,7 @@ func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
 			return nil, err
 		}
 		if ref.Notebook != nb || ref.Path != p {
-			return nil, tools.NotFound("document at path", p)
+			return nil, failure.Missing("document at path", p)
 		}
 		return map[string]any{"documents": []kernelview.DocRef{ref}}, nil
 	default:
@@ -69,7 +69,7 @@ func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
 			refs = append(refs, ref)
 		}
 		if len(refs) == 0 {
-			return nil, tools.NotFound("document with hpath", hp)
+			return nil, failure.Missing("document with hpath", hp)
 		}
 		ret := map[string]any{"documents": refs}
 		if len(refs) > 1 {

@@ -62,7 +62,7 @@ func locateDoc(ctx context.Context, env *tools.Env, id string) (docLoc, error) {
 func checkDoc(l docLoc, what string) error {
 	switch {
 	case l.Missing:
-		return tools.NotFound("document", l.ID)
+		return failure.Missing("document", l.ID)
 	case l.NotDocument:
 		return failure.Invalid("%s %s is a block inside a document, not a document", what, l.ID)
 	case l.ID == l.Notebook:
@@ -213,7 +213,7 @@ func planCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, 
 				return p, err
 			}
 			if l.Missing {
-				return p, tools.NotFound("document", parentID)
+				return p, failure.Missing("document", parentID)
 			}
 			if l.NotDocument {
 				return p, failure.Invalid("parentID %s is a block inside a document, not a document", parentID)
@@ -235,7 +235,7 @@ func planCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, 
 				return p, err
 			}
 			if l.Missing || l.NotDocument || l.Notebook != nb || l.Path != parentPath {
-				return p, tools.NotFound("document at storage path", parentPath)
+				return p, failure.Missing("document at storage path", parentPath)
 			}
 			parent = l
 		default:
@@ -253,7 +253,7 @@ func planCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, 
 			}
 			switch len(ids) {
 			case 0:
-				return p, tools.NotFound("document with human path", hp)
+				return p, failure.Missing("document with human path", hp)
 			case 1:
 			default:
 				return p, failure.Invalid("%d documents have the human path %s; pass parentID instead", len(ids), hp)
@@ -262,7 +262,7 @@ func planCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, 
 				return p, err
 			}
 			if parent.Missing {
-				return p, tools.NotFound("document with human path", hp)
+				return p, failure.Missing("document with human path", hp)
 			}
 		}
 		p.req.Notebook = parent.Notebook

@@ -37,7 +37,7 @@ func Describe(ctx context.Context, env *tools.Env, id string) (DocRef, error) {
 // ids with assorted messages, so existence is checked directly.
 func blockErr(ctx context.Context, env *tools.Env, id string, err error) error {
 	if ok, cerr := env.Kernel.CheckBlockExist(ctx, id); cerr == nil && !ok {
-		return tools.NotFound("block", id)
+		return failure.Missing("block", id)
 	}
 	return err
 }
@@ -50,7 +50,7 @@ func MustExist(ctx context.Context, env *tools.Env, id string) error {
 		return err
 	}
 	if !ok {
-		return tools.NotFound("block", id)
+		return failure.Missing("block", id)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
@@ -93,7 +94,7 @@ func IsNotebookNotFound(err error) bool {
 // NotebookErr turns the kernel's "notebook not found" into not_found.
 func NotebookErr(id string, err error) error {
 	if IsNotebookNotFound(err) {
-		return tools.NotFound("notebook", id)
+		return failure.Missing("notebook", id)
 	}
 	return err
 }

@@ -84,7 +84,7 @@ func readState(ctx context.Context, env *tools.Env, id string) (nbState, error) 
 // mustExist is the check of a guarded notebook action.
 func mustExist(st nbState) error {
 	if st.Missing {
-		return tools.NotFound("notebook", st.ID)
+		return failure.Missing("notebook", st.ID)
 	}
 	return nil
 }
@@ -246,7 +246,7 @@ var setConf = tools.Write[setConfArgs, nbState]{
 	Check: func(_ setConfArgs, st nbState) error { return mustExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a setConfArgs, st nbState) (tools.Payload, error) {
 		if st.Conf == nil {
-			return nil, tools.Refuse(tools.NotFound("notebook", a.Notebook))
+			return nil, tools.Refuse(failure.Missing("notebook", a.Notebook))
 		}
 		// The client sends a whole conf: start from the one just read.
 		conf := *st.Conf

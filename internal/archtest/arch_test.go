@@ -1,0 +1,251 @@
+package archtest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/sisyphus-go/sisyphus"
+
+// layers ranks every package of the module: a package may import only
+// packages of a lower rank (never one of its own rank: no tool package
+// imports another). A new package must be ranked here before it builds a
+// passing test.
+var layers = map[string]int{
+	"internal/failure":      0,
+	"internal/canon":        0,
+	"internal/siyuan/wire":  0,
+	"internal/tools/markup": 0,
+
+	"internal/siyuan":    1,
+	"internal/strict":    1,
+	"internal/admission": 1,
+	"internal/mcp":       1,
+	"internal/embedded":  1,
+
+	"internal/tools":            2,
+	"internal/siyuan/contract":  2,
+	"internal/tools/kernelview": 3,
+
+	"internal/tools/block":    4,
+	"internal/tools/document": 4,
+	"internal/tools/fs":       4,
+	"internal/tools/notebook": 4,
+	"internal/tools/search":   4,
+	"internal/tools/system":   4,
+
+	"internal/tools/catalog":  5,
+	"internal/tools/tooltest": 5,
+
+	"internal/authority":              6,
+	"internal/mcp/conformancefixture": 7,
+	"cmd/sisyphus":                    7,
+
+	"internal/archtest": 8,
+}
+
+// rules are the arrows of ARCHITECTURE.md section 5 that ranks alone do
+// not say: what some packages may import at all.
+var rules = []struct {
+	pkg    string
+	allow  func(imp string) bool
+	reason string
+}{
+	{"internal/mcp", func(string) bool { return false }, "mcp is the protocol layer and knows nothing of SiYuan, tools or strict writes"},
+	{"internal/strict", func(imp string) bool { return imp == "internal/canon" || imp == "internal/failure" },
+		"strict depends only on canonical hashing and the error vocabulary (never mcp, tools or the kernel client)"},
+	{"internal/failure", func(string) bool { return false }, "the error vocabulary imports nothing of the project, so every layer can use it"},
+	{"internal/embedded", func(imp string) bool { return imp == "internal/siyuan/wire" },
+		"the embedded kernel shares only the wire types with the client"},
+}
+
+// onlyFrom lists packages that only the packages named (and tests) may
+// import. Test support packages are themselves imported only by tests.
+var onlyFrom = map[string][]string{
+	"internal/embedded":        {"cmd/sisyphus", "internal/tools/tooltest"},
+	"internal/tools/tooltest":  {}, // test support: tests only
+	"internal/siyuan/contract": {},
+}
+
+type pkgImports struct {
+	code, tests map[string]bool // project imports, module prefix stripped
+}
+
+func scan(t *testing.T) map[string]*pkgImports {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found: %v", err)
+	}
+	pkgs := map[string]*pkgImports{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		p := pkgs[rel]
+		if p == nil {
+			p = &pkgImports{code: map[string]bool{}, tests: map[string]bool{}}
+			pkgs[rel] = p
+		}
+		into := p.code
+		if strings.HasSuffix(path, "_test.go") {
+			into = p.tests
+		}
+		for _, is := range f.Imports {
+			imp, _ := strconv.Unquote(is.Path.Value)
+			if own, ok := strings.CutPrefix(imp, module+"/"); ok {
+				into[own] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// TestImportArrows fails when an import breaks the architecture's arrows.
+func TestImportArrows(t *testing.T) {
+	pkgs := scan(t)
+	names := make([]string, 0, len(pkgs))
+	for n := range pkgs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, pkg := range names {
+		rank, ok := layers[pkg]
+		if !ok {
+			t.Errorf("package %s has no rank in internal/archtest: rank it so its arrows can be checked", pkg)
+			continue
+		}
+		for imp := range pkgs[pkg].code {
+			ir, ok := layers[imp]
+			switch {
+			case !ok:
+				t.Errorf("%s imports %s, which has no rank", pkg, imp)
+			case ir >= rank:
+				t.Errorf("%s (rank %d) imports %s (rank %d): arrows point down only; no tool package imports another", pkg, rank, imp, ir)
+			}
+			if from, limited := onlyFrom[imp]; limited && !slices.Contains(from, pkg) {
+				t.Errorf("%s imports %s, which only %v and tests may import", pkg, imp, from)
+			}
+		}
+		for _, r := range rules {
+			if r.pkg != pkg {
+				continue
+			}
+			for imp := range pkgs[pkg].code {
+				if !r.allow(imp) {
+					t.Errorf("%s imports %s: %s", pkg, imp, r.reason)
+				}
+			}
+		}
+		// Tests of one tool do not reach into another tool either.
+		if rank == layers["internal/tools/block"] {
+			for imp := range pkgs[pkg].tests {
+				if imp != pkg && layers[imp] == rank {
+					t.Errorf("tests of %s import the tool package %s", pkg, imp)
+				}
+			}
+		}
+	}
+}
+
+// TestArrowGuardCatchesViolations proves the guard is not vacuous: a
+// tool importing another tool, and mcp importing the kernel client, fail.
+func TestArrowGuardCatchesViolations(t *testing.T) {
+	for _, bad := range [][2]string{
+		{"internal/tools/block", "internal/tools/document"},
+		{"internal/tools", "internal/tools/catalog"},
+		{"internal/strict", "internal/mcp"},
+	} {
+		if layers[bad[1]] < layers[bad[0]] {
+			t.Errorf("%s may import %s: the ranks do not forbid it", bad[0], bad[1])
+		}
+	}
+	ok := true
+	for _, r := range rules {
+		if r.pkg == "internal/mcp" && r.allow("internal/siyuan") {
+			ok = false
+		}
+	}
+	if !ok {
+		t.Error("mcp may import the kernel client")
+	}
+}
+
+// TestCodesSpelledOnce fails when an agent-visible error code is spelled as
+// a string outside the one vocabulary (package failure).
+func TestCodesSpelledOnce(t *testing.T) {
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	codes := map[string]bool{}
+	data, err := os.ReadFile(filepath.Join(root, "internal", "failure", "codes.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, after, ok := strings.Cut(line, "Code = \""); ok {
+			codes[strings.TrimSuffix(strings.TrimSpace(after), "\"")] = true
+		}
+	}
+	if len(codes) < 20 {
+		t.Fatalf("read only %d codes from package failure", len(codes))
+	}
+	fset := token.NewFileSet()
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && path != root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+			strings.HasPrefix(rel, "internal/failure/") || strings.HasPrefix(rel, "internal/mcp/") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				// admission's task states share the word "cancelled".
+				if s, err := strconv.Unquote(lit.Value); err == nil && codes[s] && !(s == "cancelled" && strings.HasPrefix(rel, "internal/admission/")) {
+					t.Errorf("%s: the code %q is spelled here; use its constant in package failure", fset.Position(lit.Pos()), s)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+}
