@@ -69,7 +69,10 @@ func (a *Args) Strings(name string) []string { l, _ := a.values[name].([]string)
 func (a *Args) Object(name string) map[string]any { m, _ := a.values[name].(map[string]any); return m }
 
 // Objects returns an array-of-objects argument.
-func (a *Args) Objects(name string) []map[string]any { l, _ := a.values[name].([]map[string]any); return l }
+func (a *Args) Objects(name string) []map[string]any {
+	l, _ := a.values[name].([]map[string]any)
+	return l
+}
 
 // decodeObject parses the arguments object; keys keep their raw values.
 func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
