@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -64,3 +65,33 @@ func WriteFailure(err error, appliedBefore bool) error {
 func Refuse(err error) error {
 	return strict.Reject(KernelError(err))
 }
+
+// agentSafe makes an error's text fit for an agent: a kernel client failure
+// (whose text carries addresses and transport internals) reads as its
+// plain description, while errors.Is/As still reach the cause and logs
+// still show it. Other errors pass unchanged.
+func agentSafe(err error) error {
+	var fe *failure.Error
+	if err == nil || errors.As(err, &fe) || !isKernelFailure(err) {
+		return err
+	}
+	return &safeError{text: KernelError(err).Message, cause: err}
+}
+
+func isKernelFailure(err error) bool {
+	var auth *siyuan.AuthError
+	var api *siyuan.APIError
+	var tr *siyuan.TransportError
+	return siyuan.IsOutcomeUnknown(err) || errors.As(err, &auth) || errors.As(err, &api) || errors.As(err, &tr)
+}
+
+type safeError struct {
+	text  string
+	cause error
+}
+
+func (e *safeError) Error() string { return e.text }
+func (e *safeError) Unwrap() error { return e.cause }
+
+// LogValue shows the internal cause in logs.
+func (e *safeError) LogValue() slog.Value { return slog.StringValue(e.cause.Error()) }

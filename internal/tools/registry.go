@@ -158,7 +158,8 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
 		Credential: args.String(string(policy.Precondition)),
 		Execute: func(ctx context.Context, state any) (map[string]any, error) {
-			return w.execute(ctx, env, parsed, state)
+			p, err := w.execute(ctx, env, parsed, state)
+			return p, agentSafe(err)
 		},
 	}
 	if w.state != nil {
@@ -179,7 +180,10 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		op.Check = func(state any) error { return w.check(parsed, state) }
 	}
 	if w.readback != nil {
-		op.Readback = func(ctx context.Context, p map[string]any) (any, error) { return w.readback(ctx, env, parsed, p) }
+		op.Readback = func(ctx context.Context, p map[string]any) (any, error) {
+			st, err := w.readback(ctx, env, parsed, p)
+			return st, agentSafe(err)
+		}
 	}
 	v, err := env.Coordinator.Do(ctx, op)
 	if err != nil {

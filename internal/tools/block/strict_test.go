@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
@@ -315,5 +317,40 @@ func TestDelegate(t *testing.T) {
 	tool, _ := r.Tool("block")
 	if _, ok := tool.InputSchema()["properties"].(map[string]any)["validateOnly"]; !ok {
 		t.Fatal("a strict front advertises the control fields")
+	}
+}
+
+// TestAgentTextHidesKernelInternals: a readback that fails on the kernel's
+// transport answers readback_mismatch in plain words, without the kernel's
+// address or the transport's error text.
+func TestAgentTextHidesKernelInternals(t *testing.T) {
+	s := &sfix{tooltest.NewHooked(t, testTools)}
+	args := map[string]any{"action": "update", "id": s.Blocks[0], "data": "changed"}
+	pre := s.Preflight(t, "block", args, "expectedStateHash", 1)
+	var wrote atomic.Bool
+	s.Wrap(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if wrote.Load() && r.URL.Path == "/api/block/getBlockDOM" {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+			if r.URL.Path == "/api/block/updateBlock" {
+				wrote.Store(true)
+			}
+		})
+	})
+	e := s.WantErr(t, "block", tooltest.CommitArgs(args, pre), failure.ReadbackMismatch)
+	raw, _ := json.Marshal(e.Result())
+	for _, leak := range []string{"127.0.0.1", "http://", "EOF", "connection"} {
+		if strings.Contains(string(raw), leak) {
+			t.Fatalf("the answer shows the kernel's internals (%q): %s", leak, raw)
+		}
+	}
+	if !strings.Contains(e.Message, "SiYuan could not be reached") {
+		t.Fatalf("the readback failure is not described: %s", e.Message)
 	}
 }
