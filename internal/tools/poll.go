@@ -43,3 +43,27 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// Await reads the state after each readback wait until accept passes, and
+// returns the last state read. A read error ends it at once with that error
+// (a failed read proves nothing); when accept never passes, its last
+// refusal is the error.
+func Await[S any](ctx context.Context, read func(context.Context) (S, error), accept func(S) error) (S, error) {
+	var st S
+	var last error
+	ok, err := Poll(ctx, func() (bool, error) {
+		var err error
+		if st, err = read(ctx); err != nil {
+			return false, err
+		}
+		last = accept(st)
+		return last == nil, nil
+	})
+	switch {
+	case err != nil:
+		return st, err
+	case !ok:
+		return st, last
+	}
+	return st, nil
+}

@@ -328,22 +328,7 @@ var move = tools.Write[moveArgs, *BlockMoveState]{
 		return tools.Payload{"ids": m.ids, "moved": len(m.ids), "apiCallOrder": order}, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, m moveArgs, p tools.Payload) (any, error) {
-		var st *BlockMoveState
-		var last error
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if st, err = readBlockMoveState(ctx, env, m); err != nil {
-				return false, err
-			}
-			last = st.placed(m)
-			return last == nil, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, last
-		}
-		return st, nil
+		return tools.Await(ctx, func(ctx context.Context) (*BlockMoveState, error) { return readBlockMoveState(ctx, env, m) },
+			func(st *BlockMoveState) error { return st.placed(m) })
 	},
 }

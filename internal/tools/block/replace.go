@@ -179,31 +179,25 @@ var replace = tools.Write[replaceArgs, states]{
 	Readback: func(ctx context.Context, env *tools.Env, a replaceArgs, p tools.Payload) (any, error) {
 		expect, _ := p[detailExpect].(string)
 		applied, _ := p[detailApplied].(string)
-		var st kernelview.BlockState
-		var last error
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if st, err = kernelview.ReadBlockState(ctx, env, a.ID); err != nil {
-				return false, err
+		read := func(ctx context.Context) (kernelview.BlockState, error) {
+			st, err := kernelview.ReadBlockState(ctx, env, a.ID)
+			if err == nil && st.Missing {
+				err = fmt.Errorf("block %s is gone after the replace", a.ID)
 			}
-			if st.Missing {
-				return false, fmt.Errorf("block %s is gone after the replace", a.ID)
-			}
+			return st, err
+		}
+		st, err := tools.Await(ctx, read, func(st kernelview.BlockState) error {
 			// The edited kramdown reads back exactly, or (when the kernel
 			// respells markdown) the block shows exactly the text the
 			// kernel applied for this edit.
 			body, _ := splitIAL(st.Kramdown)
 			if textDigest(body) == expect || applied != "" && textDigest(markup.DOMText(st.DOM)) == applied {
-				return true, nil
+				return nil
 			}
-			last = fmt.Errorf("block %s does not show the edit", a.ID)
-			return false, nil
+			return fmt.Errorf("block %s does not show the edit", a.ID)
 		})
 		if err != nil {
 			return nil, err
-		}
-		if !ok {
-			return nil, last
 		}
 		return states{st}, nil
 	},

@@ -127,24 +127,15 @@ var create = tools.Write[createArgs, struct{}]{
 	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload) (any, error) {
 		id, _ := p["id"].(string)
 		nb, _ := p["notebook"].(string)
-		var loc docLoc
-		var last error
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if loc, err = locateDoc(ctx, env, id); err != nil {
-				return false, err
-			}
-			if loc.Missing || loc.NotDocument {
-				last = fmt.Errorf("document %s does not exist", id)
-				return false, nil
-			}
-			return true, nil
-		})
+		loc, err := tools.Await(ctx, func(ctx context.Context) (docLoc, error) { return locateDoc(ctx, env, id) },
+			func(loc docLoc) error {
+				if loc.Missing || loc.NotDocument {
+					return fmt.Errorf("document %s does not exist", id)
+				}
+				return nil
+			})
 		if err != nil {
 			return nil, err
-		}
-		if !ok {
-			return nil, last
 		}
 		attrs, err := env.Kernel.GetBlockAttrs(ctx, id)
 		if err != nil {
@@ -206,21 +197,13 @@ var rename = tools.Write[renameArgs, DocState]{
 		if err := env.Kernel.FlushTransaction(ctx); err != nil {
 			return nil, err
 		}
-		var st DocState
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if st, err = readDocState(ctx, env, a.ID, false); err != nil {
-				return false, err
-			}
-			return st.Block != nil && st.Block.Attrs["title"] == title && path.Base(st.HPath) == title, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("document %s does not read back the new title", a.ID)
-		}
-		return st, nil
+		return tools.Await(ctx, func(ctx context.Context) (DocState, error) { return readDocState(ctx, env, a.ID, false) },
+			func(st DocState) error {
+				if st.Block == nil || st.Block.Attrs["title"] != title || path.Base(st.HPath) != title {
+					return fmt.Errorf("document %s does not read back the new title", a.ID)
+				}
+				return nil
+			})
 	},
 }
 
@@ -257,28 +240,15 @@ var remove = tools.Write[removeArgs, []DocState]{
 	Readback: func(ctx context.Context, env *tools.Env, a removeArgs, p tools.Payload) (any, error) {
 		// Removal is proven by the block tree saying the document does not
 		// exist, never by a failed read.
-		var sts []DocState
-		var last string
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if sts, err = readDocStates(ctx, env, a.IDs, true); err != nil {
-				return false, err
-			}
-			for _, st := range sts {
-				if !st.Missing {
-					last = st.ID
-					return false, nil
+		return tools.Await(ctx, func(ctx context.Context) ([]DocState, error) { return readDocStates(ctx, env, a.IDs, true) },
+			func(sts []DocState) error {
+				for _, st := range sts {
+					if !st.Missing {
+						return fmt.Errorf("document %s still exists", st.ID)
+					}
 				}
-			}
-			return true, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("document %s still exists", last)
-		}
-		return sts, nil
+				return nil
+			})
 	},
 }
 
@@ -301,23 +271,8 @@ var move = tools.Write[moveArgs, DocMoveState]{
 		return tools.Payload{"fromIDs": a.FromIDs, "toID": a.ToID, "moved": len(a.FromIDs)}, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a moveArgs, p tools.Payload) (any, error) {
-		var st DocMoveState
-		var last error
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if st, err = readDocMoveState(ctx, env, a.FromIDs, a.ToID); err != nil {
-				return false, err
-			}
-			last = st.placed()
-			return last == nil, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, last
-		}
-		return st, nil
+		return tools.Await(ctx, func(ctx context.Context) (DocMoveState, error) { return readDocMoveState(ctx, env, a.FromIDs, a.ToID) },
+			DocMoveState.placed)
 	},
 }
 
@@ -351,19 +306,17 @@ var reorder = tools.Write[reorderArgs, ReorderState]{
 	},
 	Execute: execReorder,
 	Readback: func(ctx context.Context, env *tools.Env, a reorderArgs, p tools.Payload) (any, error) {
-		var st ReorderState
-		var last error
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if st, err = readReorderState(ctx, env, a.ParentID); err != nil {
-				return false, err
+		read := func(ctx context.Context) (ReorderState, error) {
+			st, err := readReorderState(ctx, env, a.ParentID)
+			if err == nil && st.Missing {
+				// Absence proven by a successful read: no wait brings it back.
+				err = fmt.Errorf("parent %s is gone", st.ParentID)
 			}
-			if st.Missing {
-				return false, fmt.Errorf("parent %s is gone", st.ParentID)
-			}
+			return st, err
+		}
+		return tools.Await(ctx, read, func(st ReorderState) error {
 			if st.Kind == "notebook" && st.Conf.SortMode != sortCustom {
-				last = fmt.Errorf("the notebook's sort mode reads back %d, not custom (6)", st.Conf.SortMode)
-				return false, nil
+				return fmt.Errorf("the notebook's sort mode reads back %d, not custom (6)", st.Conf.SortMode)
 			}
 			// The state lists the children in custom order: it must show
 			// the requested order exactly.
@@ -372,18 +325,10 @@ var reorder = tools.Write[reorderArgs, ReorderState]{
 				got[i] = c.ID
 			}
 			if !slices.Equal(got, a.OrderedIDs) {
-				last = fmt.Errorf("the children read back in another order")
-				return false, nil
+				return fmt.Errorf("the children read back in another order")
 			}
-			return true, nil
+			return nil
 		})
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, last
-		}
-		return st, nil
 	},
 }
 
@@ -473,28 +418,18 @@ var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
 		return tools.Payload{"id": a.ID, "sortMode": a.SortMode}, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a sortModeArgs, p tools.Payload) (any, error) {
-		var st kernelview.NotebookState
-		var last error
-		ok, err := tools.Poll(ctx, func() (bool, error) {
-			var err error
-			if st, err = kernelview.ReadNotebookState(ctx, env, a.ID); err != nil {
-				return false, err
-			}
-			switch {
-			case st.Missing:
-				last = fmt.Errorf("notebook %s is gone", a.ID)
-			case st.Conf.SortMode != a.SortMode || st.Entry.SortMode != a.SortMode:
-				last = fmt.Errorf("notebook %s reads back sort mode %d, want %d", a.ID, st.Conf.SortMode, a.SortMode)
-			default:
-				return true, nil
-			}
-			return false, nil
-		})
+		st, err := tools.Await(ctx, func(ctx context.Context) (kernelview.NotebookState, error) { return kernelview.ReadNotebookState(ctx, env, a.ID) },
+			func(st kernelview.NotebookState) error {
+				switch {
+				case st.Missing:
+					return fmt.Errorf("notebook %s is gone", a.ID)
+				case st.Conf.SortMode != a.SortMode || st.Entry.SortMode != a.SortMode:
+					return fmt.Errorf("notebook %s reads back sort mode %d, want %d", a.ID, st.Conf.SortMode, a.SortMode)
+				}
+				return nil
+			})
 		if err != nil {
 			return nil, err
-		}
-		if !ok {
-			return nil, last
 		}
 		return sortModeState{NotebookState: st}, nil
 	},

@@ -109,25 +109,7 @@ func readDocState(ctx context.Context, env *tools.Env, id string, children bool)
 }
 
 func readDocStates(ctx context.Context, env *tools.Env, ids []string, children bool) ([]DocState, error) {
-	ids = kernelview.SortedUnique(ids)
-	out := make([]DocState, len(ids))
-	errs := make([]error, len(ids))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i], errs[i] = readDocState(ctx, env, id, children)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return kernelview.ReadEach(ids, func(id string) (DocState, error) { return readDocState(ctx, env, id, children) })
 }
 
 // docIDs are the ids of document.remove: id or ids[].

@@ -12,20 +12,6 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
-// NotebookEntry is a notebook's lsNotebooks entry without the flashcard
-// counts, which change with the clock.
-type NotebookEntry struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Icon         string `json:"icon"`
-	Sort         int    `json:"sort"`
-	SortMode     int    `json:"sortMode"`
-	Closed       bool   `json:"closed"`
-	SubFileCount int    `json:"subFileCount"`
-	Encrypted    bool   `json:"encrypted"`
-	Unlocked     bool   `json:"unlocked"`
-}
-
 // ConfState is a notebook's conf without the opaque encryption parameters
 // (never changed by Sisyphus), as states hash it.
 func ConfState(c siyuan.BoxConf) siyuan.BoxConf {
@@ -34,12 +20,13 @@ func ConfState(c siyuan.BoxConf) siyuan.BoxConf {
 }
 
 // NotebookState is the guarded state of a notebook: its lsNotebooks entry
-// and its configuration.
+// (without the flashcard counts, which change with the clock) and its
+// configuration.
 type NotebookState struct {
-	ID      string          `json:"id"`
-	Missing bool            `json:"missing,omitempty"`
-	Entry   *NotebookEntry  `json:"entry,omitempty"`
-	Conf    *siyuan.BoxConf `json:"conf,omitempty"`
+	ID      string           `json:"id"`
+	Missing bool             `json:"missing,omitempty"`
+	Entry   *siyuan.Notebook `json:"entry,omitempty"`
+	Conf    *siyuan.BoxConf  `json:"conf,omitempty"`
 }
 
 // ReadNotebookState reads a notebook's entry and conf concurrently. A
@@ -66,10 +53,11 @@ func ReadNotebookState(ctx context.Context, env *tools.Env, id string) (Notebook
 	if lErr != nil {
 		return NotebookState{}, lErr
 	}
-	var entry *NotebookEntry
+	var entry *siyuan.Notebook
 	for _, n := range nbs {
 		if n.ID == id {
-			entry = &NotebookEntry{n.ID, n.Name, n.Icon, n.Sort, n.SortMode, n.Closed, n.SubFileCount, n.Encrypted, n.Unlocked}
+			n.NewFlashcardCount, n.DueFlashcardCount, n.FlashcardCount = 0, 0, 0
+			entry = &n
 		}
 	}
 	if entry == nil {

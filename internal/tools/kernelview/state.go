@@ -2,6 +2,7 @@ package kernelview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -73,8 +74,14 @@ func ReadBlockState(ctx context.Context, env *tools.Env, id string) (BlockState,
 
 // ReadBlockStates reads several blocks (deduplicated, in sorted id order).
 func ReadBlockStates(ctx context.Context, env *tools.Env, ids []string) ([]BlockState, error) {
+	return ReadEach(ids, func(id string) (BlockState, error) { return ReadBlockState(ctx, env, id) })
+}
+
+// ReadEach reads each of ids (deduplicated, in sorted order), four at a
+// time against the kernel; any failed read fails the whole (fail closed).
+func ReadEach[T any](ids []string, read func(id string) (T, error)) ([]T, error) {
 	ids = SortedUnique(ids)
-	out := make([]BlockState, len(ids))
+	out := make([]T, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4) // bounded fan-out against the kernel
@@ -84,14 +91,12 @@ func ReadBlockStates(ctx context.Context, env *tools.Env, ids []string) ([]Block
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i], errs[i] = ReadBlockState(ctx, env, id)
+			out[i], errs[i] = read(id)
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

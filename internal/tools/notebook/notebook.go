@@ -91,23 +91,7 @@ func mustExist(st nbState) error {
 
 // readback polls the notebook's state until want accepts it.
 func readback(ctx context.Context, env *tools.Env, id string, want func(nbState) error) (any, error) {
-	var st nbState
-	var last error
-	ok, err := tools.Poll(ctx, func() (bool, error) {
-		var err error
-		if st, err = readState(ctx, env, id); err != nil {
-			return false, err
-		}
-		last = want(st)
-		return last == nil, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, last
-	}
-	return st, nil
+	return tools.Await(ctx, func(ctx context.Context) (nbState, error) { return readState(ctx, env, id) }, want)
 }
 
 // ---- create ---------------------------------------------------------------
