@@ -418,7 +418,9 @@ var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
 		return tools.Payload{"id": a.ID, "sortMode": a.SortMode}, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a sortModeArgs, p tools.Payload) (any, error) {
-		st, err := tools.Await(ctx, func(ctx context.Context) (kernelview.NotebookState, error) { return kernelview.ReadNotebookState(ctx, env, a.ID) },
+		st, err := tools.Await(ctx, func(ctx context.Context) (kernelview.NotebookState, error) {
+			return kernelview.ReadNotebookState(ctx, env, a.ID)
+		},
 			func(st kernelview.NotebookState) error {
 				switch {
 				case st.Missing:
