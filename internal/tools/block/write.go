@@ -27,6 +27,16 @@ func readOne(ctx context.Context, env *tools.Env, a idArgs) (states, error) {
 	return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
 }
 
+// allExist refuses a guarded action on a block that does not exist.
+func allExist(st states) error {
+	for _, s := range st {
+		if s.Missing {
+			return failure.Missing("block", s.ID)
+		}
+	}
+	return nil
+}
+
 // ---- update ---------------------------------------------------------------
 
 // updateItem is one block.update target.
@@ -104,6 +114,7 @@ var update = tools.Write[updateArgs, states]{
 	State: func(ctx context.Context, env *tools.Env, a updateArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, a.ids())
 	},
+	Check:   func(_ updateArgs, st states) error { return allExist(st) },
 	Execute: execUpdate,
 	Readback: func(ctx context.Context, env *tools.Env, a updateArgs, p tools.Payload) (any, error) {
 		sts, err := kernelview.ReadBlockStates(ctx, env, a.ids())
@@ -190,6 +201,7 @@ var setAttrs = tools.Write[attrsArgs, states]{
 	State: func(ctx context.Context, env *tools.Env, a attrsArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
 	},
+	Check: func(_ attrsArgs, st states) error { return allExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a attrsArgs, _ states) (tools.Payload, error) {
 		if err := env.Kernel.SetBlockAttrs(ctx, a.ID, a.Attrs); err != nil {
 			return nil, tools.WriteFailure(err, false)
@@ -215,6 +227,7 @@ var setAttrs = tools.Write[attrsArgs, states]{
 var deleteBlock = tools.Write[idArgs, states]{
 	Name: "delete", Summary: "delete a block", Policy: guarded, Destructive: true,
 	Params: one("the block"), Parse: parseID, Targets: idTargets, State: readOne,
+	Check: func(_ idArgs, st states) error { return allExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a idArgs, _ states) (tools.Payload, error) {
 		if _, err := env.Kernel.DeleteBlock(ctx, a.ID); err != nil {
 			return nil, tools.WriteFailure(err, false)
@@ -254,6 +267,7 @@ var setFoldState = tools.Write[foldArgs, states]{
 	State: func(ctx context.Context, env *tools.Env, a foldArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
 	},
+	Check: func(_ foldArgs, st states) error { return allExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a foldArgs, _ states) (tools.Payload, error) {
 		var err error
 		if a.Folded {
@@ -301,10 +315,51 @@ func parseInsert(anchors ...string) func(*tools.Args) (insertArgs, error) {
 	return func(a *tools.Args) (insertArgs, error) {
 		out := insertArgs{Anchors: map[string]string{}, DataType: a.String("dataType"), Data: a.String("data")}
 		for _, k := range anchors {
-			out.Anchors[k] = a.String(k)
+			if v := a.String(k); v != "" {
+				if err := tools.CheckID(k, v); err != nil {
+					return out, err
+				}
+				out.Anchors[k] = v
+			}
+		}
+		if len(out.Anchors) == 0 {
+			return out, failure.Invalid("pass one of %s", strings.Join(anchors, ", "))
 		}
 		return out, nil
 	}
+}
+
+// anchor is an anchor block of an insert and whether it exists.
+type anchor struct {
+	Name, ID string
+	Exists   bool
+}
+
+// readAnchors checks that each anchor of an insert exists (the kernel
+// answers an insert at an unknown anchor with success and no block).
+func readAnchors(ctx context.Context, env *tools.Env, a insertArgs) ([]anchor, error) {
+	var out []anchor
+	for _, k := range []string{"previousID", "nextID", "parentID"} {
+		id, ok := a.Anchors[k]
+		if !ok {
+			continue
+		}
+		exists, err := env.Kernel.CheckBlockExist(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, anchor{k, id, exists})
+	}
+	return out, nil
+}
+
+func checkAnchors(_ insertArgs, st []anchor) error {
+	for _, an := range st {
+		if !an.Exists {
+			return failure.New(failure.NotFound, "%s %s: no such block", an.Name, an.ID)
+		}
+	}
+	return nil
 }
 
 func requiredData() []tools.Param {
@@ -317,25 +372,15 @@ func requiredData() []tools.Param {
 // insertWrite is the additive write shared by append, prepend and insert:
 // the new ids come back, and the readback proves they exist.
 func insertWrite(name, summary string, params []tools.Param, anchors []string,
-	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.Write[insertArgs, struct{}] {
-	return tools.Write[insertArgs, struct{}]{
+	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.Write[insertArgs, []anchor] {
+	return tools.Write[insertArgs, []anchor]{
 		Name: name, Summary: summary, Policy: strict.Policy{Class: strict.Additive},
 		Params:  append(params, requiredData()...),
 		Parse:   parseInsert(anchors...),
 		Targets: insertArgs.targets,
-		Execute: func(ctx context.Context, env *tools.Env, a insertArgs, _ struct{}) (tools.Payload, error) {
-			n := 0
-			for _, k := range anchors {
-				if v := a.Anchors[k]; v != "" {
-					if err := tools.CheckID(k, v); err != nil {
-						return nil, tools.Refuse(err)
-					}
-					n++
-				}
-			}
-			if n == 0 {
-				return nil, tools.Refuse(failure.Invalid("pass one of %s", strings.Join(anchors, ", ")))
-			}
+		State:   readAnchors,
+		Check:   checkAnchors,
+		Execute: func(ctx context.Context, env *tools.Env, a insertArgs, _ []anchor) (tools.Payload, error) {
 			txs, err := call(ctx, env.Kernel, a)
 			if err != nil {
 				return nil, tools.WriteFailure(err, false)

@@ -191,3 +191,73 @@ func FuzzToolArguments(f *testing.F) {
 		}
 	})
 }
+
+// TestEveryWriteRefusesAtPreflight: every write action's preflight refuses
+// what a read can know is wrong (a target, parent or anchor that does not
+// exist, a name that does not fit) with the code a commit would give,
+// executes nothing and issues no request id. Adding a write action without
+// a case here fails the test.
+func TestEveryWriteRefusesAtPreflight(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	const gone = "20200101000000-aaaaaaa"
+	doc, blk := s.Doc, s.Blocks[0]
+	cases := map[string]struct {
+		args map[string]any
+		code failure.Code
+	}{
+		"notebook.create":              {map[string]any{"name": " / "}, failure.InvalidArguments},
+		"notebook.rename":              {map[string]any{"notebook": gone, "name": "x"}, failure.NotFound},
+		"notebook.remove":              {map[string]any{"notebook": gone}, failure.NotFound},
+		"notebook.set_conf":            {map[string]any{"notebook": gone, "conf": map[string]any{"name": "x"}}, failure.NotFound},
+		"notebook.set_open_state":      {map[string]any{"notebook": gone, "opened": false}, failure.NotFound},
+		"document.create":              {map[string]any{"notebook": gone, "path": "/x"}, failure.NotFound},
+		"document.rename":              {map[string]any{"id": gone, "title": "x"}, failure.NotFound},
+		"document.remove":              {map[string]any{"id": gone}, failure.NotFound},
+		"document.move":                {map[string]any{"fromIDs": []string{gone}, "toID": doc}, failure.NotFound},
+		"document.reorder":             {map[string]any{"parentID": gone, "orderedIDs": []string{}}, failure.InvalidArguments},
+		"document.set_child_sort_mode": {map[string]any{"id": gone, "sortMode": 6}, failure.NotFound},
+		"block.update":                 {map[string]any{"id": gone, "data": "x"}, failure.NotFound},
+		"block.set_attrs":              {map[string]any{"id": gone, "attrs": map[string]any{"custom-x": "1"}}, failure.NotFound},
+		"block.delete":                 {map[string]any{"id": gone}, failure.NotFound},
+		"block.set_fold_state":         {map[string]any{"id": gone, "folded": true}, failure.NotFound},
+		"block.append":                 {map[string]any{"parentID": gone, "data": "x"}, failure.NotFound},
+		"block.prepend":                {map[string]any{"parentID": gone, "data": "x"}, failure.NotFound},
+		"block.insert":                 {map[string]any{"previousID": gone, "data": "x"}, failure.NotFound},
+		"block.move":                   {map[string]any{"id": gone, "previousID": blk}, failure.NotFound},
+		"block.replace":                {map[string]any{"id": gone, "old": "a", "new": "b"}, failure.NotFound},
+		"fs.write":                     {map[string]any{"path": "/NoSuchNotebook/x", "content": "x"}, failure.NotFound},
+		"fs.rm":                        {map[string]any{"path": "/Strict/Nothing"}, failure.NotFound},
+		"fs.mv":                        {map[string]any{"from": "/Strict/Nothing", "to": "/Strict/Else"}, failure.NotFound},
+		"fs.reorder":                   {map[string]any{"path": "/Strict/Nothing", "orderedPaths": []string{}}, failure.NotFound},
+		"system.notify":                {map[string]any{"msg": " "}, failure.InvalidArguments},
+	}
+	before := s.Text(t, doc)
+	for _, tool := range s.R.Tools() {
+		for _, a := range tool.Actions {
+			if a.Policy.Class == strict.Read {
+				continue
+			}
+			name := tool.Name + "." + a.Name
+			c, ok := cases[name]
+			if !ok {
+				t.Errorf("%s is a write without a preflight refusal case here", name)
+				continue
+			}
+			args := tooltest.CopyArgs(c.args, "action", a.Name, "validateOnly", true)
+			if a.Policy.Class == strict.External {
+				delete(args, "validateOnly")
+			}
+			e := s.WantErr(t, tool.Name, args, c.code)
+			if e.WriteAttempted == nil || *e.WriteAttempted || e.RequestID != "" {
+				t.Errorf("%s: refused preflight %+v", name, e)
+			}
+			delete(cases, name)
+		}
+	}
+	for name := range cases {
+		t.Errorf("case %s names no write action", name)
+	}
+	if after := s.Text(t, doc); after != before {
+		t.Fatal("a refused preflight changed the document")
+	}
+}

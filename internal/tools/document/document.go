@@ -5,7 +5,6 @@ package document
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -96,7 +95,7 @@ var (
 	structure = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash}
 )
 
-var create = tools.Write[createArgs, struct{}]{
+var create = tools.Write[createArgs, createPlan]{
 	Name: "create", Summary: "create a document from markdown: notebook + path (a human path), or parentID (or notebook + parentPath) + title; a leading \"# <title>\" line is dropped",
 	Policy: strict.Policy{Class: strict.Additive},
 	Params: []tools.Param{
@@ -109,15 +108,8 @@ var create = tools.Write[createArgs, struct{}]{
 	},
 	Parse:   parseCreate,
 	Targets: createArgs.targets,
-	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, error) {
-		plan, err := planCreate(ctx, env, a)
-		if err != nil {
-			var fe *failure.Error
-			if errors.As(err, &fe) {
-				return nil, tools.Refuse(failure.Invalid("%s", fe.Message))
-			}
-			return nil, tools.Refuse(err) // a failed read: nothing written
-		}
+	State:   planCreate,
+	Execute: func(ctx context.Context, env *tools.Env, a createArgs, plan createPlan) (tools.Payload, error) {
 		id, err := env.Kernel.CreateDocWithMd(ctx, plan.req)
 		if err != nil {
 			return nil, tools.WriteFailure(err, false)

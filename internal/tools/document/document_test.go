@@ -75,16 +75,27 @@ func TestDocumentCreate(t *testing.T) {
 		t.Fatalf("notebook as parentID: %v", p)
 	}
 
-	for _, bad := range []map[string]any{
-		{"action": "create", "notebook": s.NB},
-		{"action": "create", "notebook": s.NB, "path": "/x", "title": "y"},
-		{"action": "create", "parentID": s.Doc},
-		{"action": "create", "parentID": s.Doc, "title": " / "},
-		{"action": "create", "parentID": s.Blocks[0], "title": "x"},
-		{"action": "create", "notebook": s.NB, "parentPath": "/No/Such", "title": "x"},
-		{"action": "create", "parentID": s.Doc, "notebook": "20200101010101-abcdefg", "title": "x"},
+	// What a read can know is wrong is refused at preflight, before any
+	// request id is issued (issue 9: it used to pass preflight and fail at
+	// commit).
+	for _, bad := range []struct {
+		args map[string]any
+		code failure.Code
+	}{
+		{map[string]any{"action": "create", "notebook": s.NB}, failure.InvalidArguments},
+		{map[string]any{"action": "create", "notebook": s.NB, "path": "/x", "title": "y"}, failure.InvalidArguments},
+		{map[string]any{"action": "create", "parentID": s.Doc}, failure.InvalidArguments},
+		{map[string]any{"action": "create", "parentID": s.Doc, "title": " / "}, failure.InvalidArguments},
+		{map[string]any{"action": "create", "parentID": s.Blocks[0], "title": "x"}, failure.InvalidArguments},
+		{map[string]any{"action": "create", "notebook": s.NB, "parentPath": "/No/Such", "title": "x"}, failure.NotFound},
+		{map[string]any{"action": "create", "parentID": s.Doc, "notebook": "20200101010101-abcdefg", "title": "x"}, failure.InvalidArguments},
+		{map[string]any{"action": "create", "notebook": "20200101010101-abcdefg", "path": "/x"}, failure.NotFound},
+		{map[string]any{"action": "create", "notebook": "../conf", "path": "/x"}, failure.InvalidArguments},
 	} {
-		s.InvalidAt(t, "document", bad, true)
+		e := s.WantErr(t, "document", tooltest.CopyArgs(bad.args, "validateOnly", true), bad.code)
+		if e.WriteAttempted == nil || *e.WriteAttempted || e.RequestID != "" {
+			t.Fatalf("%v: refused preflight %+v", bad.args, e)
+		}
 	}
 	// A refusal by the kernel (too deep) is a rejection: nothing applied.
 	deep := map[string]any{"action": "create", "notebook": s.NB, "path": "/a/b/c/d/e/f/g/h"}

@@ -150,11 +150,31 @@ type createPlan struct {
 	title     string
 	hpath     string // the expected human path
 	parentDir string // the expected storage directory, when the parent is known
+	// notebookChecked: a parent document was found, so its notebook exists.
+	notebookChecked bool
 }
 
-// planCreate resolves the create arguments. It may read the kernel, and
-// never writes.
+// planCreate resolves the create arguments against the live tree (the
+// parent document and the notebook must exist) and never writes: the
+// state of document.create, read at preflight and again at commit.
 func planCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, error) {
+	p, err := resolveCreate(ctx, env, a)
+	if err != nil || p.notebookChecked {
+		return p, err
+	}
+	st, err := kernelview.ReadNotebookState(ctx, env, p.req.Notebook)
+	switch {
+	case err != nil:
+		return p, err
+	case st.Missing:
+		return p, failure.Missing("notebook", p.req.Notebook)
+	case st.Entry.Closed:
+		return p, failure.Invalid("notebook %s is closed: open it first (notebook set_open_state)", p.req.Notebook)
+	}
+	return p, nil
+}
+
+func resolveCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, error) {
 	nb, hp, parentPath, parentID, title := a.Notebook, a.Path, a.ParentPath, a.ParentID, a.Title
 	var p createPlan
 	switch {
@@ -248,6 +268,7 @@ func planCreate(ctx context.Context, env *tools.Env, a createArgs) (createPlan, 
 			}
 		}
 		p.req.Notebook = parent.Notebook
+		p.notebookChecked = parent.ID != parent.Notebook && parent.HPath != "/"
 		if parent.ID == parent.Notebook || parent.HPath == "/" {
 			p.hpath, p.parentDir = "/"+p.title, "/"
 		} else {

@@ -145,10 +145,10 @@ func TestFsAmbiguousPath(t *testing.T) {
 	if !strings.Contains(e.Message, s.NB) || !strings.Contains(e.Message, nb2.ID) {
 		t.Fatalf("ambiguous notebooks must list both ids: %s", e.Message)
 	}
-	// An additive create under an ambiguous path is refused, nothing attempted.
-	create := map[string]any{"action": "write", "path": "/Dup/Same/Kid", "content": "k"}
-	pre := s.OK(t, "fs", tooltest.CopyArgs(create, "validateOnly", true))
-	if e := s.WantErr(t, "fs", tooltest.CommitArgs(create, pre), failure.AmbiguousPath); *e.WriteAttempted {
+	// An additive create under an ambiguous path is refused at preflight,
+	// nothing attempted and no request id issued.
+	create := map[string]any{"action": "write", "path": "/Dup/Same/Kid", "content": "k", "validateOnly": true}
+	if e := s.WantErr(t, "fs", create, failure.AmbiguousPath); *e.WriteAttempted || e.RequestID != "" {
 		t.Fatal("a refused create must not be attempted")
 	}
 }
@@ -183,16 +183,28 @@ func TestFsWriteCreate(t *testing.T) {
 	if ids, _ := s.C.GetIDsByHPath(context.Background(), s.NB, "/Notes/Plan"); len(ids) != 1 {
 		t.Fatalf("%d documents at the path after a replay", len(ids))
 	}
-	// Creating where a document exists is refused, nothing attempted, and the
-	// request is then recorded as rejected.
+	// Creating where a document exists is refused at preflight, nothing
+	// attempted and no request id issued (issue 9: it used to be refused only
+	// at commit).
 	again := tooltest.CopyArgs(args, "content", "other")
-	pre = s.OK(t, "fs", tooltest.CopyArgs(again, "validateOnly", true))
-	e := s.WantErr(t, "fs", tooltest.CommitArgs(again, pre), failure.InvalidArguments)
-	if *e.WriteAttempted || !strings.Contains(e.Message, "overwrite") {
+	e := s.WantErr(t, "fs", tooltest.CopyArgs(again, "validateOnly", true), failure.InvalidArguments)
+	if *e.WriteAttempted || e.RequestID != "" || !strings.Contains(e.Message, "overwrite") {
 		t.Fatalf("existing path: %+v", e)
 	}
-	s.WantErr(t, "fs", tooltest.CommitArgs(again, pre), failure.Rejected)
-	if body := s.body(t, id); strings.Contains(body, "other") {
+	// In a notebook that does not exist: not_found at preflight.
+	s.WantErr(t, "fs", map[string]any{"action": "write", "path": "/NoSuchNotebook/x", "content": "x", "validateOnly": true}, failure.NotFound)
+	// A document that appears between preflight and commit: refused at
+	// commit before anything is recorded as executing; a retry is refused
+	// the same way.
+	race := map[string]any{"action": "write", "path": "/Strict/Notes/Race", "content": "mine"}
+	pre = s.Preflight(t, "fs", race, "", 1)
+	other := s.MkDoc(t, s.NB, "/Notes/Race", "theirs")
+	for i := 0; i < 2; i++ {
+		if e := s.WantErr(t, "fs", tooltest.CommitArgs(race, pre), failure.InvalidArguments); *e.WriteAttempted {
+			t.Fatalf("a refused create attempted a write: %+v", e)
+		}
+	}
+	if body := s.body(t, other); !strings.Contains(body, "theirs") {
 		t.Fatal("a refused create wrote")
 	}
 	// Strict mode off: a direct create still works.

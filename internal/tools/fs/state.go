@@ -46,6 +46,9 @@ type docState struct {
 	Blocks   []blockInfo `json:"blocks,omitempty"`
 	Markdown string      `json:"markdown,omitempty"`
 	Children []childInfo `json:"children,omitempty"`
+	// Parent is, for a free path, the document that would hold a new
+	// document there ("" at a notebook's root or where it is missing).
+	Parent string `json:"parent,omitempty"`
 	dom      string      // the body's DOM, for readback checks; not hashed
 }
 

@@ -58,15 +58,15 @@ var write = tools.Write[writeArgs, docState]{
 	},
 	Parse:   parseWrite,
 	Targets: func(a writeArgs) []string { return []string{a.Path.Raw} },
-	// An overwrite is guarded by the path's document (or its absence).
-	State: func(ctx context.Context, env *tools.Env, a writeArgs) (docState, error) {
-		if !a.Overwrite {
-			return docState{}, nil
-		}
-		return pathState(ctx, env, a.Path, false)
-	},
+	// An overwrite is guarded by the path's document (or its absence and
+	// the parent that would take it); a create checks that the notebook
+	// exists and the path is free.
+	State: writeState,
 	Check: func(a writeArgs, st docState) error {
-		if a.Overwrite && !st.Missing {
+		switch {
+		case !st.Missing && !a.Overwrite:
+			return failure.Invalid("a document already exists at %s (%s); nothing was written: pass overwrite:true to replace its body", a.Path.Raw, st.RootID)
+		case !st.Missing:
 			return overwriteRefusal(a.Path.Raw, st.Blocks)
 		}
 		return nil
@@ -75,49 +75,47 @@ var write = tools.Write[writeArgs, docState]{
 	Readback: writeReadback,
 }
 
-// writeExec creates the document at a free path, or overwrites the one the
-// state found there.
-func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, error) {
+func writeState(ctx context.Context, env *tools.Env, a writeArgs) (docState, error) {
 	p := a.Path
-	if a.Overwrite && !st.Missing && st.RootID != "" {
+	t, err := resolve(ctx, env, p)
+	switch {
+	case err != nil:
+		return docState{}, err
+	case !t.Missing && a.Overwrite:
+		return docStateWith(ctx, env, p, t.Notebook.ID, t.DocID, false)
+	case !t.Missing:
+		return docState{Path: p.Raw, Notebook: t.Notebook.ID, RootID: t.DocID}, nil
+	}
+	st := docState{Path: p.Raw, Missing: true, Notebook: t.Notebook.ID}
+	if len(p.Titles) > 1 {
+		pids, err := liveDocs(ctx, env, t.Notebook.ID, p.Parent().HPath())
+		if err != nil {
+			return docState{}, err
+		}
+		switch len(pids) {
+		case 0: // created empty by createDocWithMd
+		case 1:
+			st.Parent = pids[0]
+		default:
+			return docState{}, ambiguous("document", p.Parent().Raw, pids)
+		}
+	}
+	return st, nil
+}
+
+// writeExec overwrites the document the state, read just now, found at
+// the path, or creates one where the path is free.
+func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, error) {
+	if !st.Missing {
 		return overwriteDoc(ctx, env, a, st)
 	}
-	nb, err := notebookNamed(ctx, env, p.Notebook)
-	if err != nil {
-		return nil, tools.Refuse(err)
-	}
-	ids, err := liveDocs(ctx, env, nb.ID, p.HPath())
-	if err != nil {
-		return nil, tools.Refuse(err)
-	}
-	switch {
-	case len(ids) > 1:
-		return nil, tools.Refuse(ambiguous("document", p.Raw, ids))
-	case len(ids) == 1 && !a.Overwrite:
-		return nil, tools.Refuse(failure.Invalid("a document already exists at %s (%s); nothing was written: pass overwrite:true to replace its body", p.Raw, ids[0]))
-	case len(ids) == 1:
-		// The state found no document here a moment ago.
-		return nil, tools.Refuse(failure.New(failure.StateChanged, "a document appeared at %s after the state was read; nothing was written", p.Raw))
-	}
-	parentID := ""
-	if len(p.Titles) > 1 {
-		pids, err := liveDocs(ctx, env, nb.ID, p.Parent().HPath())
-		if err != nil {
-			return nil, tools.Refuse(err)
-		}
-		if len(pids) > 1 {
-			return nil, tools.Refuse(ambiguous("document", p.Parent().Raw, pids))
-		}
-		if len(pids) == 1 {
-			parentID = pids[0]
-		}
-	}
-	id, err := env.Kernel.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb.ID, Path: p.HPath(),
-		Markdown: stripTitle(a.Content, p.Title()), ParentID: parentID})
+	p := a.Path
+	id, err := env.Kernel.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: st.Notebook, Path: p.HPath(),
+		Markdown: a.body(), ParentID: st.Parent})
 	if err != nil {
 		return nil, tools.WriteFailure(err, false)
 	}
-	return tools.Payload{"path": p.Raw, "id": id, "notebook": nb.ID, "created": true}, nil
+	return tools.Payload{"path": p.Raw, "id": id, "notebook": st.Notebook, "created": true}, nil
 }
 
 // overwriteDoc replaces the body of the document the state, read at

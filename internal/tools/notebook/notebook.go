@@ -104,10 +104,14 @@ var create = tools.Write[createArgs, struct{}]{
 		{Name: "name", Type: tools.String, Description: "the notebook's name", Required: true},
 		{Name: "icon", Type: tools.String, Description: "an emoji code point in hex, like 1f4d4"},
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, error) {
-		if markup.NormalizeTitle(a.Name) == "" {
-			return nil, tools.Refuse(failure.Invalid("name must not be empty"))
+	Parse: func(a *tools.Args) (createArgs, error) {
+		c := createArgs{a.String("name"), a.String("icon")}
+		if markup.NormalizeTitle(c.Name) == "" {
+			return c, failure.Invalid("name must not be empty")
 		}
+		return c, nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, error) {
 		nb, err := env.Kernel.CreateNotebook(ctx, a.Name)
 		if err != nil {
 			return nil, tools.WriteFailure(err, false)

@@ -111,10 +111,14 @@ var notify = tools.Write[notifyArgs, struct{}]{
 		{Name: "level", Type: tools.String, Description: "info or error", Enum: []string{"info", "error"}, Default: "info"},
 		{Name: "timeout", Type: tools.Integer, Description: "milliseconds on screen", Default: 7000, Min: tools.IntP(0), Max: tools.IntP(600000)},
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a notifyArgs, _ struct{}) (tools.Payload, error) {
-		if strings.TrimSpace(a.Msg) == "" {
-			return nil, tools.Refuse(failure.Invalid("argument \"msg\" must not be empty"))
+	Parse: func(a *tools.Args) (notifyArgs, error) {
+		n := notifyArgs{a.String("msg"), a.String("level"), a.Int("timeout")}
+		if strings.TrimSpace(n.Msg) == "" {
+			return n, failure.Invalid("argument \"msg\" must not be empty")
 		}
+		return n, nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a notifyArgs, _ struct{}) (tools.Payload, error) {
 		push := env.Kernel.PushMsg
 		if a.Level == "error" {
 			push = env.Kernel.PushErrMsg
