@@ -49,7 +49,7 @@ type docState struct {
 	// Parent is, for a free path, the document that would hold a new
 	// document there ("" at a notebook's root or where it is missing).
 	Parent string `json:"parent,omitempty"`
-	dom      string      // the body's DOM, for readback checks; not hashed
+	dom    string // the body's DOM, for readback checks; not hashed
 }
 
 // complexTypes are blocks an overwrite would destroy without a Markdown
