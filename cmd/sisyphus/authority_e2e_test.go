@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -285,7 +286,7 @@ func TestQueueFullAt129(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			modernCall(ctx, hc, base, "block", args, "")
+			modernCallAs(ctx, hc, base, fmt.Sprintf("e2e-%d", i%4), "block", args, "")
 		}()
 	}
 	health := func() map[string]any {
@@ -331,8 +332,14 @@ func TestQueueFullAt129(t *testing.T) {
 
 // modernCall posts one stateless tools/call (with a taskId when given).
 func modernCall(ctx context.Context, hc *http.Client, base, tool string, args map[string]any, taskID string) (int, []byte) {
+	return modernCallAs(ctx, hc, base, "e2e", tool, args, taskID)
+}
+
+// modernCallAs is modernCall from a client of another name (admission is
+// fair between clients and caps each one's calls in flight).
+func modernCallAs(ctx context.Context, hc *http.Client, base, client, tool string, args map[string]any, taskID string) (int, []byte) {
 	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "e2e", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+		"io.modelcontextprotocol/clientInfo": map[string]any{"name": client, "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
 	if taskID != "" {
 		meta[authority.MetaTaskID] = taskID
 	}

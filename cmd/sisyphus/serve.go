@@ -24,6 +24,7 @@ import (
 
 type serveFlags struct {
 	kf                      kernelFlags
+	limits                  limitFlags
 	listen, token, stateDir string
 	strictOff               bool
 	authority, authToken    string
@@ -60,6 +61,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 		},
 	}
 	f.kf.register(cmd)
+	f.limits.register(cmd)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
 	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token clients must send (default: generated once and kept in the state dir)")
 	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the token, the write ledger and the discovery record")
@@ -93,7 +95,11 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("open the write ledger in %s: %w", f.stateDir, err)
 	}
 	defer closeLedger()
-	svc, err := authority.NewService(authority.ServiceConfig{Kernel: c, Coordinator: coord, Version: buildVersion(), Logger: log})
+	cfg := authority.ServiceConfig{Kernel: c, Coordinator: coord, Version: buildVersion(), Logger: log}
+	if err := f.limits.apply(&cfg); err != nil {
+		return err
+	}
+	svc, err := authority.NewService(cfg)
 	if err != nil {
 		return err
 	}
@@ -105,7 +111,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	instance := authority.NewInstanceID()
 	kernel := f.kf.identity()
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, Instance: instance,
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance,
 		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -150,7 +156,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer closeKernel()
-	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok}
+	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits}
 	svc, err := ff.service(c, f.kf.identity(), log)
 	if err != nil {
 		return err
@@ -162,7 +168,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
 	}
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, Role: "front",
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Role: "front",
 		Version: buildVersion(), Strict: d.Strict(), Logger: log,
 		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

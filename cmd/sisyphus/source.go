@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
@@ -154,9 +155,42 @@ func (f *kernelFlags) identity() string {
 	return authority.KernelIdentity(f.url)
 }
 
+// limitFlags bound what one call may take: a read's deadline, one write's
+// size.
+type limitFlags struct {
+	readTimeout time.Duration
+	maxWrite    string
+}
+
+func (l *limitFlags) register(cmd *cobra.Command) {
+	readTimeout := 30 * time.Second
+	if v := os.Getenv("SISYPHUS_READ_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			readTimeout = d
+		}
+	}
+	cmd.Flags().DurationVar(&l.readTimeout, "read-timeout", readTimeout, "deadline of one read; past it the read is stopped and its slot given back (env SISYPHUS_READ_TIMEOUT)")
+	cmd.Flags().StringVar(&l.maxWrite, "max-write-size", envOr("SISYPHUS_MAX_WRITE_SIZE", "4MiB"), "largest arguments of one write (e.g. 4MiB, 16MiB); larger writes are refused at preflight")
+}
+
+// apply sets the limits on a service's configuration.
+func (l *limitFlags) apply(cfg *authority.ServiceConfig) error {
+	if l.readTimeout <= 0 {
+		return fmt.Errorf("--read-timeout must be positive, got %s", l.readTimeout)
+	}
+	n, err := humanize.ParseBytes(l.maxWrite)
+	if err != nil || n < 1<<10 || n > 1<<30 {
+		return fmt.Errorf("--max-write-size must be a size between 1KiB and 1GiB, like 4MiB, got %q", l.maxWrite)
+	}
+	cfg.Limits.ReadTimeout = l.readTimeout
+	cfg.MaxWriteBytes = int(n)
+	return nil
+}
+
 // frontFlags select the authority a front, stdio or call delegates to.
 type frontFlags struct {
 	stateDir, authority, token string
+	limits                     limitFlags
 }
 
 func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
@@ -166,7 +200,9 @@ func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
 		cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token of the authority (default: the state dir's token file)")
 	} else {
 		cmd.Flags().StringVar(&f.token, tokenFlag, envOr("SISYPHUS_AUTHORITY_TOKEN", ""), "bearer token of the authority (default: this server's token)")
+		return // serve registers its limits itself
 	}
+	f.limits.register(cmd)
 }
 
 // delegator returns the client that reaches the authority.
@@ -178,5 +214,9 @@ func (f *frontFlags) delegator(kernel string, log *slog.Logger) *authority.Deleg
 // service builds a front's service over kernel client c: reads here, every
 // other call delegated to the authority.
 func (f *frontFlags) service(c *siyuan.Client, kernel string, log *slog.Logger) (*authority.Service, error) {
-	return authority.NewService(authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log})
+	cfg := authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log}
+	if err := f.limits.apply(&cfg); err != nil {
+		return nil, err
+	}
+	return authority.NewService(cfg)
 }

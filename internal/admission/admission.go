@@ -41,6 +41,13 @@ type Limits struct {
 	ReadConcurrency  int
 	WriteConcurrency int
 	MaxInFlight      int
+	// MaxCallerInFlight caps one caller's calls in flight, so that one
+	// client cannot take every place (default: three quarters of
+	// MaxInFlight).
+	MaxCallerInFlight int
+	// ReadTimeout is the deadline of an owned read, from when it starts
+	// executing; past it the read is stopped and its kernel call aborted.
+	ReadTimeout time.Duration
 	// Task records.
 	TaskTTL        time.Duration
 	MaxTaskRecords int
@@ -57,7 +64,7 @@ type Limits struct {
 // DefaultLimits returns the seed's limits.
 func DefaultLimits() Limits {
 	return Limits{
-		ReadConcurrency: 4, WriteConcurrency: 1, MaxInFlight: 128,
+		ReadConcurrency: 4, WriteConcurrency: 1, MaxInFlight: 128, MaxCallerInFlight: 96, ReadTimeout: 30 * time.Second,
 		TaskTTL: 10 * time.Minute, MaxTaskRecords: 128, MaxTaskBytes: 8 << 20, MaxResultBytes: 1 << 20,
 		ResultWait: 1500 * time.Millisecond,
 		ReadCalls:  128, ReadBytes: 8 << 20,
@@ -97,6 +104,10 @@ var (
 	ErrCancelled    = errors.New("admission: the call was cancelled")
 	ErrTaskConflict = errors.New("admission: taskId names a live or retained task")
 	ErrInvalidTask  = errors.New("admission: taskId must be a UUID")
+	// ErrCallerFull: this caller has MaxCallerInFlight calls in flight.
+	ErrCallerFull = errors.New("admission: this client has too many calls in flight")
+	// ErrReadTimeout is the cause of a read stopped at its deadline.
+	ErrReadTimeout = errors.New("admission: the read passed its deadline")
 )
 
 // Controller admits calls. It is safe for concurrent use.
@@ -107,19 +118,102 @@ type Controller struct {
 
 	mu       sync.Mutex
 	inFlight int
+	byCaller map[string]int // calls in flight per caller
+	writes   int            // calls in flight that are not reads
 	lanes    map[Lane]*lane
 	calls    map[*Call]struct{}
 	draining bool
 	idle     chan struct{} // closed and replaced when inFlight reaches 0
-	tasks    taskStore
+	// writesIdle is closed and replaced when writes reaches 0.
+	writesIdle chan struct{}
+	tasks      taskStore
 
 	ev events
 }
 
+// lane grants a free slot to the waiting caller that runs the fewest calls
+// in it (round-robin among equals), FIFO within one caller: a client that
+// floods a lane delays another client by at most one slot's turn.
 type lane struct {
-	limit   int
-	running int
-	waiters list.List // *Call, FIFO
+	limit     int
+	running   int
+	waiting   int
+	runningBy map[string]int        // caller → its calls holding a slot
+	queues    map[string]*list.List // caller → its waiting *Call, FIFO
+	ring      list.List             // callers with waiting calls, in turn order
+	inRing    map[string]*list.Element
+}
+
+func newLane(limit int) *lane {
+	return &lane{limit: limit, runningBy: map[string]int{}, queues: map[string]*list.List{}, inRing: map[string]*list.Element{}}
+}
+
+// grant gives call a slot.
+func (l *lane) grant(call *Call) {
+	l.running++
+	l.runningBy[call.req.Caller]++
+	call.granted = true
+}
+
+// free returns call's slot.
+func (l *lane) free(call *Call) {
+	l.running--
+	if l.runningBy[call.req.Caller]--; l.runningBy[call.req.Caller] <= 0 {
+		delete(l.runningBy, call.req.Caller)
+	}
+	call.granted = false
+}
+
+// push queues call behind its caller's earlier calls.
+func (l *lane) push(call *Call) {
+	caller := call.req.Caller
+	q := l.queues[caller]
+	if q == nil {
+		q = list.New()
+		l.queues[caller] = q
+	}
+	call.waiter = q.PushBack(call)
+	if _, ok := l.inRing[caller]; !ok {
+		l.inRing[caller] = l.ring.PushBack(caller)
+	}
+	l.waiting++
+}
+
+// remove takes a waiting call out of its queue.
+func (l *lane) remove(call *Call) {
+	caller := call.req.Caller
+	if q := l.queues[caller]; q != nil {
+		q.Remove(call.waiter)
+		l.waiting--
+		if q.Len() == 0 {
+			delete(l.queues, caller)
+			l.ring.Remove(l.inRing[caller])
+			delete(l.inRing, caller)
+		}
+	}
+	call.waiter = nil
+}
+
+// next pops the oldest call of the waiting caller with the fewest calls
+// running (the first in turn order among equals), and moves that caller to
+// the end of the turn order.
+func (l *lane) next() *Call {
+	var pick *list.Element
+	for e := l.ring.Front(); e != nil; e = e.Next() {
+		if pick == nil || l.runningBy[e.Value.(string)] < l.runningBy[pick.Value.(string)] {
+			pick = e
+		}
+	}
+	if pick == nil {
+		return nil
+	}
+	caller := pick.Value.(string)
+	call := l.queues[caller].Front().Value.(*Call)
+	l.remove(call)
+	if e, ok := l.inRing[caller]; ok {
+		l.ring.MoveToBack(e)
+	}
+	return call
 }
 
 // New returns a controller.
@@ -134,6 +228,12 @@ func New(cfg Config) *Controller {
 	}
 	if l.MaxInFlight <= 0 {
 		l.MaxInFlight = d.MaxInFlight
+	}
+	if l.MaxCallerInFlight <= 0 {
+		l.MaxCallerInFlight = max(1, l.MaxInFlight*3/4)
+	}
+	if l.ReadTimeout <= 0 {
+		l.ReadTimeout = d.ReadTimeout
 	}
 	if l.TaskTTL <= 0 {
 		l.TaskTTL = d.TaskTTL
@@ -165,8 +265,8 @@ func New(cfg Config) *Controller {
 		now = time.Now
 	}
 	c := &Controller{lim: l, perms: perms, now: now,
-		lanes: map[Lane]*lane{LaneRead: {limit: l.ReadConcurrency}, LaneWrite: {limit: l.WriteConcurrency}},
-		calls: map[*Call]struct{}{}, idle: make(chan struct{})}
+		lanes: map[Lane]*lane{LaneRead: newLane(l.ReadConcurrency), LaneWrite: newLane(l.WriteConcurrency)},
+		calls: map[*Call]struct{}{}, byCaller: map[string]int{}, idle: make(chan struct{}), writesIdle: make(chan struct{})}
 	c.tasks.init()
 	return c
 }
@@ -182,6 +282,9 @@ type Request struct {
 	// control); it must be a UUID (see [ValidTaskID]).
 	TaskID       string
 	Tool, Action string
+	// Caller identifies the client for fairness (a legacy session, a
+	// modern client's name, a front); "" is one anonymous caller.
+	Caller string
 }
 
 // State is where a call is in its life.
@@ -211,6 +314,7 @@ type Call struct {
 
 	execCtx    context.Context
 	execCancel context.CancelCauseFunc
+	stopTimer  func() bool // the read deadline's timer (nil otherwise)
 
 	// Guarded by c.mu.
 	state      State
@@ -244,6 +348,9 @@ func (c *Controller) Admit(parent context.Context, req Request) (*Call, error) {
 	case c.inFlight >= c.lim.MaxInFlight:
 		c.ev.queueFull.Add(1)
 		return nil, ErrQueueFull
+	case c.byCaller[req.Caller] >= c.lim.MaxCallerInFlight:
+		c.ev.queueFull.Add(1)
+		return nil, ErrCallerFull
 	}
 	call := &Call{c: c, req: req, ready: make(chan struct{}), cancelCh: make(chan struct{}), done: make(chan struct{}), state: StateQueued}
 	call.execCtx, call.execCancel = context.WithCancelCause(context.WithoutCancel(parent))
@@ -252,6 +359,10 @@ func (c *Controller) Admit(parent context.Context, req Request) (*Call, error) {
 		c.ev.metered.Add(1)
 	}
 	c.inFlight++
+	c.byCaller[req.Caller]++
+	if req.Lane != LaneRead {
+		c.writes++
+	}
 	c.calls[call] = struct{}{}
 	if req.TaskID != "" {
 		c.tasks.live[req.TaskID] = call
@@ -277,11 +388,10 @@ func (call *Call) Start(ctx context.Context) error {
 	l := c.lanes[call.req.Lane]
 	queued := false
 	if l != nil {
-		if l.running < l.limit && l.waiters.Len() == 0 {
-			l.running++
-			call.granted = true
+		if l.running < l.limit && l.waiting == 0 {
+			l.grant(call)
 		} else {
-			call.waiter = l.waiters.PushBack(call)
+			l.push(call)
 			queued = true
 		}
 	}
@@ -292,8 +402,7 @@ func (call *Call) Start(ctx context.Context) error {
 		case <-call.cancelCh:
 			c.mu.Lock()
 			if call.waiter != nil {
-				l.waiters.Remove(call.waiter)
-				call.waiter = nil
+				l.remove(call)
 			}
 			err := call.cause
 			c.mu.Unlock()
@@ -313,8 +422,16 @@ func (call *Call) Start(ctx context.Context) error {
 	}
 	call.snapshot = snap
 	call.state = StateRunning
+	if call.req.Lane == LaneRead {
+		// The deadline runs from execution, not from the wait in the lane.
+		t := time.AfterFunc(c.lim.ReadTimeout, func() { call.execCancel(ErrReadTimeout) })
+		call.stopTimer = t.Stop
+	}
 	return nil
 }
+
+// TimedOut reports whether a read was stopped at its deadline.
+func (call *Call) TimedOut() bool { return errors.Is(context.Cause(call.execCtx), ErrReadTimeout) }
 
 // Snapshot is the permission snapshot Start loaded.
 func (call *Call) Snapshot() Snapshot {
@@ -324,10 +441,12 @@ func (call *Call) Snapshot() Snapshot {
 }
 
 // Context is the call's execution context: it carries the values of the
-// context given to Admit but is not cancelled by it, so that the transport
-// cannot interrupt a kernel call half-way; cancellation reaches a read at its
-// checkpoints and a write at its commit barrier. For a delegated call it is
-// cancelled on cancellation, so that the delegate relays it.
+// context given to Admit but is not cancelled by it. A read's context ends
+// on cancellation and at the read's deadline, aborting its kernel call (a
+// read has no effect to leave half-done), so the read gives its slot back
+// at once. A write's context is never cancelled: a write stops only at its
+// commit barrier, and no kernel write is interrupted half-way. For a
+// delegated call it ends on cancellation, so that the delegate relays it.
 func (call *Call) Context() context.Context { return call.execCtx }
 
 // Budget is the read budget of a read call (nil for other lanes).
@@ -363,7 +482,7 @@ func (call *Call) CancelWith(cause error) bool {
 	call.cause = cause
 	call.cancelFlag.Store(true)
 	close(call.cancelCh)
-	if call.req.Lane == LaneDelegated {
+	if call.req.Lane == LaneDelegated || call.req.Lane == LaneRead {
 		call.execCancel(cause)
 	}
 	c.ev.cancelAccepted.Add(1)
@@ -424,14 +543,26 @@ func (call *Call) Finish(out Outcome) {
 		c.ev.completed.Add(1)
 	}
 	if call.waiter != nil {
-		c.lanes[call.req.Lane].waiters.Remove(call.waiter)
-		call.waiter = nil
+		c.lanes[call.req.Lane].remove(call)
 	}
 	if call.granted {
-		call.granted = false
-		c.release(c.lanes[call.req.Lane])
+		l := c.lanes[call.req.Lane]
+		l.free(call)
+		c.release(l)
+	}
+	if call.stopTimer != nil {
+		call.stopTimer()
 	}
 	c.inFlight--
+	if c.byCaller[call.req.Caller]--; c.byCaller[call.req.Caller] == 0 {
+		delete(c.byCaller, call.req.Caller)
+	}
+	if call.req.Lane != LaneRead {
+		if c.writes--; c.writes == 0 {
+			close(c.writesIdle)
+			c.writesIdle = make(chan struct{})
+		}
+	}
 	delete(c.calls, call)
 	if id := call.req.TaskID; id != "" {
 		delete(c.tasks.live, id)
@@ -447,14 +578,14 @@ func (call *Call) Finish(out Outcome) {
 	}
 }
 
-// release frees a slot of l and grants it to the first waiter. c.mu is held.
+// release grants l's free slots to the next waiters in turn. c.mu is held.
 func (c *Controller) release(l *lane) {
-	l.running--
-	for l.running < l.limit && l.waiters.Len() > 0 {
-		w := l.waiters.Remove(l.waiters.Front()).(*Call)
-		w.waiter = nil
-		w.granted = true
-		l.running++
+	for l.running < l.limit {
+		w := l.next()
+		if w == nil {
+			return
+		}
+		l.grant(w)
 		close(w.ready)
 	}
 }
@@ -464,9 +595,9 @@ func (call *Call) Done() <-chan struct{} { return call.done }
 
 // Drain stops admitting (new calls get ErrDraining), cancels every call that
 // has not started its commit (with ErrDraining as the cause: queued calls
-// stop before executing, reads at their next checkpoint, writes at their
-// commit barrier), and waits until nothing is in flight or ctx ends. Writes
-// already committing finish.
+// stop before executing, reads at once, their kernel calls aborted, writes
+// at their commit barrier), and waits until no write is in flight or ctx
+// ends. Writes already committing finish; reads are never waited for.
 func (c *Controller) Drain(ctx context.Context) error {
 	c.mu.Lock()
 	c.draining = true
@@ -480,7 +611,7 @@ func (c *Controller) Drain(ctx context.Context) error {
 	}
 	for {
 		c.mu.Lock()
-		n, idle := c.inFlight, c.idle
+		n, idle := c.writes, c.writesIdle
 		c.mu.Unlock()
 		if n == 0 {
 			return nil
@@ -488,7 +619,7 @@ func (c *Controller) Drain(ctx context.Context) error {
 		select {
 		case <-idle:
 		case <-ctx.Done():
-			return fmt.Errorf("admission: %d calls still in flight: %w", n, ctx.Err())
+			return fmt.Errorf("admission: %d writes still in flight: %w", n, ctx.Err())
 		}
 	}
 }

@@ -6,16 +6,24 @@
 //     concurrency 1 (the strict coordinator behind it stays the only lease and
 //     ledger authority; this lane only orders admission). A front's delegated
 //     call takes no local lane: the authority admits it.
+//   - Fairness: a lane hands a free slot to the waiting caller (a client:
+//     its legacy session, its declared name, a front) that runs the fewest
+//     calls in it, so one client flooding a lane delays another by one
+//     slot's turn; no caller holds more than three quarters of the places in
+//     flight.
 //   - In flight: at most 128 calls, counted from admission (preparation
 //     included) until they settle; the next one is refused with queue_full
 //     before anything runs.
+//   - Read deadline: a read is stopped 30 s (configurable) after it starts
+//     executing.
 //   - Permissions: each call loads its permission snapshot when it starts
 //     executing, not when it is queued ([Permissions]).
 //   - Cancellation: a queued call stops before it executes; a running read
-//     stops at its next checkpoint (the next kernel call, see [Budget]); a
-//     write stops at its commit barrier ([Call.EnterCommit]) unless its commit
-//     has started, after which cancellation is rejected. A cancelled call
-//     keeps its slot until it settles.
+//     stops at once, its kernel call aborted (a read changes nothing, so
+//     nothing is left half-done) and its slot given back; a write stops at
+//     its commit barrier ([Call.EnterCommit]) unless its commit has started,
+//     after which cancellation is rejected: a kernel write is never
+//     interrupted. A drain stops reads and waits for writes only.
 //   - Read budgets: an owned read may make at most 128 kernel calls and decode
 //     at most 8 MiB; past either it fails with read_budget_exceeded even if
 //     the code that made the call caught the error.

@@ -54,7 +54,7 @@ func (c *Controller) Stats() Stats {
 	s := Stats{Draining: c.draining, InFlight: c.inFlight, MaxInFlight: c.lim.MaxInFlight, Lanes: map[string]LaneStats{}}
 	for _, ln := range []Lane{LaneRead, LaneWrite} {
 		l := c.lanes[ln]
-		s.Lanes[ln.String()] = LaneStats{Concurrency: l.limit, Running: l.running, Queued: l.waiters.Len()}
+		s.Lanes[ln.String()] = LaneStats{Concurrency: l.limit, Running: l.running, Queued: l.waiting}
 	}
 	for call := range c.calls {
 		switch {

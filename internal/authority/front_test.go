@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -69,7 +70,7 @@ func startAuth(t testing.TB, o authOpts) *testAuth {
 	a := &testAuth{k: k, kc: kc, kURL: ks.URL, instance: NewInstanceID()}
 	a.adm = admission.New(admission.Config{Limits: o.limits, Permissions: ToolPermissions(reg)})
 	a.rn = &Runner{Registry: reg, Admission: a.adm}
-	a.srv = NewServer(a.rn, "test", nil)
+	a.srv = NewServer(a.rn, "test", nil, 0)
 	t.Cleanup(a.srv.Close)
 	a.routes = a.routesFor(a.instance, o.auth)
 	a.front.Store(&a.routes)
@@ -511,7 +512,7 @@ func TestQueueFullAndCancellation(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := rn.Run(ctx, Call{Tool: "block", Args: args, CancelOnDone: true})
+			res := rn.Run(ctx, Call{Tool: "block", Args: args, CancelOnDone: true, Caller: fmt.Sprint(i % 4)})
 			codes <- resultCode(res)
 		}()
 	}
@@ -708,10 +709,10 @@ func waitFor(t testing.TB, cond func() bool) {
 	}
 }
 
-// TestLegacyCancelStopsReadAtCheckpoint: a legacy notifications/cancelled
-// stops a running read after its current kernel call, before the next one;
-// its slot stays taken until then.
-func TestLegacyCancelStopsReadAtCheckpoint(t *testing.T) {
+// TestLegacyCancelStopsReadAtOnce: a legacy notifications/cancelled stops a
+// running read at once: its kernel call is aborted and its slot given back
+// (issue 9: it used to keep the slot until the kernel answered).
+func TestLegacyCancelStopsReadAtOnce(t *testing.T) {
 	a := startAuth(t, authOpts{})
 	a.k.Faults().Set(embedded.Fault{Endpoint: "/api/system/version", Kind: embedded.Latency, Delay: 400 * time.Millisecond},
 		embedded.Fault{Endpoint: "/api/notebook/lsNotebooks", Kind: embedded.Latency, Delay: 5 * time.Second})
@@ -727,13 +728,9 @@ func TestLegacyCancelStopsReadAtCheckpoint(t *testing.T) {
 	go cs.CallTool(ctx, &sdk.CallToolParams{Name: "system", Arguments: map[string]any{"action": "bootstrap"}})
 	waitFor(t, func() bool { return a.adm.Stats().Lanes["read"].Running == 1 })
 	cancel()
-	waitFor(t, func() bool { return a.adm.Stats().CancelledRunningReads == 1 || a.adm.Stats().InFlight == 0 })
-	if st := a.adm.Stats(); st.InFlight != 1 || st.Lanes["read"].Running != 1 {
-		t.Fatalf("the cancelled read must keep its slot until its kernel call returns: %+v", st)
-	}
 	waitFor(t, func() bool { return a.adm.Stats().InFlight == 0 })
-	if el := time.Since(start); el < 350*time.Millisecond || el > 3*time.Second {
-		t.Fatalf("settled after %v: want after the current kernel call (400ms), before the next (5s)", el)
+	if el := time.Since(start); el > 350*time.Millisecond {
+		t.Fatalf("settled after %v: want before the current kernel call (400ms) returns", el)
 	}
 	if ev := a.adm.Stats().Events; ev["cancelled"] != 1 || ev["cancelAccepted"] != 1 {
 		t.Fatalf("events %v", ev)

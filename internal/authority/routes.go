@@ -46,7 +46,9 @@ type RoutesConfig struct {
 	Extra func() map[string]any
 	// AllowedOrigins and AllowedHosts are passed to the MCP endpoint.
 	AllowedOrigins, AllowedHosts []string
-	Logger                       *slog.Logger
+	// MaxBodyBytes caps a POST body to /mcp (0: the MCP layer's default).
+	MaxBodyBytes int64
+	Logger       *slog.Logger
 }
 
 // Routes serves /mcp, /tasks and /health, also under PluginPrefix, each
@@ -65,7 +67,8 @@ func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
 		auth = cfg.Authenticate
 	}
 	start := time.Now()
-	mcpH := srv.HTTPHandler(mcp.HTTPOptions{Authenticate: auth, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
+	mcpH := srv.HTTPHandler(mcp.HTTPOptions{Authenticate: auth, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
+		MaxBodyBytes: cfg.MaxBodyBytes})
 	rt := &routes{cfg: cfg, auth: auth, srv: srv, start: start}
 	mux := http.NewServeMux()
 	for _, prefix := range []string{"", PluginPrefix} {

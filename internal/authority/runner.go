@@ -38,6 +38,9 @@ type Call struct {
 	Principal string
 	// TaskID is the task-control id ("" without it).
 	TaskID string
+	// Caller identifies the client for fairness between clients (see
+	// admission.Request.Caller).
+	Caller string
 	// CancelOnDone makes the cancellation of the caller's context a
 	// cancellation request (a legacy notifications/cancelled, Ctrl-C).
 	// False for a modern HTTP call with a taskId: a dropped connection then
@@ -73,7 +76,8 @@ func (r *Runner) laneOf(tool string, args json.RawMessage) (admission.Lane, stri
 func (r *Runner) Run(ctx context.Context, c Call) *mcp.CallResult {
 	lane, action := r.laneOf(c.Tool, c.Args)
 	writes := lane != admission.LaneRead
-	call, err := r.Admission.Admit(ctx, admission.Request{Lane: lane, Principal: c.Principal, TaskID: c.TaskID, Tool: c.Tool, Action: action})
+	call, err := r.Admission.Admit(ctx, admission.Request{Lane: lane, Principal: c.Principal, TaskID: c.TaskID, Tool: c.Tool, Action: action,
+		Caller: c.Principal + "/" + c.Caller})
 	if err != nil {
 		return errorResult(admissionError(err, writes))
 	}
@@ -109,16 +113,22 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		ctx = strict.WithCommitBarrier(ctx, call.EnterCommit)
 	}
 	v, err := r.Registry.Call(ctx, c.Tool, c.Args)
+	if lane == admission.LaneRead && call.TimedOut() {
+		return errorResult(failure.Wrap(failure.ReadTimedOut, context.Cause(ctx),
+			"the read ran past its deadline (%s) and was stopped; its kernel call was abandoned", r.Admission.Limits().ReadTimeout))
+	}
 	if be := call.Budget().Exceeded(); be != nil {
 		// Whatever the action made of the error: the budget decides.
 		return errorResult(failure.Wrap(failure.ReadBudgetExceeded, be, "%s; nothing more was read", be.Error()))
 	}
 	if err != nil {
-		if lane == admission.LaneRead && call.CancelRequested() && errors.Is(err, admission.ErrDraining) {
+		// A cancelled read stops wherever it is: its kernel call is aborted,
+		// so whatever error that gave, the read was cancelled.
+		if lane == admission.LaneRead && call.CancelRequested() && errors.Is(context.Cause(ctx), admission.ErrDraining) {
 			return errorResult(admissionError(admission.ErrDraining, false))
 		}
-		if lane == admission.LaneRead && call.CancelRequested() && errors.Is(err, context.Canceled) {
-			return errorResult(failure.Wrap(failure.Cancelled, err, "the read was cancelled; it stopped at a checkpoint"))
+		if lane == admission.LaneRead && call.CancelRequested() {
+			return errorResult(failure.Wrap(failure.Cancelled, err, "the read was cancelled; it was stopped"))
 		}
 		return errorResult(err)
 	}
@@ -144,6 +154,8 @@ func admissionError(err error, writes bool) *failure.Error {
 	switch {
 	case errors.Is(err, admission.ErrQueueFull):
 		e = failure.Wrap(failure.QueueFull, err, "too many calls are in flight (128); this one was not run")
+	case errors.Is(err, admission.ErrCallerFull):
+		e = failure.Wrap(failure.QueueFull, err, "this client has too many calls in flight; this one was not run")
 	case errors.Is(err, admission.ErrTaskConflict):
 		e = failure.Wrap(failure.TaskIDConflict, err, "this taskId names a live or retained task; the call was not run")
 	case errors.Is(err, admission.ErrInvalidTask):
@@ -214,10 +226,10 @@ func taskIDFromMeta(meta map[string]json.RawMessage) (string, bool) {
 // NewServer returns the MCP server of every tool of rn's registry, each
 // call run through rn (admission, read budgets, commit barrier, task
 // records).
-func NewServer(rn *Runner, version string, log *slog.Logger) *mcp.Server {
+func NewServer(rn *Runner, version string, log *slog.Logger, maxMessage int) *mcp.Server {
 	s := mcp.NewServer(mcp.Options{
 		Name: "sisyphus", Title: "Sisyphus for SiYuan", Version: version,
-		Instructions: Instructions, Logger: log,
+		Instructions: Instructions, Logger: log, MaxMessageBytes: maxMessage,
 	})
 	for _, t := range rn.Registry.Tools() {
 		tool := mcpTool(t)
@@ -227,7 +239,7 @@ func NewServer(rn *Runner, version string, log *slog.Logger) *mcp.Server {
 			if !ok {
 				return errorResult(admissionError(admission.ErrInvalidTask, false)), nil
 			}
-			return rn.Run(ctx, Call{Tool: name, Args: req.Arguments, Principal: req.Principal, TaskID: taskID,
+			return rn.Run(ctx, Call{Tool: name, Args: req.Arguments, Principal: req.Principal, TaskID: taskID, Caller: req.Client(),
 				CancelOnDone: req.Era != mcp.EraModern || taskID == ""}), nil
 		}
 		s.AddTool(tool)

@@ -24,6 +24,9 @@ type Service struct {
 	MCP       *mcp.Server
 	// Delegator is a front's link to its authority (nil on the authority).
 	Delegator *Delegator
+	// MaxMessageBytes is the largest MCP message the service takes (HTTP
+	// bodies and stdio lines).
+	MaxMessageBytes int
 }
 
 // ServiceConfig configures a Service. Exactly one of Coordinator (the
@@ -36,6 +39,18 @@ type ServiceConfig struct {
 	Logger      *slog.Logger
 	// Limits are the admission limits (zero: the defaults).
 	Limits admission.Limits
+	// MaxWriteBytes caps the arguments of one write (0: the default).
+	MaxWriteBytes int
+}
+
+// maxMessage is the largest MCP message a service takes: a write at its cap
+// in the worst JSON escaping, plus the envelope.
+func (cfg ServiceConfig) maxMessage() int {
+	w := cfg.MaxWriteBytes
+	if w <= 0 {
+		w = tools.DefaultMaxWriteBytes
+	}
+	return 2*w + 64<<10
 }
 
 // NewService builds the service of an authority or a front: the one place
@@ -49,7 +64,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator}
+	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes}
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
 	}
@@ -59,7 +74,8 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	}
 	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ToolPermissions(reg)})
 	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log}
-	return &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log), Delegator: cfg.Delegator}, nil
+	return &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
+		MaxMessageBytes: cfg.maxMessage()}, nil
 }
 
 // Close closes the MCP server (its sessions and streams).

@@ -568,3 +568,34 @@ func TestSQLIndexConcurrentQueriesAndFlushes(t *testing.T) {
 	// Readonly connections went back to the pool writable again.
 	e.ok("/api/query/sql", map[string]any{"stmt": "UPDATE blocks SET memo='m' WHERE id='" + id + "'"}, nil)
 }
+
+// TestQuerySQLInterruptedWhenTheClientGoesAway: a statement that never ends
+// stops when its request's context ends (the client gave up), and the
+// index keeps answering (issue 9: it used to run on for minutes).
+func TestQuerySQLInterruptedWhenTheClientGoesAway(t *testing.T) {
+	e := ixOpen(t)
+	body, _ := json.Marshal(map[string]any{"stmt": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.srv.URL+"/api/query/sql", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Token t")
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatal("a statement that never ends answered")
+	}
+	// The handler itself returns promptly: the next query gets a connection
+	// and an answer well before a runaway statement would give one back.
+	start := time.Now()
+	rows := e.sql("SELECT count(*) AS n FROM blocks")
+	if len(rows) != 1 || time.Since(start) > 5*time.Second {
+		t.Fatalf("after an interrupted statement: %v in %v", rows, time.Since(start))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for e.k.sql.db.Stats().InUse > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the interrupted statement still holds a connection: %+v", e.k.sql.db.Stats())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

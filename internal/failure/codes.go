@@ -45,6 +45,7 @@ const (
 	ShuttingDown       Code = "shutting_down"
 	PermissionDenied   Code = "permission_denied"
 	ReadBudgetExceeded Code = "read_budget_exceeded"
+	ReadTimedOut       Code = "read_timeout"
 	ResultTooLarge     Code = "result_too_large"
 	AccessChanged      Code = "access_changed"
 	DelegationRefused  Code = "delegation_refused"
@@ -135,6 +136,8 @@ var Codes = []Entry{
 	{PermissionDenied, "This call is not permitted; nothing was run", "Ask the person who runs Sisyphus to change the permission", false, ToolResult},
 	{ReadBudgetExceeded, "The read made more kernel calls (128) or decoded more data (8 MiB) than one read may",
 		"Narrow the query or request smaller pages (the action's paging arguments)", false, ToolResult},
+	{ReadTimedOut, "The read ran past its deadline (30 s unless configured) and was stopped; nothing was changed",
+		"Narrow the read (a smaller page, a tighter query); the server's --read-timeout sets the deadline", false, ToolResult},
 	{ResultTooLarge, "A task result is larger than task control keeps (1 MiB)", "Reconcile with the original requestId instead", false, ToolResult},
 	{AccessChanged, "Permissions or tool configuration changed since the task ran; its body is not disclosed", "Call again under the current configuration", false, ToolResult},
 	{DelegationRefused, "The authority refused the delegated call before running a tool", "Check the arguments against {\"action\":\"help\"}", false, ToolResult},

@@ -251,3 +251,27 @@ func (r *Request) Elicit(ctx context.Context, p ElicitParams) (*ElicitResult, er
 	}
 	return res, nil
 }
+
+// Client identifies the calling client, for fairness between clients: its
+// legacy session ("session:<id>"; "stdio" on stdio), or in the modern era
+// the client's declared name ("client:<name>"). It is what the client says,
+// not authentication: never base authorization on it.
+func (r *Request) Client() string {
+	rc := r.rc
+	if rc == nil {
+		return ""
+	}
+	if rc.sess != nil {
+		if rc.sess.id == "" {
+			return "stdio"
+		}
+		return "session:" + rc.sess.id
+	}
+	var info struct {
+		Name string `json:"name"`
+	}
+	if raw, ok := rc.meta[MetaClientInfo]; ok && json.Unmarshal(raw, &info) == nil && info.Name != "" {
+		return "client:" + info.Name
+	}
+	return ""
+}

@@ -13,8 +13,9 @@ import (
 // EOF, ctx ends or the server closes. Both eras share the connection: a
 // request whose params._meta names a protocol version (or server/discover)
 // is served statelessly; initialize opens the connection's legacy session.
-// notifications/cancelled stops the request with exactly that id. On return
-// every running handler has been cancelled and has finished. A Read blocked
+// notifications/cancelled stops the request with exactly that id. At EOF
+// the requests already read are answered first. On return every running
+// handler has finished (cancelled, unless it finished after EOF). A Read blocked
 // on in when ctx ends is left behind (close in to release it).
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -40,6 +41,16 @@ loop:
 			c.handle(ctx, line)
 		case err = <-readErr:
 			break loop
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		// The client closed its end: the calls it already sent still get
+		// their answers (stdout stays open) before the connection ends.
+		finished := make(chan struct{})
+		go func() { c.reqs.Wait(); close(finished) }()
+		select {
+		case <-finished:
+		case <-ctx.Done():
 		}
 	}
 	cancel()
@@ -105,7 +116,8 @@ type stdioConn struct {
 	srv      *Server
 	inflight *inflightTable
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	wg       sync.WaitGroup // every goroutine of the connection
+	reqs     sync.WaitGroup // the requests being answered
 
 	mu       sync.Mutex // guards w, writeErr, sess
 	w        io.Writer
@@ -243,8 +255,10 @@ func (c *stdioConn) spawn(ctx context.Context, m *message, fn func(context.Conte
 		return
 	}
 	c.wg.Add(1)
+	c.reqs.Add(1)
 	go func() {
 		defer c.wg.Done()
+		defer c.reqs.Done()
 		defer cancel()
 		defer c.inflight.remove(m.id)
 		fn(ctx)

@@ -220,11 +220,20 @@ func TestStdioBothEras(t *testing.T) {
 		t.Fatalf("after long line: %v", r)
 	}
 
-	// EOF ends the connection and cancels running calls.
+	// EOF ends the connection once the calls already sent are answered
+	// (issue 9: they used to be cancelled unanswered).
 	p.send(t, map[string]any{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": map[string]any{"name": "slow"}})
 	waitFor(t, g.started, "second slow start")
 	p.in.Close()
-	waitFor(t, g.cancelled, "cancellation at EOF")
+	select {
+	case <-p.done:
+		t.Fatal("ServeStdio returned at EOF before answering the running call")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(g.release)
+	if r := p.next(t); r["id"] != float64(11) || r["result"] == nil {
+		t.Fatalf("the call running at EOF: %v", r)
+	}
 	select {
 	case err := <-p.done:
 		if err != nil {
@@ -247,5 +256,29 @@ func TestStdioContextEnds(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("ServeStdio did not return when ctx ended")
+	}
+}
+
+// TestStdioAnswersCallsRunningAtEOF: a client that writes its requests and
+// closes stdin still gets every answer (issue 9: calls running at EOF got
+// none).
+func TestStdioAnswersCallsRunningAtEOF(t *testing.T) {
+	s := NewServer(Options{Name: "t", Version: "1"})
+	s.AddTool(Tool{Name: "slow", InputSchema: map[string]any{"type": "object"},
+		Handler: func(ctx context.Context, req *CallRequest) (*CallResult, error) {
+			select {
+			case <-time.After(200 * time.Millisecond):
+				return TextResult("done"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}})
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"done"`) {
+		t.Fatalf("no answer to the call running at EOF: %q", out.String())
 	}
 }

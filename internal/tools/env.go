@@ -24,9 +24,25 @@ type Env struct {
 	// DelegateStrict tells, for a delegating front, whether the authority
 	// runs strict mode (it decides which control fields the schemas show).
 	DelegateStrict bool
+	// MaxWriteBytes caps the arguments of one write (their JSON as sent);
+	// a larger write is refused before anything runs, preflight included.
+	// 0 means DefaultMaxWriteBytes.
+	MaxWriteBytes int
 
 	// tools lists the registry's tools, for system.bootstrap.
 	tools func() []*Tool
+}
+
+// DefaultMaxWriteBytes is the default cap of one write's arguments: 4 MiB,
+// which the embedded kernel applies in about a second and which holds the
+// one write lane no longer.
+const DefaultMaxWriteBytes = 4 << 20
+
+func (e *Env) maxWriteBytes() int {
+	if e.MaxWriteBytes > 0 {
+		return e.MaxWriteBytes
+	}
+	return DefaultMaxWriteBytes
 }
 
 // StrictOn reports whether writes go through preflight and commit.

@@ -96,6 +96,14 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 		return nil, unknownAction(t, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
 	}
 	writes := a.Policy.Class != strict.Read
+	if max := r.env.maxWriteBytes(); writes && len(raw) > max {
+		// One write holds the one write lane while it runs: its size is
+		// capped before anything reads or writes.
+		e := failure.Invalid("the arguments of this write are %d bytes; one write may carry at most %d (the server's --max-write-size)", len(raw), max).
+			With("limit", max).With("size", len(raw))
+		e.Action = "split the change into smaller writes (several blocks, or several updates)"
+		return nil, e.Attempted(false)
+	}
 	args, err := bind(a.Name, a.params(r.env.StrictOn()), fields)
 	if err == nil {
 		var parsed any

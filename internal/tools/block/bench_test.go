@@ -95,7 +95,7 @@ func BenchmarkStrictUpdate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := updateKeeping(ctx, c, id, "markdown", fmt.Sprintf("bare %d", i), st[0].Attrs); err != nil {
+			if _, _, err := updateKeeping(ctx, c, id, "markdown", fmt.Sprintf("bare %d", i), true, st[0].Attrs); err != nil {
 				b.Fatal(err)
 			}
 			if _, err := kernelview.ReadBlockStates(ctx, env, []string{id}); err != nil {
@@ -122,5 +122,40 @@ func BenchmarkStrictUpdate(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 		})
+	}
+}
+
+// BenchmarkLargeUpdate: one strict block.update (preflight + commit) with
+// data of 64 KiB to 8 MiB, on a block without and with a custom attribute
+// (an update keeps attributes, which once made it quadratic in the size).
+// The cost must grow linearly and be the same with or without attributes.
+//
+//	go test ./internal/tools/block -run '^$' -bench BenchmarkLargeUpdate -benchtime 3x
+func BenchmarkLargeUpdate(b *testing.B) {
+	for _, attrs := range []bool{false, true} {
+		for _, size := range []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20} {
+			name := fmt.Sprintf("attrs=%v/size=%dKiB", attrs, size>>10)
+			b.Run(name, func(b *testing.B) {
+				s := tooltest.NewStrict(b, false, testTools)
+				s.CloseLedger()
+				s.MaxWriteBytes = 16 << 20 // past the default cap, to measure
+				s.Reopen(b, false)
+				id := s.Blocks[0]
+				if attrs {
+					s.OK(b, "block", tooltest.CommitArgs(map[string]any{"action": "set_attrs", "id": id, "attrs": map[string]any{"custom-tag": "1"}},
+						s.OK(b, "block", map[string]any{"action": "set_attrs", "id": id, "attrs": map[string]any{"custom-tag": "1"}, "validateOnly": true})))
+				}
+				b.SetBytes(int64(size))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					data := strings.Repeat(fmt.Sprintf("run %d lorem ipsum dolor sit amet ", i), size/32)[:size]
+					args := map[string]any{"action": "update", "id": id, "data": data}
+					pre := s.OK(b, "block", tooltest.CopyArgs(args, "validateOnly", true))
+					if res := s.OK(b, "block", tooltest.CommitArgs(args, pre)); res["status"] != "committed" {
+						b.Fatalf("commit: %v", res)
+					}
+				}
+			})
+		}
 	}
 }

@@ -44,6 +44,9 @@ func topLevelBlocks(md string) (n int, err error) {
 	l.SetKramdownIAL(true)
 	l.SetSuperBlock(true)
 	l.SetCallout(true)
+	// Autolinks are inline and never change the block structure; Lute's
+	// autolink pass is quadratic in the length of a paragraph.
+	l.SetGFMAutoLink(false)
 	tree := parse.Parse("", []byte(md), l.ParseOptions)
 	for c := tree.Root.FirstChild; c != nil; c = c.Next {
 		if c.Type != ast.NodeKramdownBlockIAL {
@@ -84,18 +87,29 @@ func appliedText(txs []siyuan.Transaction, id string) string {
 	return ""
 }
 
+// oneBlock reports whether markdown data is a single block without an IAL
+// of its own, so that an update can carry the block's attributes in its
+// IAL. It parses the data (linear in its size) and is called while the
+// arguments are parsed, before anything is recorded as executing.
+func oneBlock(dataType, data string) bool {
+	if dataType != "markdown" || strings.Contains(data, "{:") {
+		return false
+	}
+	n, err := topLevelBlocks(data)
+	return err == nil && n == 1
+}
+
 // updateKeeping replaces a block's content and keeps its user attributes,
-// which SiYuan's updateBlock drops. When the markdown is a single block, the
-// attributes travel in its IAL: one kernel write. Otherwise (DOM data,
-// several blocks) they are restored with a second write. It returns the
-// kernel writes made and the text the kernel applied.
-func updateKeeping(ctx context.Context, c *siyuan.Client, id, dataType, data string, before map[string]string) (writes int, text string, err error) {
+// which SiYuan's updateBlock drops. When the markdown is a single block
+// (single, from oneBlock), the attributes travel in its IAL: one kernel
+// write. Otherwise (DOM data, several blocks) they are restored with a
+// second write. It returns the kernel writes made and the text the kernel
+// applied.
+func updateKeeping(ctx context.Context, c *siyuan.Client, id, dataType, data string, single bool, before map[string]string) (writes int, text string, err error) {
 	keep := userAttrs(before)
-	if len(keep) > 0 && dataType == "markdown" {
-		if n, perr := topLevelBlocks(data); perr == nil && n == 1 && !strings.Contains(data, "{:") {
-			txs, err := c.UpdateBlock(ctx, id, dataType, strings.TrimRight(data, "\n")+"\n"+ialLine(keep))
-			return 1, appliedText(txs, id), err
-		}
+	if len(keep) > 0 && single {
+		txs, err := c.UpdateBlock(ctx, id, dataType, strings.TrimRight(data, "\n")+"\n"+ialLine(keep))
+		return 1, appliedText(txs, id), err
 	}
 	txs, err := c.UpdateBlock(ctx, id, dataType, data)
 	if err != nil {

@@ -28,7 +28,7 @@ func TestUpdateKeepingAttrs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writes, _, err := updateKeeping(ctx, f.C, id, tt.dataType, tt.data, before)
+			writes, _, err := updateKeeping(ctx, f.C, id, tt.dataType, tt.data, oneBlock(tt.dataType, tt.data), before)
 			if err != nil || writes != tt.writes {
 				t.Fatalf("writes=%d err=%v, want %d", writes, err, tt.writes)
 			}

@@ -60,8 +60,11 @@ type replaceArgs struct {
 	ReplaceAll   bool
 }
 
-// planReplace checks the edit against the block's current state.
-func planReplace(st kernelview.BlockState, a replaceArgs) (replaceEdit, error) {
+// planReplace checks the edit against the block's current state. The
+// check that the edit keeps one block parses the new text; Execute, whose
+// state already passed that check, skips it (keepsOneBlock false) so that
+// nothing heavy runs after the ledger recorded the write as executing.
+func planReplace(st kernelview.BlockState, a replaceArgs, keepsOneBlock bool) (replaceEdit, error) {
 	var e replaceEdit
 	id, old, repl := a.ID, a.Old, a.New
 	if st.Missing {
@@ -86,6 +89,9 @@ func planReplace(st kernelview.BlockState, a replaceArgs) (replaceEdit, error) {
 	e.newBody = strings.Replace(e.body, old, repl, n)
 	if strings.TrimSpace(e.newBody) == "" {
 		return e, failure.Invalid("the edit would leave block %s empty: delete it with block.delete instead", id)
+	}
+	if !keepsOneBlock {
+		return e, nil
 	}
 	if blocks, err := topLevelBlocks(e.newBody); err != nil || blocks != 1 {
 		return e, failure.Invalid("the edit must keep block %s one block (no blank lines or new block syntax)", id)
@@ -149,11 +155,11 @@ var replace = tools.Write[replaceArgs, states]{
 		return states{st}, nil
 	},
 	Check: func(a replaceArgs, st states) error {
-		_, err := planReplace(st[0], a)
+		_, err := planReplace(st[0], a, true)
 		return err
 	},
 	Execute: func(ctx context.Context, env *tools.Env, a replaceArgs, st states) (tools.Payload, error) {
-		edit, err := planReplace(st[0], a)
+		edit, err := planReplace(st[0], a, false)
 		if err != nil {
 			return nil, tools.Refuse(err)
 		}

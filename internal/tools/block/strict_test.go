@@ -354,3 +354,20 @@ func TestAgentTextHidesKernelInternals(t *testing.T) {
 		t.Fatalf("the readback failure is not described: %s", e.Message)
 	}
 }
+
+// TestWriteSizeLimit: a write larger than the cap is refused at preflight
+// (and at commit) before anything is read or written.
+func TestWriteSizeLimit(t *testing.T) {
+	s := newStrictFixture(t, false)
+	big := strings.Repeat("x", tools.DefaultMaxWriteBytes)
+	args := map[string]any{"action": "update", "id": s.Blocks[0], "data": big}
+	for _, extra := range [][]any{{"validateOnly", true}, {"requestId", "abcd", "expectedStateHash", "abcd"}} {
+		e := s.WantErr(t, "block", tooltest.CopyArgs(args, extra...), failure.InvalidArguments)
+		if *e.WriteAttempted || e.Details["limit"] != tools.DefaultMaxWriteBytes || !strings.Contains(e.Message, "--max-write-size") {
+			t.Fatalf("oversize write: %+v", e)
+		}
+	}
+	if strings.Contains(s.Text(t, s.Blocks[0]), "xxx") {
+		t.Fatal("an oversize write changed the block")
+	}
+}

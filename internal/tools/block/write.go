@@ -39,8 +39,12 @@ func allExist(st states) error {
 
 // ---- update ---------------------------------------------------------------
 
-// updateItem is one block.update target.
-type updateItem struct{ ID, DataType, Data string }
+// updateItem is one block.update target; Single is oneBlock's verdict on
+// its data.
+type updateItem struct {
+	ID, DataType, Data string
+	Single             bool
+}
 
 type updateArgs struct{ Items []updateItem }
 
@@ -63,7 +67,9 @@ func parseUpdate(a *tools.Args) (updateArgs, error) {
 		if !a.Has("data") {
 			return updateArgs{}, failure.Invalid("missing argument \"data\"")
 		}
-		return updateArgs{[]updateItem{{a.String("id"), a.String("dataType"), a.String("data")}}}, nil
+		it := updateItem{ID: a.String("id"), DataType: a.String("dataType"), Data: a.String("data")}
+		it.Single = oneBlock(it.DataType, it.Data)
+		return updateArgs{[]updateItem{it}}, nil
 	}
 	raw := a.Objects("items")
 	if len(raw) == 0 || len(raw) > 50 {
@@ -91,7 +97,7 @@ func parseUpdate(a *tools.Args) (updateArgs, error) {
 				return updateArgs{}, failure.Invalid("items[%d] does not take %s", i, k)
 			}
 		}
-		out = append(out, updateItem{id, dt, data})
+		out = append(out, updateItem{ID: id, DataType: dt, Data: data, Single: oneBlock(dt, data)})
 	}
 	return updateArgs{out}, nil
 }
@@ -145,7 +151,7 @@ func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (t
 	applied := map[string]string{}
 	wrote := false
 	for _, it := range a.Items {
-		writes, text, err := updateKeeping(ctx, env.Kernel, it.ID, it.DataType, it.Data, attrs[it.ID])
+		writes, text, err := updateKeeping(ctx, env.Kernel, it.ID, it.DataType, it.Data, it.Single, attrs[it.ID])
 		if err != nil {
 			// A failure of the attribute restore comes after the content
 			// write applied: never a clean rejection.

@@ -4,7 +4,6 @@ package search
 
 import (
 	"context"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -38,6 +37,10 @@ func Tool() *tools.Tool {
 				Params: []tools.Param{
 					{Name: "stmt", Type: tools.String, Description: "a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'", Required: true},
 					{Name: "maxRows", Type: tools.Integer, Description: "at most this many rows; truncated says whether more exist", Default: 200, Min: tools.IntP(1), Max: tools.IntP(1000)},
+				},
+				Parse: func(a *tools.Args) (sqlArgs, error) {
+					stmt, err := checkSQL(a.String("stmt"))
+					return sqlArgs{stmt, a.Int("maxRows")}, err
 				},
 				Run: querySQL,
 			}.Action(),
@@ -81,26 +84,13 @@ func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) 
 		"hint": "content marks matches with <mark>; the index lags writes by a few seconds"}, nil
 }
 
-var (
-	sqlComment = regexp.MustCompile(`(?s)/\*.*?\*/|--[^\n]*`)
-	sqlFirst   = regexp.MustCompile(`(?i)^\s*(select|with)\b`)
-)
-
 type sqlArgs struct {
 	Stmt    string
 	MaxRows int
 }
 
 func querySQL(ctx context.Context, env *tools.Env, a sqlArgs) (any, error) {
-	stmt := strings.TrimSpace(a.Stmt)
-	stmt = strings.TrimSpace(strings.TrimSuffix(stmt, ";"))
-	bare := sqlComment.ReplaceAllString(stmt, " ")
-	if !sqlFirst.MatchString(bare) {
-		return nil, failure.Invalid("only a single SELECT or WITH statement is allowed")
-	}
-	if strings.Contains(bare, ";") {
-		return nil, failure.Invalid("only a single statement is allowed")
-	}
+	stmt := a.Stmt
 	max := a.MaxRows
 	// Ask for one row more than allowed to know whether the answer was cut;
 	// the outer LIMIT also stops SiYuan from injecting its default of 64.

@@ -41,6 +41,9 @@ type Fixture struct {
 	Child  string
 	// Ledger is the ledger file of a strict fixture.
 	Ledger string
+	// MaxWriteBytes is the registry's write cap from the next Reopen (0:
+	// the default).
+	MaxWriteBytes int
 
 	tools  func() []*tools.Tool
 	wrap   atomic.Pointer[func(http.Handler) http.Handler]
@@ -201,7 +204,7 @@ func (f *Fixture) Reopen(t testing.TB, strictOff bool) {
 	t.Cleanup(func() { l.Close() })
 	f.ledger = l
 	coord := strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l, StrictOff: strictOff})
-	f.R = f.Registry(t, &tools.Env{Kernel: f.C, Coordinator: coord})
+	f.R = f.Registry(t, &tools.Env{Kernel: f.C, Coordinator: coord, MaxWriteBytes: f.MaxWriteBytes})
 }
 
 // CloseLedger closes the ledger, as a process exit does (Reopen after it).
