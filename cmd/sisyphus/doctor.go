@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sisyphus-go/sisyphus/internal/authority"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
 
@@ -30,9 +33,14 @@ what is wrong and how to fix it. Exits non-zero when a check fails.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 			defer cancel()
+			if problem := badKernelURL(url); problem != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "FAIL  %s\n", problem)
+				return errors.New("doctor found problems")
+			}
 			c, err := siyuan.New(siyuan.Config{BaseURL: url, Token: token, Logger: g.logger(), ReadAttempts: 1})
 			if err != nil {
-				return err
+				fmt.Fprintf(cmd.OutOrStdout(), "FAIL  --siyuan-url %q is not a usable address: %v\n", url, err)
+				return errors.New("doctor found problems")
 			}
 			if !runDoctor(ctx, cmd.OutOrStdout(), c, url, token) {
 				return errors.New("doctor found problems")
@@ -57,7 +65,7 @@ func runDoctor(ctx context.Context, w io.Writer, c *siyuan.Client, url, token st
 
 	ver, err := c.Version(ctx)
 	if err != nil {
-		fail("cannot reach SiYuan at %s: %v\n      Is SiYuan running? Start it, or pass --siyuan-url (env SIYUAN_URL) with the kernel's address.", url, err)
+		fail("%s", unreachable(ctx, url, err))
 		return false
 	}
 	pass("SiYuan answers at %s", url)
@@ -118,4 +126,67 @@ func parseVersion(v string) (major, minor int, err error) {
 		return 0, 0, fmt.Errorf("version %q: %w", v, err)
 	}
 	return major, minor, nil
+}
+
+// badKernelURL says in plain words what is wrong with a kernel address that
+// is not an http(s) URL ("" when it is one).
+func badKernelURL(raw string) string {
+	u, err := neturl.Parse(strings.TrimSpace(raw))
+	switch {
+	case err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
+		return ""
+	case !strings.Contains(raw, "://"):
+		return fmt.Sprintf("--siyuan-url %q has no scheme: write it as a URL, like http://%s", raw, strings.TrimPrefix(raw, "//"))
+	}
+	return fmt.Sprintf("--siyuan-url %q is not an http:// or https:// URL, like http://127.0.0.1:6806", raw)
+}
+
+// unreachable explains why the kernel's version could not be read: nothing
+// listening, something that is not SiYuan (a Sisyphus server, say), or a
+// transport failure.
+func unreachable(ctx context.Context, url string, err error) string {
+	var st *siyuan.StatusError
+	if errors.As(err, &st) {
+		if isSisyphus(ctx, url) {
+			return fmt.Sprintf("%s is a Sisyphus server (sisyphus serve), not a SiYuan kernel.\n"+
+				"      Pass SiYuan's own address (its API port, 6806 by default) with --siyuan-url.", url)
+		}
+		return fmt.Sprintf("%s answers HTTP %d to SiYuan's API (/api/system/version): it is not a SiYuan kernel, or not its API port.\n"+
+			"      Pass the address SiYuan's kernel listens on (6806 by default) with --siyuan-url.", url, st.Status)
+	}
+	var de *siyuan.DecodeError
+	if errors.As(err, &de) {
+		return fmt.Sprintf("%s answers, but not as a SiYuan kernel does (its reply is not SiYuan's JSON).\n"+
+			"      Pass the address SiYuan's kernel listens on (6806 by default) with --siyuan-url.", url)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("SiYuan at %s did not answer in time. Is it busy or still starting? Try again, or raise --timeout.", url)
+	}
+	return fmt.Sprintf("cannot reach SiYuan at %s: nothing answers there (%v).\n      Is SiYuan running? Start it, or pass --siyuan-url (env SIYUAN_URL) with the kernel's address.", url, rootCause(err))
+}
+
+// isSisyphus tells whether url is a Sisyphus server: every one of its
+// answers carries the Sisyphus-Server header.
+func isSisyphus(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(url, "/")+"/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.Header.Get(authority.HeaderServer) != ""
+}
+
+// rootCause is the innermost error, without the client's wrapping.
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }

@@ -185,6 +185,10 @@ func TestDoctor(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL
 	closed.Close()
+	nf := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(nf.Close)
+	notSiYuan := nf.URL
+	sisyphusURL := strings.TrimSuffix(startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir()).url, "/mcp")
 	tests := []struct {
 		name, url, token string
 		ok               bool
@@ -197,6 +201,10 @@ func TestDoctor(t *testing.T) {
 		{"too old", fake("3.6.4", 100), "tok", false, []string{"FAIL  SiYuan 3.6.4 is too old", "3.7 or newer"}},
 		{"booting", fake("3.7.3", 42), "tok", false, []string{"FAIL  SiYuan is still booting (42%: Indexing)"}},
 		{"newer major", fake("4.0.1", 100), "tok", true, []string{"ok    SiYuan version 4.0.1"}},
+		// Issue 9: plain words instead of a parse error or "request not delivered: 404".
+		{"no scheme", strings.TrimPrefix(k.url, "http://"), "tok", false, []string{"has no scheme", "like http://127.0.0.1"}},
+		{"not siyuan", notSiYuan, "tok", false, []string{"answers HTTP 404", "not a SiYuan kernel"}},
+		{"sisyphus itself", sisyphusURL, "tok", false, []string{"is a Sisyphus server (sisyphus serve), not a SiYuan kernel"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -123,6 +123,13 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer authority.RemoveRecord(f.stateDir, instance)
+	// Fronts on this state dir find the token this authority uses, however
+	// it was given.
+	if err := authority.WriteAuthorityToken(f.stateDir, authority.AuthorityToken{InstanceID: instance, Token: tok, PID: os.Getpid()}); err != nil {
+		hs.Close()
+		return err
+	}
+	defer authority.RemoveAuthorityToken(f.stateDir, instance)
 	if f.kf.embedded != "" {
 		// Fronts on this state dir given the same --embedded workspace read
 		// through this process's kernel (the workspace lock is ours).

@@ -21,6 +21,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 // Headers between a front and its authority.
@@ -34,6 +35,9 @@ const (
 	// HeaderExpectKernel carries a digest of the front's workspace identity;
 	// an authority coordinating another workspace refuses with 409.
 	HeaderExpectKernel = "Sisyphus-Expect-Kernel"
+	// HeaderServer is on every answer of a Sisyphus server (its role and
+	// version), so that a tool pointed at one can say so.
+	HeaderServer = "Sisyphus-Server"
 )
 
 // delegationProtocol is the MCP revision of the front→authority hop:
@@ -164,18 +168,52 @@ func (d *Delegator) Pinned() (url, instance string) {
 	return d.pinned.base, d.pinned.instance
 }
 
-func (d *Delegator) token() string {
+// Where a front's token for its authority came from.
+const (
+	tokenGiven     = "given"     // --token or the environment
+	tokenAuthority = "authority" // the running authority's token file
+	tokenStateDir  = "state dir" // the state dir's generated token
+	tokenNone      = "none"
+)
+
+// token returns the bearer token to send and where it came from: the one
+// given, else the one the authority of the state dir uses (however it was
+// given to it), else the state dir's generated token.
+func (d *Delegator) token() (tok, source string) {
 	if d.cfg.Token != "" {
-		return d.cfg.Token
+		return d.cfg.Token, tokenGiven
 	}
 	if d.cfg.StateDir == "" {
-		return ""
+		return "", tokenNone
+	}
+	if at, err := ReadAuthorityToken(d.cfg.StateDir); err == nil {
+		return at.Token, tokenAuthority
 	}
 	data, err := os.ReadFile(filepath.Join(d.cfg.StateDir, "token"))
-	if err != nil {
-		return ""
+	if t := strings.TrimSpace(string(data)); err == nil && t != "" {
+		return t, tokenStateDir
 	}
-	return strings.TrimSpace(string(data))
+	return "", tokenNone
+}
+
+// refusedToken says in plain words why the authority refused this
+// process's token, and what to do about it.
+func (d *Delegator) refusedToken(base string, status int) *failure.Error {
+	_, source := d.token()
+	var why, fix string
+	switch source {
+	case tokenGiven:
+		why, fix = "refused the token this process was given (--token or SISYPHUS_TOKEN)", "give it the authority's token, or drop --token to use the one the authority's state dir records"
+	case tokenAuthority:
+		why, fix = "refused the token its own state dir records (it may have restarted with another token since)", "run the call again; if it persists, restart the authority"
+	case tokenStateDir:
+		why, fix = "refused the state dir's token file ("+filepath.Join(d.cfg.StateDir, "token")+"); this authority was started with another token", "pass the authority's token with --token or SISYPHUS_TOKEN"
+	default:
+		why, fix = "needs a bearer token and this process has none", "pass the authority's token with --token or SISYPHUS_TOKEN, or --state-dir of the authority"
+	}
+	e := unavailable("the write authority at %s %s (HTTP %d)", base, why, status)
+	e.Action = fix + "; then preflight again"
+	return e
 }
 
 func unavailable(format string, a ...any) *failure.Error {
@@ -338,7 +376,7 @@ func (d *Delegator) Delegate(ctx context.Context, tool string, args json.RawMess
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		d.ev.unavailable.Add(1)
-		return nil, unavailable("the write authority at %s refused this process's token (HTTP %d); pass --token, or use the authority's --state-dir", t.base, resp.StatusCode)
+		return nil, d.refusedToken(t.base, resp.StatusCode)
 	case resp.StatusCode == http.StatusConflict:
 		return nil, d.conflict(t, data)
 	case rerr != nil:
@@ -362,7 +400,7 @@ func (d *Delegator) Delegate(ctx context.Context, tool string, args json.RawMess
 }
 
 func (d *Delegator) headers(req *http.Request, t target) {
-	if tok := d.token(); tok != "" {
+	if tok, _ := d.token(); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	if t.instance != "" {
@@ -451,7 +489,9 @@ func (d *Delegator) recover(t target, taskID string, args json.RawMessage, cause
 	e := failure.Wrap(failure.OutcomeUnknown, &Relayed{TaskID: taskID},
 		"the authority's reply was lost after the call was sent, and its result could not be recovered; the call was not resubmitted").Attempted(true)
 	e.Action = "query it later with `sisyphus tasks result " + taskID + "` and inspect the target; reconcile with the original requestId, never a new one"
-	e.RequestID = probe.RequestID
+	if id, err := strict.ParseRequestID(probe.RequestID); err == nil {
+		e.RequestID = string(id) // as issued, whatever the case it was sent in
+	}
 	return nil, e
 }
 
@@ -507,6 +547,9 @@ func (d *Delegator) control(ctx context.Context, t target, taskID, op string) (a
 	if resp.StatusCode == http.StatusConflict {
 		return admission.Reply{}, d.conflict(t, data)
 	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		return admission.Reply{}, d.refusedToken(t.base, resp.StatusCode)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return admission.Reply{}, fmt.Errorf("task control: HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(data))
 	}
@@ -536,6 +579,9 @@ func (d *Delegator) Health(ctx context.Context) (json.RawMessage, error) {
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		return nil, d.refusedToken(t.base, resp.StatusCode)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("health: HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(data))

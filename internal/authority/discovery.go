@@ -242,3 +242,51 @@ func RemoveKernelAccess(dir, instance string) {
 	}
 	os.Remove(filepath.Join(dir, KernelFile))
 }
+
+// TokenFile holds the bearer token the running authority uses, whatever
+// gave it (flag, environment or the state dir's generated token), so that
+// fronts on the same state dir reach it without being told (mode 0600,
+// removed on clean exit).
+const TokenFile = "authority.token"
+
+// AuthorityToken is the content of TokenFile.
+type AuthorityToken struct {
+	InstanceID string `json:"instanceId"`
+	Token      string `json:"token"`
+	PID        int    `json:"pid"`
+}
+
+// WriteAuthorityToken writes tok into dir with mode 0600.
+func WriteAuthorityToken(dir string, tok AuthorityToken) error {
+	data, err := json.Marshal(tok)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, TokenFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("write the authority's token: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadAuthorityToken reads dir's token of a live authority.
+func ReadAuthorityToken(dir string) (AuthorityToken, error) {
+	data, err := os.ReadFile(filepath.Join(dir, TokenFile))
+	if err != nil {
+		return AuthorityToken{}, ErrNoRecord
+	}
+	var tok AuthorityToken
+	if json.Unmarshal(data, &tok) != nil || tok.Token == "" || tok.PID > 0 && !processAlive(tok.PID) {
+		return AuthorityToken{}, ErrNoRecord
+	}
+	return tok, nil
+}
+
+// RemoveAuthorityToken removes dir's token file if it is instance's.
+func RemoveAuthorityToken(dir, instance string) {
+	if tok, err := ReadAuthorityToken(dir); err == nil && tok.InstanceID != instance {
+		return
+	}
+	os.Remove(filepath.Join(dir, TokenFile))
+}

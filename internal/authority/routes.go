@@ -69,7 +69,8 @@ func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
 	start := time.Now()
 	mcpH := srv.HTTPHandler(mcp.HTTPOptions{Authenticate: auth, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
 		MaxBodyBytes: cfg.MaxBodyBytes})
-	rt := &routes{cfg: cfg, auth: auth, srv: srv, start: start}
+	rt := &routes{cfg: cfg, auth: auth, srv: srv, start: start,
+		guard: mcp.HTTPOptions{AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts}}
 	mux := http.NewServeMux()
 	for _, prefix := range []string{"", PluginPrefix} {
 		mux.Handle(prefix+"/mcp", mcpH)
@@ -80,6 +81,7 @@ func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
 }
 
 type routes struct {
+	guard mcp.HTTPOptions // the Origin and Host checks of every route
 	cfg   RoutesConfig
 	auth  func(*http.Request) (string, bool)
 	srv   *mcp.Server
@@ -101,6 +103,17 @@ func errorReply(w http.ResponseWriter, status int, code failure.Code, msg string
 // meant for another instance or workspace, before anything runs.
 func (rt *routes) identity(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(HeaderServer, rt.cfg.Role+"/"+rt.cfg.Version)
+		// Every route refuses what /mcp refuses: a foreign browser origin,
+		// and on loopback a Host that is not loopback (DNS rebinding).
+		switch status, reason := rt.guard.CheckOriginAndHost(r); status {
+		case http.StatusForbidden:
+			errorReply(w, status, failure.Forbidden, reason)
+			return
+		case http.StatusMisdirectedRequest:
+			errorReply(w, status, failure.Misdirected, reason)
+			return
+		}
 		if _, ok := rt.auth(r); !ok {
 			next.ServeHTTP(w, r) // each route answers 401 itself
 			return

@@ -259,5 +259,11 @@ func mcpTool(t *tools.Tool) mcp.Tool {
 	a := t.Annotations()
 	ann := &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: mcp.Bool(a.ReadOnly), OpenWorldHint: mcp.Bool(a.OpenWorld),
 		DestructiveHint: mcp.Bool(a.Destructive), IdempotentHint: mcp.Bool(a.Idempotent)}
-	return mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(), Annotations: ann}
+	return mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(), Annotations: ann,
+		// Every refusal carries its code, schema violations too.
+		InvalidArguments: func(msg string) *mcp.CallResult {
+			e := failure.Invalid("%s", msg)
+			e.Action = "fix the arguments; {\"action\":\"help\",\"topic\":\"<action>\"} shows them"
+			return errorResult(e)
+		}}
 }

@@ -61,6 +61,7 @@ const (
 	MethodNotAllowed Code = "method_not_allowed"
 	InvalidRequest   Code = "invalid_request"
 	KernelMismatch   Code = "kernel_mismatch"
+	Misdirected      Code = "misdirected_request"
 )
 
 // Surface says where a code is answered.
@@ -144,7 +145,10 @@ var Codes = []Entry{
 	{Delegated, "The authority answered an error without a code", "Inspect the target; run sisyphus health", false, ToolResult},
 	{Internal, "A bug in Sisyphus; nothing more is known", "Report it with the server's log; inspect the target if a write was attempted", false, ToolResult},
 	{Unauthorized, "A valid bearer token is required (HTTP 401)", "Send Authorization: Bearer <token> (the token serve printed, or the state dir's token file)", false, HTTP},
-	{Forbidden, "The task belongs to another authentication context (HTTP 403)", "Query tasks with the credentials that started them", false, HTTP},
+	{Forbidden, "The task belongs to another authentication context, or the browser origin is not allowed (HTTP 403)",
+		"Query tasks with the credentials that started them; call from an allowed origin", false, HTTP},
+	{Misdirected, "The Host header names no host this loopback server answers to (HTTP 421; DNS-rebinding protection)",
+		"Call it as localhost or 127.0.0.1, or list the host in the server's allowed hosts", false, HTTP},
 	{MethodNotAllowed, "The route does not take this HTTP method (HTTP 405)", "Use the method the Allow header names", false, HTTP},
 	{InvalidRequest, "The request body or Content-Type does not fit the route (HTTP 400 or 415)", "Fix the request as the message says", false, HTTP},
 	{KernelMismatch, "The authority coordinates another workspace than the caller reads (HTTP 409)", "Point the front at the authority of its own workspace", false, HTTP},

@@ -478,6 +478,11 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 		return nil, err
 	}
 	if msg := entry.checkArguments(argMap); msg != "" {
+		if entry.tool.InvalidArguments != nil {
+			if res := entry.tool.InvalidArguments(msg); res != nil {
+				return res.toWire(), nil
+			}
+		}
 		return ErrorResult("Invalid arguments for tool " + name + ": " + msg).toWire(), nil
 	}
 	req := &CallRequest{Request: rc.request(), Name: name, Arguments: args}

@@ -160,6 +160,22 @@ func (h *httpHandler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// CheckOriginAndHost applies the endpoint's Origin and Host checks to a
+// request of another route served beside it, so that every route of a
+// server refuses what the MCP endpoint refuses. It returns 0 when the
+// request passes, else the HTTP status (403 or 421) and the reason.
+func (o HTTPOptions) CheckOriginAndHost(r *http.Request) (status int, reason string) {
+	h := &httpHandler{opts: o}
+	hostOK := h.hostAllowed(r)
+	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host, hostOK) {
+		return http.StatusForbidden, "Forbidden: origin not allowed"
+	}
+	if !hostOK {
+		return http.StatusMisdirectedRequest, "Misdirected request: host not allowed"
+	}
+	return 0, ""
+}
+
 // hostAllowed implements DNS-rebinding protection: on a loopback listener
 // the Host header must name a loopback host (or be in AllowedHosts).
 func (h *httpHandler) hostAllowed(r *http.Request) bool {

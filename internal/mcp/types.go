@@ -22,6 +22,10 @@ type Tool struct {
 	// Annotations are behaviour hints; nil (or all zero) omits them.
 	Annotations *ToolAnnotations
 	Handler     ToolHandler
+	// InvalidArguments, when set, renders the tool error result of
+	// arguments that do not fit InputSchema (message says why); nil answers
+	// a text error.
+	InvalidArguments func(message string) *CallResult
 }
 
 // ToolHandler runs a tool call. See the package documentation for how its
