@@ -260,14 +260,16 @@ type Annotations struct {
 	Title       string `json:"title"`
 	ReadOnly    bool   `json:"readOnlyHint"`
 	Destructive bool   `json:"destructiveHint"`
-	// Idempotent: reads repeat freely; strict writes are idempotent per
-	// requestId.
+	// Idempotent: calling again with the same arguments changes nothing
+	// more (reads only: a strict write replays only with its requestId).
 	Idempotent bool `json:"idempotentHint"`
 	// OpenWorld: every tool works inside the one SiYuan workspace.
 	OpenWorld bool `json:"openWorldHint"`
 }
 
-// Annotations returns the tool's behaviour hints.
+// Annotations returns the tool's behaviour hints. Only a tool of reads is
+// idempotent: a write repeated with a new requestId writes again.
 func (t *Tool) Annotations() Annotations {
-	return Annotations{Title: t.Title, ReadOnly: t.ReadOnly(), Destructive: t.Destructive(), Idempotent: true}
+	ro := t.ReadOnly()
+	return Annotations{Title: t.Title, ReadOnly: ro, Destructive: t.Destructive(), Idempotent: ro}
 }

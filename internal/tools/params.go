@@ -8,7 +8,9 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
@@ -263,4 +265,50 @@ func Paginate[T any](items []T, page, size int) Page {
 		data = []T{}
 	}
 	return Page{Data: data, Total: total, Page: page, PageSize: size, PageCount: count, HasNextPage: page < count}
+}
+
+// unstorable finds, in the raw JSON arguments of a write, text that SiYuan
+// would not store as sent: invalid UTF-8, a NUL character, an unpaired
+// UTF-16 surrogate. JSON decoding and the kernel would each silently turn
+// it into U+FFFD, and a readback would then show what was not asked.
+func unstorable(raw []byte) string {
+	if !utf8.Valid(raw) {
+		return "bytes that are not valid UTF-8"
+	}
+	hex4 := func(b []byte) (rune, bool) {
+		if len(b) < 4 {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(b[:4]), 16, 32)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // another escape: skip its character
+			continue
+		}
+		r, ok := hex4(raw[i+2:])
+		if !ok {
+			continue
+		}
+		switch {
+		case r == 0:
+			return "a NUL character (\\u0000)"
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return "an unpaired UTF-16 surrogate"
+		case r >= 0xD800 && r <= 0xDBFF:
+			if j := i + 6; j+1 < len(raw) && raw[j] == '\\' && raw[j+1] == 'u' {
+				if lo, ok := hex4(raw[j+2:]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					i = j + 5
+					continue
+				}
+			}
+			return "an unpaired UTF-16 surrogate"
+		}
+		i += 5
+	}
+	return ""
 }

@@ -104,6 +104,13 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 		e.Action = "split the change into smaller writes (several blocks, or several updates)"
 		return nil, e.Attempted(false)
 	}
+	if writes {
+		if what := unstorable(raw); what != "" {
+			e := failure.Invalid("the arguments hold %s, which SiYuan cannot store as sent (it would keep U+FFFD instead); nothing was written", what)
+			e.Action = "remove the character, or escape it as text, and call again"
+			return nil, e.Attempted(false)
+		}
+	}
 	args, err := bind(a.Name, a.params(r.env.StrictOn()), fields)
 	if err == nil {
 		var parsed any

@@ -138,7 +138,8 @@ func textDigest(s string) string {
 
 var replace = tools.Write[replaceArgs, states]{
 	Name: "replace", Summary: "exact text edit inside one paragraph or heading: replace old with new in its kramdown (once, or every occurrence with replaceAll); attributes are kept",
-	Policy: strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
+	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
+	Example: map[string]any{"id": "20260812120000-abcdefg", "old": "teh", "new": "the", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("id", "the block", true),
 		{Name: "old", Type: tools.String, Description: "the exact text to replace, as get_kramdown shows it; must occur once unless replaceAll", Required: true},

@@ -111,6 +111,7 @@ func dataParams() []tools.Param {
 
 var update = tools.Write[updateArgs, states]{
 	Name: "update", Summary: "replace one block's content (id + data) or several (items[]); user attributes are kept", Policy: guarded,
+	Example: map[string]any{"id": "20260812120000-abcdefg", "data": "The revised paragraph, with **bold** text.", "validateOnly": true},
 	Params: append([]tools.Param{
 		tools.IDParam("id", "the block to update", false),
 		{Name: "items", Type: tools.Objects, Description: "batch: [{id, data, dataType}]; repeated ids count once in targetCount"},
@@ -201,6 +202,7 @@ func parseAttrs(a *tools.Args) (attrsArgs, error) {
 
 var setAttrs = tools.Write[attrsArgs, states]{
 	Name: "set_attrs", Summary: "set or remove block attributes (custom-*, name, alias, memo, bookmark, ...); null or \"\" removes", Policy: guarded,
+	Example: map[string]any{"id": "20260812120000-abcdefg", "attrs": map[string]any{"custom-status": "done", "memo": nil}, "validateOnly": true},
 	Params:  []tools.Param{tools.IDParam("id", "the block", true), {Name: "attrs", Type: tools.Object, Description: "attribute name → string value, or null to remove", Required: true}},
 	Parse:   parseAttrs,
 	Targets: func(a attrsArgs) []string { return []string{a.ID} },
@@ -232,7 +234,8 @@ var setAttrs = tools.Write[attrsArgs, states]{
 
 var deleteBlock = tools.Write[idArgs, states]{
 	Name: "delete", Summary: "delete a block", Policy: guarded, Destructive: true,
-	Params: one("the block"), Parse: parseID, Targets: idTargets, State: readOne,
+	Example: map[string]any{"id": "20260812120000-abcdefg", "validateOnly": true},
+	Params:  one("the block"), Parse: parseID, Targets: idTargets, State: readOne,
 	Check: func(_ idArgs, st states) error { return allExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a idArgs, _ states) (tools.Payload, error) {
 		if _, err := env.Kernel.DeleteBlock(ctx, a.ID); err != nil {
@@ -265,7 +268,8 @@ type foldArgs struct {
 
 var setFoldState = tools.Write[foldArgs, states]{
 	Name: "set_fold_state", Summary: "fold or unfold a block", Policy: guarded,
-	Params: []tools.Param{tools.IDParam("id", "the block", true), {Name: "folded", Type: tools.Boolean, Description: "true folds, false unfolds", Required: true}},
+	Example: map[string]any{"id": "20260812120000-abcdefg", "folded": true, "validateOnly": true},
+	Params:  []tools.Param{tools.IDParam("id", "the block", true), {Name: "folded", Type: tools.Boolean, Description: "true folds, false unfolds", Required: true}},
 	Parse: func(a *tools.Args) (foldArgs, error) {
 		return foldArgs{a.String("id"), a.Bool("folded")}, tools.CheckID("id", a.String("id"))
 	},
@@ -379,8 +383,9 @@ func requiredData() []tools.Param {
 // the new ids come back, and the readback proves they exist.
 func insertWrite(name, summary string, params []tools.Param, anchors []string,
 	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.Write[insertArgs, []anchor] {
+	example := map[string]any{anchors[0]: "20260812120000-abcdefg", "data": "A new paragraph.\n\n- and a list item", "validateOnly": true}
 	return tools.Write[insertArgs, []anchor]{
-		Name: name, Summary: summary, Policy: strict.Policy{Class: strict.Additive},
+		Name: name, Summary: summary, Policy: strict.Policy{Class: strict.Additive}, Example: example,
 		Params:  append(params, requiredData()...),
 		Parse:   parseInsert(anchors...),
 		Targets: insertArgs.targets,

@@ -214,7 +214,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"document.rename":              {map[string]any{"id": gone, "title": "x"}, failure.NotFound},
 		"document.remove":              {map[string]any{"id": gone}, failure.NotFound},
 		"document.move":                {map[string]any{"fromIDs": []string{gone}, "toID": doc}, failure.NotFound},
-		"document.reorder":             {map[string]any{"parentID": gone, "orderedIDs": []string{}}, failure.InvalidArguments},
+		"document.reorder":             {map[string]any{"parentID": gone, "orderedIDs": []string{}}, failure.NotFound},
 		"document.set_child_sort_mode": {map[string]any{"id": gone, "sortMode": 6}, failure.NotFound},
 		"block.update":                 {map[string]any{"id": gone, "data": "x"}, failure.NotFound},
 		"block.set_attrs":              {map[string]any{"id": gone, "attrs": map[string]any{"custom-x": "1"}}, failure.NotFound},
@@ -259,5 +259,30 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 	}
 	if after := s.Text(t, doc); after != before {
 		t.Fatal("a refused preflight changed the document")
+	}
+}
+
+// TestHelpExamplesAreValid: every action's help example is a complete
+// call that binds and parses: run as is (writes as their preflight), it is
+// never refused as invalid_arguments (a placeholder id may be not_found).
+func TestHelpExamplesAreValid(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	for _, tool := range s.R.Tools() {
+		for _, a := range tool.Actions {
+			h := s.OK(t, tool.Name, map[string]any{"action": "help", "topic": a.Name})
+			ex := h["example"].(map[string]any)
+			if a.Policy.Class != strict.Read && a.Policy.Class != strict.External && ex["validateOnly"] != true {
+				t.Errorf("%s.%s: the example of a strict write is its preflight (validateOnly:true): %v", tool.Name, a.Name, ex)
+			}
+			if len(ex) < 2 && len(a.Params) > 0 {
+				t.Errorf("%s.%s: the example names no argument: %v", tool.Name, a.Name, ex)
+			}
+			if a.Policy.Class == strict.External {
+				continue // running it would have an effect
+			}
+			if _, err := s.Call(t, tool.Name, ex); err != nil && err.Code == failure.InvalidArguments {
+				t.Errorf("%s.%s: its example %v is refused: %s", tool.Name, a.Name, ex, err.Message)
+			}
+		}
 	}
 }

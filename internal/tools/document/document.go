@@ -22,7 +22,9 @@ func Tool() *tools.Tool {
 		Name:  "document",
 		Title: "Documents",
 		Description: "Find and read SiYuan documents: resolve ids and paths, read a document as editable Markdown " +
-			"in windows of whole blocks, list child documents, the document tree and the heading outline.",
+			"in windows of whole blocks, list child documents, the document tree and the heading outline; create, rename, move, " +
+			"reorder and remove documents. Writes are strict: call with validateOnly:true first, then repeat with the requestId " +
+			"(and for guarded actions the credential) it returns.",
 		Actions: []*tools.Action{
 			lookupAction.Action(), getDoc.Action(), getChildDocsAction.Action(), listTreeAction.Action(), getOutlineAction.Action(),
 			create.Action(), rename.Action(), remove.Action(), move.Action(), reorder.Action(), setChildSortMode.Action(),
@@ -40,6 +42,7 @@ func parseID(a *tools.Args) (idArgs, error) {
 
 var lookupAction = tools.Read[lookupArgs]{
 	Name: "lookup", Summary: "resolve a document by id, storage path or human path",
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "hpath": "/Projects/Plan"},
 	Params: []tools.Param{
 		tools.IDParam("id", "a document or block id", false),
 		{Name: "notebook", Type: tools.String, Description: "the notebook id, with path or hpath"},
@@ -64,6 +67,7 @@ var getDoc = tools.Read[kernelview.Window]{
 
 var getChildDocsAction = tools.Read[childDocsArgs]{
 	Name: "get_child_docs", Summary: "documents directly under a document (or at a notebook's root)",
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn"},
 	Params: append([]tools.Param{
 		tools.IDParam("id", "the parent document", false),
 		tools.IDParam("notebook", "the notebook, to list its root documents", false),
@@ -97,7 +101,8 @@ var (
 
 var create = tools.Write[createArgs, createPlan]{
 	Name: "create", Summary: "create a document from markdown: notebook + path (a human path), or parentID (or notebook + parentPath) + title; a leading \"# <title>\" line is dropped",
-	Policy: strict.Policy{Class: strict.Additive},
+	Policy:  strict.Policy{Class: strict.Additive},
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "path": "/Projects/Plan", "markdown": "## Goals\n\n- ship it", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("notebook", "the notebook", false),
 		{Name: "path", Type: tools.String, Description: "human path of the new document, like /Inbox/Weekly Note (missing parents are created empty)"},
@@ -160,7 +165,8 @@ type renameArgs struct{ ID, Title string }
 
 var rename = tools.Write[renameArgs, DocState]{
 	Name: "rename", Summary: "set a document's title", Policy: guarded,
-	Params: []tools.Param{tools.IDParam("id", "the document", true), {Name: "title", Type: tools.String, Description: "the new title", Required: true}},
+	Example: map[string]any{"id": "20260812120000-docdocd", "title": "Plan (final)", "validateOnly": true},
+	Params:  []tools.Param{tools.IDParam("id", "the document", true), {Name: "title", Type: tools.String, Description: "the new title", Required: true}},
 	Parse: func(a *tools.Args) (renameArgs, error) {
 		r := renameArgs{a.String("id"), a.String("title")}
 		if err := tools.CheckID("id", r.ID); err != nil {
@@ -203,7 +209,8 @@ type removeArgs struct{ IDs []string }
 
 var remove = tools.Write[removeArgs, []DocState]{
 	Name: "remove", Summary: "delete documents (id or ids[]) with their child documents (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
-	Params: []tools.Param{tools.IDParam("id", "the document", false), {Name: "ids", Type: tools.Strings, Description: "several documents"}},
+	Example: map[string]any{"id": "20260812120000-docdocd", "validateOnly": true},
+	Params:  []tools.Param{tools.IDParam("id", "the document", false), {Name: "ids", Type: tools.Strings, Description: "several documents"}},
 	Parse: func(a *tools.Args) (removeArgs, error) {
 		ids, err := docIDs(a)
 		return removeArgs{ids}, err
@@ -246,6 +253,7 @@ var remove = tools.Write[removeArgs, []DocState]{
 
 var move = tools.Write[moveArgs, DocMoveState]{
 	Name: "move", Summary: "move documents (fromIDs) under a document or to a notebook's root (toID)", Policy: structure, Destructive: true,
+	Example: map[string]any{"fromIDs": []string{"20260812120000-docdocd"}, "toID": "20260812115959-nbnbnbn", "validateOnly": true},
 	Params: []tools.Param{
 		{Name: "fromIDs", Type: tools.Strings, Description: "the documents to move", Required: true},
 		tools.IDParam("toID", "the new parent: a document, or a notebook for its root", true),
@@ -277,7 +285,8 @@ var reorder = tools.Write[reorderArgs, ReorderState]{
 	Name: "reorder", Summary: "set the manual (custom) order of a notebook's or document's child documents (orderedIDs: every visible child once); " +
 		"a notebook parent is switched to custom sort (6); for a document parent the order is stored and shows wherever " +
 		"the notebook sorts by custom order (SiYuan 3.7.3 has no per-document sort mode), as the answer's hint says",
-	Policy: structure,
+	Policy:  structure,
+	Example: map[string]any{"parentID": "20260812115959-nbnbnbn", "orderedIDs": []string{"20260812120000-bbbbbbb", "20260812120000-aaaaaaa"}, "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("parentID", "the notebook or parent document", true),
 		{Name: "orderedIDs", Type: tools.Strings, Description: "every visible child document id, in the new order", Required: true},
@@ -291,8 +300,11 @@ var reorder = tools.Write[reorderArgs, ReorderState]{
 		return readReorderState(ctx, env, a.ParentID)
 	},
 	Check: func(a reorderArgs, st ReorderState) error {
-		if st.Missing {
-			return failure.Invalid("parentID %s is neither a notebook nor a document", st.ParentID)
+		switch {
+		case st.Block:
+			return failure.Invalid("parentID %s is a block inside a document, neither a notebook nor a document", st.ParentID)
+		case st.Missing:
+			return failure.New(failure.NotFound, "parentID %s: no notebook or document has this id", st.ParentID)
 		}
 		return checkPermutation(a.OrderedIDs, st.Children)
 	},
@@ -371,7 +383,8 @@ type sortModeState struct {
 var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
 	Name: "set_child_sort_mode", Summary: "set how a notebook sorts its documents (id: the notebook, whose top-level document shares its id; sortMode 0-14, 15 or omitted: follow the file tree setting). " +
 		"Notebooks only: SiYuan 3.7.3 has no per-document sort mode (setDocSortMode arrived in 3.8.1)",
-	Policy: guarded,
+	Policy:  guarded,
+	Example: map[string]any{"id": "20260812115959-nbnbnbn", "sortMode": 6, "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("id", "the notebook", true),
 		{Name: "sortMode", Type: tools.Integer, Description: "0/1 name, 2/3 updated, 4/5 natural, 6 custom, 7/8 ref count, 9/10 created, 11/12 size, 13/14 child count (asc/desc); 15 or omitted: follow the file tree setting", Min: tools.IntP(0), Max: tools.IntP(15)},

@@ -364,8 +364,11 @@ func resolveReorderParent(ctx context.Context, env *tools.Env, id string) (reord
 	if err != nil {
 		return reorderParent{}, err
 	}
-	if l.Missing || l.NotDocument {
-		return reorderParent{}, failure.Invalid("parentID %s is neither a notebook nor a document", id)
+	switch {
+	case l.Missing:
+		return reorderParent{}, failure.New(failure.NotFound, "no notebook or document has the id %s", id)
+	case l.NotDocument:
+		return reorderParent{}, failure.Invalid("%s is a block inside a document, neither a notebook nor a document", id)
 	}
 	return reorderParent{ID: id, Kind: "document", Notebook: l.Notebook, Path: l.Path}, nil
 }
@@ -381,8 +384,10 @@ type reorderChild struct {
 // notebook's configuration, and every visible direct child's id, storage
 // path, sort value and current order (listed in custom order).
 type ReorderState struct {
-	ParentID string         `json:"parentID"`
-	Missing  bool           `json:"missing,omitempty"`
+	ParentID string `json:"parentID"`
+	Missing  bool   `json:"missing,omitempty"`
+	// Block: the id names a block inside a document (Missing too).
+	Block    bool           `json:"block,omitempty"`
 	Kind     string         `json:"kind,omitempty"`
 	Notebook string         `json:"notebook,omitempty"`
 	Path     string         `json:"path,omitempty"`
@@ -403,8 +408,8 @@ func readReorderState(ctx context.Context, env *tools.Env, parentID string) (Reo
 	par, err := resolveReorderParent(ctx, env, parentID)
 	if err != nil {
 		var te *failure.Error
-		if errors.As(err, &te) && te.Code == failure.InvalidArguments {
-			return ReorderState{ParentID: parentID, Missing: true, Children: []reorderChild{}}, nil
+		if errors.As(err, &te) && (te.Code == failure.InvalidArguments || te.Code == failure.NotFound) {
+			return ReorderState{ParentID: parentID, Missing: true, Block: te.Code == failure.InvalidArguments, Children: []reorderChild{}}, nil
 		}
 		return ReorderState{}, err
 	}
@@ -515,6 +520,7 @@ type DocMoveState struct {
 type moveDocParent struct {
 	ID       string   `json:"id"`
 	Missing  bool     `json:"missing,omitempty"`
+	Block    bool     `json:"block,omitempty"`
 	Kind     string   `json:"kind,omitempty"`
 	Notebook string   `json:"notebook,omitempty"`
 	Path     string   `json:"path,omitempty"`
@@ -545,7 +551,7 @@ func readDocMoveState(ctx context.Context, env *tools.Env, from []string, to str
 		if !errors.As(err, &te) {
 			return st, err
 		}
-		st.Target = moveDocParent{ID: to, Missing: true}
+		st.Target = moveDocParent{ID: to, Missing: true, Block: te.Code == failure.InvalidArguments}
 		return st, nil
 	}
 	st.Target = moveDocParent{ID: to, Kind: par.Kind, Notebook: par.Notebook, Path: par.Path, Children: []string{}}
@@ -563,8 +569,11 @@ func readDocMoveState(ctx context.Context, env *tools.Env, from []string, to str
 
 // check refuses a move the kernel would refuse or silently skip.
 func (st DocMoveState) check() error {
-	if st.Target.Missing {
-		return failure.Invalid("toID %s is neither a notebook nor a document", st.Target.ID)
+	switch {
+	case st.Target.Block:
+		return failure.Invalid("toID %s is a block inside a document, neither a notebook nor a document", st.Target.ID)
+	case st.Target.Missing:
+		return failure.New(failure.NotFound, "toID %s: no notebook or document has this id", st.Target.ID)
 	}
 	for _, d := range st.Docs {
 		if err := checkDoc(d, "fromIDs:"); err != nil {

@@ -653,3 +653,18 @@ type sfix struct{ *tooltest.Fixture }
 func newStrictFixture(t *testing.T, strictOff bool) *sfix {
 	return &sfix{tooltest.NewStrict(t, strictOff, testTools)}
 }
+
+// TestDotSegmentsRefused: a path with . or .. segments is refused, never
+// turned into documents titled so (issue 9).
+func TestDotSegmentsRefused(t *testing.T) {
+	s := newStrictFixture(t, false)
+	for _, p := range []string{"/Strict/../../../tmp/pwned", "/Strict/./x", "/..", "/Strict/a/.."} {
+		e := s.WantErr(t, "fs", map[string]any{"action": "write", "path": p, "content": "x", "validateOnly": true}, failure.InvalidArguments)
+		if !strings.Contains(e.Message, "no . or ..") {
+			t.Errorf("%s: %s", p, e.Message)
+		}
+	}
+	if ids, _ := s.C.GetIDsByHPath(context.Background(), s.NB, "/.."); len(ids) != 0 {
+		t.Fatal("a document titled .. was created")
+	}
+}

@@ -65,6 +65,11 @@ func parsePath(arg, raw string) (humanPath, error) {
 		if segs[i] == "" {
 			return humanPath{}, failure.Invalid("argument %q has an empty segment: %q", arg, raw)
 		}
+		// Paths are titles, not a file system: "." and ".." would become
+		// documents titled so, never a step up or a stay.
+		if segs[i] == "." || segs[i] == ".." {
+			return humanPath{}, failure.Invalid("argument %q has the segment %q: a path is a chain of titles and has no . or .. (write the path in full)", arg, segs[i])
+		}
 	}
 	if len(segs) > 8 {
 		return humanPath{}, failure.Invalid("argument %q is too deep: SiYuan nests documents at most 7 levels", arg)

@@ -19,7 +19,8 @@ func parsePathArg(a *tools.Args) (pathArgs, error) {
 
 var rm = tools.Write[pathArgs, docState]{
 	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history)",
-	Policy: strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true,
+	Example: map[string]any{"path": "/Research/Old notes", "validateOnly": true},
+	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true,
 	Params:  []tools.Param{{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>"}},
 	Parse:   parsePathArg,
 	Targets: func(a pathArgs) []string { return []string{a.Path.Raw} },

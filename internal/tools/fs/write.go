@@ -41,6 +41,7 @@ var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.Expecte
 
 var write = tools.Write[writeArgs, docState]{
 	Name: "write", Destructive: true,
+	Example: map[string]any{"path": "/Research/Reading list", "content": "- Dune\n- The Left Hand of Darkness", "validateOnly": true},
 	Summary: "create a document at a path from Markdown (additive: requestId only; refused if the path exists); " +
 		"overwrite:true replaces the body of the document there, or creates it where the path is free (guarded by expectedStateHash; refused for documents " +
 		"holding databases, super blocks, embeds, widgets, HTML, media or blocks with name/alias/memo/bookmark/style/custom-* attributes)",

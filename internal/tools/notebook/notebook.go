@@ -17,9 +17,10 @@ import (
 // Tool returns the notebook tool.
 func Tool() *tools.Tool {
 	return &tools.Tool{
-		Name:        "notebook",
-		Title:       "Notebooks",
-		Description: "List SiYuan notebooks and read their configuration.",
+		Name:  "notebook",
+		Title: "Notebooks",
+		Description: "List SiYuan notebooks and read their configuration; create, rename, configure, open, close and remove them. " +
+			"Writes are strict: call with validateOnly:true first, then repeat with the requestId (and for guarded actions expectedStateHash) it returns.",
 		Actions: []*tools.Action{
 			list.Action(), getConf.Action(),
 			create.Action(), rename.Action(), remove.Action(), setConf.Action(), setOpenState.Action(),
@@ -100,6 +101,7 @@ type createArgs struct{ Name, Icon string }
 
 var create = tools.Write[createArgs, struct{}]{
 	Name: "create", Summary: "create a notebook (name, optional icon); duplicate names are allowed", Policy: strict.Policy{Class: strict.Additive},
+	Example: map[string]any{"name": "Research", "icon": "1f4d4", "validateOnly": true},
 	Params: []tools.Param{
 		{Name: "name", Type: tools.String, Description: "the notebook's name", Required: true},
 		{Name: "icon", Type: tools.String, Description: "an emoji code point in hex, like 1f4d4"},
@@ -151,7 +153,8 @@ type renameArgs struct{ Notebook, Name string }
 
 var rename = tools.Write[renameArgs, nbState]{
 	Name: "rename", Summary: "rename a notebook", Policy: guarded,
-	Params: []tools.Param{nbParam(), {Name: "name", Type: tools.String, Description: "the new name", Required: true}},
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "name": "Archive 2026", "validateOnly": true},
+	Params:  []tools.Param{nbParam(), {Name: "name", Type: tools.String, Description: "the new name", Required: true}},
 	Parse: func(a *tools.Args) (renameArgs, error) {
 		r := renameArgs{a.String("notebook"), a.String("name")}
 		if markup.NormalizeTitle(r.Name) == "" {
@@ -185,6 +188,7 @@ var rename = tools.Write[renameArgs, nbState]{
 
 var remove = tools.Write[nbArgs, nbState]{
 	Name: "remove", Summary: "delete a notebook and every document in it (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "validateOnly": true},
 	Params:  []tools.Param{nbParam()},
 	Parse:   parseNotebook,
 	Targets: func(a nbArgs) []string { return []string{a.Notebook} },
@@ -219,7 +223,8 @@ type setConfArgs struct {
 
 var setConf = tools.Write[setConfArgs, nbState]{
 	Name: "set_conf", Summary: "change notebook settings (conf: name, icon, sort, sortMode, doc/ref create save box and path, daily note save and template path)", Policy: guarded,
-	Params: []tools.Param{nbParam(), {Name: "conf", Type: tools.Object, Description: "the fields to change; the others keep their values", Required: true}},
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "conf": map[string]any{"sortMode": 6, "dailyNoteSavePath": "/daily/{{now | date \"2006-01-02\"}}"}, "validateOnly": true},
+	Params:  []tools.Param{nbParam(), {Name: "conf", Type: tools.Object, Description: "the fields to change; the others keep their values", Required: true}},
 	Parse: func(a *tools.Args) (setConfArgs, error) {
 		patch, err := confPatch(a.Object("conf"))
 		if err != nil {
@@ -268,7 +273,8 @@ type openArgs struct {
 
 var setOpenState = tools.Write[openArgs, nbState]{
 	Name: "set_open_state", Summary: "open or close a notebook", Policy: guarded,
-	Params: []tools.Param{nbParam(), {Name: "opened", Type: tools.Boolean, Description: "true opens, false closes", Required: true}},
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "opened": false, "validateOnly": true},
+	Params:  []tools.Param{nbParam(), {Name: "opened", Type: tools.Boolean, Description: "true opens, false closes", Required: true}},
 	Parse: func(a *tools.Args) (openArgs, error) {
 		return openArgs{a.String("notebook"), a.Bool("opened")}, tools.CheckID("notebook", a.String("notebook"))
 	},

@@ -4,6 +4,7 @@ package search
 
 import (
 	"context"
+	"path"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,7 @@ func Tool() *tools.Tool {
 		Actions: []*tools.Action{
 			tools.Read[fulltextArgs]{
 				Name: "fulltext", Summary: "blocks matching a query, with highlights",
+				Example: map[string]any{"query": "quarterly plan", "pageSize": 10},
 				Params: []tools.Param{
 					{Name: "query", Type: tools.String, Description: "what to look for", Required: true},
 					{Name: "method", Type: tools.String, Description: "keyword, query (SiYuan query syntax) or regex", Enum: []string{"keyword", "query", "regex"}, Default: "keyword"},
@@ -34,6 +36,7 @@ func Tool() *tools.Tool {
 			}.Action(),
 			tools.Read[sqlArgs]{
 				Name: "query_sql", Summary: "one read-only SELECT over SiYuan's SQL index",
+				Example: map[string]any{"stmt": "SELECT id, content FROM blocks WHERE type = 'h' ORDER BY updated DESC", "maxRows": 20},
 				Params: []tools.Param{
 					{Name: "stmt", Type: tools.String, Description: "a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'", Required: true},
 					{Name: "maxRows", Type: tools.Integer, Description: "at most this many rows; truncated says whether more exist", Default: 200, Min: tools.IntP(1), Max: tools.IntP(1000)},
@@ -68,6 +71,9 @@ func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) 
 	q := strings.TrimSpace(a.Query)
 	if q == "" {
 		return nil, failure.Invalid("argument \"query\" must not be empty")
+	}
+	if err := checkPaths(ctx, env, a.Paths); err != nil {
+		return nil, err
 	}
 	res, err := env.Kernel.FullTextSearchBlock(ctx, siyuan.FullTextSearchRequest{
 		Query: q, Method: searchMethods[a.Method], Page: a.Page, PageSize: a.PageSize, Paths: a.Paths,
@@ -111,4 +117,50 @@ func querySQL(ctx context.Context, env *tools.Env, a sqlArgs) (any, error) {
 		ret["hint"] = "more rows exist: narrow the query, add ORDER BY with a LIMIT/OFFSET, or raise maxRows (≤1000)"
 	}
 	return ret, nil
+}
+
+// checkPaths refuses a paths filter that names no notebook or document:
+// the kernel drops such a filter silently and searches the whole
+// workspace, and a filter that cannot be applied must never widen a search.
+func checkPaths(ctx context.Context, env *tools.Env, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, n := range nbs {
+		known[n.ID] = true
+	}
+	for i, p := range paths {
+		nb, storage, _ := strings.Cut(p, "/")
+		refuse := func(why string) error {
+			e := failure.New(failure.NotFound, "paths[%d] %q %s; nothing was searched (a filter that cannot be applied is refused, never widened)", i, p, why)
+			e.Action = "pass \"<notebook id>\" or \"<notebook id>/<storage path>\" (document.lookup shows both)"
+			return e
+		}
+		if tools.CheckID("paths", nb) != nil || !known[nb] {
+			return refuse("names no notebook")
+		}
+		if storage == "" {
+			continue
+		}
+		id := strings.TrimSuffix(path.Base(storage), ".sy")
+		if tools.CheckID("paths", id) != nil || !strings.HasSuffix(storage, ".sy") {
+			return refuse("is not <notebook id>/<storage path of a document>")
+		}
+		where, err := env.Kernel.GetPathByID(ctx, id)
+		if err != nil {
+			if ok, cerr := env.Kernel.CheckBlockExist(ctx, id); cerr == nil && !ok {
+				return refuse("names no document")
+			}
+			return err
+		}
+		if where.Notebook != nb || where.Path != "/"+strings.TrimPrefix(storage, "/") {
+			return refuse("names no document at that storage path")
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"testing"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -23,5 +24,24 @@ func TestSearch(t *testing.T) {
 	few := f.OK(t, "search", map[string]any{"action": "query_sql", "stmt": "/* heads */ WITH h AS (SELECT id FROM blocks WHERE type='h' AND root_id='" + f.Doc + "') SELECT count(*) AS n FROM h"})
 	if few["truncated"] != false || few["rows"].([]any)[0].(map[string]any)["n"].(float64) != 3 {
 		t.Fatalf("query_sql with: %v", few)
+	}
+}
+
+// TestFulltextPathsMustApply: a paths filter that names nothing is refused,
+// never dropped into a whole-workspace search (issue 9).
+func TestFulltextPathsMustApply(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	where := f.Where(t, f.Doc)
+	ok := f.OK(t, "search", map[string]any{"action": "fulltext", "query": "zebra", "paths": []string{f.NB + where.Path}})
+	if len(ok["blocks"].([]any)) != 1 {
+		t.Fatalf("a valid filter: %v", ok)
+	}
+	for _, bad := range [][]string{
+		{"20200101000000-aaaaaaa"},
+		{f.NB + "/20200101000000-aaaaaaa.sy"},
+		{f.NB + "/not-a-path"},
+		{f.NB, "nonsense"},
+	} {
+		f.WantErr(t, "search", map[string]any{"action": "fulltext", "query": "zebra", "paths": bad}, failure.NotFound)
 	}
 }

@@ -14,9 +14,10 @@ import (
 // Tool returns the system tool.
 func Tool() *tools.Tool {
 	return &tools.Tool{
-		Name:        "system",
-		Title:       "System",
-		Description: "What this server is, the SiYuan it serves, and how writes are kept safe. Call bootstrap first.",
+		Name:  "system",
+		Title: "System",
+		Description: "What this server is, the SiYuan it serves, and how writes are kept safe (call bootstrap first); " +
+			"notify shows a message in SiYuan (an external effect, without the strict guarantee).",
 		Actions: []*tools.Action{
 			tools.Read[tools.NoArgs]{
 				Name: "version", Summary: "Sisyphus and SiYuan versions",
@@ -105,7 +106,8 @@ type notifyArgs struct {
 
 var notify = tools.Write[notifyArgs, struct{}]{
 	Name: "notify", Summary: "show a message in SiYuan's UI (an external effect: no preflight, no strict guarantee)",
-	Policy: strict.Policy{Class: strict.External},
+	Example: map[string]any{"msg": "The weekly summary is ready", "timeout": 5000},
+	Policy:  strict.Policy{Class: strict.External},
 	Params: []tools.Param{
 		{Name: "msg", Type: tools.String, Description: "the message", Required: true},
 		{Name: "level", Type: tools.String, Description: "info or error", Enum: []string{"info", "error"}, Default: "info"},

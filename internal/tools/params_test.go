@@ -1,0 +1,28 @@
+package tools
+
+import "testing"
+
+func TestUnstorable(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		want string
+	}{
+		{`{"data":"plain text, é and 😀"}`, ""},
+		{`{"data":"\ud83d\ude00 a pair"}`, ""},
+		{`{"data":"a \\u0000 is text"}`, ""},
+		{`{"data":"nul \u0000 here"}`, "a NUL character (\\u0000)"},
+		{`{"data":"lone \ud83d here"}`, "an unpaired UTF-16 surrogate"},
+		{`{"data":"lone \ude00 here"}`, "an unpaired UTF-16 surrogate"},
+		{"{\"data\":\"\xff\xfe\"}", "bytes that are not valid UTF-8"},
+	} {
+		if got := unstorable([]byte(tt.raw)); got != tt.want {
+			t.Errorf("unstorable(%s) = %q, want %q", tt.raw, got, tt.want)
+		}
+	}
+}
+
+func FuzzUnstorable(f *testing.F) {
+	f.Add(`{"data":"\u0000"}`)
+	f.Add(`{"x":"\ud800\udc00"}`)
+	f.Fuzz(func(t *testing.T, raw string) { unstorable([]byte(raw)) })
+}
