@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -249,12 +250,7 @@ func dialAddr(addr net.Addr) string {
 
 // printClientConfig shows ready-made MCP client configurations.
 func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kernelFlags) {
-	exe, _ := os.Executable()
-	// Under `go run` the executable is a temporary build: point at a real one.
-	temporary := strings.Contains(exe, string(filepath.Separator)+"go-build")
-	if temporary {
-		exe = "/path/to/sisyphus"
-	}
+	exe, found := stdioBinary()
 	stdioArgs := []string{"stdio"}
 	if kf.embedded != "" {
 		dir, err := filepath.Abs(kf.embedded)
@@ -284,10 +280,44 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 		fmt.Fprintf(w, "Token:     %s\n", tok)
 	}
 	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration (stdio reads itself and sends writes to this server):\n%s\n", h, st)
-	if temporary {
-		fmt.Fprintln(w, "(build the binary for stdio clients: go build -o sisyphus ./cmd/sisyphus)")
+	if !found {
+		fmt.Fprintln(w, "(build the binary for stdio clients: go build -o sisyphus ./cmd/sisyphus, then put its absolute path in \"command\")")
 	}
 	fmt.Fprintln(w)
+}
+
+// stdioBinary names the binary a stdio client should spawn: this one,
+// unless it is a temporary `go run` build that vanishes on exit; then a
+// built sisyphus in the working directory, on PATH or in the Go bin
+// directory. found is false when none exists.
+func stdioBinary() (path string, found bool) {
+	exe, err := os.Executable()
+	if err == nil && !strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return exe, true
+	}
+	var candidates []string
+	if abs, err := filepath.Abs("sisyphus"); err == nil {
+		candidates = append(candidates, abs)
+	}
+	if p, err := exec.LookPath("sisyphus"); err == nil {
+		candidates = append(candidates, p)
+	}
+	if gobin := os.Getenv("GOBIN"); gobin != "" {
+		candidates = append(candidates, filepath.Join(gobin, "sisyphus"))
+	}
+	if gopath := os.Getenv("GOPATH"); gopath != "" {
+		candidates = append(candidates, filepath.Join(filepath.SplitList(gopath)[0], "bin", "sisyphus"))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, filepath.Join(home, "go", "bin", "sisyphus"))
+	}
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			if abs, err := filepath.Abs(c); err == nil {
+				return abs, true
+			}
+		}
+	}
+	return "/path/to/sisyphus", false
 }
 
 // postTracker counts requests other than GET (the long-lived notification
