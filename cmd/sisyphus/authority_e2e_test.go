@@ -41,8 +41,15 @@ func stdioAgent(t *testing.T, args ...string) *agent {
 // cli runs `sisyphus call TOOL --json ARGS extra...` and decodes what it prints.
 func cli(t *testing.T, tool string, args map[string]any, extra ...string) (map[string]any, int) {
 	t.Helper()
+	return cliWith(t, nil, tool, args, extra...)
+}
+
+// cliWith is cli with env added to the environment (later entries win).
+func cliWith(t *testing.T, env []string, tool string, args map[string]any, extra ...string) (map[string]any, int) {
+	t.Helper()
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(bin, append([]string{"call", tool, "--json", string(raw)}, extra...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -26,7 +26,15 @@ type serveProc struct {
 // startServeWith runs serve with extra flags and waits for its ready line.
 func startServeWith(t *testing.T, args ...string) *serveProc {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--token", "sekret"}, args...)...)
+	return startServeEnv(t, nil, append([]string{"--token", "sekret"}, args...)...)
+}
+
+// startServeEnv runs serve with env added to this process's environment
+// and with exactly args (no --token of its own).
+func startServeEnv(t *testing.T, env []string, args ...string) *serveProc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
