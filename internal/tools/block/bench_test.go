@@ -133,7 +133,7 @@ func BenchmarkStrictUpdate(b *testing.B) {
 //	go test ./internal/tools/block -run '^$' -bench BenchmarkLargeUpdate -benchtime 3x
 func BenchmarkLargeUpdate(b *testing.B) {
 	for _, attrs := range []bool{false, true} {
-		for _, size := range []int{64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20} {
+		for _, size := range []int{64 << 10, 256 << 10, 512 << 10, 1 << 20, 3 << 20, 8 << 20} {
 			name := fmt.Sprintf("attrs=%v/size=%dKiB", attrs, size>>10)
 			b.Run(name, func(b *testing.B) {
 				s := tooltest.NewStrict(b, false, testTools)
