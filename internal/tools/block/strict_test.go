@@ -10,9 +10,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -352,6 +354,48 @@ func TestAgentTextHidesKernelInternals(t *testing.T) {
 	}
 	if !strings.Contains(e.Message, "SiYuan could not be reached") {
 		t.Fatalf("the readback failure is not described: %s", e.Message)
+	}
+}
+
+// TestLargeUpdatePreparesBeforeExecuting: everything CPU-heavy in a large
+// update on a block with attributes happens before the ledger records
+// executing, so what lies between the final comparison and the kernel
+// receiving the write (the barrier, the ledger record, encoding the
+// request) is small next to the kernel's own handling of it. It used to
+// hold a quadratic parse there, which a crash turned into a permanent
+// outcome_unknown for a write that never left. Compared as a ratio in one
+// run, never as a time.
+func TestLargeUpdatePreparesBeforeExecuting(t *testing.T) {
+	s := newStrictFixture(t, false)
+	var mu sync.Mutex
+	var d strict.Dispatch
+	s.CloseLedger()
+	s.OnDispatch = func(x strict.Dispatch) { mu.Lock(); d = x; mu.Unlock() }
+	s.Reopen(t, false)
+	id := s.Blocks[0]
+	attrs := map[string]any{"action": "set_attrs", "id": id, "attrs": map[string]any{"custom-tag": "1"}}
+	s.OK(t, "block", tooltest.CommitArgs(attrs, s.OK(t, "block", tooltest.CopyArgs(attrs, "validateOnly", true))))
+	var arrived atomic.Int64
+	s.Wrap(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/block/updateBlock" {
+				arrived.Store(time.Now().UnixNano())
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	data := strings.Repeat("lorem ipsum dolor sit amet, https://example.com/x www.example.org ", 2<<20/64)
+	args := map[string]any{"action": "update", "id": id, "data": data}
+	if res := s.OK(t, "block", tooltest.CommitArgs(args, s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true)))); res["status"] != "committed" {
+		t.Fatalf("commit: %v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	at := time.Unix(0, arrived.Load())
+	before, kernel := at.Sub(d.Checked), d.Returned.Sub(at)
+	t.Logf("2 MiB update: %v from the final comparison to the kernel, %v in the kernel", before, kernel)
+	if arrived.Load() == 0 || before > kernel {
+		t.Fatalf("%v passed between the final comparison and the dispatch, more than the kernel's %v: heavy work runs after executing is recorded", before, kernel)
 	}
 }
 

@@ -44,6 +44,8 @@ type Fixture struct {
 	// MaxWriteBytes is the registry's write cap from the next Reopen (0:
 	// the default).
 	MaxWriteBytes int
+	// OnDispatch observes strict dispatches from the next Reopen.
+	OnDispatch func(strict.Dispatch)
 
 	tools  func() []*tools.Tool
 	wrap   atomic.Pointer[func(http.Handler) http.Handler]
@@ -203,7 +205,7 @@ func (f *Fixture) Reopen(t testing.TB, strictOff bool) {
 	}
 	t.Cleanup(func() { l.Close() })
 	f.ledger = l
-	coord := strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l, StrictOff: strictOff})
+	coord := strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l, StrictOff: strictOff, OnDispatch: f.OnDispatch})
 	f.R = f.Registry(t, &tools.Env{Kernel: f.C, Coordinator: coord, MaxWriteBytes: f.MaxWriteBytes})
 }
 
