@@ -132,10 +132,13 @@ type Controller struct {
 }
 
 // lane grants a free slot to the waiting caller that runs the fewest calls
-// in it (round-robin among equals), FIFO within one caller: a client that
-// floods a lane delays another client by at most one slot's turn.
+// in it (round-robin among equals), FIFO within one caller. In a lane of
+// more than one slot no caller holds them all: one stays free for the other
+// callers, so a client that floods a lane with slow calls never makes
+// another client wait for one of them to end.
 type lane struct {
 	limit     int
+	perCaller int // slots one caller may hold
 	running   int
 	waiting   int
 	runningBy map[string]int        // caller → its calls holding a slot
@@ -145,7 +148,7 @@ type lane struct {
 }
 
 func newLane(limit int) *lane {
-	return &lane{limit: limit, runningBy: map[string]int{}, queues: map[string]*list.List{}, inRing: map[string]*list.Element{}}
+	return &lane{limit: limit, perCaller: max(1, limit-1), runningBy: map[string]int{}, queues: map[string]*list.List{}, inRing: map[string]*list.Element{}}
 }
 
 // grant gives call a slot.
@@ -200,7 +203,8 @@ func (l *lane) remove(call *Call) {
 func (l *lane) next() *Call {
 	var pick *list.Element
 	for e := l.ring.Front(); e != nil; e = e.Next() {
-		if pick == nil || l.runningBy[e.Value.(string)] < l.runningBy[pick.Value.(string)] {
+		n := l.runningBy[e.Value.(string)]
+		if n < l.perCaller && (pick == nil || n < l.runningBy[pick.Value.(string)]) {
 			pick = e
 		}
 	}
@@ -388,12 +392,11 @@ func (call *Call) Start(ctx context.Context) error {
 	l := c.lanes[call.req.Lane]
 	queued := false
 	if l != nil {
-		if l.running < l.limit && l.waiting == 0 {
-			l.grant(call)
-		} else {
-			l.push(call)
-			queued = true
-		}
+		// Behind the callers already waiting, unless it is this caller's
+		// turn now (a slot may be free that they may not take).
+		l.push(call)
+		c.release(l)
+		queued = !call.granted
 	}
 	c.mu.Unlock()
 	if queued {

@@ -58,7 +58,7 @@ func TestReadLaneConcurrencyFour(t *testing.T) {
 	c := New(Config{})
 	var calls []*Call
 	for i := 0; i < 4; i++ {
-		call := admit(t, c, Request{Lane: LaneRead})
+		call := admit(t, c, Request{Lane: LaneRead, Caller: fmt.Sprint("caller-", i)})
 		if err := waitErr(t, started(call)); err != nil {
 			t.Fatal(err)
 		}
@@ -563,20 +563,31 @@ func TestValidTaskID(t *testing.T) {
 func TestFairnessAcrossCallers(t *testing.T) {
 	c := New(Config{})
 	var running []*Call
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 3; i++ {
 		call := admit(t, c, Request{Lane: LaneRead, Caller: "flood"})
 		waitErr(t, started(call))
 		running = append(running, call)
 	}
+	// One caller never holds every read slot: the fourth stays free.
 	var flood []<-chan error
 	for i := 0; i < 40; i++ {
 		flood = append(flood, started(admit(t, c, Request{Lane: LaneRead, Caller: "flood"})))
 	}
-	time.Sleep(20 * time.Millisecond) // the flood queues first
+	blocked(t, flood[0])
+	if st := c.Stats(); st.Lanes["read"].Running != 3 || st.Lanes["read"].Queued != 40 {
+		t.Fatalf("one caller took more than three read slots: %+v", st.Lanes["read"])
+	}
+	// Another caller starts at once, in the slot the flood may not take.
 	other := admit(t, c, Request{Lane: LaneRead, Caller: "other"})
-	ch := started(other)
+	if err := waitErr(t, started(other)); err != nil {
+		t.Fatal(err)
+	}
+	// Its next call waits; when a slot frees it goes before the flood,
+	// which runs more calls.
+	other2 := admit(t, c, Request{Lane: LaneRead, Caller: "other"})
+	ch := started(other2)
 	blocked(t, ch)
-	running[0].Finish(Outcome{}) // one slot frees: the other caller's turn
+	running[0].Finish(Outcome{})
 	if err := waitErr(t, ch); err != nil {
 		t.Fatal(err)
 	}
@@ -584,10 +595,42 @@ func TestFairnessAcrossCallers(t *testing.T) {
 		t.Fatalf("the flood must still be queued whole: %+v", st.Lanes["read"])
 	}
 	other.Finish(Outcome{})
+	other2.Finish(Outcome{})
 	for _, r := range running[1:] {
 		r.Finish(Outcome{})
 	}
-	_ = flood
+	// The freed slots go to the flood, three at most.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st := c.Stats().Lanes["read"]
+		if st.Running == 3 && st.Queued == 37 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the others finished: %+v, want 3 running and 37 queued", st)
+		}
+	}
+	time.Sleep(30 * time.Millisecond)
+	if st := c.Stats().Lanes["read"]; st.Running != 3 {
+		t.Fatalf("the flood took the reserved slot: %+v", st)
+	}
+}
+
+// A lane of one slot (the write lane) is not held back by the rule that
+// keeps a read slot free.
+func TestSingleSlotLaneServesOneCaller(t *testing.T) {
+	c := New(Config{})
+	w := admit(t, c, Request{Lane: LaneWrite, Caller: "solo"})
+	if err := waitErr(t, started(w)); err != nil {
+		t.Fatal(err)
+	}
+	w2 := admit(t, c, Request{Lane: LaneWrite, Caller: "solo"})
+	ch := started(w2)
+	blocked(t, ch)
+	w.Finish(Outcome{})
+	if err := waitErr(t, ch); err != nil {
+		t.Fatal(err)
+	}
+	w2.Finish(Outcome{})
 }
 
 // TestCallerCap: one caller cannot take every place in flight; another
