@@ -38,7 +38,9 @@ func Tool() *tools.Tool {
 				Name: "query_sql", Summary: "one read-only SELECT over SiYuan's SQL index",
 				Example: map[string]any{"stmt": "SELECT id, content FROM blocks WHERE type = 'h' ORDER BY updated DESC", "maxRows": 20},
 				Params: []tools.Param{
-					{Name: "stmt", Type: tools.String, Description: "a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'", Required: true},
+					{Name: "stmt", Type: tools.String, Description: "a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'. " +
+						"SiYuan cannot interrupt a query, so what can run without bound is refused: recursive WITH; joins other than JOIN t ON t.id = x.col (or t.col = x.id, or USING (id)); " +
+						"subqueries naming an outer table unless their WHERE ties them to it by an id; randomblob, zeroblob, printf, format", Required: true},
 					{Name: "maxRows", Type: tools.Integer, Description: "at most this many rows; truncated says whether more exist", Default: 200, Min: tools.IntP(1), Max: tools.IntP(1000)},
 				},
 				Parse: func(a *tools.Args) (sqlArgs, error) {

@@ -110,6 +110,13 @@ var refusedFunctions = map[string]bool{
 	"LOAD_EXTENSION": true, "READFILE": true, "WRITEFILE": true, "EDIT": true, "FTS3_TOKENIZER": true,
 }
 
+// The guard's own work grows with the statement's size times its nesting,
+// so both are capped far above what a query of the index needs.
+const (
+	maxSQLBytes = 64 << 10
+	maxSQLDepth = 64
+)
+
 // clauseEnd are the words that end a FROM clause.
 var clauseEnd = map[string]bool{
 	"WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true, "LIMIT": true, "WINDOW": true,
@@ -126,6 +133,9 @@ func sqlRefuse(format string, a ...any) error {
 // returns it without a trailing semicolon.
 func checkSQL(stmt string) (string, error) {
 	stmt = strings.TrimSpace(stmt)
+	if len(stmt) > maxSQLBytes {
+		return "", sqlRefuse("the statement is %d bytes; at most %d are accepted", len(stmt), maxSQLBytes)
+	}
 	toks := lexSQL(stmt)
 	// A trailing semicolon is allowed; any other ends a statement early.
 	for len(toks) > 0 && toks[len(toks)-1].kind == 'p' && toks[len(toks)-1].text == ";" {
@@ -141,7 +151,9 @@ func checkSQL(stmt string) (string, error) {
 		case t.kind == 'p' && t.text == ";":
 			return "", failure.Invalid("only a single statement is allowed")
 		case t.kind == 'p' && t.text == "(":
-			depth++
+			if depth++; depth > maxSQLDepth {
+				return "", sqlRefuse("parentheses nest more than %d deep", maxSQLDepth)
+			}
 		case t.kind == 'p' && t.text == ")":
 			if depth--; depth < 0 {
 				return "", sqlRefuse("unbalanced parentheses")
@@ -154,14 +166,13 @@ func checkSQL(stmt string) (string, error) {
 			if err := checkCTEs(toks, i+1); err != nil {
 				return "", err
 			}
-		case t.kind == 'w' && t.text == "FROM":
-			if err := checkFrom(toks, i+1); err != nil {
-				return "", err
-			}
 		}
 	}
 	if depth != 0 {
 		return "", sqlRefuse("unbalanced parentheses")
+	}
+	if err := checkScope(toks, 0, len(toks), nil); err != nil {
+		return "", err
 	}
 	return stmt, nil
 }
@@ -231,71 +242,6 @@ func checkCTEs(toks []sqlToken, i int) error {
 				}
 			}
 		}
-	}
-	return nil
-}
-
-// checkFrom refuses cross joins of tables in the FROM clause starting at
-// toks[i]: its sources at this depth must be joined with ON or USING
-// (NATURAL joins match on names), except table-valued functions.
-func checkFrom(toks []sqlToken, i int) error {
-	type source struct {
-		function  bool // a table-valued function call
-		joined    bool // reached by JOIN (not by a comma)
-		natural   bool
-		qualified bool // has ON or USING
-	}
-	var sources []source
-	cur := source{}
-	started := false
-	flush := func() {
-		if started {
-			sources = append(sources, cur)
-		}
-		cur, started = source{}, false
-	}
-	natural := false
-	for ; i < len(toks); i++ {
-		t := toks[i]
-		if t.kind == 'p' && t.text == ")" || t.kind == 'p' && t.text == ";" || t.kind == 'w' && clauseEnd[t.text] {
-			break
-		}
-		switch {
-		case t.kind == 'p' && t.text == "(":
-			if !started {
-				started = true
-			} else if i > 0 && isName(toks[i-1]) && !cur.qualified {
-				cur.function = true
-			}
-			i = matching(toks, i)
-		case t.kind == 'p' && t.text == ",":
-			flush()
-		case t.kind == 'w' && t.text == "NATURAL":
-			natural = true
-		case t.kind == 'w' && t.text == "JOIN":
-			flush()
-			cur.joined, cur.natural = true, natural
-			natural = false
-		case t.kind == 'w' && t.text == "CROSS":
-			return sqlRefuse("CROSS JOIN is refused: its rows grow with the product of the tables; join with ON")
-		case t.kind == 'w' && (t.text == "ON" || t.text == "USING"):
-			cur.qualified = true
-		case isName(t) && !started:
-			started = true
-			if i+1 < len(toks) && toks[i+1].text == "(" {
-				cur.function = true
-			}
-		}
-	}
-	flush()
-	for k, s := range sources {
-		if k == 0 || s.function || s.natural || s.qualified {
-			continue
-		}
-		if s.joined {
-			return sqlRefuse("a JOIN without ON or USING is a cross join, and cross joins are refused: their rows grow with the product of the tables")
-		}
-		return sqlRefuse("comma joins are refused: rows grow with the product of the tables; write JOIN ... ON ...")
 	}
 	return nil
 }
