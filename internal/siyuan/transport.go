@@ -58,8 +58,11 @@ func (c *Client) run(ctx context.Context, r *request) (*rawResult, error) {
 		if err == nil {
 			return res, nil
 		}
-		if r.kind != Read || !transient || n >= attempts || ctx.Err() != nil {
+		if r.kind != Read || !transient || n >= attempts {
 			return nil, err
+		}
+		if ctx.Err() != nil { // the caller gave up while this attempt failed
+			return nil, fmt.Errorf("%w (retry abandoned: %w)", err, context.Cause(ctx))
 		}
 		c.log.LogAttrs(ctx, slog.LevelWarn, "siyuan read failed, retrying",
 			slog.String("endpoint", r.endpoint), slog.Int("attempt", n),
