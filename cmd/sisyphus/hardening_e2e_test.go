@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/histcheck"
 )
 
 // Regression tests, through the built binary, for what a careless or
@@ -225,39 +226,6 @@ func TestFloodedReadLaneStillServesOthers(t *testing.T) {
 	}
 	if r, q := readLane(t, base); r != 3 || q == 0 {
 		t.Fatalf("the flood was not holding its share of the lane throughout: running %v queued %v", r, q)
-	}
-}
-
-// Defect 3: each preflight refuses what a read can know is wrong, through
-// the binary, with the code the commit would give.
-func TestPreflightRefusesThroughTheBinary(t *testing.T) {
-	t.Parallel()
-	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	_, para := firstParagraph(a)
-	const gone = "20200101000000-aaaaaaa"
-	cases := []struct {
-		tool string
-		args map[string]any
-		code string
-	}{
-		{"block", map[string]any{"action": "update", "id": gone, "data": "x"}, "not_found"},
-		{"block", map[string]any{"action": "append", "parentID": gone, "data": "x"}, "not_found"},
-		{"block", map[string]any{"action": "insert", "previousID": gone, "data": "x"}, "not_found"},
-		{"document", map[string]any{"action": "create", "notebook": gone, "path": "/x"}, "not_found"},
-		{"document", map[string]any{"action": "create", "notebook": "../conf", "path": "/x"}, "invalid_arguments"},
-		{"fs", map[string]any{"action": "write", "path": "/NoSuchNotebook/x", "content": "x"}, "not_found"},
-		{"notebook", map[string]any{"action": "create", "name": ""}, "invalid_arguments"},
-		{"notebook", map[string]any{"action": "create", "name": "  "}, "invalid_arguments"},
-	}
-	for _, c := range cases {
-		m := a.fails(c.tool, with(c.args, "validateOnly", true), c.code)
-		if m["writeAttempted"] != false || m["requestId"] != nil {
-			t.Errorf("%s %v: a refused preflight issues nothing: %v", c.tool, c.args, m)
-		}
-	}
-	if kd := a.ok("block", map[string]any{"action": "get_kramdown", "id": para})["kramdown"].(string); kd == "x" {
-		t.Fatal("a refused preflight wrote")
 	}
 }
 
@@ -488,7 +456,7 @@ func TestStdioAnswersCallsRunningAtEOF(t *testing.T) {
 }
 
 // TestHardeningFlow and TestHardeningLive run the same agent-visible
-// checks against the embedded kernel and, when SISYPHUS_LIVE_SIYUAN_URL and
+// checks (defects 3 and 5 among them) against the embedded kernel and, when SISYPHUS_LIVE_SIYUAN_URL and
 // SISYPHUS_LIVE_SIYUAN_TOKEN are set, a real SiYuan: the refusals must be the
 // same on both, and what they refuse must not stop what should work.
 func TestHardeningFlow(t *testing.T) {
@@ -498,11 +466,7 @@ func TestHardeningFlow(t *testing.T) {
 }
 
 func TestHardeningLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
+	s := startLiveServe(t)
 	hardeningFlow(t, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-hardening-%d", time.Now().UnixNano()))
 }
 
@@ -529,12 +493,15 @@ func hardeningFlow(t *testing.T, a *agent, name string) {
 		{"fs", map[string]any{"action": "write", "path": "/" + name + "-missing/x", "content": "x"}, "not_found"},
 		{"fs", map[string]any{"action": "write", "path": "/" + name + "/../../tmp/pwned", "content": "x"}, "invalid_arguments"},
 		{"notebook", map[string]any{"action": "create", "name": ""}, "invalid_arguments"},
+		{"notebook", map[string]any{"action": "create", "name": "  "}, "invalid_arguments"},
 	} {
-		a.fails(c.tool, with(c.args, "validateOnly", true), c.code)
+		if m := a.fails(c.tool, with(c.args, "validateOnly", true), c.code); m["writeAttempted"] != false || m["requestId"] != nil {
+			t.Errorf("%s %v: a refused preflight issues nothing: %v", c.tool, c.args, m)
+		}
 	}
 	// SiYuan may list a new block's IAL attributes in another order from one
 	// read to the next; the text is what must not change.
-	if after := a.ok("block", map[string]any{"action": "get_kramdown", "id": para})["kramdown"]; content(after.(string)) != content(before.(string)) {
+	if after := a.ok("block", map[string]any{"action": "get_kramdown", "id": para})["kramdown"]; histcheck.Content(after.(string)) != histcheck.Content(before.(string)) {
 		t.Fatalf("a refused preflight changed the block: %q, was %q", after, before)
 	}
 

@@ -6,21 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/anishathalye/porcupine"
-
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/histcheck"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
 
@@ -33,55 +30,6 @@ import (
 // block's history must be linearizable (committed = happened; refused =
 // did not; outcome_unknown = may have); no request may reach the kernel
 // twice; every committed request must still replay as committed at the end.
-
-// A block is a register; a strict update preflighted at state S is a
-// compare-and-set S → V; reads observe the content.
-type casInput struct {
-	read   bool
-	expect string // the content the preflight leased ("" with blind)
-	blind  bool   // what the preflight leased is not known: a plain write
-	value  string
-}
-
-const (
-	outOK      = "ok"
-	outFail    = "fail"
-	outUnknown = "unknown"
-)
-
-func casModel(initial string) porcupine.Model {
-	return (&porcupine.NondeterministicModel{
-		Init: func() []any { return []any{initial} },
-		Step: func(state, input, output any) []any {
-			s, in, out := state.(string), input.(casInput), output.(string)
-			if in.read {
-				if s == out {
-					return []any{s}
-				}
-				return nil
-			}
-			can := in.blind || s == in.expect
-			switch {
-			case out == outFail:
-				return []any{s}
-			case out == outOK && can:
-				return []any{in.value}
-			case out == outOK:
-				return nil
-			case can: // unknown
-				return []any{in.value, s}
-			}
-			return []any{s}
-		},
-		DescribeOperation: func(input, output any) string {
-			in := input.(casInput)
-			if in.read {
-				return fmt.Sprintf("read → %v", output)
-			}
-			return fmt.Sprintf("cas(%q → %q) %v", in.expect, in.value, output)
-		},
-	}).ToModel()
-}
 
 // dispatchCounter counts the write requests that reach the kernel, by the
 // unique data each carries: a count above one is a duplicate execution.
@@ -109,7 +57,7 @@ func (d *dispatchCounter) wrap(next http.Handler) http.Handler {
 // outcome classifies a commit's answer as the contract defines it.
 func outcome(status int, body []byte) (out string, res map[string]any) {
 	if status != http.StatusOK {
-		return outUnknown, nil // the request may have reached the authority
+		return histcheck.Unknown, nil // the request may have reached the authority
 	}
 	var env struct {
 		Result struct {
@@ -118,25 +66,25 @@ func outcome(status int, body []byte) (out string, res map[string]any) {
 		} `json:"result"`
 	}
 	if json.Unmarshal(body, &env) != nil {
-		return outUnknown, nil
+		return histcheck.Unknown, nil
 	}
 	res = env.Result.StructuredContent
 	if !env.Result.IsError {
 		if res["status"] == "committed" {
-			return outOK, res
+			return histcheck.OK, res
 		}
-		return outUnknown, res
+		return histcheck.Unknown, res
 	}
 	switch errCodeOf(res) {
 	case "state_changed", "write_rejected", "preflight_lease_invalid", "precondition_required", "idempotency_conflict":
-		return outFail, res
+		return histcheck.Fail, res
 	case "outcome_unknown", "readback_mismatch":
-		return outUnknown, res
+		return histcheck.Unknown, res
 	}
 	if res["writeAttempted"] == false {
-		return outFail, res
+		return histcheck.Fail, res
 	}
-	return outUnknown, res
+	return histcheck.Unknown, res
 }
 
 func freeAddr(t *testing.T) string {
@@ -200,18 +148,8 @@ func TestConcurrentHistoryLong(t *testing.T) {
 	base := "http://" + addr
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: agents * 2}}
 
+	hist := histcheck.New()
 	start := time.Now()
-	now := func() int64 { return int64(time.Since(start)) }
-	var histMu sync.Mutex
-	history := make([][]porcupine.Operation, hot)
-	record := func(b, client int, in casInput, call int64, out string, ret int64) {
-		if out == outUnknown {
-			ret = math.MaxInt64 // may take effect any time after its call
-		}
-		histMu.Lock()
-		history[b] = append(history[b], porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
-		histMu.Unlock()
-	}
 
 	// Chaos: the kernel's faults change every few milliseconds.
 	stop := make(chan struct{})
@@ -219,28 +157,13 @@ func TestConcurrentHistoryLong(t *testing.T) {
 	bg.Add(1)
 	go func() {
 		defer bg.Done()
-		faults := []embedded.Fault{
-			{Endpoint: "/api/block/updateBlock", Kind: embedded.DropAfterApply},
-			{Endpoint: "/api/block/updateBlock", Kind: embedded.FailBeforeApply},
-			{Endpoint: "/api/block/updateBlock", Kind: embedded.Latency, Delay: 15 * time.Millisecond},
-			{Endpoint: "/api/block/appendBlock", Kind: embedded.DropAfterApply},
-			{Endpoint: "/api/block/appendBlock", Kind: embedded.FailBeforeApply},
-			{Endpoint: "/api/block/getBlockKramdown", Kind: embedded.Latency, Delay: 5 * time.Millisecond},
-		}
-		r := rand.New(rand.NewPCG(9, 9))
-		for {
-			select {
-			case <-stop:
-				k.Faults().Clear()
-				return
-			case <-time.After(time.Duration(5+r.IntN(20)) * time.Millisecond):
-			}
-			if r.IntN(2) == 0 {
-				k.Faults().Clear()
-			} else {
-				k.Faults().Set(faults[r.IntN(len(faults))])
-			}
-		}
+		k.Faults().Churn(stop, 9, 5*time.Millisecond, 25*time.Millisecond,
+			embedded.Fault{Endpoint: "/api/block/updateBlock", Kind: embedded.DropAfterApply},
+			embedded.Fault{Endpoint: "/api/block/updateBlock", Kind: embedded.FailBeforeApply},
+			embedded.Fault{Endpoint: "/api/block/updateBlock", Kind: embedded.Latency, Delay: 15 * time.Millisecond},
+			embedded.Fault{Endpoint: "/api/block/appendBlock", Kind: embedded.DropAfterApply},
+			embedded.Fault{Endpoint: "/api/block/appendBlock", Kind: embedded.FailBeforeApply},
+			embedded.Fault{Endpoint: "/api/block/getBlockKramdown", Kind: embedded.Latency, Delay: 5 * time.Millisecond})
 	}()
 
 	// The restart: SIGKILL halfway, with writes in flight, then a new
@@ -285,7 +208,7 @@ func TestConcurrentHistoryLong(t *testing.T) {
 	preflight := func(client, tool string, args map[string]any) map[string]any {
 		st, body := call(client, tool, with(args, "validateOnly", true))
 		out, res := outcome(st, body)
-		if st != http.StatusOK || res == nil || res["requestId"] == nil || out == outFail {
+		if st != http.StatusOK || res == nil || res["requestId"] == nil || out == histcheck.Fail {
 			if st == 0 {
 				time.Sleep(20 * time.Millisecond) // the authority is restarting
 			}
@@ -310,7 +233,7 @@ func TestConcurrentHistoryLong(t *testing.T) {
 			}
 			out, res = outcome(st, body)
 		}
-		if out == outOK {
+		if out == histcheck.OK {
 			okMu.Lock()
 			okCommits = append(okCommits, committed{cargs, tool})
 			okMu.Unlock()
@@ -328,9 +251,9 @@ func TestConcurrentHistoryLong(t *testing.T) {
 			for i := 0; commits.Load() < target && !t.Failed(); i++ {
 				b := r.IntN(hot)
 				id := blocks[b]
-				c0 := now()
+				c0 := hist.Now()
 				if kd, err := kc.GetBlockKramdown(ctx, id); err == nil {
-					record(b, a, casInput{read: true}, c0, content(kd.Kramdown), now())
+					hist.Record(b, a, histcheck.Op{Read: true}, c0, histcheck.Content(kd.Kramdown), hist.Now())
 				}
 				if r.IntN(6) == 0 {
 					marker := fmt.Sprintf("append-a%d-i%d", a, i)
@@ -349,7 +272,7 @@ func TestConcurrentHistoryLong(t *testing.T) {
 				}
 				value := fmt.Sprintf("v-a%d-i%d", a, i)
 				args := map[string]any{"action": "update", "id": id, "data": value}
-				c1 := now()
+				c1 := hist.Now()
 				before, err1 := kc.GetBlockKramdown(ctx, id)
 				pre := preflight(client, "block", args)
 				if pre == nil {
@@ -357,20 +280,20 @@ func TestConcurrentHistoryLong(t *testing.T) {
 				}
 				after, err2 := kc.GetBlockKramdown(ctx, id)
 				out, _ := commit(client, "block", args, pre)
-				in := casInput{value: value}
+				in := histcheck.Op{Value: value}
 				// Contents are unique, so equal reads around the preflight
 				// tell what it leased; otherwise the write is checked as a
 				// plain write.
-				if err1 == nil && err2 == nil && content(before.Kramdown) == content(after.Kramdown) {
-					in.expect = content(before.Kramdown)
+				if err1 == nil && err2 == nil && histcheck.Content(before.Kramdown) == histcheck.Content(after.Kramdown) {
+					in.Expect = histcheck.Content(before.Kramdown)
 				} else {
-					in.blind = true
+					in.Blind = true
 				}
-				record(b, a, in, c1, out, now())
+				hist.Record(b, a, in, c1, out, hist.Now())
 				switch out {
-				case outOK:
+				case histcheck.OK:
 					counts[0].Add(1)
-				case outFail:
+				case histcheck.Fail:
 					counts[1].Add(1)
 				default:
 					counts[2].Add(1)
@@ -390,23 +313,19 @@ func TestConcurrentHistoryLong(t *testing.T) {
 		t.Fatal("the authority was never restarted")
 	}
 	for b, id := range blocks {
-		c0 := now()
+		c0 := hist.Now()
 		kd, err := kc.GetBlockKramdown(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		record(b, -1, casInput{read: true}, c0, content(kd.Kramdown), now())
+		hist.Record(b, -1, histcheck.Op{Read: true}, c0, histcheck.Content(kd.Kramdown), hist.Now())
 	}
 
 	// Linearizable, block by block.
 	checkStart := time.Now()
 	for b := range blocks {
-		model := casModel(fmt.Sprintf("initial %d", b))
-		res, info := porcupine.CheckOperationsVerbose(model, history[b], 5*time.Minute)
-		if res != porcupine.Ok {
-			f, _ := os.CreateTemp("", "history-long-*.html")
-			porcupine.Visualize(model, info, f)
-			t.Fatalf("block %d: history of %d operations is %v; visualisation: %s", b, len(history[b]), res, f.Name())
+		if err := hist.Check(b, fmt.Sprintf("initial %d", b), 5*time.Minute); err != nil {
+			t.Fatal(err)
 		}
 	}
 	checkTime := time.Since(checkStart)
@@ -428,7 +347,7 @@ func TestConcurrentHistoryLong(t *testing.T) {
 	for _, c := range okCommits {
 		st, body := call("auditor", c.id, c.args)
 		out, res := outcome(st, body)
-		if out != outOK || res["replayed"] != true {
+		if out != histcheck.OK || res["replayed"] != true {
 			lost++
 			t.Errorf("committed %v no longer replays as committed: %d %v", c.args["requestId"], st, res)
 		}
@@ -443,26 +362,23 @@ func TestConcurrentHistoryLong(t *testing.T) {
 		switch {
 		case n > 1:
 			t.Errorf("%s landed %d times", key, n)
-		case v == outOK && n != 1:
+		case v == histcheck.OK && n != 1:
 			lost++
 			t.Errorf("%s committed but landed %d times", key, n)
-		case v == outFail && n != 0:
+		case v == histcheck.Fail && n != 0:
 			t.Errorf("%s was refused but landed", key)
 		}
 		switch v {
-		case outOK:
+		case histcheck.OK:
 			nAppends[0]++
-		case outFail:
+		case histcheck.Fail:
 			nAppends[1]++
 		default:
 			nAppends[2]++
 		}
 		return true
 	})
-	ops := 0
-	for b := range blocks {
-		ops += len(history[b])
-	}
+	ops := hist.Len()
 	t.Logf("%d strict commits from %d agents on %d hot blocks and one append target in %v, one SIGKILL restart of the authority",
 		commits.Load(), agents, hot, elapsed.Round(time.Second))
 	t.Logf("updates: %d committed, %d refused, %d unknown; appends: %d committed, %d refused, %d unknown; %d duplicate deliveries of a commit",
@@ -472,10 +388,4 @@ func TestConcurrentHistoryLong(t *testing.T) {
 	if counts[0].Load() == 0 || counts[2].Load() == 0 || nAppends[0] == 0 {
 		t.Fatal("the run committed nothing, or no fault made an outcome unknown: it tested nothing")
 	}
-}
-
-// content is a block's text as the model sees it.
-func content(kramdown string) string {
-	line, _, _ := strings.Cut(kramdown, "\n")
-	return strings.TrimSpace(line)
 }

@@ -274,12 +274,19 @@ func TestStrictToolsOverMCP(t *testing.T) {
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set. It works
 // only inside a notebook it creates and removes.
 func TestStrictToolsLive(t *testing.T) {
+	s := startLiveServe(t)
+	strictToolsFlow(t, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-%d", time.Now().UnixNano()))
+}
+
+// startLiveServe runs an authority on the real SiYuan named by
+// SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN, or skips.
+func startLiveServe(t *testing.T) *serveProc {
+	t.Helper()
 	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
 	if url == "" || tok == "" {
 		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
 	}
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	strictToolsFlow(t, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-%d", time.Now().UnixNano()))
+	return startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 }
 
 func strictToolsFlow(t *testing.T, a *agent, name string) {

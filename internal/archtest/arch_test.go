@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"internal/canon":        0,
 	"internal/siyuan/wire":  0,
 	"internal/tools/markup": 0,
+	"internal/histcheck":    0,
 
 	"internal/siyuan":    1,
 	"internal/strict":    1,
@@ -73,6 +74,7 @@ var rules = []struct {
 var onlyFrom = map[string][]string{
 	"internal/embedded":        {"cmd/sisyphus", "internal/tools/tooltest"},
 	"internal/tools/tooltest":  {}, // test support: tests only
+	"internal/histcheck":       {},
 	"internal/siyuan/contract": {},
 }
 

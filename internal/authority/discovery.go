@@ -60,34 +60,7 @@ func NewTaskID() string {
 
 // WriteRecord writes rec into dir atomically with mode 0600.
 func WriteRecord(dir string, rec Record) error {
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".authority-*.json")
-	if err != nil {
-		return fmt.Errorf("write discovery record: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write discovery record: %w", err)
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write discovery record: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write discovery record: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write discovery record: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, RecordFile)); err != nil {
-		return fmt.Errorf("write discovery record: %w", err)
-	}
-	return nil
+	return writeStateFile(dir, RecordFile, "discovery record", rec)
 }
 
 // ErrNoRecord means no authority is recorded in the state dir.
@@ -96,34 +69,81 @@ var ErrNoRecord = errors.New("no discovery record")
 // ReadRecord reads the discovery record of dir. A record whose process is
 // gone (a crashed authority) is ErrNoRecord too.
 func ReadRecord(dir string) (Record, error) {
-	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return Record{}, ErrNoRecord
-	}
-	if err != nil {
-		return Record{}, fmt.Errorf("read discovery record: %w", err)
-	}
-	var rec Record
-	if err := json.Unmarshal(data, &rec); err != nil || rec.URL == "" || rec.InstanceID == "" {
-		return Record{}, fmt.Errorf("discovery record %s is malformed", filepath.Join(dir, RecordFile))
-	}
-	if rec.PID > 0 && !processAlive(rec.PID) {
-		return Record{}, ErrNoRecord
-	}
-	return rec, nil
+	return readStateFile[Record](dir, RecordFile, "discovery record")
 }
 
 // RemoveRecord removes dir's record if it still names instance.
 func RemoveRecord(dir, instance string) error {
-	data, err := os.ReadFile(filepath.Join(dir, RecordFile))
+	return removeStateFile[Record](dir, RecordFile, instance)
+}
+
+func (r Record) owner() (string, int) { return r.InstanceID, r.PID }
+func (r Record) valid() bool          { return r.URL != "" && r.InstanceID != "" }
+
+// stateFile is a file a running authority keeps in its state dir: it names
+// the instance and process that wrote it, so a crashed authority's file is
+// ignored and a clean exit removes only its own.
+type stateFile interface {
+	owner() (instance string, pid int)
+	valid() bool
+}
+
+// writeStateFile writes v as JSON into dir/name atomically (synced, then
+// renamed) with mode 0600: some of these files hold tokens.
+func writeStateFile(dir, name, what string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+name+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", what, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(append(data, '\n'))
+	for _, err := range []error{tmp.Chmod(0o600), werr, tmp.Sync(), tmp.Close(), os.Rename(tmp.Name(), filepath.Join(dir, name))} {
+		if err != nil {
+			return fmt.Errorf("write %s: %w", what, err)
+		}
+	}
+	return nil
+}
+
+// readStateFile reads dir/name. A missing file, or one whose process is
+// gone, is ErrNoRecord; a malformed one is an error naming it.
+func readStateFile[T stateFile](dir, name, what string) (T, error) {
+	var v T
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return v, ErrNoRecord
+	}
+	if err != nil {
+		return v, fmt.Errorf("read %s: %w", what, err)
+	}
+	if err := json.Unmarshal(data, &v); err != nil || !v.valid() {
+		var zero T
+		return zero, fmt.Errorf("%s %s is malformed", what, filepath.Join(dir, name))
+	}
+	if _, pid := v.owner(); pid > 0 && !processAlive(pid) {
+		var zero T
+		return zero, ErrNoRecord
+	}
+	return v, nil
+}
+
+// removeStateFile removes dir/name unless it names another instance.
+func removeStateFile[T stateFile](dir, name, instance string) error {
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return nil
 	}
-	var rec Record
-	if json.Unmarshal(data, &rec) == nil && rec.InstanceID != instance {
-		return nil
+	var v T
+	if json.Unmarshal(data, &v) == nil {
+		if owner, _ := v.owner(); owner != instance {
+			return nil
+		}
 	}
-	return os.Remove(filepath.Join(dir, RecordFile))
+	return os.Remove(filepath.Join(dir, name))
 }
 
 // ErrStateDirBusy means another authority holds the state dir.
@@ -208,28 +228,19 @@ type KernelAccess struct {
 	PID        int    `json:"pid"`
 }
 
+func (a KernelAccess) owner() (string, int) { return a.InstanceID, a.PID }
+func (a KernelAccess) valid() bool          { return a.URL != "" }
+
 // WriteKernelAccess writes acc into dir with mode 0600.
 func WriteKernelAccess(dir string, acc KernelAccess) error {
-	data, err := json.Marshal(acc)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, KernelFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("write kernel access: %w", err)
-	}
-	return os.Rename(tmp, path)
+	return writeStateFile(dir, KernelFile, "kernel access", acc)
 }
 
-// ReadKernelAccess reads dir's kernel access of a live authority.
+// ReadKernelAccess reads dir's kernel access of a live authority; anything
+// else (none, malformed, its process gone) is ErrNoRecord.
 func ReadKernelAccess(dir string) (KernelAccess, error) {
-	data, err := os.ReadFile(filepath.Join(dir, KernelFile))
+	acc, err := readStateFile[KernelAccess](dir, KernelFile, "kernel access")
 	if err != nil {
-		return KernelAccess{}, ErrNoRecord
-	}
-	var acc KernelAccess
-	if json.Unmarshal(data, &acc) != nil || acc.URL == "" || acc.PID > 0 && !processAlive(acc.PID) {
 		return KernelAccess{}, ErrNoRecord
 	}
 	return acc, nil
@@ -237,10 +248,7 @@ func ReadKernelAccess(dir string) (KernelAccess, error) {
 
 // RemoveKernelAccess removes dir's kernel access if it is instance's.
 func RemoveKernelAccess(dir, instance string) {
-	if acc, err := ReadKernelAccess(dir); err == nil && acc.InstanceID != instance {
-		return
-	}
-	os.Remove(filepath.Join(dir, KernelFile))
+	removeStateFile[KernelAccess](dir, KernelFile, instance)
 }
 
 // TokenFile holds the bearer token the running authority uses, whatever
@@ -256,28 +264,19 @@ type AuthorityToken struct {
 	PID        int    `json:"pid"`
 }
 
+func (t AuthorityToken) owner() (string, int) { return t.InstanceID, t.PID }
+func (t AuthorityToken) valid() bool          { return t.Token != "" }
+
 // WriteAuthorityToken writes tok into dir with mode 0600.
 func WriteAuthorityToken(dir string, tok AuthorityToken) error {
-	data, err := json.Marshal(tok)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, TokenFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("write the authority's token: %w", err)
-	}
-	return os.Rename(tmp, path)
+	return writeStateFile(dir, TokenFile, "the authority's token", tok)
 }
 
-// ReadAuthorityToken reads dir's token of a live authority.
+// ReadAuthorityToken reads dir's token of a live authority; anything else
+// is ErrNoRecord.
 func ReadAuthorityToken(dir string) (AuthorityToken, error) {
-	data, err := os.ReadFile(filepath.Join(dir, TokenFile))
+	tok, err := readStateFile[AuthorityToken](dir, TokenFile, "the authority's token")
 	if err != nil {
-		return AuthorityToken{}, ErrNoRecord
-	}
-	var tok AuthorityToken
-	if json.Unmarshal(data, &tok) != nil || tok.Token == "" || tok.PID > 0 && !processAlive(tok.PID) {
 		return AuthorityToken{}, ErrNoRecord
 	}
 	return tok, nil
@@ -285,8 +284,5 @@ func ReadAuthorityToken(dir string) (AuthorityToken, error) {
 
 // RemoveAuthorityToken removes dir's token file if it is instance's.
 func RemoveAuthorityToken(dir, instance string) {
-	if tok, err := ReadAuthorityToken(dir); err == nil && tok.InstanceID != instance {
-		return
-	}
-	os.Remove(filepath.Join(dir, TokenFile))
+	removeStateFile[AuthorityToken](dir, TokenFile, instance)
 }

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -109,4 +110,30 @@ func (f *Faults) lookup(endpoint string) []Fault {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	return f.faults[endpoint]
+}
+
+// Churn changes the faults until stop is closed, for tests that hold a
+// guarantee under changing failures: every few milliseconds (a random
+// pause in [minPause, maxPause)) it either clears every fault or sets one
+// of choices, each half the time; seed makes the sequence repeatable. It
+// clears every fault before it returns.
+func (f *Faults) Churn(stop <-chan struct{}, seed uint64, minPause, maxPause time.Duration, choices ...Fault) {
+	r := rand.New(rand.NewPCG(seed, seed))
+	defer f.Clear()
+	for {
+		pause := minPause
+		if maxPause > minPause {
+			pause += time.Duration(r.Int64N(int64(maxPause - minPause)))
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(pause):
+		}
+		if r.IntN(2) == 0 || len(choices) == 0 {
+			f.Clear()
+		} else {
+			f.Set(choices[r.IntN(len(choices))])
+		}
+	}
 }

@@ -566,3 +566,33 @@ func TestRenameTitleLagsUntilFlush(t *testing.T) {
 		t.Fatalf("title after flush = %q", got["title"])
 	}
 }
+
+// TestFaultsChurn: Churn sets each of its choices and clears in turn, and
+// leaves no fault behind when stopped.
+func TestFaultsChurn(t *testing.T) {
+	var f Faults
+	a := Fault{Endpoint: "/api/a", Kind: FailBeforeApply}
+	b := Fault{Endpoint: "/api/b", Kind: Latency, Delay: time.Millisecond}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() { f.Churn(stop, 3, time.Millisecond, 2*time.Millisecond, a, b); close(done) }()
+	seen := map[string]bool{}
+	for deadline := time.Now().Add(5 * time.Second); !(seen["/api/a"] && seen["/api/b"] && seen["none"]); time.Sleep(200 * time.Microsecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Churn did not go through every state: %v", seen)
+		}
+		fa, fb := f.lookup("/api/a"), f.lookup("/api/b")
+		switch {
+		case len(fa) == 1 && len(fb) == 0:
+			seen["/api/a"] = true
+		case len(fb) == 1 && len(fa) == 0:
+			seen["/api/b"] = true
+		case len(fa) == 0 && len(fb) == 0:
+			seen["none"] = true
+		}
+	}
+	close(stop)
+	<-done
+	if len(f.lookup("/api/a"))+len(f.lookup("/api/b")) != 0 {
+		t.Fatal("Churn left a fault set")
+	}
+}

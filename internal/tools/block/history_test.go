@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
@@ -16,75 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anishathalye/porcupine"
-
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/histcheck"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
-
-// A block is a register. A strict update preflighted at state S is a
-// compare-and-set S → V; reads observe the content.
-type regInput struct {
-	read     bool
-	expect   string // CAS: the content seen at preflight
-	value    string // CAS: the new content
-	bypass   bool   // a plain write that skips Sisyphus
-	blockIdx int
-}
-
-// Outcomes of a write, as Strict Safe Writes reports them.
-const (
-	outOK      = "ok"      // committed: it happened
-	outFail    = "fail"    // definite rejection or state_changed: it did not happen
-	outUnknown = "unknown" // outcome_unknown / readback_mismatch: it may have happened
-)
-
-// registerModel checks one block whose content starts as initial.
-func registerModel(initial string) porcupine.Model {
-	return (&porcupine.NondeterministicModel{
-		Init: func() []any { return []any{initial} },
-		Step: stepRegister,
-	}).ToModel()
-}
-
-func stepRegister(state, input, output any) []any {
-	s, in, out := state.(string), input.(regInput), output.(string)
-	switch {
-	case in.read:
-		if s == out {
-			return []any{s}
-		}
-		return nil
-	case in.bypass:
-		// A plain write (or a strict one whose preflight state is not known).
-		switch out {
-		case outFail:
-			return []any{s}
-		case outUnknown:
-			return []any{s, in.value}
-		}
-		return []any{in.value}
-	}
-	matches := s == in.expect
-	switch out {
-	case outOK:
-		if matches {
-			return []any{in.value}
-		}
-		return nil
-	case outFail:
-		return []any{s}
-	default: // unknown: it happened (only where the CAS could succeed) or it did not
-		if matches {
-			return []any{in.value, s}
-		}
-		return []any{s}
-	}
-}
 
 // historyFixture is a kernel with faults, a coordinator with a dispatch
 // observer, and the tools.
@@ -151,24 +89,19 @@ func (h *historyFixture) call(ctx context.Context, args map[string]any) (map[str
 	return m, nil
 }
 
-// content is a block's text as the model sees it.
-func content(kramdown string) string {
-	line, _, _ := strings.Cut(kramdown, "\n")
-	return strings.TrimSpace(line)
-}
-
+// outcomeOf classifies a write's answer as the contract defines it.
 func outcomeOf(err error) string {
 	if err == nil {
-		return outOK
+		return histcheck.OK
 	}
 	var te *failure.Error
 	if errors.As(err, &te) {
 		switch te.Code {
 		case failure.StateChanged, failure.Rejected, failure.PreflightLeaseInvalid, failure.PreconditionRequired:
-			return outFail
+			return histcheck.Fail
 		}
 	}
-	return outUnknown
+	return histcheck.Unknown
 }
 
 // TestConcurrentHistory: agents race strict updates, appends and reads on a
@@ -183,19 +116,7 @@ func TestConcurrentHistory(t *testing.T) {
 	}
 	h := newHistoryFixture(t, 3)
 	ctx := context.Background()
-	start := time.Now()
-	now := func() int64 { return int64(time.Since(start)) }
-
-	var histMu sync.Mutex
-	var history []porcupine.Operation
-	record := func(client int, in regInput, call int64, out string, ret int64) {
-		if out == outUnknown {
-			ret = math.MaxInt64 // may take effect any time after its call
-		}
-		histMu.Lock()
-		history = append(history, porcupine.Operation{ClientId: client, Input: in, Call: call, Output: out, Return: ret})
-		histMu.Unlock()
-	}
+	hist := histcheck.New()
 
 	// Chaos: flip the kernel's faults on updateBlock while agents run.
 	stop := make(chan struct{})
@@ -203,26 +124,11 @@ func TestConcurrentHistory(t *testing.T) {
 	chaos.Add(1)
 	go func() {
 		defer chaos.Done()
-		faults := []embedded.Fault{
-			{Endpoint: "/api/block/updateBlock", Kind: embedded.DropAfterApply},
-			{Endpoint: "/api/block/updateBlock", Kind: embedded.FailBeforeApply},
-			{Endpoint: "/api/block/updateBlock", Kind: embedded.Latency, Delay: 20 * time.Millisecond},
-			{Endpoint: "/api/block/appendBlock", Kind: embedded.DropAfterApply},
-		}
-		r := rand.New(rand.NewPCG(1, 2))
-		for {
-			select {
-			case <-stop:
-				h.k.Faults().Clear()
-				return
-			case <-time.After(15 * time.Millisecond):
-			}
-			if r.IntN(3) == 0 {
-				h.k.Faults().Clear()
-			} else {
-				h.k.Faults().Set(faults[r.IntN(len(faults))])
-			}
-		}
+		h.k.Faults().Churn(stop, 1, 15*time.Millisecond, 15*time.Millisecond,
+			embedded.Fault{Endpoint: "/api/block/updateBlock", Kind: embedded.DropAfterApply},
+			embedded.Fault{Endpoint: "/api/block/updateBlock", Kind: embedded.FailBeforeApply},
+			embedded.Fault{Endpoint: "/api/block/updateBlock", Kind: embedded.Latency, Delay: 20 * time.Millisecond},
+			embedded.Fault{Endpoint: "/api/block/appendBlock", Kind: embedded.DropAfterApply})
 	}()
 
 	var appended sync.Map // marker → outcome
@@ -236,10 +142,10 @@ func TestConcurrentHistory(t *testing.T) {
 				b := r.IntN(len(h.blocks))
 				id := h.blocks[b]
 				// Read.
-				c0 := now()
+				c0 := hist.Now()
 				kd, err := h.c.GetBlockKramdown(ctx, id)
 				if err == nil {
-					record(a, regInput{read: true, blockIdx: b}, c0, content(kd.Kramdown), now())
+					hist.Record(b, a, histcheck.Op{Read: true}, c0, histcheck.Content(kd.Kramdown), hist.Now())
 				}
 				if r.IntN(4) == 0 {
 					// Additive: append a unique marker once.
@@ -258,7 +164,7 @@ func TestConcurrentHistory(t *testing.T) {
 				// Strict update: preflight sees S, commit sets V.
 				value := fmt.Sprintf("v-a%d-i%d", a, i)
 				args := map[string]any{"action": "update", "id": id, "data": value}
-				c1 := now()
+				c1 := hist.Now()
 				before, err1 := h.c.GetBlockKramdown(ctx, id)
 				pre, err := h.call(ctx, tooltest.CopyArgs(args, "validateOnly", true))
 				if err != nil {
@@ -266,16 +172,16 @@ func TestConcurrentHistory(t *testing.T) {
 				}
 				after, err2 := h.c.GetBlockKramdown(ctx, id)
 				_, err = h.call(ctx, tooltest.CommitArgs(args, pre))
-				in := regInput{value: value, blockIdx: b}
+				in := histcheck.Op{Value: value}
 				// Contents are unique, so equal reads around the preflight
 				// tell what it leased; otherwise the expectation is unknown
 				// and the write is checked as a plain write.
-				if err1 == nil && err2 == nil && content(before.Kramdown) == content(after.Kramdown) {
-					in.expect = content(before.Kramdown)
+				if err1 == nil && err2 == nil && histcheck.Content(before.Kramdown) == histcheck.Content(after.Kramdown) {
+					in.Expect = histcheck.Content(before.Kramdown)
 				} else {
-					in.bypass = true
+					in.Blind = true
 				}
-				record(a, in, c1, outcomeOf(err), now())
+				hist.Record(b, a, in, c1, outcomeOf(err), hist.Now())
 			}
 		}()
 	}
@@ -285,39 +191,24 @@ func TestConcurrentHistory(t *testing.T) {
 
 	// Final reads close every block's history.
 	for b, id := range h.blocks {
-		c0 := now()
+		c0 := hist.Now()
 		kd, err := h.c.GetBlockKramdown(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		record(-1, regInput{read: true, blockIdx: b}, c0, content(kd.Kramdown), now())
+		hist.Record(b, -1, histcheck.Op{Read: true}, c0, histcheck.Content(kd.Kramdown), hist.Now())
 	}
 	// The preflight read and the commit are separate operations, so the
 	// CAS's expected value is what the agent saw just before preflight; a
 	// CAS whose preflight saw something else fails by design. Linearizable
 	// means: no commit ever overwrote a state it did not preflight.
 	for b := range h.blocks {
-		var ops []porcupine.Operation
-		for _, op := range history {
-			if op.Input.(regInput).blockIdx == b {
-				ops = append(ops, op)
-			}
-		}
-		model := registerModel(fmt.Sprintf("initial %d", b))
-		res, info := porcupine.CheckOperationsVerbose(model, ops, 30*time.Second)
-		if res != porcupine.Ok {
-			f, _ := os.CreateTemp("", "history-*.html")
-			porcupine.Visualize(model, info, f)
-			t.Fatalf("block %d: history of %d operations is not linearizable (%v); visualisation: %s", b, len(ops), res, f.Name())
+		if err := hist.Check(b, fmt.Sprintf("initial %d", b), 30*time.Second); err != nil {
+			t.Fatal(err)
 		}
 	}
-	counts := map[string]int{}
-	for _, op := range history {
-		if !op.Input.(regInput).read {
-			counts[op.Output.(string)]++
-		}
-	}
-	t.Logf("%d operations; strict updates: %d committed, %d refused, %d unknown", len(history), counts[outOK], counts[outFail], counts[outUnknown])
+	counts := hist.Writes()
+	t.Logf("%d operations; strict updates: %d committed, %d refused, %d unknown", hist.Len(), counts[histcheck.OK], counts[histcheck.Fail], counts[histcheck.Unknown])
 
 	// No additive write landed twice; committed ones landed exactly once.
 	kd, err := h.c.GetBlockKramdown(ctx, h.doc)
@@ -329,9 +220,9 @@ func TestConcurrentHistory(t *testing.T) {
 		switch {
 		case n > 1:
 			t.Errorf("%s landed %d times", k, n)
-		case v == outOK && n != 1:
+		case v == histcheck.OK && n != 1:
 			t.Errorf("%s committed but landed %d times", k, n)
-		case v == outFail && n != 0:
+		case v == histcheck.Fail && n != 0:
 			t.Errorf("%s was refused but landed", k)
 		}
 		return true
@@ -381,7 +272,7 @@ func TestBypassWindow(t *testing.T) {
 		}
 		if _, err := h.call(ctx, tooltest.CommitArgs(args, pre)); err == nil {
 			committed.Add(1)
-		} else if outcomeOf(err) == outFail {
+		} else if outcomeOf(err) == histcheck.Fail {
 			changed.Add(1)
 		}
 	}
