@@ -374,6 +374,7 @@ func (s *Server) prepareInput(rc *reqCtx, params map[string]json.RawMessage, b s
 		s.logger.Warn("mcp: requestState rejected", "method", b.method, "name", b.name, "reason", verr.Message)
 		return verr
 	}
+	rc.stateDecl = p.C
 	answers := map[string]json.RawMessage{}
 	for k, v := range p.A {
 		answers[k] = v
@@ -473,7 +474,7 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 	if !isJSONObject(args) || json.Unmarshal(args, &argMap) != nil {
 		return nil, InvalidParamsError("tools/call: arguments must be an object")
 	}
-	b := stateBinding{principal: rc.principal, method: "tools/call", name: name, digest: paramsDigest(args)}
+	b := stateBinding{principal: rc.principal, method: "tools/call", name: name, digest: paramsDigest(args), decl: rc.caps.elicitationDecl()}
 	if err := s.prepareInput(rc, params, b); err != nil {
 		return nil, err
 	}
@@ -562,7 +563,7 @@ func (s *Server) getPrompt(ctx context.Context, rc *reqCtx, params map[string]js
 		return nil, InvalidParamsError("prompts/get: missing required argument(s): %s", strings.Join(missing, ", "))
 	}
 	canon, _ := json.Marshal(args)
-	b := stateBinding{principal: rc.principal, method: "prompts/get", name: name, digest: paramsDigest(canon)}
+	b := stateBinding{principal: rc.principal, method: "prompts/get", name: name, digest: paramsDigest(canon), decl: rc.caps.elicitationDecl()}
 	if err := s.prepareInput(rc, params, b); err != nil {
 		return nil, err
 	}
@@ -644,7 +645,7 @@ func (s *Server) readResource(ctx context.Context, rc *reqCtx, params map[string
 	if handler == nil {
 		return nil, ResourceNotFound(uri)
 	}
-	b := stateBinding{principal: rc.principal, method: "resources/read", name: uri}
+	b := stateBinding{principal: rc.principal, method: "resources/read", name: uri, decl: rc.caps.elicitationDecl()}
 	if err := s.prepareInput(rc, params, b); err != nil {
 		return nil, err
 	}

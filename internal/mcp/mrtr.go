@@ -43,6 +43,10 @@ type stateBinding struct {
 	method    string
 	name      string // tool or prompt name, resource URI
 	digest    string // digest of the salient params (arguments)
+	// decl is the client's elicitation declaration when the state was
+	// issued. It is recorded, not compared: a retry that declares less is
+	// still bound to what was asked under it (Request.StateDeclared).
+	decl string
 }
 
 // statePayload is the signed content of a requestState.
@@ -52,6 +56,7 @@ type statePayload struct {
 	M string                     `json:"m"`           // method
 	N string                     `json:"n"`           // name / URI
 	D string                     `json:"d"`           // arguments digest
+	C string                     `json:"c,omitempty"` // elicitation declaration
 	E int64                      `json:"e"`           // expiry, unix ms
 	R string                     `json:"r"`           // nonce (single use)
 	K map[string]string          `json:"k,omitempty"` // pending key -> method
@@ -61,18 +66,60 @@ type statePayload struct {
 const stateVersion = "s1"
 
 // stateKeeper issues and verifies requestState tokens: HMAC-SHA256 with a
-// per-process random key, short expiry, single use.
+// per-process random key, short expiry, single use, and at most max
+// outstanding (issued and not yet presented): beyond, the oldest is
+// forgotten and answers as expired.
 type stateKeeper struct {
 	key [32]byte
 	now func() time.Time
+	max int
 
-	mu      sync.Mutex
-	used    map[string]int64 // nonce -> expiry (unix ms)
-	maxUsed int
+	mu     sync.Mutex
+	issued map[string]int64 // nonce -> expiry (unix ms)
+	order  []string         // nonces in issue order
 }
 
-func newStateKeeper(key [32]byte, now func() time.Time) *stateKeeper {
-	return &stateKeeper{key: key, now: now, used: map[string]int64{}, maxUsed: 100000}
+func newStateKeeper(key [32]byte, now func() time.Time, max int) *stateKeeper {
+	if max <= 0 {
+		max = 128
+	}
+	return &stateKeeper{key: key, now: now, max: max, issued: map[string]int64{}}
+}
+
+// remember records an issued nonce, forgetting the oldest beyond max.
+func (k *stateKeeper) remember(nonce string, exp int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for len(k.issued) >= k.max && len(k.order) > 0 {
+		delete(k.issued, k.order[0])
+		k.order = k.order[1:]
+	}
+	k.issued[nonce] = exp
+	k.order = append(k.order, nonce)
+}
+
+// consume removes an outstanding nonce; false if it was not outstanding.
+func (k *stateKeeper) consume(nonce string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, ok := k.issued[nonce]; !ok {
+		return false
+	}
+	delete(k.issued, nonce)
+	for i, n := range k.order {
+		if n == nonce {
+			k.order = append(k.order[:i], k.order[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// outstanding is the number of issued states not yet presented.
+func (k *stateKeeper) outstanding() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.issued)
 }
 
 func (k *stateKeeper) mac(data string) []byte {
@@ -93,7 +140,7 @@ func (k *stateKeeper) issue(b stateBinding, ttl time.Duration, pending map[strin
 		return "", err
 	}
 	p := statePayload{
-		V: 1, P: hashPrincipal(b.principal), M: b.method, N: b.name, D: b.digest,
+		V: 1, P: hashPrincipal(b.principal), M: b.method, N: b.name, D: b.digest, C: b.decl,
 		E: k.now().Add(ttl).UnixMilli(), R: base64.RawURLEncoding.EncodeToString(nonce[:]),
 		K: pending, A: answers,
 	}
@@ -101,6 +148,7 @@ func (k *stateKeeper) issue(b stateBinding, ttl time.Duration, pending map[strin
 	if err != nil {
 		return "", err
 	}
+	k.remember(p.R, p.E)
 	signed := stateVersion + "." + base64.RawURLEncoding.EncodeToString(body)
 	return signed + "." + base64.RawURLEncoding.EncodeToString(k.mac(signed)), nil
 }
@@ -134,22 +182,9 @@ func (k *stateKeeper) verify(token string, b stateBinding) (*statePayload, *Erro
 	if p.P != hashPrincipal(b.principal) || p.M != b.method || p.N != b.name || p.D != b.digest {
 		return bad("issued for a different request")
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if _, seen := k.used[p.R]; seen {
-		return bad("already used")
+	if !k.consume(p.R) {
+		return bad("already used, or no longer retained")
 	}
-	if len(k.used) >= k.maxUsed {
-		for n, exp := range k.used {
-			if exp < now {
-				delete(k.used, n)
-			}
-		}
-		if len(k.used) >= k.maxUsed {
-			return nil, &Error{Code: CodeInternalError, Message: "Too many outstanding request states"}
-		}
-	}
-	k.used[p.R] = p.E
 	return &p, nil
 }
 

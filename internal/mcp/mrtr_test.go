@@ -283,9 +283,8 @@ func TestLegacyElicitationRoundTrip(t *testing.T) {
 
 func TestStateKeeperUnit(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1000, 0)}
-	k := newStateKeeper([32]byte{1}, clock.Now)
-	k.maxUsed = 2
-	b := stateBinding{principal: "p", method: "tools/call", name: "t", digest: paramsDigest(json.RawMessage(`{"b":1,"a":[1,2]}`))}
+	k := newStateKeeper([32]byte{1}, clock.Now, 2)
+	b := stateBinding{principal: "p", method: "tools/call", name: "t", digest: paramsDigest(json.RawMessage(`{"b":1,"a":[1,2]}`)), decl: "form"}
 	if paramsDigest(json.RawMessage(`{"a":[1,2], "b":1}`)) != b.digest {
 		t.Fatal("digest must not depend on key order or spacing")
 	}
@@ -301,15 +300,41 @@ func TestStateKeeperUnit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The consumed set is full of unexpired entries: fail closed.
-	if _, err := k.verify(issue(), b); err == nil || err.Code != CodeInternalError {
-		t.Fatalf("want fail-closed, got %v", err)
+	// Consumed once: a second use is rejected.
+	s := issue()
+	if _, err := k.verify(s, b); err != nil {
+		t.Fatal(err)
 	}
+	if _, err := k.verify(s, b); err == nil || !strings.Contains(err.Message, "already used") {
+		t.Fatalf("reuse: %v", err)
+	}
+	// At most two outstanding: the oldest is forgotten.
+	first, second, third := issue(), issue(), issue()
+	if k.outstanding() != 2 {
+		t.Fatalf("outstanding %d, want 2", k.outstanding())
+	}
+	if _, err := k.verify(first, b); err == nil {
+		t.Fatal("an evicted state must be rejected")
+	}
+	for _, s := range []string{second, third} {
+		if _, err := k.verify(s, b); err != nil {
+			t.Fatalf("a retained state: %v", err)
+		}
+	}
+	// Expired, and bound to the declaration it was issued under.
+	late := issue()
 	clock.Advance(2 * time.Minute)
-	if _, err := k.verify(issue(), b); err != nil {
-		t.Fatalf("expired entries must be swept: %v", err)
+	if _, err := k.verify(late, b); err == nil || !strings.Contains(err.Message, "expired") {
+		t.Fatalf("expired: %v", err)
 	}
-	other := newStateKeeper([32]byte{2}, clock.Now)
+	// The declaration is recorded in the state, for the handler to hold a
+	// retry that declares less to what was asked.
+	undeclared := b
+	undeclared.decl = ""
+	if p, err := k.verify(issue(), undeclared); err != nil || p.C != "form" {
+		t.Fatalf("a state keeps the declaration it was issued under: %v %v", p, err)
+	}
+	other := newStateKeeper([32]byte{2}, clock.Now, 128)
 	if _, err := other.verify(issue(), b); err == nil {
 		t.Fatal("a state from another process key must be rejected")
 	}

@@ -130,6 +130,26 @@ func (c capabilities) elicitationForm() bool {
 	return form || !url
 }
 
+// elicitationDecl is the client's elicitation declaration, normalised:
+// "" (none), "form", "url" or "form+url". A requestState is bound to it.
+func (c capabilities) elicitationDecl() string {
+	v, ok := c["elicitation"]
+	if !ok || !isJSONObject(v) {
+		return ""
+	}
+	var modes map[string]json.RawMessage
+	json.Unmarshal(v, &modes)
+	_, form := modes["form"]
+	_, url := modes["url"]
+	switch {
+	case url && form:
+		return "form+url"
+	case url:
+		return "url"
+	}
+	return "form"
+}
+
 // capabilityForMethod names the client capability an input request needs.
 func capabilityForMethod(method string) string {
 	switch method {

@@ -51,6 +51,7 @@ type reqCtx struct {
 	out       sink     // request-related messages
 	logLevel  LogLevel // modern: per request ("" = no logs)
 	progress  json.RawMessage
+	stateDecl string // the declaration the verified requestState was issued under
 
 	mu       sync.Mutex
 	answers  map[string]json.RawMessage // verified (modern) or collected (legacy) answers
@@ -140,6 +141,13 @@ func (r *Request) HasCapability(name string) bool { return r.rc.caps.has(name) }
 // CanElicit reports whether the client accepts form-mode elicitation
 // ("elicitation": {} or "elicitation": {"form": {}}).
 func (r *Request) CanElicit() bool { return r.rc.caps.elicitationForm() }
+
+// StateDeclared is the elicitation declaration ("form", "url",
+// "form+url") under which this retry's verified requestState was issued,
+// "" without one. What was asked under a form declaration must be answered
+// through the form, whatever the retry declares: removing capabilities
+// cannot skip a question already asked.
+func (r *Request) StateDeclared() string { return r.rc.stateDecl }
 
 // Input asks the client for input and returns the answers by key. Keys are
 // chosen by the caller and must be stable across rounds.

@@ -32,6 +32,9 @@ type Options struct {
 	// RequestStateTTL bounds how long an issued requestState is accepted
 	// (default 5m).
 	RequestStateTTL time.Duration
+	// MaxRequestStates caps the issued requestStates not yet presented
+	// (default 128); beyond, the oldest is forgotten and rejected.
+	MaxRequestStates int
 	// ClientRequestTimeout bounds how long a legacy server-to-client request
 	// (elicitation/create, sampling/createMessage, roots/list) waits for the
 	// client's answer (default 10m).
@@ -141,7 +144,7 @@ func NewServer(opts Options) *Server {
 	if _, err := rand.Read(key[:]); err != nil {
 		panic("mcp: no randomness: " + err.Error())
 	}
-	s.states = newStateKeeper(key, func() time.Time { return s.now() })
+	s.states = newStateKeeper(key, func() time.Time { return s.now() }, opts.MaxRequestStates)
 	s.sessions = newSessionStore(s)
 	return s
 }
@@ -320,7 +323,9 @@ func (s *Server) toolList() []map[string]any {
 	defer s.mu.RUnlock()
 	out := make([]map[string]any, 0, len(s.toolOrder))
 	for _, n := range s.toolOrder {
-		out = append(out, s.tools[n].wire)
+		if e := s.tools[n]; !e.tool.Hidden {
+			out = append(out, e.wire)
+		}
 	}
 	return out
 }

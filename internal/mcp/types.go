@@ -26,6 +26,9 @@ type Tool struct {
 	// arguments that do not fit InputSchema (message says why); nil answers
 	// a text error.
 	InvalidArguments func(message string) *CallResult
+	// Hidden tools are left out of tools/list but still answer calls (a
+	// tool the configuration disabled answers why).
+	Hidden bool
 }
 
 // ToolHandler runs a tool call. See the package documentation for how its
