@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 func newCallCmd(g *globalFlags) *cobra.Command {
@@ -17,6 +23,7 @@ func newCallCmd(g *globalFlags) *cobra.Command {
 		kf   kernelFlags
 		ff   frontFlags
 		args string
+		yes  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "call TOOL --json ARGS",
@@ -33,6 +40,9 @@ with the taskId, for sisyphus tasks result later.
 
 Ctrl-C relays a cancellation to the authority and waits for its answer (a write whose commit has
 started still finishes); a second Ctrl-C stops waiting.
+
+A dangerous action (delete, remove, move, set_permission, ...) runs only once you confirm it: on a
+terminal call asks; otherwise pass --yes.
 
 Example:
   sisyphus call block --json '{"action":"update","id":"…","data":"new text","validateOnly":true}'`,
@@ -66,7 +76,11 @@ Example:
 				return err
 			}
 			defer svc.Close()
-			res := svc.Runner.Run(ctx, authority.Call{Tool: pos[0], Args: json.RawMessage(args), CancelOnDone: true})
+			res, err := svc.Runner.Run(ctx, authority.Call{Tool: pos[0], Args: json.RawMessage(args), CancelOnDone: true,
+				Confirmer: terminalConfirmer{yes: yes, out: cmd.ErrOrStderr()}})
+			if err != nil {
+				return err
+			}
 			out, _ := json.Marshal(res.StructuredContent)
 			var pretty bytes.Buffer
 			if json.Indent(&pretty, out, "", "  ") != nil {
@@ -86,5 +100,44 @@ Example:
 	kf.register(cmd)
 	ff.register(cmd, "token")
 	cmd.Flags().StringVar(&args, "json", "{}", "the tool's arguments as a JSON object")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm a dangerous action without asking (needed without a terminal)")
 	return cmd
+}
+
+// terminalConfirmer asks the person who runs sisyphus call: --yes answers
+// for them; otherwise the question goes to the terminal, and without one
+// the call is refused with the hint to pass --yes.
+type terminalConfirmer struct {
+	yes bool
+	out io.Writer
+}
+
+func (terminalConfirmer) CanForm() bool { return true }
+
+func (c terminalConfirmer) Form(ctx context.Context, message string, _ map[string]any) (tools.FormAnswer, error) {
+	if c.yes {
+		return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{tools.FieldConfirm: true}}, nil
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		e := failure.New(failure.ConfirmationRequired, "this dangerous call needs your confirmation and there is no terminal to ask on; nothing was run")
+		e.Action = "run it again with --yes to confirm it"
+		return tools.FormAnswer{}, e.Attempted(false)
+	}
+	defer tty.Close()
+	fmt.Fprintf(c.out, "%s [y/N] ", message)
+	answers := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(tty).ReadString('\n')
+		answers <- strings.ToLower(strings.TrimSpace(line))
+	}()
+	select {
+	case <-ctx.Done():
+		return tools.FormAnswer{}, ctx.Err()
+	case a := <-answers:
+		if a == "y" || a == "yes" {
+			return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{tools.FieldConfirm: true}}, nil
+		}
+		return tools.FormAnswer{Action: tools.FormDecline}, nil
+	}
 }

@@ -462,18 +462,20 @@ func TestStdioAnswersCallsRunningAtEOF(t *testing.T) {
 func TestHardeningFlow(t *testing.T) {
 	t.Parallel()
 	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
-	hardeningFlow(t, connect(t, s.url, "2026-07-28"), "Hardening")
+	hardeningFlow(t, s, connect(t, s.url, "2026-07-28"), "Hardening")
 }
 
 func TestHardeningLive(t *testing.T) {
 	s := startLiveServe(t)
-	hardeningFlow(t, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-hardening-%d", time.Now().UnixNano()))
+	hardeningFlow(t, s, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-hardening-%d", time.Now().UnixNano()))
 }
 
 // hardeningFlow works only inside a notebook it creates and removes.
-func hardeningFlow(t *testing.T, a *agent, name string) {
+func hardeningFlow(t *testing.T, s *serveProc, a *agent, name string) {
 	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": name})["notebook"].(string)
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb})
+	s.config(t, "permission", nb, "rwd")
+	s.config(t, "enable", "notebook.remove")
+	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
 	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Target", "markdown": "zebracorn first\n\nsecond"})["id"].(string)
 	para := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)[0].(map[string]any)["id"].(string)
 	before := a.ok("block", map[string]any{"action": "get_kramdown", "id": para})["kramdown"]

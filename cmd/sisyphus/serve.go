@@ -113,7 +113,8 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	kernel := f.kf.identity()
 	posts := &postTracker{}
 	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance,
-		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log})), ReadHeaderTimeout: 10 * time.Second}
+		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc})), ReadHeaderTimeout: 10 * time.Second}
+	go svc.WatchConfig(ctx, configPoll)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	base := "http://" + dialAddr(ln.Addr())
@@ -176,7 +177,8 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("listen on %s: %w", f.listen, err)
 	}
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Role: "front",
+	go svc.WatchConfig(ctx, configPoll)
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Role: "front", Config: svc,
 		Version: buildVersion(), Strict: d.Strict(), Logger: log,
 		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -186,6 +188,11 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s; writes go to the authority at %s\n", url, desc, f.authority)
 	return waitAndDrain(ctx, log, errc, hs, svc, posts, f.drainTimeout, nil)
 }
+
+// configPoll is how often a server re-reads the configuration for its tool
+// list (a change through this authority applies at once; one made
+// elsewhere within this).
+const configPoll = 2 * time.Second
 
 // waitAndDrain serves until ctx ends, then stops admitting, lets calls in
 // flight settle (committing writes finish; others stop at their

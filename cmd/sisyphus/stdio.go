@@ -39,6 +39,7 @@ write answers write_coordinator_changed until stdio restarts.`,
 				url = "none yet (discovered on the first write)"
 			}
 			log.Info("sisyphus stdio ready", "kernel", desc, "authority", url)
+			go svc.WatchConfig(ctx, configPoll)
 			return svc.MCP.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}

@@ -19,8 +19,23 @@ import (
 
 // serveProc is a running `sisyphus serve`.
 type serveProc struct {
-	cmd *exec.Cmd
-	url string
+	cmd      *exec.Cmd
+	url      string
+	stateDir string
+}
+
+// config runs `sisyphus config ARGS` against this authority, as the person
+// who runs it, and fails the test if it fails.
+func (s *serveProc) config(t *testing.T, args ...string) string {
+	t.Helper()
+	if s.stateDir == "" {
+		t.Fatal("config needs a serve started with --state-dir")
+	}
+	out, err := exec.Command(bin, append(append([]string{"config"}, args...), "--state-dir", s.stateDir)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("sisyphus config %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }
 
 // startServeWith runs serve with extra flags and waits for its ready line.
@@ -56,7 +71,13 @@ func startServeEnv(t *testing.T, env []string, args ...string) *serveProc {
 		if !ok {
 			t.Fatal("serve exited before it was ready")
 		}
-		return &serveProc{cmd: cmd, url: u}
+		sp := &serveProc{cmd: cmd, url: u}
+		for i, a := range args {
+			if a == "--state-dir" && i+1 < len(args) {
+				sp.stateDir = args[i+1]
+			}
+		}
+		return sp
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not print its ready line")
 	}
@@ -267,7 +288,7 @@ func (a *agent) strictDo(tool string, args map[string]any) map[string]any {
 // endpoint: notebook, document, fs and block.
 func TestStrictToolsOverMCP(t *testing.T) {
 	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
-	strictToolsFlow(t, connect(t, s.url, "2026-07-28"), "E2E")
+	strictToolsFlow(t, s, connect(t, s.url, "2026-07-28"), "E2E")
 }
 
 // TestStrictToolsLive runs the same walk against a real SiYuan when
@@ -275,7 +296,7 @@ func TestStrictToolsOverMCP(t *testing.T) {
 // only inside a notebook it creates and removes.
 func TestStrictToolsLive(t *testing.T) {
 	s := startLiveServe(t)
-	strictToolsFlow(t, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-%d", time.Now().UnixNano()))
+	strictToolsFlow(t, s, connect(t, s.url, "2025-11-25"), fmt.Sprintf("sisyphus-live-%d", time.Now().UnixNano()))
 }
 
 // startLiveServe runs an authority on the real SiYuan named by
@@ -289,8 +310,14 @@ func startLiveServe(t *testing.T) *serveProc {
 	return startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 }
 
-func strictToolsFlow(t *testing.T, a *agent, name string) {
+func strictToolsFlow(t *testing.T, s *serveProc, a *agent, name string) {
 	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": name + " Notebook"})["notebook"].(string)
+	// A new notebook is read-only for agents until the person grants more;
+	// the removals below are off until the person enables them.
+	a.fails("notebook", map[string]any{"action": "rename", "notebook": nb, "name": name, "validateOnly": true}, "permission_denied")
+	s.config(t, "permission", nb, "rwd")
+	s.config(t, "enable", "document.remove")
+	s.config(t, "enable", "notebook.remove")
 	a.strictDo("notebook", map[string]any{"action": "rename", "notebook": nb, "name": name})
 	if got := a.ok("notebook", map[string]any{"action": "get_conf", "notebook": nb})["name"]; got != name {
 		t.Fatalf("notebook name: %v", got)
@@ -308,7 +335,7 @@ func strictToolsFlow(t *testing.T, a *agent, name string) {
 	if !strings.Contains(fmt.Sprint(ls), "Notes") {
 		t.Fatalf("fs ls: %v", ls)
 	}
-	a.strictDo("fs", map[string]any{"action": "rm", "path": "/" + name + "/Notes"})
+	a.strictDo("fs", map[string]any{"action": "rm", "path": "/" + name + "/Notes", "confirm": true})
 
 	kids := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)
 	para := kids[0].(map[string]any)["id"].(string)
@@ -316,6 +343,6 @@ func strictToolsFlow(t *testing.T, a *agent, name string) {
 	if kd := a.ok("block", map[string]any{"action": "get_kramdown", "id": para})["kramdown"].(string); !strings.HasPrefix(kd, "1st line") {
 		t.Fatalf("replace: %s", kd)
 	}
-	a.strictDo("document", map[string]any{"action": "remove", "id": doc})
-	a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb})
+	a.strictDo("document", map[string]any{"action": "remove", "id": doc, "confirm": true})
+	a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
 }

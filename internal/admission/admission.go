@@ -79,6 +79,9 @@ type Snapshot struct {
 	// Allow reports whether the call's principal may run tool/action; nil
 	// allows everything.
 	Allow func(tool, action string) bool
+	// Policy is the configuration the call runs under, for the layer that
+	// applies it (opaque here).
+	Policy any
 }
 
 // Allowed reports whether s allows tool/action.

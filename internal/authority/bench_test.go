@@ -20,6 +20,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 // BenchmarkServe measures the real endpoint: tools/list, and a tools/call of
@@ -63,7 +64,7 @@ func BenchmarkServe(b *testing.B) {
 	newSDK := func() *sdk.Server {
 		s := sdk.NewServer(&sdk.Implementation{Name: "bench", Version: "1"}, nil)
 		for _, t := range reg.Tools() {
-			schema, _ := json.Marshal(t.InputSchema())
+			schema, _ := json.Marshal(t.InputSchema(tools.View{Policy: tools.Unrestricted(), Strict: true}))
 			s.AddTool(&sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: json.RawMessage(schema)},
 				func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 					out := map[string]any{"id": kids[0].ID, "kramdown": "a paragraph to read\n{: id=\"" + kids[0].ID + "\"}"}

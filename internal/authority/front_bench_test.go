@@ -106,7 +106,7 @@ func BenchmarkAdmission128InFlight(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if res := a.rn.Run(context.Background(), Call{Tool: "block", Args: args}); res.IsError {
+				if res, _ := a.rn.Run(context.Background(), Call{Tool: "block", Args: args}); res.IsError {
 					b.Errorf("%s", res.Content[0].Text)
 				}
 			}()

@@ -68,7 +68,7 @@ func startAuth(t testing.TB, o authOpts) *testAuth {
 		t.Fatal(err)
 	}
 	a := &testAuth{k: k, kc: kc, kURL: ks.URL, instance: NewInstanceID()}
-	a.adm = admission.New(admission.Config{Limits: o.limits, Permissions: ToolPermissions(reg)})
+	a.adm = admission.New(admission.Config{Limits: o.limits})
 	a.rn = &Runner{Registry: reg, Admission: a.adm}
 	a.srv = NewServer(a.rn, "test", nil, 0)
 	t.Cleanup(a.srv.Close)
@@ -118,7 +118,7 @@ func (a *testAuth) paragraph(t testing.TB) string {
 func out(t testing.TB, rn *Runner, tool string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	res := rn.Run(context.Background(), Call{Tool: tool, Args: raw})
+	res, _ := rn.Run(context.Background(), Call{Tool: tool, Args: raw})
 	b, _ := json.Marshal(res.StructuredContent)
 	var m map[string]any
 	json.Unmarshal(b, &m)
@@ -512,13 +512,13 @@ func TestQueueFullAndCancellation(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := rn.Run(ctx, Call{Tool: "block", Args: args, CancelOnDone: true, Caller: fmt.Sprint(i % 4)})
+			res, _ := rn.Run(ctx, Call{Tool: "block", Args: args, CancelOnDone: true, Caller: fmt.Sprint(i % 4)})
 			codes <- resultCode(res)
 		}()
 	}
 	waitFor(t, func() bool { return a.adm.Stats().InFlight == 128 })
 	start := time.Now()
-	res := rn.Run(context.Background(), Call{Tool: "block", Args: args})
+	res, _ := rn.Run(context.Background(), Call{Tool: "block", Args: args})
 	if resultCode(res) != failure.QueueFull || time.Since(start) > 100*time.Millisecond {
 		t.Fatalf("129th call: %v", res.StructuredContent)
 	}

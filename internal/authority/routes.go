@@ -48,10 +48,12 @@ type RoutesConfig struct {
 	AllowedOrigins, AllowedHosts []string
 	// MaxBodyBytes caps a POST body to /mcp (0: the MCP layer's default).
 	MaxBodyBytes int64
+	// Config serves /config (nil: no such route).
+	Config Configurator
 	Logger       *slog.Logger
 }
 
-// Routes serves /mcp, /tasks and /health, also under PluginPrefix, each
+// Routes serves /mcp, /tasks, /health and /config, also under PluginPrefix, each
 // behind the bearer token. One token is one authentication context
 // (principal "bearer"): task control answers only the context that started
 // a task.
@@ -76,6 +78,7 @@ func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
 		mux.Handle(prefix+"/mcp", mcpH)
 		mux.HandleFunc(prefix+"/tasks", rt.tasks)
 		mux.HandleFunc(prefix+"/health", rt.health)
+		mux.HandleFunc(prefix+"/config", rt.config)
 	}
 	return rt.identity(mux)
 }

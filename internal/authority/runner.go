@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -29,6 +32,8 @@ type Runner struct {
 	// admits them; a second write lane would split the boundary).
 	Delegating bool
 	Logger     *slog.Logger
+
+	shown toolSync // what the MCP server shows of the registry
 }
 
 // Call is one tool call handed to a Runner.
@@ -46,7 +51,13 @@ type Call struct {
 	// False for a modern HTTP call with a taskId: a dropped connection then
 	// cancels nothing, and the result stays available to task control.
 	CancelOnDone bool
+	// Confirmer asks the call's person to confirm a dangerous action (nil:
+	// the client has no forms; it must pass confirm:true).
+	Confirmer tools.Confirmer
 }
+
+// ConfirmTimeout bounds how long a confirmation waits for the person.
+const ConfirmTimeout = 5 * time.Minute
 
 // laneOf classifies a call by its tool and action: reads (and help, unknown
 // tools and actions, which the registry answers without the kernel) take
@@ -72,8 +83,54 @@ func (r *Runner) laneOf(tool string, args json.RawMessage) (admission.Lane, stri
 	return admission.LaneWrite, probe.Action
 }
 
-// Run runs one call and returns its tool result; it never fails otherwise.
-func (r *Runner) Run(ctx context.Context, c Call) *mcp.CallResult {
+// Run runs one call and returns its tool result. The error is only the
+// MCP layer's own: a confirmation that continues in another round
+// (input_required), which the handler returns as is.
+//
+// A dangerous call is confirmed before it is admitted, so that no lane
+// waits for a person, and only once the gate and the arguments let it run:
+// nobody is asked about a call that would be refused anyway.
+func (r *Runner) Run(ctx context.Context, c Call) (*mcp.CallResult, error) {
+	if p, ok := r.Registry.Pending(c.Tool, c.Args); ok {
+		if err := r.Registry.Check(ctx, c.Tool, c.Args); err != nil {
+			return errorResult(err), nil
+		}
+		cctx, cancel := context.WithTimeout(ctx, ConfirmTimeout)
+		err := tools.Confirm(cctx, c.Confirmer, p)
+		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
+		switch {
+		case err != nil && mcp.IsInputRequired(err):
+			return nil, err
+		case err != nil && timedOut:
+			e := failure.New(failure.ConfirmationRequired, "%s.%s was not confirmed within %s; nothing was run", p.Tool, p.Action, ConfirmTimeout)
+			return errorResult(e.Attempted(false)), nil
+		case err != nil:
+			return errorResult(confirmFailure(err, p)), nil
+		}
+		ctx = tools.WithConfirmed(ctx, p.Tool, p.Action)
+	}
+	return r.run(ctx, c), nil
+}
+
+// confirmFailure is the agent-facing form of a confirmation that did not
+// come back as an answer.
+func confirmFailure(err error, p tools.Pending) *failure.Error {
+	var fe *failure.Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	var me *mcp.MissingCapabilityError
+	if errors.As(err, &me) {
+		// A retry that dropped the capability it was asked under.
+		e := failure.Wrap(failure.ConfirmationInvalid, err, "the confirmation of %s.%s was asked by a form, and this call can no longer answer it; nothing was run", p.Tool, p.Action)
+		return e.Attempted(false).SetCancelled(false)
+	}
+	e := failure.Wrap(failure.ConfirmationInvalid, err, "the client could not answer the confirmation of %s.%s (%v); nothing was run", p.Tool, p.Action, err)
+	return e.Attempted(false).SetCancelled(false)
+}
+
+func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
 	lane, action := r.laneOf(c.Tool, c.Args)
 	writes := lane != admission.LaneRead
 	call, err := r.Admission.Admit(ctx, admission.Request{Lane: lane, Principal: c.Principal, TaskID: c.TaskID, Tool: c.Tool, Action: action,
@@ -96,8 +153,12 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		if errors.Is(err, admission.ErrCancelled) || errors.Is(err, admission.ErrDraining) {
 			return errorResult(admissionError(err, writes))
 		}
-		e := failure.Wrap(failure.PermissionDenied, err, "the permission snapshot could not be loaded; nothing was run")
-		e.Action, e.WriteAttempted = "retry later", writeFlag(writes)
+		e := tools.KernelError(err)
+		if e.Code == failure.Internal || e.Code == failure.KernelError {
+			e = failure.Wrap(failure.ConfigUnavailable, err, "the configuration could not be loaded; nothing was run")
+		}
+		e = e.Clone()
+		e.WriteAttempted = writeFlag(writes)
 		return errorResult(e)
 	}
 	if !call.Snapshot().Allowed(c.Tool, action) {
@@ -106,6 +167,9 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		return errorResult(e)
 	}
 	ctx := call.Context()
+	if p, ok := call.Snapshot().Policy.(*tools.Policy); ok && p != nil {
+		ctx = tools.WithPolicy(ctx, p)
+	}
 	switch lane {
 	case admission.LaneRead:
 		ctx = siyuan.WithReadMeter(ctx, call.Budget())
@@ -223,28 +287,90 @@ func taskIDFromMeta(meta map[string]json.RawMessage) (string, bool) {
 	return id, true
 }
 
-// NewServer returns the MCP server of every tool of rn's registry, each
-// call run through rn (admission, read budgets, commit barrier, task
-// records).
+// NewServer returns the MCP server of rn's registry, each call run through
+// rn (confirmation, admission, read budgets, commit barrier, task
+// records). Its tools are those the configuration shows, kept current by
+// SyncTools.
 func NewServer(rn *Runner, version string, log *slog.Logger, maxMessage int) *mcp.Server {
 	s := mcp.NewServer(mcp.Options{
 		Name: "sisyphus", Title: "Sisyphus for SiYuan", Version: version,
 		Instructions: Instructions, Logger: log, MaxMessageBytes: maxMessage,
 	})
-	for _, t := range rn.Registry.Tools() {
-		tool := mcpTool(t)
-		name := t.Name
-		tool.Handler = func(ctx context.Context, req *mcp.CallRequest) (*mcp.CallResult, error) {
-			taskID, ok := taskIDFromMeta(req.Meta)
-			if !ok {
-				return errorResult(admissionError(admission.ErrInvalidTask, false)), nil
-			}
-			return rn.Run(ctx, Call{Tool: name, Args: req.Arguments, Principal: req.Principal, TaskID: taskID, Caller: req.Client(),
-				CancelOnDone: req.Era != mcp.EraModern || taskID == ""}), nil
-		}
-		s.AddTool(tool)
-	}
+	rn.SyncTools(context.Background(), s)
 	return s
+}
+
+// SyncTools shows s's clients rn's tools as the configuration is now
+// (enabled actions, strict mode); when it cannot be read, as the default
+// configuration shows them (every call then says why it cannot run).
+func (r *Runner) SyncTools(ctx context.Context, s *mcp.Server) {
+	v, err := r.Registry.View(ctx)
+	if err != nil {
+		if r.Logger != nil {
+			r.Logger.Warn("the configuration could not be read; showing the default tools", "err", err)
+		}
+		v = tools.View{Policy: &tools.Policy{Default: tools.DefaultLevel, Strict: true}, Strict: true}
+	}
+	r.shown.sync(s, r, v)
+}
+
+// toolHandler runs an MCP tools/call of one tool through rn.
+func toolHandler(rn *Runner, name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallRequest) (*mcp.CallResult, error) {
+		taskID, ok := taskIDFromMeta(req.Meta)
+		if !ok {
+			return errorResult(admissionError(admission.ErrInvalidTask, false)), nil
+		}
+		return rn.Run(ctx, Call{Tool: name, Args: req.Arguments, Principal: req.Principal, TaskID: taskID, Caller: req.Client(),
+			CancelOnDone: req.Era != mcp.EraModern || taskID == "", Confirmer: mcpConfirmer{&req.Request}})
+	}
+}
+
+// mcpConfirmer asks through MCP form elicitation: a real elicitation/create
+// in a legacy session, an input_required round in the modern era.
+type mcpConfirmer struct{ req *mcp.Request }
+
+// CanForm: the client declared form elicitation, or this is the retry of a
+// round that asked under that declaration (which stands whatever the retry
+// declares).
+func (m mcpConfirmer) CanForm() bool {
+	return m.req.CanElicit() || strings.Contains(m.req.StateDeclared(), "form")
+}
+
+func (m mcpConfirmer) Form(ctx context.Context, message string, schema map[string]any) (tools.FormAnswer, error) {
+	res, err := m.req.Elicit(ctx, mcp.ElicitParams{Key: "dangerous-action-confirmation", Message: message, RequestedSchema: schema})
+	if err != nil {
+		return tools.FormAnswer{}, err
+	}
+	return tools.FormAnswer{Action: res.Action, Content: res.Content}, nil
+}
+
+// toolSync keeps an MCP server's tools equal to what the configuration
+// shows: a tool without enabled actions is hidden, a changed schema is
+// replaced; every change announces list_changed.
+type toolSync struct {
+	mu    sync.Mutex
+	shown map[string]string // tool → digest of its declaration
+}
+
+func (ts *toolSync) sync(s *mcp.Server, rn *Runner, v tools.View) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.shown == nil {
+		ts.shown = map[string]string{}
+	}
+	for _, t := range rn.Registry.Tools() {
+		tool := mcpTool(t, v)
+		tool.Hidden = !v.Policy.ToolOn(t)
+		b, _ := json.Marshal(map[string]any{"schema": tool.InputSchema, "ann": tool.Annotations, "hidden": tool.Hidden, "desc": tool.Description})
+		key := string(b)
+		if ts.shown[t.Name] == key {
+			continue
+		}
+		tool.Handler = toolHandler(rn, t.Name)
+		s.AddTool(tool)
+		ts.shown[t.Name] = key
+	}
 }
 
 // Instructions tell the model how to use the server.
@@ -254,12 +380,13 @@ Read documents with document get_doc (windows of whole blocks); find things with
 Writes Sisyphus owns are strict: preflight with validateOnly:true, then commit with the returned
 requestId and credential, copied unchanged. Never invent hashes or request ids.`
 
-// mcpTool is a tool's MCP declaration: name, schema and annotations.
-func mcpTool(t *tools.Tool) mcp.Tool {
-	a := t.Annotations()
+// mcpTool is a tool's MCP declaration under a view: name, schema and
+// annotations.
+func mcpTool(t *tools.Tool, v tools.View) mcp.Tool {
+	a := t.Annotations(v)
 	ann := &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: mcp.Bool(a.ReadOnly), OpenWorldHint: mcp.Bool(a.OpenWorld),
 		DestructiveHint: mcp.Bool(a.Destructive), IdempotentHint: mcp.Bool(a.Idempotent)}
-	return mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(), Annotations: ann,
+	return mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema(v), Annotations: ann,
 		// Every refusal carries its code, schema violations too.
 		InvalidArguments: func(msg string) *mcp.CallResult {
 			e := failure.Invalid("%s", msg)

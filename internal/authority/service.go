@@ -1,11 +1,14 @@
 package authority
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
+	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -27,6 +30,8 @@ type Service struct {
 	// MaxMessageBytes is the largest MCP message the service takes (HTTP
 	// bodies and stdio lines).
 	MaxMessageBytes int
+	// Settings reads and writes the configuration the calls run under.
+	Settings *settings.Store
 }
 
 // ServiceConfig configures a Service. Exactly one of Coordinator (the
@@ -64,7 +69,9 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes}
+	store := settings.NewStore(cfg.Kernel)
+	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes,
+		Policies: store.Policy}
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
 	}
@@ -72,10 +79,30 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ToolPermissions(reg)})
+	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ConfigPermissions(store.Policy)})
 	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log}
-	return &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
-		MaxMessageBytes: cfg.maxMessage()}, nil
+	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
+		MaxMessageBytes: cfg.maxMessage(), Settings: store}
+	return svc, nil
+}
+
+// SyncTools shows the MCP clients the tools as the configuration is now.
+func (s *Service) SyncTools(ctx context.Context) { s.Runner.SyncTools(ctx, s.MCP) }
+
+// WatchConfig re-reads the configuration every interval until ctx ends, so
+// that a change made elsewhere (another process, the upstream plugin, a
+// person editing the files) reaches this server's tool list.
+func (s *Service) WatchConfig(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.SyncTools(ctx)
+		}
+	}
 }
 
 // Close closes the MCP server (its sessions and streams).

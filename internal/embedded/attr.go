@@ -45,7 +45,7 @@ func (k *Kernel) setBlockAttrs(ctx context.Context, a args) (any, error) {
 	}
 	tree, node, err := k.loadTreeOf(id)
 	if err != nil {
-		return nil, errf("block [%s] not found", id)
+		return nil, errf("tree not found")
 	}
 	cur := parse.IAL2MapUnEsc(node.KramdownIAL)
 	for name, value := range values {

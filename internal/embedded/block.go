@@ -863,7 +863,7 @@ func (k *Kernel) getBlockInfo(ctx context.Context, a args) (any, error) {
 	}
 	tree, _, err := k.viewOf(id)
 	if err != nil {
-		return nil, errf("block [%s] not found", id)
+		return nil, errf("Content block with id [%s] not found", id)
 	}
 	// SiYuan 3.7.3 reports the document id here, whatever block was asked for.
 	rootChildID := tree.ID
@@ -883,7 +883,7 @@ func (k *Kernel) getDocInfo(ctx context.Context, a args) (any, error) {
 	}
 	tree, node, err := k.viewOf(id)
 	if err != nil {
-		return nil, errf("block [%s] not found", id)
+		return nil, errf("Content block with id [%s] not found", id)
 	}
 	_ = node
 	// SiYuan answers with the holding document's name and attributes.

@@ -664,7 +664,7 @@ func (k *Kernel) getHPathByID(ctx context.Context, a args) (any, error) {
 	}
 	loc, ok := k.lookup(id)
 	if !ok {
-		return nil, errf("block [%s] not found", id)
+		return nil, errf("tree not found")
 	}
 	d, _ := k.doc(loc.Root)
 	if d.ID == d.Box {
@@ -680,7 +680,7 @@ func (k *Kernel) getPathByID(ctx context.Context, a args) (any, error) {
 	}
 	loc, ok := k.lookup(id)
 	if !ok {
-		return nil, errf("block [%s] not found", id)
+		return nil, errf("tree not found")
 	}
 	return map[string]any{"path": loc.Path, "notebook": loc.Box}, nil
 }

@@ -2,14 +2,23 @@ package embedded
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 )
+
+// demoPermissions is where Sisyphus keeps notebook permissions (the
+// upstream plugin's storage; see internal/settings). The demo notebook is
+// a sandbox: agents may read, write and delete in it, while every other
+// notebook starts read-only.
+const demoPermissions = "data/storage/petal/siyuan-plugins-mcp-sisyphus/notebookPermissions"
 
 const welcomeMarkdown = `Sisyphus serves this workspace to AI agents over MCP and makes every write it owns safe.
 
 ## What is here
 
-- This notebook, **Sisyphus Demo**, with this document.
+- This notebook, **Sisyphus Demo**, with this document. Agents may read, write and delete here (rwd); every other notebook starts read-only.
 - A child document, *Getting started*, below it.
 
 ## Try it
@@ -30,6 +39,14 @@ func (k *Kernel) seed(ctx context.Context) error {
 		"markdown": "Point an MCP client at `sisyphus serve`, or run `sisyphus doctor` to check a SiYuan connection.\n"})
 	if err != nil {
 		return fmt.Errorf("getting-started document: %w", err)
+	}
+	data, _ := json.MarshalIndent(map[string]string{box: "rwd"}, "", "  ")
+	p := filepath.Join(k.dir, filepath.FromSlash(demoPermissions))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("demo permissions: %w", err)
+	}
+	if err := writeFileAtomic(p, data, 0o644); err != nil {
+		return fmt.Errorf("demo permissions: %w", err)
 	}
 	return nil
 }

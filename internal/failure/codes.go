@@ -44,6 +44,8 @@ const (
 	InvalidTaskID      Code = "invalid_task_id"
 	ShuttingDown       Code = "shutting_down"
 	PermissionDenied   Code = "permission_denied"
+	ActionDisabled     Code = "action_disabled"
+	ConfigUnavailable  Code = "config_unavailable"
 	ReadBudgetExceeded Code = "read_budget_exceeded"
 	ReadTimedOut       Code = "read_timeout"
 	ResultTooLarge     Code = "result_too_large"
@@ -51,6 +53,14 @@ const (
 	DelegationRefused  Code = "delegation_refused"
 	Delegated          Code = "delegated_error"
 	Internal           Code = "internal_error"
+)
+
+// Codes of the confirmation of dangerous actions.
+const (
+	ConfirmationRequired  Code = "confirmation_required"
+	ConfirmationDeclined  Code = "confirmation_declined"
+	ConfirmationCancelled Code = "confirmation_cancelled"
+	ConfirmationInvalid   Code = "confirmation_invalid"
 )
 
 // Codes of the HTTP routes (answered as JSON bodies with an HTTP status,
@@ -134,7 +144,20 @@ var Codes = []Entry{
 		"Use a new taskId for every tools/call; a business replay keeps the original requestId with a new taskId", false, ToolResult},
 	{InvalidTaskID, "The task-control taskId is not a UUID string; the call was not run", "Send a UUID", false, ToolResult},
 	{ShuttingDown, "The server is shutting down; the read was not run", "Retry once it is back", false, ToolResult},
-	{PermissionDenied, "This call is not permitted; nothing was run", "Ask the person who runs Sisyphus to change the permission", false, ToolResult},
+	{PermissionDenied, "A notebook the call touches has a lower permission than the call needs (details: notebook, permission, requiredPermission); nothing was run",
+		"Work in notebooks you may use (notebook.list shows them), or ask the person who runs Sisyphus to change the permission (sisyphus config, or the settings page)", false, ToolResult},
+	{ActionDisabled, "The tool or action is disabled in Sisyphus's configuration; nothing was run",
+		"Use an enabled action (tools/list and help show them), or ask the person who runs Sisyphus to enable it", false, ToolResult},
+	{ConfigUnavailable, "Sisyphus's configuration (notebook permissions, tool switches) could not be read; nothing was run (fail closed)",
+		"Ask the person who runs Sisyphus to check the configuration files (sisyphus config show says what is wrong)", false, ToolResult},
+	{ConfirmationRequired, "A dangerous action needs the person's confirmation and none was given; nothing was run",
+		"Describe the call to the person and wait for explicit approval; then call again with confirm:true (clients without form elicitation), or answer the confirmation form", false, ToolResult},
+	{ConfirmationDeclined, "The person declined the confirmation (or confirm was false); nothing was run",
+		"Do not retry the same call unless the person asks for it", false, ToolResult},
+	{ConfirmationCancelled, "The person dismissed the confirmation without choosing; nothing was run",
+		"Ask the person again later, if the call is still wanted", false, ToolResult},
+	{ConfirmationInvalid, "The confirmation answer was malformed, missing or wrongly typed; it does not mean the person declined; nothing was run",
+		"Check the client's elicitation support; never bypass the confirmation (call again to ask again)", false, ToolResult},
 	{ReadBudgetExceeded, "The read made more kernel calls (128) or decoded more data (8 MiB) than one read may",
 		"Narrow the query or request smaller pages (the action's paging arguments)", false, ToolResult},
 	{ReadTimedOut, "The read ran past its deadline (30 s unless configured) and was stopped; nothing was changed",

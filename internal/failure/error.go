@@ -23,6 +23,9 @@ type Error struct {
 	RequestID      string
 	// ExpectedHash and CurrentHash are aliases, for state_changed.
 	ExpectedHash, CurrentHash string
+	// Cancelled, beside the error object, tells a confirmation the person
+	// dismissed (true) from one they declined or that was invalid (false).
+	Cancelled *bool
 
 	Cause error
 }
@@ -58,6 +61,12 @@ func (e *Error) CallerAction() string {
 	}
 	entry, _ := Lookup(e.Code)
 	return entry.CallerAction
+}
+
+// SetCancelled sets Cancelled and returns e.
+func (e *Error) SetCancelled(b bool) *Error {
+	e.Cancelled = &b
+	return e
 }
 
 // Attempted sets whether a write was attempted and returns e.
@@ -109,6 +118,9 @@ func (e *Error) Result() map[string]any {
 		out["expectedHash"] = e.ExpectedHash
 		out["currentHash"] = e.CurrentHash
 	}
+	if e.Cancelled != nil {
+		out["cancelled"] = *e.Cancelled
+	}
 	return out
 }
 
@@ -125,11 +137,12 @@ func Parse(result []byte) (e *Error, ok bool) {
 		RequestID      string                     `json:"requestId"`
 		ExpectedHash   string                     `json:"expectedHash"`
 		CurrentHash    string                     `json:"currentHash"`
+		Cancelled      *bool                      `json:"cancelled"`
 	}
 	if json.Unmarshal(result, &r) != nil || r.Error == nil {
 		return nil, false
 	}
-	e = &Error{WriteAttempted: r.WriteAttempted, RequestID: r.RequestID, ExpectedHash: r.ExpectedHash, CurrentHash: r.CurrentHash}
+	e = &Error{WriteAttempted: r.WriteAttempted, RequestID: r.RequestID, ExpectedHash: r.ExpectedHash, CurrentHash: r.CurrentHash, Cancelled: r.Cancelled}
 	for k, raw := range r.Error {
 		var s string
 		switch k {

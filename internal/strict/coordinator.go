@@ -41,6 +41,9 @@ type Op struct {
 	Targets []string
 
 	ValidateOnly bool
+	// Direct runs this call with strict mode off (the configuration the
+	// call runs under turned it off): attempted once, no guarantee.
+	Direct bool
 	// RequestID and Credential are the control fields as the caller sent
 	// them ("" when absent); the coordinator parses each once.
 	RequestID  string
@@ -135,7 +138,7 @@ func (c *Coordinator) Do(ctx context.Context, op Op) (map[string]any, error) {
 		return c.external(ctx, op)
 	case op.Policy.Class != Mutation && op.Policy.Class != Additive:
 		return nil, fmt.Errorf("strict: %s.%s is %s, not a write", op.Tool, op.Action, op.Policy.Class)
-	case !c.strict:
+	case !c.strict || op.Direct:
 		return c.direct(ctx, op)
 	case op.ValidateOnly:
 		return c.preflight(ctx, op)

@@ -16,7 +16,6 @@ type Tool struct {
 	Title       string
 	Description string
 	Actions     []*Action
-	strict      bool // strict mode decides which control fields the schema shows
 }
 
 // Action is one value of a tool's `action` argument, as the registry runs
@@ -29,6 +28,10 @@ type Action struct {
 	Params  []Param
 	// Destructive marks actions that remove data (MCP destructiveHint).
 	Destructive bool
+	// Dangerous actions run only after a person confirmed them (see
+	// Confirm); OffByDefault ones are disabled until the configuration
+	// enables them.
+	Dangerous, OffByDefault bool
 	// Example is a complete, valid call an agent can copy (help shows it).
 	Example map[string]any
 
@@ -36,6 +39,46 @@ type Action struct {
 	policyFor func(parsed any) strict.Policy
 	run       func(ctx context.Context, env *Env, parsed any) (any, error)
 	write     *writeSteps
+	// touches are the notebooks the call touches; global actions touch
+	// none by their arguments (they filter what they list themselves).
+	touches func(ctx context.Context, env *Env, parsed any) ([]Touch, error)
+	global  bool // lists across notebooks, filtering them itself
+	none    bool // reads or changes nothing of any notebook
+}
+
+// Scope is how an action declares the notebooks it touches, which the gate
+// checks before it runs: exactly one of its fields is set.
+type Scope[A any] struct {
+	// Touches are the notebooks, blocks and documents named by the
+	// arguments.
+	Touches func(A) []Touch
+	// Resolve finds them with the kernel's help (human paths).
+	Resolve func(ctx context.Context, env *Env, a A) ([]Touch, error)
+	// Global: the action names no notebook but lists across them, and
+	// filters its entries with Visible.
+	Global bool
+	// None: the action reads and changes nothing of any notebook (the
+	// server's version, a notification); it runs even when the
+	// configuration cannot be read.
+	None bool
+}
+
+func (s Scope[A]) set(act *Action) {
+	switch {
+	case s.Touches != nil:
+		act.touches = func(_ context.Context, _ *Env, parsed any) ([]Touch, error) { return s.Touches(parsed.(A)), nil }
+	case s.Resolve != nil:
+		act.touches = func(ctx context.Context, env *Env, parsed any) ([]Touch, error) { return s.Resolve(ctx, env, parsed.(A)) }
+	}
+	act.global, act.none = s.Global, s.None
+}
+
+// touchesOf returns what the parsed call touches.
+func (a *Action) touchesOf(ctx context.Context, env *Env, parsed any) ([]Touch, error) {
+	if a.touches == nil {
+		return nil, nil
+	}
+	return a.touches(ctx, env, parsed)
 }
 
 // writeSteps are a write declaration with its argument type erased.
@@ -65,12 +108,17 @@ type Read[A any] struct {
 	// Example is a complete, valid call for help (defaults to the action
 	// and its required arguments).
 	Example map[string]any
+	// Scope declares the notebooks the read touches.
+	Scope Scope[A]
+	// Dangerous and OffByDefault: see Action.
+	Dangerous, OffByDefault bool
 }
 
 // Action turns the declaration into a registry action.
 func (r Read[A]) Action() *Action {
-	return &Action{
+	act := &Action{
 		Name: r.Name, Summary: r.Summary, Policy: strict.Policy{Class: strict.Read}, Params: r.Params, Example: r.Example,
+		Dangerous: r.Dangerous, OffByDefault: r.OffByDefault,
 		parse: parser(r.Parse),
 		run: func(ctx context.Context, env *Env, parsed any) (any, error) {
 			if r.Run == nil {
@@ -79,6 +127,8 @@ func (r Read[A]) Action() *Action {
 			return r.Run(ctx, env, parsed.(A))
 		},
 	}
+	r.Scope.set(act)
+	return act
 }
 
 // Write declares a write whose arguments parse into A and whose state
@@ -105,7 +155,11 @@ type Write[A, S any] struct {
 	Params    []Param
 	// Destructive marks actions that remove data (MCP destructiveHint).
 	Destructive bool
-	Example     map[string]any
+	// Dangerous and OffByDefault: see Action.
+	Dangerous, OffByDefault bool
+	Example                 map[string]any
+	// Scope declares the notebooks the write touches.
+	Scope Scope[A]
 
 	// Parse turns the bound arguments into A, once; nil decodes them by
 	// their JSON names.
@@ -135,8 +189,10 @@ type Write[A, S any] struct {
 func (w Write[A, S]) Action() *Action {
 	act := &Action{
 		Name: w.Name, Summary: w.Summary, Policy: w.Policy, Params: w.Params, Destructive: w.Destructive, Example: w.Example,
+		Dangerous: w.Dangerous, OffByDefault: w.OffByDefault,
 		parse: parser(w.Parse),
 	}
+	w.Scope.set(act)
 	if w.PolicyFor != nil {
 		act.policyFor = func(parsed any) strict.Policy { return w.PolicyFor(parsed.(A)) }
 	}
@@ -198,6 +254,15 @@ type NoArgs struct{}
 
 // complete checks the action has what its class needs.
 func (a *Action) complete() error {
+	n := 0
+	for _, set := range []bool{a.touches != nil, a.global, a.none} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("declare the notebooks it touches: Scope needs exactly one of Touches, Resolve, Global or None")
+	}
 	if a.Policy.Class == strict.Read {
 		if a.run == nil {
 			return fmt.Errorf("a read needs Run")
@@ -226,32 +291,33 @@ func (t *Tool) Action(name string) (*Action, bool) {
 }
 
 // ActionNames lists the tool's actions, help included.
-func (t *Tool) ActionNames() []string {
+func (t *Tool) ActionNames() []string { return t.actionNames(Unrestricted()) }
+
+// actionNames lists the actions the policy enables, help included.
+func (t *Tool) actionNames(p *Policy) []string {
 	names := []string{"help"}
-	for _, a := range t.Actions {
+	for _, a := range t.enabled(p) {
 		names = append(names, a.Name)
 	}
 	return names
 }
 
-// Destructive reports whether an action of the tool can remove data.
-func (t *Tool) Destructive() bool {
+// enabled lists the actions the policy enables.
+func (t *Tool) enabled(p *Policy) []*Action {
+	var out []*Action
 	for _, a := range t.Actions {
-		if a.Destructive {
-			return true
+		if p.ActionOn(t, a) {
+			out = append(out, a)
 		}
 	}
-	return false
+	return out
 }
 
-// ReadOnly reports whether every action of the tool is a read.
-func (t *Tool) ReadOnly() bool {
-	for _, a := range t.Actions {
-		if a.Policy.Class != strict.Read {
-			return false
-		}
-	}
-	return true
+// View is what the agent is shown of the tools under one configuration:
+// the enabled actions, and the control fields strict mode adds.
+type View struct {
+	Policy *Policy
+	Strict bool
 }
 
 // Annotations are a tool's behaviour hints, as MCP's tool annotations carry
@@ -267,9 +333,14 @@ type Annotations struct {
 	OpenWorld bool `json:"openWorldHint"`
 }
 
-// Annotations returns the tool's behaviour hints. Only a tool of reads is
-// idempotent: a write repeated with a new requestId writes again.
-func (t *Tool) Annotations() Annotations {
-	ro := t.ReadOnly()
-	return Annotations{Title: t.Title, ReadOnly: ro, Destructive: t.Destructive(), Idempotent: ro}
+// Annotations returns the tool's behaviour hints under a view, from its
+// enabled actions. Only a tool of reads is idempotent: a write repeated
+// with a new requestId writes again.
+func (t *Tool) Annotations(v View) Annotations {
+	ro, destructive := true, false
+	for _, a := range t.enabled(v.Policy) {
+		ro = ro && a.Policy.Class == strict.Read
+		destructive = destructive || a.Destructive || a.Dangerous
+	}
+	return Annotations{Title: t.Title, ReadOnly: ro, Destructive: destructive, Idempotent: ro}
 }

@@ -24,6 +24,10 @@ type Env struct {
 	// DelegateStrict tells, for a delegating front, whether the authority
 	// runs strict mode (it decides which control fields the schemas show).
 	DelegateStrict bool
+	// Policies loads the configuration a call runs under (notebook
+	// permissions, tool switches, strict mode) when the call's context
+	// carries none; nil runs everything (Unrestricted).
+	Policies func(ctx context.Context) (*Policy, error)
 	// MaxWriteBytes caps the arguments of one write (their JSON as sent);
 	// a larger write is refused before anything runs, preflight included.
 	// 0 means DefaultMaxWriteBytes.
@@ -45,8 +49,15 @@ func (e *Env) maxWriteBytes() int {
 	return DefaultMaxWriteBytes
 }
 
-// StrictOn reports whether writes go through preflight and commit.
-func (e *Env) StrictOn() bool {
+// StrictOn reports whether the call's writes go through preflight and
+// commit: strict mode is on in this process (or its authority) and in the
+// configuration the call runs under.
+func (e *Env) StrictOn(ctx context.Context) bool { return e.strictOn(PolicyFrom(ctx)) }
+
+func (e *Env) strictOn(p *Policy) bool {
+	if p != nil && !p.Strict {
+		return false
+	}
 	switch {
 	case e.Coordinator != nil:
 		return e.Coordinator.Strict()

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
@@ -26,7 +28,6 @@ func NewRegistry(env *Env, tools ...*Tool) (*Registry, error) {
 	r := &Registry{tools: map[string]*Tool{}, env: env}
 	env.tools = r.Tools
 	for _, t := range tools {
-		t.strict = env.StrictOn()
 		if err := r.add(t); err != nil {
 			return nil, err
 		}
@@ -65,6 +66,30 @@ func (r *Registry) Tools() []*Tool {
 	return ret
 }
 
+// View is what the agent is shown under the configuration the env's source
+// loads now (every tool, when it has none).
+func (r *Registry) View(ctx context.Context) (View, error) {
+	p, err := r.policy(ctx)
+	if err != nil {
+		return View{}, err
+	}
+	return View{Policy: p, Strict: r.env.strictOn(p)}, nil
+}
+
+// Visible lists the tools a view shows: those with an enabled action.
+func (r *Registry) Visible(v View) []*Tool {
+	var out []*Tool
+	for _, t := range r.Tools() {
+		if v.Policy.ToolOn(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Env is what the registry's actions run against.
+func (r *Registry) Env() *Env { return r.env }
+
 // Tool returns a tool by name.
 func (r *Registry) Tool(name string) (*Tool, bool) {
 	t, ok := r.tools[name]
@@ -72,75 +97,166 @@ func (r *Registry) Tool(name string) (*Tool, bool) {
 }
 
 // Call runs one tool call. The result is a JSON-ready value; a failure is a
-// *failure.Error.
+// *failure.Error. The call runs under the policy ctx carries (WithPolicy),
+// else under the one the env's source loads now.
 func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (any, error) {
+	pc, err := r.prepare(ctx, tool, raw)
+	if err != nil || pc.answer != nil {
+		return pc.answer, err
+	}
+	if _, pending := r.Pending(tool, raw); pending && !confirmed(ctx, pc.tool.Name, pc.action.Name) {
+		// The entry point asks before admitting the call; reaching here
+		// unasked is a bug of the entry point, and nothing runs.
+		e := failure.New(failure.ConfirmationRequired, "%s.%s is dangerous and was not confirmed; nothing was run", pc.tool.Name, pc.action.Name)
+		return nil, e.Attempted(false)
+	}
+	ctx = WithPolicy(ctx, pc.policy)
+	if pc.writes {
+		return r.write(ctx, pc.tool, pc.action, pc.args, pc.parsed, pc.fields)
+	}
+	v, err := pc.action.run(ctx, r.env, pc.parsed)
+	if err != nil {
+		return nil, KernelError(err)
+	}
+	return v, nil
+}
+
+// Check runs a call's gate and argument checks without running it: what
+// Call would refuse before the action starts, it refuses (used before a
+// person is asked to confirm a call that cannot run anyway).
+func (r *Registry) Check(ctx context.Context, tool string, raw json.RawMessage) error {
+	_, err := r.prepare(ctx, tool, raw)
+	return err
+}
+
+// prepared is a call that passed the gate and parsed its arguments.
+type prepared struct {
+	tool   *Tool
+	action *Action
+	policy *Policy
+	fields map[string]json.RawMessage
+	args   *Args
+	parsed any
+	writes bool
+	answer any // help answers here, without an action
+}
+
+// prepare decodes a call, applies the gate (configuration readable, tool
+// and action enabled, every touched notebook's level) and parses its
+// arguments.
+func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage) (prepared, error) {
+	var pc prepared
 	t, ok := r.tools[tool]
 	if !ok {
-		return nil, failure.New(failure.UnknownTool, "unknown tool %q", tool)
+		return pc, failure.New(failure.UnknownTool, "unknown tool %q", tool)
 	}
+	pc.tool = t
+	policy, err := r.policy(ctx)
+	if err != nil {
+		return pc, err
+	}
+	pc.policy = policy
 	fields, err := decodeObject(raw)
 	if err != nil {
-		return nil, err
+		return pc, err
 	}
+	pc.fields = fields
 	var name string
 	if v, ok := fields["action"]; !ok {
-		return nil, unknownAction(t, failure.Invalid("missing argument \"action\""))
+		return pc, unknownAction(t, policy, failure.Invalid("missing argument \"action\""))
 	} else if err := json.Unmarshal(v, &name); err != nil {
-		return nil, failure.Invalid("argument \"action\" must be a string")
+		return pc, failure.Invalid("argument \"action\" must be a string")
 	}
 	if name == "help" {
-		return t.help(fields)
+		if !policy.ToolOn(t) {
+			return pc, disabled(t, &Action{Name: "help"}, true)
+		}
+		pc.answer, err = t.help(policy, r.env.strictOn(policy), fields)
+		return pc, err
 	}
 	a, ok := t.Action(name)
 	if !ok {
-		return nil, unknownAction(t, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
+		return pc, unknownAction(t, policy, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
 	}
+	pc.action = a
 	writes := a.Policy.Class != strict.Read
+	pc.writes = writes
+	switch {
+	case policy.Err != nil && (writes || !a.none):
+		return pc, configFailure(policy, writes)
+	case !policy.ToolOn(t):
+		return pc, disabled(t, a, true)
+	case !policy.ActionOn(t, a):
+		return pc, disabled(t, a, false)
+	}
 	if max := r.env.maxWriteBytes(); writes && len(raw) > max {
 		// One write holds the one write lane while it runs: its size is
 		// capped before anything reads or writes.
 		e := failure.Invalid("the arguments of this write are %d bytes; one write may carry at most %d (the server's --max-write-size)", len(raw), max).
 			With("limit", max).With("size", len(raw))
 		e.Action = "split the change into smaller writes (several blocks, or several updates)"
-		return nil, e.Attempted(false)
+		return pc, e.Attempted(false)
 	}
 	if writes {
 		if what := unstorable(raw); what != "" {
 			e := failure.Invalid("the arguments hold %s, which SiYuan cannot store as sent (it would keep U+FFFD instead); nothing was written", what)
 			e.Action = "remove the character, or escape it as text, and call again"
-			return nil, e.Attempted(false)
+			return pc, e.Attempted(false)
 		}
 	}
-	args, err := bind(a.Name, a.params(r.env.StrictOn()), fields)
+	args, err := bind(a.Name, a.params(r.env.strictOn(policy)), fields)
 	if err == nil {
-		var parsed any
-		if parsed, err = a.parse(args); err == nil {
-			if writes {
-				return r.write(ctx, t, a, args, parsed, fields)
+		pc.args = args
+		if pc.parsed, err = a.parse(args); err == nil {
+			// The gate's lookups are not the action's reading: they are
+			// not charged to its read budget.
+			gctx := siyuan.WithoutReadMeter(ctx)
+			var touches []Touch
+			if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
+				err = authorize(gctx, r.env, policy, touches)
 			}
-			v, err := a.run(ctx, r.env, parsed)
-			if err != nil {
-				return nil, KernelError(err)
-			}
-			return v, nil
 		}
 	}
-	e := KernelError(err)
-	if writes && e.WriteAttempted == nil {
-		e = e.Clone().Attempted(false)
+	if err != nil {
+		e := KernelError(err)
+		if writes && e.WriteAttempted == nil {
+			e = e.Clone().Attempted(false)
+		}
+		return pc, e
 	}
-	return nil, e
+	return pc, nil
 }
 
-func unknownAction(t *Tool, e *failure.Error) *failure.Error {
-	e.Action = "pass one of: " + strings.Join(t.ActionNames(), ", ")
-	return e.With("validActions", t.ActionNames())
+// policy is the policy ctx carries, or the one the env's source loads.
+func (r *Registry) policy(ctx context.Context) (*Policy, error) {
+	if p := PolicyFrom(ctx); p != nil {
+		return p, nil
+	}
+	if r.env.Policies == nil {
+		return Unrestricted(), nil
+	}
+	p, err := r.env.Policies(ctx)
+	if err != nil {
+		return nil, KernelError(err)
+	}
+	return p, nil
+}
+
+func unknownAction(t *Tool, p *Policy, e *failure.Error) *failure.Error {
+	names := t.actionNames(p)
+	e.Action = "pass one of: " + strings.Join(names, ", ")
+	return e.With("validActions", names)
 }
 
 // write hands a non-read action to the coordinator, or to the authority.
 func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, parsed any, fields map[string]json.RawMessage) (any, error) {
 	env := r.env
 	if env.Coordinator == nil && env.Delegate != nil {
+		if a.Dangerous && confirmed(ctx, t.Name, a.Name) {
+			// Confirmed here: the authority reads it on the internal hop.
+			fields = maps.Clone(fields)
+			fields[FieldConfirm] = json.RawMessage("true")
+		}
 		raw, err := json.Marshal(fields)
 		if err != nil {
 			return nil, failure.Invalid("arguments cannot be encoded").Attempted(false)
@@ -169,7 +285,7 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 	}
 	w := a.write
 	op := strict.Op{
-		Tool: t.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(parsed),
+		Tool: t.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(parsed), Direct: !env.StrictOn(ctx),
 		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
 		Credential: args.String(string(policy.Precondition)),
 		Execute: func(ctx context.Context, state any) (map[string]any, error) {
@@ -178,7 +294,7 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		},
 	}
 	if w.state != nil {
-		guardedCommit := policy.Class == strict.Mutation && !op.ValidateOnly && env.StrictOn()
+		guardedCommit := policy.Class == strict.Mutation && !op.ValidateOnly && env.StrictOn(ctx)
 		op.ReadState = func(ctx context.Context) (any, error) {
 			st, err := w.state(ctx, env, parsed)
 			var e *failure.Error
@@ -226,11 +342,14 @@ func isRefusal(c failure.Code) bool {
 const (
 	fieldValidateOnly = "validateOnly"
 	fieldRequestID    = "requestId"
+	// FieldConfirm is how a client without form elicitation says the
+	// person confirmed a dangerous call.
+	FieldConfirm = "confirm"
 )
 
 func isControl(name string) bool {
 	switch name {
-	case fieldValidateOnly, fieldRequestID, string(strict.ExpectedStateHash), string(strict.ExpectedStructureHash),
+	case fieldValidateOnly, fieldRequestID, FieldConfirm, string(strict.ExpectedStateHash), string(strict.ExpectedStructureHash),
 		string(strict.ExpectedManifestHash), string(strict.ExpectedSourceHash):
 		return true
 	}
@@ -240,10 +359,14 @@ func isControl(name string) bool {
 // params are the action's own parameters plus, for strict writes, the
 // control fields the coordinator reads.
 func (a *Action) params(strictOn bool) []Param {
-	if a.Policy.Class == strict.Read {
-		return a.Params
-	}
 	ps := append([]Param(nil), a.Params...)
+	if a.Dangerous {
+		ps = append(ps, Param{Name: FieldConfirm, Type: Boolean,
+			Description: "true only after the person explicitly approved this call (clients without form elicitation; a client with it gets a form instead)"})
+	}
+	if a.Policy.Class == strict.Read {
+		return ps
+	}
 	if a.Policy.Class == strict.External || !strictOn {
 		// Not advertised; accepted only to refuse a preflight clearly.
 		return append(ps, Param{Name: fieldValidateOnly, Type: Boolean, hidden: true})

@@ -7,19 +7,20 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
-// InputSchema is the JSON Schema (2020-12) of the tool's arguments: an
-// `action` enum and the union of every action's parameters, with each
-// parameter's description naming the actions it applies to.
-func (t *Tool) InputSchema() map[string]any {
+// InputSchema is the JSON Schema (2020-12) of the tool's arguments under a
+// view: an `action` enum of the enabled actions and the union of their
+// parameters, with each parameter's description naming the actions it
+// applies to.
+func (t *Tool) InputSchema(v View) map[string]any {
 	props := map[string]any{
-		"action": map[string]any{"type": "string", "enum": t.ActionNames(),
+		"action": map[string]any{"type": "string", "enum": t.actionNames(v.Policy),
 			"description": "What to do; \"help\" lists the actions and their arguments."},
 		"topic": map[string]any{"type": "string", "description": "With action \"help\": the action to describe."},
 	}
 	users := map[string][]string{}
 	var names []string
-	for _, a := range t.Actions {
-		for _, p := range a.params(t.strict) {
+	for _, a := range t.enabled(v.Policy) {
+		for _, p := range a.params(v.Strict) {
 			if p.hidden {
 				continue
 			}
@@ -73,27 +74,35 @@ func (p Param) schema() map[string]any {
 
 // help answers {"action":"help"} with the tool's actions, or one action's
 // arguments with a topic.
-func (t *Tool) help(fields map[string]json.RawMessage) (any, error) {
+func (t *Tool) help(pol *Policy, strictOn bool, fields map[string]json.RawMessage) (any, error) {
 	var topic string
 	if v, ok := fields["topic"]; ok {
 		json.Unmarshal(v, &topic)
 	}
 	if topic == "" || topic == "overview" {
 		var actions []map[string]any
-		for _, a := range t.Actions {
-			actions = append(actions, map[string]any{"action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String()})
+		for _, a := range t.enabled(pol) {
+			entry := map[string]any{"action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String()}
+			if a.Dangerous {
+				entry["dangerous"] = true
+			}
+			actions = append(actions, entry)
 		}
 		return map[string]any{"tool": t.Name, "description": t.Description, "actions": actions,
 			"hint": "call {\"action\":\"help\",\"topic\":\"<action>\"} for an action's arguments"}, nil
 	}
 	a, ok := t.Action(topic)
-	if !ok {
+	if !ok || !pol.ActionOn(t, a) {
 		e := failure.New(failure.UnknownHelpTopic, "tool %s has no action %q", t.Name, topic)
-		e.Action = "pass one of: " + strings.Join(t.ActionNames()[1:], ", ")
-		return nil, e.With("validActions", t.ActionNames()[1:])
+		if ok {
+			e = failure.New(failure.ActionDisabled, "%s.%s is disabled in Sisyphus's configuration", t.Name, topic)
+		}
+		names := t.actionNames(pol)[1:]
+		e.Action = "pass one of: " + strings.Join(names, ", ")
+		return nil, e.With("validActions", names)
 	}
 	var params []map[string]any
-	for _, p := range a.params(t.strict) {
+	for _, p := range a.params(strictOn) {
 		if p.hidden {
 			continue
 		}
@@ -105,8 +114,14 @@ func (t *Tool) help(fields map[string]json.RawMessage) (any, error) {
 	if params == nil {
 		params = []map[string]any{}
 	}
-	return map[string]any{"tool": t.Name, "action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String(),
-		"arguments": params, "example": a.example()}, nil
+	out := map[string]any{"tool": t.Name, "action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String(),
+		"arguments": params, "example": a.example()}
+	if a.Dangerous {
+		out["dangerous"] = true
+		out["confirmation"] = "a person must confirm this call: a client with form elicitation shows a form; " +
+			"otherwise describe the call, wait for explicit approval, and pass confirm:true"
+	}
+	return out, nil
 }
 
 // example is the action's declared example, or one made of its required

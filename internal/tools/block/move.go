@@ -304,7 +304,7 @@ func (st *BlockMoveState) placed(m moveArgs) error {
 var move = tools.Write[moveArgs, *BlockMoveState]{
 	Name: "move", Summary: "move blocks (id or ids[], kept in that order) right after previousID, or to the start of parentID",
 	Policy:      strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
-	Destructive: true,
+	Destructive: true, Dangerous: true,
 	Example:     map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}, "previousID": "20260812120000-abcdefg", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("id", "the block to move", false),
@@ -313,6 +313,7 @@ var move = tools.Write[moveArgs, *BlockMoveState]{
 		tools.IDParam("parentID", "place the blocks first inside this container", false),
 	},
 	Parse:   parseMoveArgs,
+	Scope:   tools.Scope[moveArgs]{Touches: func(m moveArgs) []tools.Touch { return tools.OnBlocks(m.targets(), tools.LevelWrite) }},
 	Targets: moveArgs.targets,
 	State:   readBlockMoveState,
 	Check:   func(m moveArgs, st *BlockMoveState) error { return st.check(m) },

@@ -147,6 +147,7 @@ var replace = tools.Write[replaceArgs, states]{
 		{Name: "replaceAll", Type: tools.Boolean, Description: "replace every occurrence", Default: false},
 	},
 	Parse:   parseReplace,
+	Scope:   tools.Scope[replaceArgs]{Touches: func(a replaceArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
 	Targets: func(a replaceArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a replaceArgs) (states, error) {
 		st, err := kernelview.ReadBlockState(ctx, env, a.ID)
@@ -173,7 +174,7 @@ var replace = tools.Write[replaceArgs, states]{
 			return nil, tools.WriteFailure(err, false)
 		}
 		out := tools.Payload{"id": a.ID, "replaced": edit.count}
-		if env.StrictOn() {
+		if env.StrictOn(ctx) {
 			// Verification details for the readback, which drops them:
 			// digests only, never the text.
 			out[detailExpect] = textDigest(edit.newBody)

@@ -214,8 +214,7 @@ func TestStrictRestart(t *testing.T) {
 
 func TestStrictOff(t *testing.T) {
 	s := newStrictFixture(t, true)
-	tool, _ := s.R.Tool("block")
-	props := tool.InputSchema()["properties"].(map[string]any)
+	props := tooltest.Schema(t, s.R, "block")["properties"].(map[string]any)
 	for _, f := range []string{"validateOnly", "requestId", "expectedStateHash"} {
 		if _, ok := props[f]; ok {
 			t.Errorf("strict off: schema still advertises %s", f)
@@ -316,8 +315,7 @@ func TestDelegate(t *testing.T) {
 	if _, err := r.Call(context.Background(), "block", json.RawMessage(`{"action":"get_kramdown","id":"`+f.Blocks[1]+`"}`)); err != nil || len(got) != 2 {
 		t.Fatalf("a read must not be delegated: %v %v", err, got)
 	}
-	tool, _ := r.Tool("block")
-	if _, ok := tool.InputSchema()["properties"].(map[string]any)["validateOnly"]; !ok {
+	if _, ok := tooltest.Schema(t, r, "block")["properties"].(map[string]any)["validateOnly"]; !ok {
 		t.Fatal("a strict front advertises the control fields")
 	}
 }

@@ -117,6 +117,7 @@ var update = tools.Write[updateArgs, states]{
 		{Name: "items", Type: tools.Objects, Description: "batch: [{id, data, dataType}]; repeated ids count once in targetCount"},
 	}, dataParams()...),
 	Parse:   parseUpdate,
+	Scope:   tools.Scope[updateArgs]{Touches: func(a updateArgs) []tools.Touch { return tools.OnBlocks(a.ids(), tools.LevelWrite) }},
 	Targets: updateArgs.ids,
 	State: func(ctx context.Context, env *tools.Env, a updateArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, a.ids())
@@ -205,6 +206,7 @@ var setAttrs = tools.Write[attrsArgs, states]{
 	Example: map[string]any{"id": "20260812120000-abcdefg", "attrs": map[string]any{"custom-status": "done", "memo": nil}, "validateOnly": true},
 	Params:  []tools.Param{tools.IDParam("id", "the block", true), {Name: "attrs", Type: tools.Object, Description: "attribute name → string value, or null to remove", Required: true}},
 	Parse:   parseAttrs,
+	Scope:   tools.Scope[attrsArgs]{Touches: func(a attrsArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
 	Targets: func(a attrsArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a attrsArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
@@ -233,9 +235,10 @@ var setAttrs = tools.Write[attrsArgs, states]{
 // ---- delete ---------------------------------------------------------------
 
 var deleteBlock = tools.Write[idArgs, states]{
-	Name: "delete", Summary: "delete a block", Policy: guarded, Destructive: true,
+	Name: "delete", Summary: "delete a block", Policy: guarded, Destructive: true, Dangerous: true, OffByDefault: true,
 	Example: map[string]any{"id": "20260812120000-abcdefg", "validateOnly": true},
 	Params:  one("the block"), Parse: parseID, Targets: idTargets, State: readOne,
+	Scope:   tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelDelete)} }},
 	Check: func(_ idArgs, st states) error { return allExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a idArgs, _ states) (tools.Payload, error) {
 		if _, err := env.Kernel.DeleteBlock(ctx, a.ID); err != nil {
@@ -273,6 +276,7 @@ var setFoldState = tools.Write[foldArgs, states]{
 	Parse: func(a *tools.Args) (foldArgs, error) {
 		return foldArgs{a.String("id"), a.Bool("folded")}, tools.CheckID("id", a.String("id"))
 	},
+	Scope: tools.Scope[foldArgs]{Touches: func(a foldArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
 	Targets: func(a foldArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a foldArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
@@ -388,6 +392,7 @@ func insertWrite(name, summary string, params []tools.Param, anchors []string,
 		Name: name, Summary: summary, Policy: strict.Policy{Class: strict.Additive}, Example: example,
 		Params:  append(params, requiredData()...),
 		Parse:   parseInsert(anchors...),
+		Scope:   tools.Scope[insertArgs]{Touches: func(a insertArgs) []tools.Touch { return tools.OnBlocks(a.targets(), tools.LevelWrite) }},
 		Targets: insertArgs.targets,
 		State:   readAnchors,
 		Check:   checkAnchors,

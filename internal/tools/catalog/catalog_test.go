@@ -27,8 +27,9 @@ func TestEveryActionIsClassified(t *testing.T) {
 
 func TestSchemas(t *testing.T) {
 	f := tooltest.New(t, testTools)
+	all := tools.View{Policy: tools.Unrestricted(), Strict: true}
 	for _, tool := range f.R.Tools() {
-		s := tool.InputSchema()
+		s := tool.InputSchema(all)
 		props := s["properties"].(map[string]any)
 		enum := props["action"].(map[string]any)["enum"].([]string)
 		if enum[0] != "help" || len(enum) != len(tool.Actions)+1 {
@@ -44,8 +45,8 @@ func TestSchemas(t *testing.T) {
 		for _, a := range tool.Actions {
 			reads = reads && a.Policy.Class == strict.Read
 		}
-		if tool.ReadOnly() != reads {
-			t.Errorf("%s: ReadOnly() = %v", tool.Name, tool.ReadOnly())
+		if ro := tool.Annotations(all).ReadOnly; ro != reads {
+			t.Errorf("%s: readOnlyHint = %v", tool.Name, ro)
 		}
 	}
 }
@@ -138,8 +139,7 @@ func testTools() []*tools.Tool { return All() }
 
 func TestStrictSchemaAdvertisesControlFields(t *testing.T) {
 	s := tooltest.NewStrict(t, false, testTools)
-	tool, _ := s.R.Tool("block")
-	props := tool.InputSchema()["properties"].(map[string]any)
+	props := tooltest.Schema(t, s.R, "block")["properties"].(map[string]any)
 	d := props["expectedStateHash"].(map[string]any)["description"].(string)
 	if !strings.Contains(d, "update") || strings.Contains(d, "append") || strings.Contains(d, "get_kramdown") {
 		t.Fatalf("expectedStateHash must name exactly the guarded actions: %s", d)
@@ -148,8 +148,7 @@ func TestStrictSchemaAdvertisesControlFields(t *testing.T) {
 	if !strings.Contains(r, "append") || strings.Contains(r, "get_kramdown") {
 		t.Fatalf("requestId must name the strict writes only: %s", r)
 	}
-	search, _ := s.R.Tool("search")
-	if _, ok := search.InputSchema()["properties"].(map[string]any)["validateOnly"]; ok {
+	if _, ok := tooltest.Schema(t, s.R, "search")["properties"].(map[string]any)["validateOnly"]; ok {
 		t.Fatal("a read-only tool must not advertise validateOnly")
 	}
 }
@@ -210,6 +209,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"notebook.remove":              {map[string]any{"notebook": gone}, failure.NotFound},
 		"notebook.set_conf":            {map[string]any{"notebook": gone, "conf": map[string]any{"name": "x"}}, failure.NotFound},
 		"notebook.set_open_state":      {map[string]any{"notebook": gone, "opened": false}, failure.NotFound},
+		"notebook.set_permission":      {map[string]any{"notebook": gone, "permission": "rw"}, failure.NotFound},
 		"document.create":              {map[string]any{"notebook": gone, "path": "/x"}, failure.NotFound},
 		"document.rename":              {map[string]any{"id": gone, "title": "x"}, failure.NotFound},
 		"document.remove":              {map[string]any{"id": gone}, failure.NotFound},

@@ -34,6 +34,13 @@ func Tool() *tools.Tool {
 
 type idArgs struct{ ID string }
 
+// readsID is the scope of a read of one document: its notebook, readable.
+var readsID = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }}
+
+// either touches a notebook named by id, or the notebook of a block or
+// document named by id (the gate resolves which).
+func either(ids []string, need tools.Level) []tools.Touch { return tools.OnBlocks(ids, need) }
+
 func parseID(a *tools.Args) (idArgs, error) {
 	return idArgs{a.String("id")}, tools.CheckID("id", a.String("id"))
 }
@@ -49,7 +56,8 @@ var lookupAction = tools.Read[lookupArgs]{
 		{Name: "path", Type: tools.String, Description: "a storage path like /20260812120000-abcdefg.sy"},
 		{Name: "hpath", Type: tools.String, Description: "a human path of titles like /Projects/Plan"},
 	},
-	Run: lookup,
+	Scope: tools.Scope[lookupArgs]{Touches: func(a lookupArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
+	Run:   lookup,
 }
 
 var getDoc = tools.Read[kernelview.Window]{
@@ -60,6 +68,7 @@ var getDoc = tools.Read[kernelview.Window]{
 			TokenBudget: a.Int("tokenBudget"), IncludeBlockIds: a.Bool("includeBlockIds")}
 		return w, tools.CheckID("id", w.ID)
 	},
+	Scope: tools.Scope[kernelview.Window]{Touches: func(w kernelview.Window) []tools.Touch { return []tools.Touch{tools.OnBlock(w.ID, tools.LevelRead)} }},
 	Run: func(ctx context.Context, env *tools.Env, w kernelview.Window) (any, error) {
 		return kernelview.ReadWindow(ctx, env, w)
 	},
@@ -72,7 +81,8 @@ var getChildDocsAction = tools.Read[childDocsArgs]{
 		tools.IDParam("id", "the parent document", false),
 		tools.IDParam("notebook", "the notebook, to list its root documents", false),
 	}, tools.PageParams()...),
-	Run: getChildDocs,
+	Scope: tools.Scope[childDocsArgs]{Touches: func(a childDocsArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
+	Run:   getChildDocs,
 }
 
 var listTreeAction = tools.Read[treeArgs]{
@@ -82,13 +92,15 @@ var listTreeAction = tools.Read[treeArgs]{
 		{Name: "path", Type: tools.String, Description: "storage path of the subtree root; / for the whole notebook", Default: "/"},
 		{Name: "maxDepth", Type: tools.Integer, Description: "levels to descend", Default: 3, Min: tools.IntP(1), Max: tools.IntP(8)},
 	},
-	Run: listTree,
+	Scope: tools.Scope[treeArgs]{Touches: func(a treeArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)} }},
+	Run:   listTree,
 }
 
 var getOutlineAction = tools.Read[idArgs]{
 	Name: "get_outline", Summary: "the document's heading tree",
 	Params: []tools.Param{tools.IDParam("id", "the document", true)},
 	Parse:  parseID,
+	Scope:  readsID,
 	Run:    getOutline,
 }
 
@@ -112,6 +124,7 @@ var create = tools.Write[createArgs, createPlan]{
 		{Name: "markdown", Type: tools.String, Description: "the body; omit for an empty document", Default: ""},
 	},
 	Parse:   parseCreate,
+	Scope:   tools.Scope[createArgs]{Touches: func(a createArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
 	Targets: createArgs.targets,
 	State:   planCreate,
 	Execute: func(ctx context.Context, env *tools.Env, a createArgs, plan createPlan) (tools.Payload, error) {
@@ -177,6 +190,7 @@ var rename = tools.Write[renameArgs, DocState]{
 		}
 		return r, nil
 	},
+	Scope:   tools.Scope[renameArgs]{Touches: func(a renameArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
 	Targets: func(a renameArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a renameArgs) (DocState, error) {
 		return readDocState(ctx, env, a.ID, false)
@@ -209,12 +223,14 @@ type removeArgs struct{ IDs []string }
 
 var remove = tools.Write[removeArgs, []DocState]{
 	Name: "remove", Summary: "delete documents (id or ids[]) with their child documents (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
+	Dangerous: true, OffByDefault: true,
 	Example: map[string]any{"id": "20260812120000-docdocd", "validateOnly": true},
 	Params:  []tools.Param{tools.IDParam("id", "the document", false), {Name: "ids", Type: tools.Strings, Description: "several documents"}},
 	Parse: func(a *tools.Args) (removeArgs, error) {
 		ids, err := docIDs(a)
 		return removeArgs{ids}, err
 	},
+	Scope:   tools.Scope[removeArgs]{Touches: func(a removeArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelDelete) }},
 	Targets: func(a removeArgs) []string { return a.IDs },
 	State: func(ctx context.Context, env *tools.Env, a removeArgs) ([]DocState, error) {
 		return readDocStates(ctx, env, a.IDs, true)
@@ -252,13 +268,14 @@ var remove = tools.Write[removeArgs, []DocState]{
 }
 
 var move = tools.Write[moveArgs, DocMoveState]{
-	Name: "move", Summary: "move documents (fromIDs) under a document or to a notebook's root (toID)", Policy: structure, Destructive: true,
+	Name: "move", Summary: "move documents (fromIDs) under a document or to a notebook's root (toID)", Policy: structure, Destructive: true, Dangerous: true,
 	Example: map[string]any{"fromIDs": []string{"20260812120000-docdocd"}, "toID": "20260812115959-nbnbnbn", "validateOnly": true},
 	Params: []tools.Param{
 		{Name: "fromIDs", Type: tools.Strings, Description: "the documents to move", Required: true},
 		tools.IDParam("toID", "the new parent: a document, or a notebook for its root", true),
 	},
 	Parse:   parseMove,
+	Scope:   tools.Scope[moveArgs]{Touches: func(a moveArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
 	Targets: moveArgs.targets,
 	State: func(ctx context.Context, env *tools.Env, a moveArgs) (DocMoveState, error) {
 		return readDocMoveState(ctx, env, a.FromIDs, a.ToID)
@@ -295,6 +312,7 @@ var reorder = tools.Write[reorderArgs, ReorderState]{
 		r := reorderArgs{a.String("parentID"), a.Strings("orderedIDs")}
 		return r, tools.CheckID("parentID", r.ParentID)
 	},
+	Scope:   tools.Scope[reorderArgs]{Touches: func(a reorderArgs) []tools.Touch { return either([]string{a.ParentID}, tools.LevelWrite) }},
 	Targets: func(a reorderArgs) []string { return append([]string{a.ParentID}, a.OrderedIDs...) },
 	State: func(ctx context.Context, env *tools.Env, a reorderArgs) (ReorderState, error) {
 		return readReorderState(ctx, env, a.ParentID)
@@ -396,6 +414,7 @@ var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
 		}
 		return s, tools.CheckID("id", s.ID)
 	},
+	Scope:   tools.Scope[sortModeArgs]{Touches: func(a sortModeArgs) []tools.Touch { return either([]string{a.ID}, tools.LevelWrite) }},
 	Targets: func(a sortModeArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a sortModeArgs) (sortModeState, error) {
 		st, err := kernelview.ReadNotebookState(ctx, env, a.ID)
@@ -440,4 +459,15 @@ var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
 		}
 		return sortModeState{NotebookState: st}, nil
 	},
+}
+
+// nonEmpty returns the non-empty strings among ss.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

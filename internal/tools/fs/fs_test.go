@@ -604,14 +604,14 @@ func TestFsSchemaAndClasses(t *testing.T) {
 	if !ok {
 		t.Fatal("fs is not registered")
 	}
-	props := tool.InputSchema()["properties"].(map[string]any)
+	props := tooltest.Schema(t, s.R, "fs")["properties"].(map[string]any)
 	state := props["expectedStateHash"].(map[string]any)["description"].(string)
 	structure := props["expectedStructureHash"].(map[string]any)["description"].(string)
 	if !strings.Contains(state, "write") || !strings.Contains(state, "rm") || strings.Contains(state, "mv") ||
 		!strings.Contains(structure, "mv") || !strings.Contains(structure, "reorder") {
 		t.Fatalf("precondition fields: state %q, structure %q", state, structure)
 	}
-	if !tool.Destructive() || tool.ReadOnly() {
+	if a := tool.Annotations(tools.View{Policy: tools.Unrestricted()}); !a.Destructive || a.ReadOnly {
 		t.Fatal("fs removes documents")
 	}
 	for overwrite, want := range map[bool]strict.Policy{

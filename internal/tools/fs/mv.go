@@ -108,12 +108,16 @@ func checkMv(m mvArgs, st mvState) error {
 var mv = tools.Write[mvArgs, mvState]{
 	Name: "mv", Summary: "move and/or rename a document (with its children): from one path to a free path whose parent exists",
 	Example: map[string]any{"from": "/Research/Draft", "to": "/Archive/Draft 2026", "validateOnly": true},
-	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
+	Policy:    strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
+	Dangerous: true,
 	Params: []tools.Param{
 		{Name: "from", Type: tools.String, Required: true, Description: "the document's current path"},
 		{Name: "to", Type: tools.String, Required: true, Description: "its new path; the last segment is the new title"},
 	},
-	Parse:   parseMv,
+	Parse: parseMv,
+	Scope: tools.Scope[mvArgs]{Resolve: func(ctx context.Context, env *tools.Env, m mvArgs) ([]tools.Touch, error) {
+		return onPaths(ctx, env, tools.LevelWrite, m.From, m.To)
+	}},
 	Targets: func(m mvArgs) []string { return sortedTargets(m.From.Raw, m.To.Raw) },
 	State:   readMv,
 	Check:   checkMv,

@@ -32,6 +32,9 @@ func ls(ctx context.Context, env *tools.Env, a lsArgs) (any, error) {
 			return nil, err
 		}
 		for _, n := range nbs {
+			if !tools.Visible(ctx, n.ID) {
+				continue // hidden from agents
+			}
 			entries = append(entries, entry{Name: n.Name, Path: p.child(n.Name), ID: n.ID, Children: n.SubFileCount, Closed: n.Closed})
 		}
 	} else {

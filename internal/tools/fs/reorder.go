@@ -134,6 +134,9 @@ var reorder = tools.Write[reorderArgs, reorderState]{
 		p, err := parsePath("path", a.String("path"))
 		return reorderArgs{p, a.Strings("orderedPaths")}, err
 	},
+	Scope: tools.Scope[reorderArgs]{Resolve: func(ctx context.Context, env *tools.Env, a reorderArgs) ([]tools.Touch, error) {
+		return onPaths(ctx, env, tools.LevelWrite, a.Path)
+	}},
 	Targets: func(a reorderArgs) []string { return sortedTargets(append([]string{a.Path.Raw}, a.OrderedPaths...)...) },
 	State: func(ctx context.Context, env *tools.Env, a reorderArgs) (reorderState, error) {
 		return readReorder(ctx, env, a.Path)

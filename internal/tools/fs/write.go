@@ -57,7 +57,10 @@ var write = tools.Write[writeArgs, docState]{
 		{Name: "content", Type: tools.String, Required: true, Description: "the body as Markdown; a leading \"# <title>\" repeating the title is dropped"},
 		{Name: "overwrite", Type: tools.Boolean, Default: false, Description: "replace the body of the document at path (a guarded mutation: preflight returns expectedStateHash)"},
 	},
-	Parse:   parseWrite,
+	Parse: parseWrite,
+	Scope: tools.Scope[writeArgs]{Resolve: func(ctx context.Context, env *tools.Env, a writeArgs) ([]tools.Touch, error) {
+		return onPaths(ctx, env, tools.LevelWrite, a.Path)
+	}},
 	Targets: func(a writeArgs) []string { return []string{a.Path.Raw} },
 	// An overwrite is guarded by the path's document (or its absence and
 	// the parent that would take it); a create checks that the notebook

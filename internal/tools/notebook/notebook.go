@@ -22,14 +22,15 @@ func Tool() *tools.Tool {
 		Description: "List SiYuan notebooks and read their configuration; create, rename, configure, open, close and remove them. " +
 			"Writes are strict: call with validateOnly:true first, then repeat with the requestId (and for guarded actions expectedStateHash) it returns.",
 		Actions: []*tools.Action{
-			list.Action(), getConf.Action(),
-			create.Action(), rename.Action(), remove.Action(), setConf.Action(), setOpenState.Action(),
+			list.Action(), getConf.Action(), getPermissions.Action(),
+			create.Action(), rename.Action(), remove.Action(), setConf.Action(), setOpenState.Action(), setPermission.Action(),
 		},
 	}
 }
 
 var list = tools.Read[tools.NoArgs]{
-	Name: "list", Summary: "all notebooks, open and closed",
+	Name: "list", Summary: "the notebooks you may see, open and closed, with your permission in each (r, rw, rwd)",
+	Scope: tools.Scope[tools.NoArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error) {
 		nbs, err := env.Kernel.ListNotebooks(ctx)
 		if err != nil {
@@ -42,10 +43,14 @@ var list = tools.Read[tools.NoArgs]{
 			Closed       bool   `json:"closed"`
 			SortMode     int    `json:"sortMode"`
 			SubFileCount int    `json:"subFileCount"`
+			Permission   string `json:"permission"`
 		}
 		out := make([]nb, 0, len(nbs))
 		for _, n := range nbs {
-			out = append(out, nb{n.ID, n.Name, n.Icon, n.Closed, n.SortMode, n.SubFileCount})
+			if !tools.Visible(ctx, n.ID) {
+				continue // hidden from agents
+			}
+			out = append(out, nb{n.ID, n.Name, n.Icon, n.Closed, n.SortMode, n.SubFileCount, tools.LevelOf(ctx, n.ID).String()})
 		}
 		return map[string]any{"notebooks": out, "total": len(out)}, nil
 	},
@@ -61,9 +66,14 @@ func parseNotebook(a *tools.Args) (nbArgs, error) {
 
 func nbParam() tools.Param { return tools.IDParam("notebook", "the notebook", true) }
 
+// onNotebook is the scope of an action on the notebook its arguments name.
+func onNotebook(need tools.Level) tools.Scope[nbArgs] {
+	return tools.Scope[nbArgs]{Touches: func(a nbArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, need)} }}
+}
+
 var getConf = tools.Read[nbArgs]{
 	Name: "get_conf", Summary: "a notebook's configuration",
-	Params: []tools.Param{nbParam()}, Parse: parseNotebook,
+	Params: []tools.Param{nbParam()}, Parse: parseNotebook, Scope: onNotebook(tools.LevelRead),
 	Run: func(ctx context.Context, env *tools.Env, a nbArgs) (any, error) {
 		conf, err := env.Kernel.GetNotebookConf(ctx, a.Notebook)
 		if err != nil {
@@ -113,6 +123,9 @@ var create = tools.Write[createArgs, struct{}]{
 		}
 		return c, nil
 	},
+	// A new notebook touches none that exists; it starts at the default
+	// permission (r) until the person grants more.
+	Scope: tools.Scope[createArgs]{Global: true},
 	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, error) {
 		nb, err := env.Kernel.CreateNotebook(ctx, a.Name)
 		if err != nil {
@@ -162,6 +175,7 @@ var rename = tools.Write[renameArgs, nbState]{
 		}
 		return r, tools.CheckID("notebook", r.Notebook)
 	},
+	Scope:   tools.Scope[renameArgs]{Touches: func(a renameArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
 	Targets: func(a renameArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a renameArgs) (nbState, error) {
 		return readState(ctx, env, a.Notebook)
@@ -188,6 +202,7 @@ var rename = tools.Write[renameArgs, nbState]{
 
 var remove = tools.Write[nbArgs, nbState]{
 	Name: "remove", Summary: "delete a notebook and every document in it (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
+	Dangerous: true, OffByDefault: true, Scope: onNotebook(tools.LevelDelete),
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "validateOnly": true},
 	Params:  []tools.Param{nbParam()},
 	Parse:   parseNotebook,
@@ -232,6 +247,7 @@ var setConf = tools.Write[setConfArgs, nbState]{
 		}
 		return setConfArgs{a.String("notebook"), patch}, tools.CheckID("notebook", a.String("notebook"))
 	},
+	Scope:   tools.Scope[setConfArgs]{Touches: func(a setConfArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
 	Targets: func(a setConfArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a setConfArgs) (nbState, error) {
 		return readState(ctx, env, a.Notebook)
@@ -278,6 +294,9 @@ var setOpenState = tools.Write[openArgs, nbState]{
 	Parse: func(a *tools.Args) (openArgs, error) {
 		return openArgs{a.String("notebook"), a.Bool("opened")}, tools.CheckID("notebook", a.String("notebook"))
 	},
+	// Opening and closing change what SiYuan shows, not the notes: upstream
+	// asks read permission for both.
+	Scope:   tools.Scope[openArgs]{Touches: func(a openArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)} }},
 	Targets: func(a openArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a openArgs) (nbState, error) {
 		return readState(ctx, env, a.Notebook)

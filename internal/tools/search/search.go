@@ -32,6 +32,14 @@ func Tool() *tools.Tool {
 					{Name: "pageSize", Type: tools.Integer, Description: "results per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
 					{Name: "paths", Type: tools.Strings, Description: "limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""},
 				},
+				Scope: tools.Scope[fulltextArgs]{Touches: func(a fulltextArgs) []tools.Touch {
+					var ts []tools.Touch
+					for _, p := range a.Paths {
+						nb, _, _ := strings.Cut(p, "/")
+						ts = append(ts, tools.OnNotebook(nb, tools.LevelRead))
+					}
+					return ts
+				}},
 				Run: fulltext,
 			}.Action(),
 			tools.Read[sqlArgs]{
@@ -47,7 +55,10 @@ func Tool() *tools.Tool {
 					stmt, err := checkSQL(a.String("stmt"))
 					return sqlArgs{stmt, a.Int("maxRows")}, err
 				},
-				Run: querySQL,
+				// Raw SQL cannot be filtered by notebook: it is refused
+				// while any notebook is hidden (querySQL checks).
+				Scope: tools.Scope[sqlArgs]{Global: true},
+				Run:   querySQL,
 			}.Action(),
 		},
 	}
@@ -77,14 +88,34 @@ func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) 
 	if err := checkPaths(ctx, env, a.Paths); err != nil {
 		return nil, err
 	}
+	paths := a.Paths
+	if p := tools.PolicyFrom(ctx); len(paths) == 0 && p != nil && p.Hides() {
+		// Search only the notebooks the agent may see, so that counts and
+		// pages say nothing of the hidden ones.
+		nbs, err := env.Kernel.ListNotebooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range nbs {
+			if p.Visible(n.ID) {
+				paths = append(paths, n.ID)
+			}
+		}
+		if len(paths) == 0 {
+			return map[string]any{"blocks": []searchHit{}, "matchedBlockCount": 0, "matchedRootCount": 0, "page": a.Page, "pageCount": 0}, nil
+		}
+	}
 	res, err := env.Kernel.FullTextSearchBlock(ctx, siyuan.FullTextSearchRequest{
-		Query: q, Method: searchMethods[a.Method], Page: a.Page, PageSize: a.PageSize, Paths: a.Paths,
+		Query: q, Method: searchMethods[a.Method], Page: a.Page, PageSize: a.PageSize, Paths: paths,
 	})
 	if err != nil {
 		return nil, err
 	}
 	hits := make([]searchHit, 0, len(res.Blocks))
 	for _, b := range res.Blocks {
+		if !tools.Visible(ctx, b.Box) {
+			continue // never shown, whatever the kernel answered
+		}
 		hits = append(hits, searchHit{b.ID, b.RootID, b.Box, b.HPath, b.Type, b.SubType, b.Content})
 	}
 	return map[string]any{"blocks": hits, "matchedBlockCount": res.MatchedBlockCount, "matchedRootCount": res.MatchedRootCount,
@@ -98,6 +129,11 @@ type sqlArgs struct {
 }
 
 func querySQL(ctx context.Context, env *tools.Env, a sqlArgs) (any, error) {
+	if p := tools.PolicyFrom(ctx); p != nil && p.Hides() {
+		e := failure.New(failure.PermissionDenied, "query_sql is refused while a notebook is hidden from agents (permission none): raw SQL cannot be filtered by notebook; nothing was run")
+		e.Action = "use search.fulltext, document or block reads instead"
+		return nil, e
+	}
 	stmt := a.Stmt
 	max := a.MaxRows
 	// Ask for one row more than allowed to know whether the answer was cut;

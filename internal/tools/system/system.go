@@ -21,6 +21,7 @@ func Tool() *tools.Tool {
 		Actions: []*tools.Action{
 			tools.Read[tools.NoArgs]{
 				Name: "version", Summary: "Sisyphus and SiYuan versions",
+				Scope: tools.Scope[tools.NoArgs]{None: true},
 				Run: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error) {
 					v, err := env.Kernel.Version(ctx)
 					if err != nil {
@@ -30,8 +31,9 @@ func Tool() *tools.Tool {
 				},
 			}.Action(),
 			tools.Read[tools.NoArgs]{
-				Name: "bootstrap", Summary: "onboarding: server, notebooks, tools and the write-safety protocol",
-				Run: bootstrap,
+				Name: "bootstrap", Summary: "onboarding: server, notebooks (with your permission in each), tools and the write-safety protocol",
+				Scope: tools.Scope[tools.NoArgs]{Global: true},
+				Run:   bootstrap,
 			}.Action(),
 			notify.Action(),
 		},
@@ -48,20 +50,33 @@ func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error)
 		return nil, err
 	}
 	type nb struct {
-		ID     string `json:"id"`
-		Name   string `json:"name"`
-		Closed bool   `json:"closed"`
+		ID         string `json:"id"`
+		Name       string `json:"name"`
+		Closed     bool   `json:"closed"`
+		Permission string `json:"permission"`
 	}
 	notebooks := make([]nb, 0, len(nbs))
 	for _, n := range nbs {
-		notebooks = append(notebooks, nb{n.ID, n.Name, n.Closed})
+		if !tools.Visible(ctx, n.ID) {
+			continue // hidden from agents
+		}
+		notebooks = append(notebooks, nb{n.ID, n.Name, n.Closed, tools.LevelOf(ctx, n.ID).String()})
 	}
-	// The write actions by protocol, from the registry itself.
-	var names, guarded, additive, external []string
+	// The enabled write actions by protocol, from the registry itself.
+	var names, guarded, additive, external, dangerous []string
 	for _, t := range env.Tools() {
+		if !tools.ToolEnabled(ctx, t) {
+			continue
+		}
 		names = append(names, t.Name)
 		for _, a := range t.Actions {
+			if !tools.ActionEnabled(ctx, t, a) {
+				continue
+			}
 			full := t.Name + "." + a.Name
+			if a.Dangerous {
+				dangerous = append(dangerous, full)
+			}
 			switch a.Policy.Class {
 			case strict.Mutation:
 				guarded = append(guarded, full+" ("+string(a.Policy.Precondition)+")")
@@ -85,12 +100,21 @@ func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error)
 				"on state_changed: read the target again before deciding to write; on outcome_unknown: inspect the target, never retry with a new requestId",
 			},
 			"invariant":     "every write Sisyphus owns is attempted once, after comparing full SHA-256 digests of the target against a fresh read",
-			"strictMode":    env.StrictOn(),
+			"strictMode":    env.StrictOn(ctx),
 			"guarded":       guarded,
 			"requestIdOnly": additive,
 			"external":      external,
 		},
 		"tools": names,
+		"permissions": map[string]any{
+			"levels":  "none (hidden), r (read), rw (read and write), rwd (read, write and delete); a notebook without an entry is r",
+			"changes": "only the person who runs Sisyphus changes permissions and switches (sisyphus config, or the settings page)",
+		},
+		"confirmation": map[string]any{
+			"dangerous": dangerous,
+			"rule": "before a dangerous action, describe it to the person and wait for explicit approval; a client with form elicitation shows them a form, " +
+				"a client without it passes confirm:true only after the approval",
+		},
 		"nextCalls": []map[string]any{
 			{"tool": "notebook", "arguments": map[string]any{"action": "list"}},
 			{"tool": "document", "arguments": map[string]any{"action": "get_child_docs", "notebook": "<notebook id>"}},
@@ -108,6 +132,7 @@ var notify = tools.Write[notifyArgs, struct{}]{
 	Name: "notify", Summary: "show a message in SiYuan's UI (an external effect: no preflight, no strict guarantee)",
 	Example: map[string]any{"msg": "The weekly summary is ready", "timeout": 5000},
 	Policy:  strict.Policy{Class: strict.External},
+	Scope:   tools.Scope[notifyArgs]{None: true},
 	Params: []tools.Param{
 		{Name: "msg", Type: tools.String, Description: "the message", Required: true},
 		{Name: "level", Type: tools.String, Description: "info or error", Enum: []string{"info", "error"}, Default: "info"},

@@ -24,8 +24,7 @@ func TestExternalNotify(t *testing.T) {
 	if msgs := s.K.Messages(); len(msgs) != 1 || msgs[0].Text != "hello from an agent" {
 		t.Fatalf("messages: %+v", msgs)
 	}
-	sys, _ := s.R.Tool("system")
-	if _, ok := sys.InputSchema()["properties"].(map[string]any)["validateOnly"]; ok {
+	if _, ok := tooltest.Schema(t, s.R, "system")["properties"].(map[string]any)["validateOnly"]; ok {
 		t.Fatal("an external action must not advertise validateOnly")
 	}
 }

@@ -17,8 +17,9 @@ const UpdateSnapshots = "SISYPHUS_UPDATE_TOOLSNAPS"
 
 // Snapshot compares a tool's agent-visible surface with
 // testdata/toolsnaps/<tool>.json in the calling package: its name, title,
-// description and annotations, its input schema (strict mode on), and each
-// action's class, precondition, destructive flag and help example. A
+// description and annotations, its input schema (every action enabled,
+// strict mode on), and each action's class, precondition, destructive,
+// dangerous and default-off flags and help example. A
 // change to any of them fails until the snapshot is regenerated on purpose:
 //
 //	SISYPHUS_UPDATE_TOOLSNAPS=1 go test ./internal/tools/...
@@ -34,8 +35,11 @@ func Snapshot(t *testing.T, tool *tools.Tool) {
 		Class        string         `json:"class"`
 		Precondition string         `json:"precondition,omitempty"`
 		Destructive  bool           `json:"destructive,omitempty"`
+		Dangerous    bool           `json:"dangerous,omitempty"`
+		OffByDefault bool           `json:"offByDefault,omitempty"`
 		Example      map[string]any `json:"example"`
 	}
+	all := tools.View{Policy: tools.Unrestricted(), Strict: true}
 	var actions []action
 	for _, a := range tool.Actions {
 		help, err := r.Call(context.Background(), tool.Name, json.RawMessage(`{"action":"help","topic":"`+a.Name+`"}`))
@@ -43,11 +47,11 @@ func Snapshot(t *testing.T, tool *tools.Tool) {
 			t.Fatal(err)
 		}
 		ex, _ := help.(map[string]any)["example"].(map[string]any)
-		actions = append(actions, action{a.Name, a.Summary, a.Policy.Class.String(), string(a.Policy.Precondition), a.Destructive, ex})
+		actions = append(actions, action{a.Name, a.Summary, a.Policy.Class.String(), string(a.Policy.Precondition), a.Destructive, a.Dangerous, a.OffByDefault, ex})
 	}
 	got, err := json.MarshalIndent(map[string]any{
 		"name": tool.Name, "title": tool.Title, "description": tool.Description,
-		"annotations": tool.Annotations(), "inputSchema": tool.InputSchema(), "actions": actions,
+		"annotations": tool.Annotations(all), "inputSchema": tool.InputSchema(all), "actions": actions,
 	}, "", "  ")
 	if err != nil {
 		t.Fatal(err)

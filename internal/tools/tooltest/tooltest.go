@@ -46,6 +46,11 @@ type Fixture struct {
 	MaxWriteBytes int
 	// OnDispatch observes strict dispatches from the next Reopen.
 	OnDispatch func(strict.Dispatch)
+	// Unconfirmed stops Call from confirming dangerous calls (tests of the
+	// confirmation itself).
+	Unconfirmed bool
+	// Policy, when set, is the configuration Call runs its calls under.
+	Policy *tools.Policy
 
 	tools  func() []*tools.Tool
 	wrap   atomic.Pointer[func(http.Handler) http.Handler]
@@ -217,7 +222,16 @@ func (f *Fixture) CloseLedger() { f.ledger.Close() }
 func (f *Fixture) Call(t testing.TB, tool string, args map[string]any) (map[string]any, *failure.Error) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	v, err := f.R.Call(context.Background(), tool, raw)
+	ctx := context.Background()
+	if f.Policy != nil {
+		ctx = tools.WithPolicy(ctx, f.Policy)
+	}
+	if !f.Unconfirmed {
+		// The person running the test confirms every dangerous call.
+		action, _ := args["action"].(string)
+		ctx = tools.WithConfirmed(ctx, tool, action)
+	}
+	v, err := f.R.Call(ctx, tool, raw)
 	if err != nil {
 		var fe *failure.Error
 		if !errors.As(err, &fe) {
@@ -403,4 +417,19 @@ func (f *Fixture) Exists(t testing.TB, id string) bool {
 		t.Fatal(err)
 	}
 	return ok
+}
+
+// Schema is a tool's input schema as r shows it now (its configuration,
+// its strict mode).
+func Schema(t testing.TB, r *tools.Registry, tool string) map[string]any {
+	t.Helper()
+	v, err := r.View(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, ok := r.Tool(tool)
+	if !ok {
+		t.Fatalf("no tool %s", tool)
+	}
+	return tl.InputSchema(v)
 }

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/settings"
+)
+
+func newConfigCmd(g *globalFlags) *cobra.Command {
+	var (
+		ff      frontFlags
+		asJSON  bool
+		display = func(w io.Writer, v authority.ConfigView) error {
+			if asJSON {
+				b, _ := json.MarshalIndent(v, "", "  ")
+				_, err := fmt.Fprintln(w, string(b))
+				return err
+			}
+			printConfig(w, v)
+			return nil
+		}
+	)
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show or change who may do what: notebook permissions, tool switches, strict mode",
+		Long: `Show or change Sisyphus's configuration: what agents may do in each notebook, which tools and
+actions they see, and strict mode. It lives in the workspace where the upstream SiYuan plugin keeps
+it (data/storage/petal/siyuan-plugins-mcp-sisyphus/notebookPermissions and mcpToolsConfig), so
+moving from the plugin keeps your settings, and every process serving the workspace sees the same.
+
+Changes go through the running write authority (sisyphus serve), found like sisyphus call finds
+it; they apply to the next call, and agents' tool lists follow.
+
+Permissions: none (hidden from agents), r (read), rw (read and write), rwd (read, write and delete).
+A notebook without an entry is r.
+
+Examples:
+  sisyphus config show
+  sisyphus config permission "Research" rw
+  sisyphus config enable block.delete
+  sisyphus config disable fs
+  sisyphus config strict on`,
+	}
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print the configuration as JSON")
+
+	change := func(cmd *cobra.Command, ch settings.Change) error {
+		d := ff.delegator("", g.logger())
+		v, err := d.Config(cmd.Context(), &ch)
+		if err != nil {
+			return err
+		}
+		return display(cmd.OutOrStdout(), v)
+	}
+	show := &cobra.Command{
+		Use: "show", Short: "Print every notebook's permission, every tool's switches and strict mode", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, err := ff.delegator("", g.logger()).Config(cmd.Context(), nil)
+			if err != nil {
+				return err
+			}
+			return display(cmd.OutOrStdout(), v)
+		},
+	}
+	perm := &cobra.Command{
+		Use: "permission NOTEBOOK none|r|rw|rwd", Short: "Set what agents may do in a notebook (by id or exact name)", Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d := ff.delegator("", g.logger())
+			v, err := d.Config(cmd.Context(), nil)
+			if err != nil {
+				return err
+			}
+			id, err := notebookByIDOrName(v, args[0])
+			if err != nil {
+				return err
+			}
+			return change(cmd, settings.Change{Notebook: id, Permission: args[1]})
+		},
+	}
+	switchCmd := func(use string, on bool) *cobra.Command {
+		return &cobra.Command{
+			Use: use + " TOOL[.ACTION]", Short: strings.ToUpper(use[:1]) + use[1:] + " a tool, or one of its actions", Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				tool, action, _ := strings.Cut(args[0], ".")
+				return change(cmd, settings.Change{Tool: tool, Action: action, Enabled: &on})
+			},
+		}
+	}
+	strictCmd := &cobra.Command{
+		Use: "strict on|off", Short: "Turn Strict Safe Writes on or off (serve --strict-off still forces it off)", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var on bool
+			switch args[0] {
+			case "on":
+				on = true
+			case "off":
+			default:
+				return fmt.Errorf("strict takes on or off, got %q", args[0])
+			}
+			return change(cmd, settings.Change{Strict: &on})
+		},
+	}
+	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd} {
+		// Every subcommand finds the authority as sisyphus call does.
+		sub.Flags().StringVar(&ff.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and token)")
+		sub.Flags().StringVar(&ff.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "URL of the write authority (default: discovered from the state dir)")
+		sub.Flags().StringVar(&ff.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token of the authority (default: the state dir's token file)")
+		cmd.AddCommand(sub)
+	}
+	return cmd
+}
+
+// notebookByIDOrName finds a notebook of the view by its id or its exact
+// name (a name several notebooks share is refused).
+func notebookByIDOrName(v authority.ConfigView, s string) (string, error) {
+	var byName []string
+	for _, n := range v.Notebooks {
+		if n.ID == s {
+			return n.ID, nil
+		}
+		if n.Name == s {
+			byName = append(byName, n.ID)
+		}
+	}
+	switch len(byName) {
+	case 1:
+		return byName[0], nil
+	case 0:
+		return "", fmt.Errorf("no notebook has the id or name %q (sisyphus config show lists them)", s)
+	}
+	return "", fmt.Errorf("%d notebooks are named %q (%s): give the id", len(byName), s, strings.Join(byName, ", "))
+}
+
+func printConfig(w io.Writer, v authority.ConfigView) {
+	for _, p := range v.Problems {
+		fmt.Fprintf(w, "PROBLEM  %s (every call touching a notebook, and every write, is refused until it is fixed)\n", p)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "NOTEBOOK\tID\tPERMISSION\t\n")
+	for _, n := range v.Notebooks {
+		note := ""
+		if !n.Explicit {
+			note = "(default)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Name, n.ID, n.Permission, note)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nA notebook without an entry is %s. Levels: none (hidden), r, rw, rwd.\n\n", v.DefaultPermission)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "TOOL\tENABLED\tACTIONS OFF\tDANGEROUS (confirmed by a person)\n")
+	for _, t := range v.Tools {
+		var off, danger []string
+		for _, a := range t.Actions {
+			if !a.Enabled {
+				off = append(off, a.Name)
+			}
+			if a.Dangerous {
+				danger = append(danger, a.Name)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%s\t%s\n", t.Name, t.Enabled, orDash(off), orDash(danger))
+	}
+	tw.Flush()
+	state := "on"
+	switch {
+	case v.Strict.ForcedOff:
+		state = "off (forced by serve --strict-off)"
+	case !v.Strict.Config:
+		state = "off"
+	}
+	fmt.Fprintf(w, "\nStrict Safe Writes: %s\nStored in %s and %s (version %s)\n", state, v.Files["permissions"], v.Files["tools"], v.Version)
+}
+
+func orDash(ss []string) string {
+	if len(ss) == 0 {
+		return "-"
+	}
+	return strings.Join(ss, ", ")
+}

@@ -1,0 +1,273 @@
+package authority
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+
+	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/settings"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// ConfigView is the configuration as a person reads it: `sisyphus config
+// show`, the settings page and GET /config.
+type ConfigView struct {
+	Notebooks         []NotebookView    `json:"notebooks"`
+	DefaultPermission string            `json:"defaultPermission"`
+	Tools             []ToolView        `json:"tools"`
+	Strict            StrictView        `json:"strict"`
+	Problems          []string          `json:"problems,omitempty"`
+	Migrated          []string          `json:"migrated,omitempty"`
+	Files             map[string]string `json:"files"`
+	Version           string            `json:"version"`
+}
+
+// NotebookView is one notebook and what agents may do in it.
+type NotebookView struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Closed     bool   `json:"closed"`
+	Permission string `json:"permission"`
+	// Explicit: the configuration has an entry (else the default applies).
+	Explicit bool `json:"explicit"`
+}
+
+// ToolView is one tool's switches.
+type ToolView struct {
+	Name    string       `json:"name"`
+	Enabled bool         `json:"enabled"`
+	Actions []ActionView `json:"actions"`
+}
+
+// ActionView is one action's switch.
+type ActionView struct {
+	Name         string `json:"name"`
+	Class        string `json:"class"`
+	Enabled      bool   `json:"enabled"`
+	Dangerous    bool   `json:"dangerous,omitempty"`
+	OffByDefault bool   `json:"offByDefault,omitempty"`
+}
+
+// StrictView is strict mode: the configuration's, whether the server was
+// started with it forced off (--strict-off), and what applies.
+type StrictView struct {
+	Config    bool `json:"config"`
+	ForcedOff bool `json:"forcedOff"`
+	Effective bool `json:"effective"`
+}
+
+// Configurator reads and changes a process's configuration: the authority
+// applies changes itself; a front forwards them to its authority.
+type Configurator interface {
+	View(ctx context.Context) (ConfigView, error)
+	Apply(ctx context.Context, principal string, ch settings.Change) (ConfigView, error)
+}
+
+// View is the service's configuration now.
+func (s *Service) View(ctx context.Context) (ConfigView, error) {
+	cfg, err := s.Settings.Load(ctx)
+	if err != nil {
+		return ConfigView{}, err
+	}
+	nbs, err := s.Registry.Env().Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return ConfigView{}, err
+	}
+	p := cfg.Policy()
+	levels := cfg.Levels()
+	v := ConfigView{DefaultPermission: p.Default.String(), Problems: cfg.Problems(), Migrated: cfg.Migrated(), Version: cfg.Version(),
+		Files: map[string]string{"permissions": settings.PermissionsFile, "tools": settings.ToolsFile}}
+	for _, n := range nbs {
+		_, explicit := levels[n.ID]
+		v.Notebooks = append(v.Notebooks, NotebookView{n.ID, n.Name, n.Closed, p.Level(n.ID).String(), explicit})
+	}
+	sort.SliceStable(v.Notebooks, func(i, j int) bool { return v.Notebooks[i].Name < v.Notebooks[j].Name })
+	for _, t := range s.Registry.Tools() {
+		tv := ToolView{Name: t.Name, Enabled: p.ToolOn(t)}
+		for _, a := range t.Actions {
+			tv.Actions = append(tv.Actions, ActionView{a.Name, a.Policy.Class.String(), p.ActionOn(t, a), a.Dangerous, a.OffByDefault})
+		}
+		v.Tools = append(v.Tools, tv)
+	}
+	forced := !s.Registry.Env().StrictOn(context.Background())
+	v.Strict = StrictView{Config: cfg.Strict(), ForcedOff: forced, Effective: cfg.Strict() && !forced}
+	return v, nil
+}
+
+// Apply makes one change of the configuration as a mutation of the
+// authority: through its write lane (after the writes before it, never
+// beside one), checked against the tools it knows, verified by a readback;
+// the tool list then follows.
+func (s *Service) Apply(ctx context.Context, principal string, ch settings.Change) (ConfigView, error) {
+	if s.Delegator != nil {
+		return s.Delegator.Config(ctx, &ch)
+	}
+	if err := ch.Validate(); err != nil {
+		return ConfigView{}, failure.Invalid("%s", err.Error())
+	}
+	if ch.Tool != "" {
+		t, ok := s.Registry.Tool(ch.Tool)
+		if !ok {
+			return ConfigView{}, failure.New(failure.UnknownTool, "no tool is named %q", ch.Tool)
+		}
+		if _, ok := t.Action(ch.Action); ch.Action != "" && !ok {
+			return ConfigView{}, unknownAction(t, ch.Action)
+		}
+	}
+	if ch.Notebook != "" {
+		nbs, err := s.Registry.Env().Kernel.ListNotebooks(ctx)
+		if err != nil {
+			return ConfigView{}, tools.KernelError(err)
+		}
+		found := false
+		for _, n := range nbs {
+			found = found || n.ID == ch.Notebook
+		}
+		if !found {
+			return ConfigView{}, failure.Missing("notebook", ch.Notebook)
+		}
+	}
+	call, err := s.Admission.Admit(ctx, admission.Request{Lane: admission.LaneWrite, Principal: principal, Tool: "config", Action: "set",
+		Caller: principal + "/config"})
+	if err != nil {
+		return ConfigView{}, admissionError(err, true)
+	}
+	var outcome admission.Outcome
+	defer func() { call.Finish(outcome) }()
+	if err := call.Start(call.Context()); err != nil && (errors.Is(err, admission.ErrCancelled) || errors.Is(err, admission.ErrDraining)) {
+		outcome.IsError = true
+		return ConfigView{}, admissionError(err, true)
+	}
+	if _, err := s.Settings.Apply(call.Context(), ch); err != nil {
+		outcome.IsError = true
+		return ConfigView{}, failure.Wrap(failure.ConfigUnavailable, err, "the change was not made: %s", err.Error()).Attempted(true)
+	}
+	s.SyncTools(ctx)
+	return s.View(ctx)
+}
+
+func unknownAction(t *tools.Tool, name string) *failure.Error {
+	return failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name).With("validActions", t.ActionNames()[1:])
+}
+
+// config serves GET /config (the view) and POST /config (one change,
+// answered with the view after it).
+func (rt *routes) config(w http.ResponseWriter, r *http.Request) {
+	principal, ok := rt.auth(r)
+	if !ok {
+		unauthorized(w)
+		return
+	}
+	if rt.cfg.Config == nil {
+		errorReply(w, http.StatusNotFound, failure.InvalidRequest, "this server has no configuration route")
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		v, err := rt.cfg.Config.View(r.Context())
+		if err != nil {
+			configError(w, err)
+			return
+		}
+		jsonReply(w, http.StatusOK, v)
+	case http.MethodPost:
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			errorReply(w, http.StatusUnsupportedMediaType, failure.InvalidRequest, "Content-Type must be application/json")
+			return
+		}
+		var ch settings.Change
+		data, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err != nil || dec.Decode(&ch) != nil {
+			errorReply(w, http.StatusBadRequest, failure.InvalidRequest,
+				`the body must be one change: {"notebook","permission"}, {"tool","action"?,"enabled"} or {"strict"}`)
+			return
+		}
+		v, err := rt.cfg.Config.Apply(r.Context(), principal, ch)
+		if err != nil {
+			configError(w, err)
+			return
+		}
+		jsonReply(w, http.StatusOK, v)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		errorReply(w, http.StatusMethodNotAllowed, failure.MethodNotAllowed, "GET /config, or POST one change")
+	}
+}
+
+// configError answers a failed view or change with its code.
+func configError(w http.ResponseWriter, err error) {
+	var fe *failure.Error
+	if !errors.As(err, &fe) {
+		fe = tools.KernelError(err)
+	}
+	status := http.StatusBadRequest
+	switch fe.Code {
+	case failure.KernelUnreachable, failure.KernelAuth, failure.KernelError, failure.ConfigUnavailable, failure.Internal,
+		failure.CoordinatorUnavailable, failure.QueueFull, failure.ShuttingDown:
+		status = http.StatusServiceUnavailable
+	case failure.NotFound, failure.UnknownTool, failure.UnknownAction:
+		status = http.StatusNotFound
+	case failure.CoordinatorChanged:
+		status = http.StatusConflict
+	}
+	jsonReply(w, status, fe.Result())
+}
+
+// Config asks the authority for its configuration view (ch nil) or to make
+// one change.
+func (d *Delegator) Config(ctx context.Context, ch *settings.Change) (ConfigView, error) {
+	t, err := d.resolve()
+	if err != nil {
+		return ConfigView{}, err
+	}
+	method, body := http.MethodGet, []byte(nil)
+	if ch != nil {
+		method = http.MethodPost
+		body, _ = json.Marshal(ch)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, t.base+"/config", bytes.NewReader(body))
+	if err != nil {
+		return ConfigView{}, unavailable("bad authority URL %q", t.base)
+	}
+	d.headers(req, t)
+	if ch != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := d.hc.Do(req)
+	if err != nil {
+		if ch != nil {
+			// A change is a mutation: a reply lost after sending is unknown.
+			return ConfigView{}, failure.Wrap(failure.OutcomeUnknown, err, "the authority at %s did not answer the change; read the configuration (sisyphus config show) to learn whether it was made", t.base).Attempted(true)
+		}
+		return ConfigView{}, d.afterConnectFailure(t, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err := d.checkIdentity(t, resp); err != nil {
+		return ConfigView{}, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return ConfigView{}, d.refusedToken(t.base, resp.StatusCode)
+	}
+	if resp.StatusCode != http.StatusOK {
+		if fe, ok := failure.Parse(data); ok {
+			return ConfigView{}, fe
+		}
+		return ConfigView{}, unavailable("the authority at %s answered HTTP %d", t.base, resp.StatusCode)
+	}
+	var v ConfigView
+	if err := json.Unmarshal(data, &v); err != nil {
+		return ConfigView{}, fmt.Errorf("the authority's configuration view: %w", err)
+	}
+	return v, nil
+}

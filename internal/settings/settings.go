@@ -1,0 +1,394 @@
+// Package settings keeps Sisyphus's configuration where the upstream SiYuan
+// plugin keeps it, in the same files and JSON shapes, so that a person
+// moving from the plugin keeps their settings and every process serving
+// the workspace sees the same ones:
+//
+//   - data/storage/petal/siyuan-plugins-mcp-sisyphus/notebookPermissions:
+//     {"<notebook id>": "none"|"r"|"rw"|"rwd", ...}; a notebook without an
+//     entry is r; legacy values migrate (readonly → r, write → rw, anything
+//     unknown → none);
+//   - .../mcpToolsConfig: {"<tool>": {"enabled": bool, "actions":
+//     {"<action>": bool}}, "writeSafety": {"strictMode": bool}, ...}; keys
+//     Sisyphus does not use are kept as they are.
+//
+// Both are read and written through the kernel API (getFile, putFile), never
+// on disk directly. A file that cannot be read or parsed makes the policy
+// fail closed, saying why.
+package settings
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// The files, as workspace paths.
+const (
+	PermissionsFile = tools.Protected + "/notebookPermissions"
+	ToolsFile       = tools.Protected + "/mcpToolsConfig"
+)
+
+// maxFile bounds what is read of one configuration file.
+const maxFile = 4 << 20
+
+// Config is the configuration as stored. The zero value is the default
+// configuration (no file yet).
+type Config struct {
+	perms    map[string]json.RawMessage // notebook id → stored value
+	tools    map[string]json.RawMessage // mcpToolsConfig's keys → stored value
+	permsRaw []byte
+	toolsRaw []byte
+	// problems say why a file cannot be used; any makes the policy fail
+	// closed.
+	problems []string
+}
+
+// Problems say why the configuration cannot be used (none: it can).
+func (c *Config) Problems() []string { return append([]string(nil), c.problems...) }
+
+// Levels are the notebook entries, migrated.
+func (c *Config) Levels() map[string]tools.Level {
+	out := make(map[string]tools.Level, len(c.perms))
+	for id, raw := range c.perms {
+		var v any
+		json.Unmarshal(raw, &v)
+		out[id] = tools.MigrateLevel(v)
+	}
+	return out
+}
+
+// Migrated lists the notebooks whose stored value is a legacy or unknown one
+// (the next change of permissions stores them migrated).
+func (c *Config) Migrated() []string {
+	var out []string
+	for id, raw := range c.perms {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			out = append(out, id)
+			continue
+		}
+		if _, ok := tools.ParseLevel(s); !ok {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// toolEntry is one tool's entry of mcpToolsConfig, as far as it is read.
+type toolEntry struct {
+	Enabled *bool           `json:"enabled"`
+	Actions map[string]bool `json:"-"`
+}
+
+// Switches are the tool switches.
+func (c *Config) Switches() map[string]tools.Switch {
+	out := map[string]tools.Switch{}
+	for name, raw := range c.tools {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			continue // not a tool entry (text, numbers, legacy shapes): ignored as upstream does
+		}
+		var sw tools.Switch
+		if v, ok := obj["enabled"]; ok {
+			var b bool
+			if json.Unmarshal(v, &b) == nil {
+				sw.Enabled = &b
+			}
+		}
+		var acts map[string]json.RawMessage
+		if json.Unmarshal(obj["actions"], &acts) == nil {
+			sw.Actions = map[string]bool{}
+			for a, v := range acts {
+				var b bool
+				if json.Unmarshal(v, &b) == nil {
+					sw.Actions[a] = b
+				}
+			}
+		}
+		out[name] = sw
+	}
+	return out
+}
+
+// Strict is writeSafety.strictMode (on unless set to false).
+func (c *Config) Strict() bool {
+	var ws struct {
+		StrictMode *bool `json:"strictMode"`
+	}
+	if json.Unmarshal(c.tools["writeSafety"], &ws) == nil && ws.StrictMode != nil {
+		return *ws.StrictMode
+	}
+	return true
+}
+
+// Version identifies the configuration's content.
+func (c *Config) Version() string {
+	h := sha256.New()
+	h.Write(c.permsRaw)
+	h.Write([]byte{0})
+	h.Write(c.toolsRaw)
+	return "config:" + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// Policy is the configuration as the gate applies it.
+func (c *Config) Policy() *tools.Policy {
+	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version()}
+	if len(c.problems) > 0 {
+		p.Err = errors.New(strings.Join(c.problems, "; "))
+	}
+	return p
+}
+
+// Store reads and writes the configuration through a kernel.
+type Store struct {
+	kernel *siyuan.Client
+	// mu serialises this process's changes (the authority's: the only
+	// writer Sisyphus has).
+	mu sync.Mutex
+}
+
+// NewStore returns a store on a kernel.
+func NewStore(kernel *siyuan.Client) *Store { return &Store{kernel: kernel} }
+
+// Load reads both files now. A missing file is the default; one that cannot
+// be parsed is a problem of the configuration (the policy fails closed); a
+// kernel that cannot be reached is an error.
+func (s *Store) Load(ctx context.Context) (*Config, error) {
+	c := &Config{}
+	type result struct {
+		raw     []byte
+		missing bool
+		err     error
+	}
+	var perm, tool result
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); perm.raw, perm.missing, perm.err = s.read(ctx, PermissionsFile) }()
+	go func() { defer wg.Done(); tool.raw, tool.missing, tool.err = s.read(ctx, ToolsFile) }()
+	wg.Wait()
+	for _, err := range []error{perm.err, tool.err} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	c.permsRaw, c.toolsRaw = perm.raw, tool.raw
+	if !perm.missing {
+		if m, why := object(perm.raw); why != "" {
+			c.problems = append(c.problems, PermissionsFile+" "+why)
+		} else {
+			c.perms = m
+		}
+	}
+	if !tool.missing {
+		if m, why := object(tool.raw); why != "" {
+			c.problems = append(c.problems, ToolsFile+" "+why)
+		} else {
+			c.tools = m
+		}
+	}
+	return c, nil
+}
+
+// Policy loads the configuration now, as the gate applies it.
+func (s *Store) Policy(ctx context.Context) (*tools.Policy, error) {
+	c, err := s.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Policy(), nil
+}
+
+// object parses a file that must hold a JSON object; an empty one is {}.
+func object(raw []byte) (map[string]json.RawMessage, string) {
+	if len(raw) > maxFile {
+		return nil, "is larger than 4 MiB"
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return map[string]json.RawMessage{}, ""
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, "is not a JSON object"
+	}
+	return m, ""
+}
+
+// read reads one file; missing reports that it does not exist.
+func (s *Store) read(ctx context.Context, p string) (data []byte, missing bool, err error) {
+	body, _, err := s.kernel.GetFile(ctx, p)
+	if err != nil {
+		var api *siyuan.APIError
+		if errors.As(err, &api) && api.Code == 404 {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("read %s: %w", p, err)
+	}
+	defer body.Close()
+	data, err = io.ReadAll(io.LimitReader(body, maxFile+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", p, err)
+	}
+	return data, false, nil
+}
+
+// Change is one change of the configuration; exactly one of its parts is
+// set.
+type Change struct {
+	// Notebook and Permission set a notebook's level.
+	Notebook   string `json:"notebook,omitempty"`
+	Permission string `json:"permission,omitempty"`
+	// Tool (and Action) with Enabled switch a tool or one of its actions.
+	Tool    string `json:"tool,omitempty"`
+	Action  string `json:"action,omitempty"`
+	Enabled *bool  `json:"enabled,omitempty"`
+	// Strict sets writeSafety.strictMode.
+	Strict *bool `json:"strict,omitempty"`
+}
+
+// Validate checks the change's shape (not whether its names exist).
+func (ch Change) Validate() error {
+	parts := 0
+	if ch.Notebook != "" || ch.Permission != "" {
+		parts++
+		if err := tools.CheckID("notebook", ch.Notebook); err != nil {
+			return err
+		}
+		if _, ok := tools.ParseLevel(ch.Permission); !ok {
+			return fmt.Errorf("permission must be one of none, r, rw, rwd, got %q", ch.Permission)
+		}
+	}
+	if ch.Tool != "" || ch.Action != "" || ch.Enabled != nil {
+		parts++
+		if ch.Tool == "" || ch.Enabled == nil {
+			return errors.New("switching needs a tool (and optionally an action) and enabled")
+		}
+	}
+	if ch.Strict != nil {
+		parts++
+	}
+	if parts != 1 {
+		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode")
+	}
+	return nil
+}
+
+// Apply makes one change: it reads the file it changes fresh, changes only
+// what the change names (other keys are kept), writes it back through the
+// kernel and reads it again to verify. Changes in this process are
+// serialised; a file that cannot be parsed is never overwritten.
+func (s *Store) Apply(ctx context.Context, ch Change) (*Config, error) {
+	if err := ch.Validate(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ch.Notebook != "":
+		if c.perms == nil && c.permsRaw != nil {
+			return nil, fmt.Errorf("%s cannot be parsed; fix or remove it before changing permissions", PermissionsFile)
+		}
+		perms := map[string]string{}
+		for id, l := range c.Levels() {
+			perms[id] = l.String() // legacy values are stored migrated
+		}
+		perms[ch.Notebook] = ch.Permission
+		if err := s.write(ctx, PermissionsFile, perms); err != nil {
+			return nil, err
+		}
+	default:
+		if c.tools == nil && c.toolsRaw != nil {
+			return nil, fmt.Errorf("%s cannot be parsed; fix or remove it before changing tools or strict mode", ToolsFile)
+		}
+		next := map[string]any{}
+		for k, v := range c.tools {
+			next[k] = v
+		}
+		if ch.Strict != nil {
+			next["writeSafety"] = merge(c.tools["writeSafety"], map[string]any{"strictMode": *ch.Strict})
+		} else {
+			entry := c.tools[ch.Tool]
+			if ch.Action == "" {
+				next[ch.Tool] = merge(entry, map[string]any{"enabled": *ch.Enabled})
+			} else {
+				var obj map[string]json.RawMessage
+				json.Unmarshal(entry, &obj)
+				next[ch.Tool] = merge(entry, map[string]any{"actions": merge(obj["actions"], map[string]any{ch.Action: *ch.Enabled})})
+			}
+		}
+		if err := s.write(ctx, ToolsFile, next); err != nil {
+			return nil, err
+		}
+	}
+	after, err := s.Load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the change was written but could not be read back: %w", err)
+	}
+	if !ch.shows(after) {
+		return nil, errors.New("the change was written but the readback does not show it (another writer?)")
+	}
+	return after, nil
+}
+
+// shows reports whether c carries the change.
+func (ch Change) shows(c *Config) bool {
+	switch {
+	case ch.Notebook != "":
+		l, _ := tools.ParseLevel(ch.Permission)
+		got, ok := c.Levels()[ch.Notebook]
+		return ok && got == l
+	case ch.Strict != nil:
+		return c.Strict() == *ch.Strict
+	}
+	sw := c.Switches()[ch.Tool]
+	if ch.Action == "" {
+		return sw.Enabled != nil && *sw.Enabled == *ch.Enabled
+	}
+	v, ok := sw.Actions[ch.Action]
+	return ok && v == *ch.Enabled
+}
+
+// merge sets keys of a stored object (or of a new one when it is not an
+// object), keeping the others.
+func merge(raw json.RawMessage, set map[string]any) map[string]any {
+	out := map[string]any{}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		for k, v := range obj {
+			out[k] = v
+		}
+	}
+	for k, v := range set {
+		out[k] = v
+	}
+	return out
+}
+
+// write stores v as JSON indented by two spaces, as upstream writes it.
+func (s *Store) write(ctx context.Context, p string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	err = s.kernel.PutFile(ctx, siyuan.PutFileRequest{Path: p, Body: bytes.NewReader(data), ModTime: time.Now().UnixMilli()})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package settings
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+func kernel(t *testing.T) *siyuan.Client {
+	t.Helper()
+	k, err := embedded.Open(context.Background(), embedded.Options{Dir: t.TempDir(), Token: "t", SQLFlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(k.Handler())
+	t.Cleanup(func() { srv.Close(); k.Close() })
+	c, err := siyuan.New(siyuan.Config{BaseURL: srv.URL, Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func put(t *testing.T, c *siyuan.Client, p, body string) {
+	t.Helper()
+	if err := c.PutFile(context.Background(), siyuan.PutFileRequest{Path: p, Body: strings.NewReader(body)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func get(t *testing.T, c *siyuan.Client, p string) string {
+	t.Helper()
+	r, _, err := c.GetFile(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, _ := io.ReadAll(r)
+	return string(b)
+}
+
+const nb1, nb2, nb3 = "20260101000000-aaaaaaa", "20260101000000-bbbbbbb", "20260101000000-ccccccc"
+
+func TestDefaults(t *testing.T) {
+	s := NewStore(kernel(t))
+	p, err := s.Policy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Err != nil || p.Level(nb1) != tools.LevelRead || !p.Strict || p.Hides() {
+		t.Fatalf("default policy: %+v", p)
+	}
+	off := &tools.Action{Name: "delete", OffByDefault: true}
+	on := &tools.Action{Name: "update"}
+	tl := &tools.Tool{Name: "block", Actions: []*tools.Action{off, on}}
+	if p.ActionOn(tl, off) || !p.ActionOn(tl, on) || !p.ToolOn(tl) {
+		t.Fatal("default switches: dangerous-by-default actions are off, the others on")
+	}
+}
+
+// TestUpstreamFiles: the files upstream writes are read as upstream reads
+// them, legacy values included.
+func TestUpstreamFiles(t *testing.T) {
+	c := kernel(t)
+	put(t, c, PermissionsFile, `{"`+nb1+`": "readonly", "`+nb2+`": "write", "`+nb3+`": "none", "20260101000000-ddddddd": "bogus", "20260101000000-eeeeeee": 7}`)
+	put(t, c, ToolsFile, `{"block": {"enabled": true, "actions": {"delete": true, "update": false}},
+		"search": {"enabled": false, "actions": {}}, "writeSafety": {"strictMode": false},
+		"userRulesText": "keep me", "debug": {"slimResponses": true}, "fs": true}`)
+	s := NewStore(c)
+	cfg, err := s.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Policy()
+	want := map[string]tools.Level{nb1: tools.LevelRead, nb2: tools.LevelWrite, nb3: tools.LevelNone,
+		"20260101000000-ddddddd": tools.LevelNone, "20260101000000-eeeeeee": tools.LevelNone}
+	for id, l := range want {
+		if p.Level(id) != l {
+			t.Errorf("%s: %v, want %v", id, p.Level(id), l)
+		}
+	}
+	if got := cfg.Migrated(); len(got) != 4 {
+		t.Errorf("migrated entries: %v", got)
+	}
+	del, upd := &tools.Action{Name: "delete", OffByDefault: true}, &tools.Action{Name: "update"}
+	block := &tools.Tool{Name: "block", Actions: []*tools.Action{del, upd}}
+	search := &tools.Tool{Name: "search", Actions: []*tools.Action{{Name: "fulltext"}}}
+	fs := &tools.Tool{Name: "fs", Actions: []*tools.Action{{Name: "ls"}}}
+	switch {
+	case !p.ActionOn(block, del) || p.ActionOn(block, upd):
+		t.Error("action switches not applied")
+	case p.ToolOn(search):
+		t.Error("a disabled tool is on")
+	case !p.ToolOn(fs):
+		t.Error("a legacy boolean tool entry must be ignored (defaults), as upstream does")
+	case p.Strict:
+		t.Error("writeSafety.strictMode false not applied")
+	case !p.Hides():
+		t.Error("a none notebook must hide")
+	}
+
+	// A change stores permissions migrated and keeps every other key.
+	if _, err := s.Apply(context.Background(), Change{Notebook: nb1, Permission: "rwd"}); err != nil {
+		t.Fatal(err)
+	}
+	var stored map[string]string
+	if err := json.Unmarshal([]byte(get(t, c, PermissionsFile)), &stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored[nb1] != "rwd" || stored[nb2] != "rw" || stored[nb3] != "none" || stored["20260101000000-ddddddd"] != "none" {
+		t.Fatalf("stored permissions: %v", stored)
+	}
+	on := true
+	if _, err := s.Apply(context.Background(), Change{Tool: "block", Action: "update", Enabled: &on}); err != nil {
+		t.Fatal(err)
+	}
+	var tc map[string]json.RawMessage
+	raw := get(t, c, ToolsFile)
+	json.Unmarshal([]byte(raw), &tc)
+	if string(tc["userRulesText"]) != `"keep me"` || !strings.Contains(string(tc["debug"]), "slimResponses") || string(tc["fs"]) != "true" {
+		t.Fatalf("unknown keys were not kept: %s", raw)
+	}
+	var entry struct {
+		Enabled bool
+		Actions map[string]bool
+	}
+	if json.Unmarshal(tc["block"], &entry) != nil || !entry.Enabled || !entry.Actions["delete"] || !entry.Actions["update"] {
+		t.Fatalf("block entry: %s", tc["block"])
+	}
+	if !strings.HasPrefix(raw, "{\n  \"") {
+		t.Fatalf("not written as upstream writes it (two-space indent): %q", raw[:min(20, len(raw))])
+	}
+}
+
+func TestApply(t *testing.T) {
+	c := kernel(t)
+	s := NewStore(c)
+	ctx := context.Background()
+	off, on := false, true
+	before, _ := s.Load(ctx)
+	for _, ch := range []Change{
+		{Notebook: nb1, Permission: "none"},
+		{Notebook: nb2, Permission: "rw"},
+		{Tool: "block", Action: "delete", Enabled: &on},
+		{Tool: "search", Enabled: &off},
+		{Strict: &off},
+	} {
+		cfg, err := s.Apply(ctx, ch)
+		if err != nil {
+			t.Fatalf("%+v: %v", ch, err)
+		}
+		if !ch.shows(cfg) {
+			t.Fatalf("%+v does not show", ch)
+		}
+	}
+	after, _ := s.Load(ctx)
+	p := after.Policy()
+	if p.Level(nb1) != tools.LevelNone || p.Level(nb2) != tools.LevelWrite || p.Strict || p.Version == before.Version() {
+		t.Fatalf("after the changes: %+v", p)
+	}
+	for _, bad := range []Change{
+		{},
+		{Notebook: "x", Permission: "rw"},
+		{Notebook: nb1, Permission: "admin"},
+		{Tool: "block"},
+		{Notebook: nb1, Permission: "r", Strict: &on},
+	} {
+		if _, err := s.Apply(ctx, bad); err == nil {
+			t.Errorf("%+v was accepted", bad)
+		}
+	}
+}
+
+// TestUnreadable: a file that cannot be parsed fails the policy closed,
+// saying why, and is never overwritten by a change.
+func TestUnreadable(t *testing.T) {
+	c := kernel(t)
+	put(t, c, PermissionsFile, `{"`+nb1+`": "rw",`)
+	s := NewStore(c)
+	p, err := s.Policy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Err == nil || !strings.Contains(p.Err.Error(), "notebookPermissions is not a JSON object") {
+		t.Fatalf("a broken file must fail closed: %v", p.Err)
+	}
+	if _, err := s.Apply(context.Background(), Change{Notebook: nb1, Permission: "rwd"}); err == nil || !strings.Contains(err.Error(), "fix or remove it") {
+		t.Fatalf("a change over a broken file: %v", err)
+	}
+	if got := get(t, c, PermissionsFile); got != `{"`+nb1+`": "rw",` {
+		t.Fatalf("the broken file was overwritten: %q", got)
+	}
+	put(t, c, ToolsFile, strings.Repeat(" ", maxFile+1))
+	if p, _ := s.Policy(context.Background()); p.Err == nil || !strings.Contains(p.Err.Error(), "4 MiB") {
+		t.Fatalf("an oversize file: %v", p.Err)
+	}
+	// An empty file is the default, as upstream reads it.
+	put(t, c, PermissionsFile, "")
+	put(t, c, ToolsFile, "\n")
+	if p, _ := s.Policy(context.Background()); p.Err != nil {
+		t.Fatalf("empty files: %v", p.Err)
+	}
+}
+
+// FuzzConfig: whatever the files hold, loading never panics, and a policy
+// either fails closed or has a level for every entry.
+func FuzzConfig(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":"rw"}`, `{"a":{"enabled":false,"actions":{"x":true}}}`, `[1]`, `null`, `"x"`, `{"writeSafety":{"strictMode":"no"}}`} {
+		f.Add([]byte(s), []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, perms, tl []byte) {
+		c := &Config{}
+		if m, why := object(perms); why == "" {
+			c.perms = m
+		}
+		if m, why := object(tl); why == "" {
+			c.tools = m
+		}
+		c.permsRaw, c.toolsRaw = perms, tl
+		p := c.Policy()
+		for id := range c.perms {
+			_ = p.Level(id)
+		}
+		_ = c.Switches()
+		_ = c.Strict()
+		_ = bytes.Clone(perms)
+	})
+}

@@ -1,0 +1,350 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+// policyAt is a policy giving the fixture's notebook one level.
+func policyAt(nb string, l tools.Level) *tools.Policy {
+	return &tools.Policy{Notebooks: map[string]tools.Level{nb: l}, Default: tools.LevelRead, AllActions: true, Strict: true, Version: "test:" + l.String()}
+}
+
+// TestEveryActionChecksItsNotebook: every action that touches a notebook
+// is refused, before it runs (preflight included), where the notebook's
+// level is below what it needs, and passes the gate at or above it.
+func TestEveryActionChecksItsNotebook(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	nb, doc, b0, b1 := s.NB, s.Doc, s.Blocks[0], s.Blocks[1]
+	const (
+		read  = tools.LevelRead
+		write = tools.LevelWrite
+		del   = tools.LevelDelete
+		free  = tools.LevelNone // touches no notebook by its arguments
+	)
+	cases := map[string]struct {
+		args map[string]any
+		need tools.Level
+	}{
+		"notebook.list":                {map[string]any{}, free},
+		"notebook.get_conf":            {map[string]any{"notebook": nb}, read},
+		"notebook.get_permissions":     {map[string]any{}, free},
+		"notebook.create":              {map[string]any{"name": "N"}, free},
+		"notebook.rename":              {map[string]any{"notebook": nb, "name": "R"}, write},
+		"notebook.remove":              {map[string]any{"notebook": nb}, del},
+		"notebook.set_conf":            {map[string]any{"notebook": nb, "conf": map[string]any{"sortMode": 6}}, write},
+		"notebook.set_open_state":      {map[string]any{"notebook": nb, "opened": true}, read},
+		"notebook.set_permission":      {map[string]any{"notebook": nb, "permission": "rwd"}, free},
+		"document.lookup":              {map[string]any{"id": doc}, read},
+		"document.get_doc":             {map[string]any{"id": doc}, read},
+		"document.get_child_docs":      {map[string]any{"notebook": nb}, read},
+		"document.list_tree":           {map[string]any{"notebook": nb}, read},
+		"document.get_outline":         {map[string]any{"id": doc}, read},
+		"document.create":              {map[string]any{"notebook": nb, "path": "/New"}, write},
+		"document.rename":              {map[string]any{"id": doc, "title": "X"}, write},
+		"document.remove":              {map[string]any{"id": doc}, del},
+		"document.move":                {map[string]any{"fromIDs": []string{doc}, "toID": nb}, write},
+		"document.reorder":             {map[string]any{"parentID": nb, "orderedIDs": []string{doc}}, write},
+		"document.set_child_sort_mode": {map[string]any{"id": nb, "sortMode": 6}, write},
+		"block.get_kramdown":           {map[string]any{"id": b0}, read},
+		"block.get_children":           {map[string]any{"id": doc}, read},
+		"block.get_attrs":              {map[string]any{"id": b0}, read},
+		"block.info":                   {map[string]any{"id": b0}, read},
+		"block.dom":                    {map[string]any{"id": b0}, read},
+		"block.update":                 {map[string]any{"id": b0, "data": "x"}, write},
+		"block.set_attrs":              {map[string]any{"id": b0, "attrs": map[string]any{"custom-x": "1"}}, write},
+		"block.delete":                 {map[string]any{"id": b0}, del},
+		"block.set_fold_state":         {map[string]any{"id": b0, "folded": true}, write},
+		"block.append":                 {map[string]any{"parentID": doc, "data": "x"}, write},
+		"block.prepend":                {map[string]any{"parentID": doc, "data": "x"}, write},
+		"block.insert":                 {map[string]any{"previousID": b0, "data": "x"}, write},
+		"block.move":                   {map[string]any{"id": b1, "parentID": doc}, write},
+		"block.replace":                {map[string]any{"id": b0, "old": "paragraph", "new": "p"}, write},
+		"fs.ls":                        {map[string]any{"path": "/Strict"}, read},
+		"fs.read":                      {map[string]any{"path": "/Strict/Doc"}, read},
+		"fs.write":                     {map[string]any{"path": "/Strict/New", "content": "x"}, write},
+		"fs.rm":                        {map[string]any{"path": "/Strict/Doc"}, del},
+		"fs.mv":                        {map[string]any{"from": "/Strict/Doc", "to": "/Strict/Doc2"}, write},
+		"fs.reorder":                   {map[string]any{"path": "/Strict", "orderedPaths": []string{"/Strict/Doc"}}, write},
+		"search.fulltext":              {map[string]any{"query": "paragraph", "paths": []string{nb}}, read},
+		"search.query_sql":             {map[string]any{"stmt": "SELECT id FROM blocks LIMIT 1"}, free},
+		"system.version":               {map[string]any{}, free},
+		"system.bootstrap":             {map[string]any{}, free},
+		"system.notify":                {map[string]any{"msg": "hi"}, free},
+	}
+	before := s.Text(t, doc)
+	for _, tool := range s.R.Tools() {
+		for _, a := range tool.Actions {
+			name := tool.Name + "." + a.Name
+			c, ok := cases[name]
+			if !ok {
+				t.Errorf("%s has no case here: every action must say what it needs of a notebook", name)
+				continue
+			}
+			for _, level := range []tools.Level{tools.LevelNone, tools.LevelRead, tools.LevelWrite, tools.LevelDelete} {
+				s.Policy = policyAt(nb, level)
+				args := tooltest.CopyArgs(c.args, "action", a.Name)
+				if a.Policy.Class != strict.Read && a.Policy.Class != strict.External {
+					args["validateOnly"] = true // a preflight: the gate refuses it too
+				}
+				if name == "system.notify" {
+					continue // an external effect without a preflight: checked below
+				}
+				_, err := s.Call(t, tool.Name, args)
+				denied := err != nil && err.Code == failure.PermissionDenied
+				switch {
+				case c.need != free && level < c.need && !denied:
+					t.Errorf("%s at %s: got %v, want permission_denied", name, level, err)
+				case c.need != free && level < c.need:
+					if err.Details["notebook"] != nb || err.Details["permission"] != level.String() || err.Details["requiredPermission"] != c.need.String() {
+						t.Errorf("%s at %s: refusal details %v", name, level, err.Details)
+					}
+					if a.Policy.Class != strict.Read && (err.WriteAttempted == nil || *err.WriteAttempted) {
+						t.Errorf("%s at %s: a refused write must say writeAttempted:false: %+v", name, level, err)
+					}
+				case denied && !(name == "search.query_sql" && level == tools.LevelNone):
+					t.Errorf("%s at %s: refused although it needs %s: %v", name, level, c.need, err)
+				}
+			}
+			delete(cases, name)
+		}
+	}
+	for name := range cases {
+		t.Errorf("case %s names no action", name)
+	}
+	if after := s.Text(t, doc); after != before {
+		t.Fatal("a gated call changed the document")
+	}
+	s.Policy = policyAt(nb, tools.LevelNone)
+	if _, err := s.Call(t, "system", map[string]any{"action": "notify", "msg": "hi"}); err != nil {
+		t.Fatalf("notify touches no notebook: %v", err)
+	}
+}
+
+// TestHiddenNotebooks: a none notebook is left out of every listing, and
+// raw SQL is refused while one exists.
+func TestHiddenNotebooks(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	other, err := s.C.CreateNotebook(context.Background(), "Visible")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Policy = policyAt(s.NB, tools.LevelNone)
+	mentions := func(v any) bool {
+		b, _ := json.Marshal(v)
+		return strings.Contains(string(b), s.NB)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"notebook", map[string]any{"action": "list"}},
+		{"notebook", map[string]any{"action": "get_permissions"}},
+		{"system", map[string]any{"action": "bootstrap"}},
+		{"fs", map[string]any{"action": "ls", "path": "/"}},
+		{"search", map[string]any{"action": "fulltext", "query": "paragraph"}},
+	} {
+		res := s.OK(t, c.tool, c.args)
+		if mentions(res) {
+			t.Errorf("%s %v shows the hidden notebook: %v", c.tool, c.args["action"], res)
+		}
+	}
+	if !mentions(s.OK(t, "notebook", map[string]any{"action": "get_permissions", "notebook": s.NB})) {
+		t.Error("get_permissions of a hidden notebook answers its level")
+	}
+	if res := s.OK(t, "notebook", map[string]any{"action": "list"}); !strings.Contains(fmt.Sprint(res), other.ID) {
+		t.Fatalf("the visible notebook is missing: %v", res)
+	}
+	e := s.WantErr(t, "search", map[string]any{"action": "query_sql", "stmt": "SELECT id FROM blocks"}, failure.PermissionDenied)
+	if !strings.Contains(e.Message, "hidden") {
+		t.Fatalf("query_sql refusal: %v", e)
+	}
+	s.Policy = policyAt(s.NB, tools.LevelRead)
+	s.OK(t, "search", map[string]any{"action": "query_sql", "stmt": "SELECT id FROM blocks LIMIT 1"})
+	// Each listing shows the permission it lists under.
+	for _, n := range s.OK(t, "notebook", map[string]any{"action": "list"})["notebooks"].([]any) {
+		if p := n.(map[string]any)["permission"]; p != "r" {
+			t.Errorf("notebook list permission %v", p)
+		}
+	}
+}
+
+// TestUnreadableConfigurationFailsClosed: when the configuration cannot be
+// read, every call touching a notebook and every write is refused, saying
+// why; the server's version still answers.
+func TestUnreadableConfigurationFailsClosed(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	s.Policy = &tools.Policy{Err: fmt.Errorf("notebookPermissions is not a JSON object"), Default: tools.LevelRead, Strict: true}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"notebook", map[string]any{"action": "list"}},
+		{"block", map[string]any{"action": "get_kramdown", "id": s.Blocks[0]}},
+		{"block", map[string]any{"action": "update", "id": s.Blocks[0], "data": "x", "validateOnly": true}},
+		{"system", map[string]any{"action": "notify", "msg": "x"}},
+		{"system", map[string]any{"action": "bootstrap"}},
+	} {
+		e := s.WantErr(t, c.tool, c.args, failure.ConfigUnavailable)
+		if !strings.Contains(e.Message, "not a JSON object") {
+			t.Errorf("%s %v: the refusal does not say why: %v", c.tool, c.args["action"], e)
+		}
+	}
+	s.OK(t, "system", map[string]any{"action": "version"})
+}
+
+// TestDisabledActions: a disabled action vanishes from the schema and help
+// and answers action_disabled; a tool without enabled actions is disabled.
+func TestDisabledActions(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	off := false
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, Strict: true, Version: "v", Tools: map[string]tools.Switch{
+		"block":  {Actions: map[string]bool{"update": false, "delete": true}},
+		"search": {Actions: map[string]bool{"fulltext": false, "query_sql": false}},
+		"fs":     {Enabled: &off},
+	}}
+	ctx := tools.WithPolicy(context.Background(), s.Policy)
+	v, err := s.R.View(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := s.R.Tool("block")
+	enum := block.InputSchema(v)["properties"].(map[string]any)["action"].(map[string]any)["enum"].([]string)
+	if slices.Contains(enum, "update") || !slices.Contains(enum, "delete") {
+		t.Fatalf("block actions %v: update is disabled, delete enabled", enum)
+	}
+	var visible []string
+	for _, tl := range s.R.Visible(v) {
+		visible = append(visible, tl.Name)
+	}
+	if slices.Contains(visible, "search") || slices.Contains(visible, "fs") || !slices.Contains(visible, "block") {
+		t.Fatalf("visible tools %v", visible)
+	}
+	e := s.WantErr(t, "block", map[string]any{"action": "update", "id": s.Blocks[0], "data": "x", "validateOnly": true}, failure.ActionDisabled)
+	if e.Details["action"] != "update" || e.WriteAttempted == nil || *e.WriteAttempted {
+		t.Fatalf("disabled action: %+v", e)
+	}
+	s.WantErr(t, "block", map[string]any{"action": "help", "topic": "update"}, failure.ActionDisabled)
+	help := s.OK(t, "block", map[string]any{"action": "help"})
+	if strings.Contains(fmt.Sprint(help["actions"]), "action:update ") {
+		t.Fatalf("help lists a disabled action: %v", help["actions"])
+	}
+	for _, tl := range []string{"search", "fs"} {
+		e := s.WantErr(t, tl, map[string]any{"action": "help"}, failure.ActionDisabled)
+		if !strings.Contains(e.Message, "the tool "+tl+" is disabled") {
+			t.Errorf("%s: %v", tl, e)
+		}
+	}
+	boot := s.OK(t, "system", map[string]any{"action": "bootstrap"})
+	if tl := fmt.Sprint(boot["tools"]); strings.Contains(tl, "search") || strings.Contains(tl, "fs") {
+		t.Fatalf("bootstrap lists disabled tools: %v", tl)
+	}
+	// The dangerous-by-default actions start disabled.
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, Strict: true}
+	for _, n := range []string{"block.delete", "document.remove", "notebook.remove", "notebook.set_permission"} {
+		tl, a, _ := strings.Cut(n, ".")
+		s.WantErr(t, tl, map[string]any{"action": a, "validateOnly": true}, failure.ActionDisabled)
+	}
+}
+
+// fakeConfirmer answers the form as a person would.
+type fakeConfirmer struct {
+	form   bool
+	answer tools.FormAnswer
+	asked  int
+}
+
+func (f *fakeConfirmer) CanForm() bool { return f.form }
+func (f *fakeConfirmer) Form(_ context.Context, msg string, schema map[string]any) (tools.FormAnswer, error) {
+	f.asked++
+	return f.answer, nil
+}
+
+func TestConfirm(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	yes, no := true, false
+	raw := func(m map[string]any) json.RawMessage { b, _ := json.Marshal(m); return b }
+	del := map[string]any{"action": "delete", "id": s.Blocks[0], "expectedStateHash": "abcd", "requestId": "abcd"}
+	p, pending := s.R.Pending("block", raw(del))
+	if !pending || p.Tool != "block" || p.Action != "delete" || p.Args["id"] == nil || p.Args["requestId"] != nil {
+		t.Fatalf("pending: %+v %v", p, pending)
+	}
+	for _, c := range []map[string]any{
+		{"action": "delete", "id": s.Blocks[0], "validateOnly": true},
+		{"action": "update", "id": s.Blocks[0], "data": "x"},
+		{"action": "get_kramdown", "id": s.Blocks[0]},
+	} {
+		if _, pending := s.R.Pending("block", raw(c)); pending {
+			t.Errorf("%v needs no confirmation", c)
+		}
+	}
+	ctx := context.Background()
+	withConfirm := func(v *bool) tools.Pending {
+		q := p
+		q.Confirm = v
+		return q
+	}
+	for _, c := range []struct {
+		name   string
+		conf   *fakeConfirmer
+		p      tools.Pending
+		code   failure.Code // "" : confirmed
+		cancel *bool
+		asked  int
+	}{
+		{"no form, no confirm", &fakeConfirmer{}, p, failure.ConfirmationRequired, nil, 0},
+		{"no form, confirm true", &fakeConfirmer{}, withConfirm(&yes), "", nil, 0},
+		{"no form, confirm false", &fakeConfirmer{}, withConfirm(&no), failure.ConfirmationDeclined, &no, 0},
+		{"form accept", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "accept", Content: map[string]any{"confirm": true}}}, p, "", nil, 1},
+		{"form accept no", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "accept", Content: map[string]any{"confirm": false}}}, p, failure.ConfirmationDeclined, &no, 1},
+		{"form decline", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "decline"}}, p, failure.ConfirmationDeclined, &no, 1},
+		{"form cancel", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "cancel"}}, p, failure.ConfirmationCancelled, &yes, 1},
+		{"form without content", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "accept"}}, p, failure.ConfirmationInvalid, &no, 1},
+		{"form wrong type", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "accept", Content: map[string]any{"confirm": "yes"}}}, p, failure.ConfirmationInvalid, &no, 1},
+		{"form odd action", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "later"}}, p, failure.ConfirmationInvalid, &no, 1},
+		// With forms, confirm:true alone never passes: the form is shown.
+		{"form ignores confirm", &fakeConfirmer{form: true, answer: tools.FormAnswer{Action: "decline"}}, withConfirm(&yes), failure.ConfirmationDeclined, &no, 1},
+	} {
+		err := tools.Confirm(ctx, c.conf, c.p)
+		var fe *failure.Error
+		switch {
+		case c.code == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.code != "" && (!asFailure(err, &fe) || fe.Code != c.code):
+			t.Errorf("%s: got %v, want %s", c.name, err, c.code)
+		case c.code != "" && (fe.WriteAttempted == nil || *fe.WriteAttempted || !sameBool(fe.Cancelled, c.cancel)):
+			t.Errorf("%s: %+v", c.name, fe)
+		}
+		if c.conf.asked != c.asked {
+			t.Errorf("%s: asked %d times, want %d", c.name, c.conf.asked, c.asked)
+		}
+	}
+	// Unasked, the registry refuses; asked and confirmed, it runs.
+	s.Unconfirmed = true
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, AllActions: true, Strict: true}
+	pre := s.OK(t, "block", map[string]any{"action": "delete", "id": s.Blocks[0], "validateOnly": true})
+	commit := tooltest.CommitArgs(map[string]any{"action": "delete", "id": s.Blocks[0]}, pre)
+	s.WantErr(t, "block", commit, failure.ConfirmationRequired)
+	if !s.Exists(t, s.Blocks[0]) {
+		t.Fatal("an unconfirmed delete ran")
+	}
+	s.Unconfirmed = false
+	s.OK(t, "block", commit)
+}
+
+func asFailure(err error, fe **failure.Error) bool {
+	e, ok := err.(*failure.Error)
+	*fe = e
+	return ok
+}
+
+func sameBool(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

@@ -1,0 +1,180 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+)
+
+// Confirmation of dangerous actions. A dangerous call runs only after its
+// person said yes: the entry point that has the client (the authority's MCP
+// handler, a front, `sisyphus call`) asks before the call is admitted, so
+// no lane waits for a person, and marks the context it then runs under
+// (WithConfirmed). Registry.Call refuses a dangerous call whose context is
+// not marked, so no entry point can forget to ask.
+
+// Confirmer is how a call's client asks its person.
+type Confirmer interface {
+	// CanForm reports whether the client shows forms (MCP form
+	// elicitation, a terminal prompt).
+	CanForm() bool
+	// Form asks the person; the answer is accept (with content), decline or
+	// cancel. An error the entry point must pass on unchanged (an MCP
+	// input_required round) is returned as is.
+	Form(ctx context.Context, message string, schema map[string]any) (FormAnswer, error)
+}
+
+// FormAnswer is the person's answer to a form.
+type FormAnswer struct {
+	Action  string // accept, decline or cancel
+	Content map[string]any
+}
+
+// Answers of a form.
+const (
+	FormAccept  = "accept"
+	FormDecline = "decline"
+	FormCancel  = "cancel"
+)
+
+// Pending is a dangerous call that needs confirmation.
+type Pending struct {
+	Tool, Action string
+	// Args are the business arguments, for the person to read.
+	Args map[string]json.RawMessage
+	// Confirm is the confirm argument as sent (nil when absent).
+	Confirm *bool
+}
+
+// Pending reports whether a call needs confirmation: a dangerous action,
+// not a preflight (validateOnly executes nothing). A call that is
+// malformed, unknown or disabled needs none here; Call refuses it.
+func (r *Registry) Pending(tool string, raw json.RawMessage) (Pending, bool) {
+	t, ok := r.tools[tool]
+	if !ok {
+		return Pending{}, false
+	}
+	fields, err := decodeObject(raw)
+	if err != nil {
+		return Pending{}, false
+	}
+	var name string
+	if json.Unmarshal(fields["action"], &name) != nil {
+		return Pending{}, false
+	}
+	a, ok := t.Action(name)
+	if !ok || !a.Dangerous {
+		return Pending{}, false
+	}
+	var validateOnly bool
+	if v, ok := fields[fieldValidateOnly]; ok && json.Unmarshal(v, &validateOnly) == nil && validateOnly {
+		return Pending{}, false
+	}
+	p := Pending{Tool: t.Name, Action: a.Name, Args: map[string]json.RawMessage{}}
+	for k, v := range fields {
+		if k == FieldConfirm {
+			var c bool
+			if json.Unmarshal(v, &c) == nil {
+				p.Confirm = &c
+			}
+			continue
+		}
+		if !isControl(k) && k != "action" {
+			p.Args[k] = v
+		}
+	}
+	return p, true
+}
+
+// maxShown bounds the arguments a confirmation form shows.
+const maxShown = 1800
+
+// Message is what the person is asked.
+func (p Pending) Message() string {
+	keys := make([]string, 0, len(p.Args))
+	for k := range p.Args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\n  %s: %s", k, p.Args[k])
+	}
+	args := b.String()
+	if len(args) > maxShown {
+		args = args[:maxShown] + "…"
+	}
+	return fmt.Sprintf("An agent asks to run %s.%s, which cannot be undone from Sisyphus.%s\nAllow it?", p.Tool, p.Action, args)
+}
+
+// confirmSchema is the form: one required boolean.
+var confirmSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		FieldConfirm: map[string]any{"type": "boolean", "title": "Run it", "description": "Allow this one call"},
+	},
+	"required": []string{FieldConfirm},
+}
+
+// Confirm asks the person about a pending call and returns nil when they
+// said yes. A client with forms is always asked (a confirm argument alone
+// never passes); one without them must pass confirm:true, which its agent
+// may only send after the person approved.
+func Confirm(ctx context.Context, c Confirmer, p Pending) error {
+	if c == nil || !c.CanForm() {
+		switch {
+		case p.Confirm == nil:
+			e := failure.New(failure.ConfirmationRequired, "%s.%s is dangerous and needs the person's confirmation; nothing was run", p.Tool, p.Action)
+			return e.Attempted(false).With("tool", p.Tool).With("action", p.Action)
+		case !*p.Confirm:
+			return declined(p, "confirm was false")
+		}
+		return nil
+	}
+	ans, err := c.Form(ctx, p.Message(), confirmSchema)
+	if err != nil {
+		return err
+	}
+	switch ans.Action {
+	case FormDecline:
+		return declined(p, "the person declined")
+	case FormCancel:
+		e := failure.New(failure.ConfirmationCancelled, "the person dismissed the confirmation of %s.%s; nothing was run", p.Tool, p.Action)
+		return e.Attempted(false).SetCancelled(true)
+	case FormAccept:
+		v, ok := ans.Content[FieldConfirm].(bool)
+		switch {
+		case !ok:
+			e := failure.New(failure.ConfirmationInvalid, "the confirmation of %s.%s came back without a boolean %q; it does not mean the person declined; nothing was run",
+				p.Tool, p.Action, FieldConfirm)
+			return e.Attempted(false).SetCancelled(false)
+		case !v:
+			return declined(p, "the person answered no")
+		}
+		return nil
+	}
+	e := failure.New(failure.ConfirmationInvalid, "the confirmation of %s.%s came back as %q; nothing was run", p.Tool, p.Action, ans.Action)
+	return e.Attempted(false).SetCancelled(false)
+}
+
+func declined(p Pending, why string) error {
+	e := failure.New(failure.ConfirmationDeclined, "%s.%s was not confirmed (%s); nothing was run", p.Tool, p.Action, why)
+	return e.Attempted(false).SetCancelled(false)
+}
+
+type confirmedKey struct{}
+
+// WithConfirmed marks ctx: the person confirmed this call of tool.action.
+func WithConfirmed(ctx context.Context, tool, action string) context.Context {
+	return context.WithValue(ctx, confirmedKey{}, tool+"."+action)
+}
+
+// confirmed reports whether ctx is marked for tool.action.
+func confirmed(ctx context.Context, tool, action string) bool {
+	v, _ := ctx.Value(confirmedKey{}).(string)
+	return v == tool+"."+action
+}

@@ -1,0 +1,374 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+)
+
+// The gate: every call passes it before its action runs. It decides, from
+// the Policy the call runs under, whether the tool and action are enabled
+// and whether every notebook the call touches allows what the call needs.
+// Confirmation of dangerous actions is asked before the call is admitted
+// (see Confirm); the gate here never waits for a person.
+
+// Level is a notebook's permission, upstream's four levels in order.
+type Level uint8
+
+// Levels.
+const (
+	LevelNone   Level = iota // hidden: no read, no write
+	LevelRead                // "r"
+	LevelWrite               // "rw": read and write, no delete
+	LevelDelete              // "rwd": read, write and delete
+)
+
+// DefaultLevel is the level of a notebook without an entry.
+const DefaultLevel = LevelRead
+
+var levelNames = [...]string{"none", "r", "rw", "rwd"}
+
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("level(%d)", l)
+}
+
+// need is the word for what a level allows, in messages.
+func (l Level) need() string {
+	switch l {
+	case LevelRead:
+		return "read"
+	case LevelWrite:
+		return "write"
+	case LevelDelete:
+		return "delete"
+	}
+	return "nothing"
+}
+
+// ParseLevel parses one of none, r, rw, rwd.
+func ParseLevel(s string) (Level, bool) {
+	for i, n := range levelNames {
+		if s == n {
+			return Level(i), true
+		}
+	}
+	return 0, false
+}
+
+// MigrateLevel reads a stored value as upstream does: the four levels as
+// they are, its legacy names readonly → r and write → rw, anything else
+// none (an unknown value never widens access).
+func MigrateLevel(v any) Level {
+	s, _ := v.(string)
+	if l, ok := ParseLevel(s); ok {
+		return l
+	}
+	switch s {
+	case "readonly":
+		return LevelRead
+	case "write":
+		return LevelWrite
+	}
+	return LevelNone
+}
+
+// Switch is one tool's configuration: whether it is enabled (nil: yes) and
+// its actions' switches (an action without one takes its default).
+type Switch struct {
+	Enabled *bool
+	Actions map[string]bool
+}
+
+// Policy is the configuration one call runs under, loaded when the call
+// starts executing.
+type Policy struct {
+	// Notebooks are the permission entries; a notebook without one has
+	// Default.
+	Notebooks map[string]Level
+	Default   Level
+	// Tools are the tool switches. AllActions enables every action whatever
+	// the switches and defaults say.
+	Tools      map[string]Switch
+	AllActions bool
+	// Strict is the configuration's strict mode (writeSafety.strictMode).
+	Strict bool
+	// Version identifies the configuration: a task result recorded under
+	// another answers access_changed.
+	Version string
+	// Err, when set, is why the configuration could not be read: every call
+	// that touches a notebook, and every write, fails closed with it.
+	Err error
+}
+
+// Unrestricted is the policy of a registry without a configuration source:
+// every notebook rwd, every action enabled, strict mode on.
+func Unrestricted() *Policy {
+	return &Policy{Default: LevelDelete, AllActions: true, Strict: true, Version: "unrestricted"}
+}
+
+// Level returns a notebook's level.
+func (p *Policy) Level(notebook string) Level {
+	if l, ok := p.Notebooks[notebook]; ok {
+		return l
+	}
+	return p.Default
+}
+
+// Visible reports whether a notebook may be shown at all.
+func (p *Policy) Visible(notebook string) bool { return p.Level(notebook) != LevelNone }
+
+// Hides reports whether some notebook is hidden (raw SQL cannot be
+// filtered, so it is refused then).
+func (p *Policy) Hides() bool {
+	if p.Default == LevelNone {
+		return true
+	}
+	for _, l := range p.Notebooks {
+		if l == LevelNone {
+			return true
+		}
+	}
+	return false
+}
+
+// ActionOn reports whether the configuration enables an action of a tool.
+func (p *Policy) ActionOn(t *Tool, a *Action) bool {
+	if p.AllActions {
+		return true
+	}
+	sw := p.Tools[t.Name]
+	if sw.Enabled != nil && !*sw.Enabled {
+		return false
+	}
+	if v, ok := sw.Actions[a.Name]; ok {
+		return v
+	}
+	return !a.OffByDefault
+}
+
+// ToolOn reports whether a tool is enabled: its switch allows it and at
+// least one of its actions is enabled.
+func (p *Policy) ToolOn(t *Tool) bool {
+	return slices.ContainsFunc(t.Actions, func(a *Action) bool { return p.ActionOn(t, a) })
+}
+
+type policyKey struct{}
+
+// WithPolicy returns ctx carrying the policy a call runs under.
+func WithPolicy(ctx context.Context, p *Policy) context.Context {
+	return context.WithValue(ctx, policyKey{}, p)
+}
+
+// PolicyFrom returns the policy ctx carries, or nil.
+func PolicyFrom(ctx context.Context) *Policy {
+	p, _ := ctx.Value(policyKey{}).(*Policy)
+	return p
+}
+
+// Visible reports whether the call's policy lets it show a notebook; a
+// listing across notebooks filters its entries with it.
+func Visible(ctx context.Context, notebook string) bool {
+	p := PolicyFrom(ctx)
+	return p == nil || p.Visible(notebook)
+}
+
+// ToolEnabled reports whether the call's policy enables a tool.
+func ToolEnabled(ctx context.Context, t *Tool) bool {
+	p := PolicyFrom(ctx)
+	return p == nil || p.ToolOn(t)
+}
+
+// ActionEnabled reports whether the call's policy enables an action.
+func ActionEnabled(ctx context.Context, t *Tool, a *Action) bool {
+	p := PolicyFrom(ctx)
+	return p == nil || p.ActionOn(t, a)
+}
+
+// LevelOf is the call's level in a notebook (rwd without a policy).
+func LevelOf(ctx context.Context, notebook string) Level {
+	if p := PolicyFrom(ctx); p != nil {
+		return p.Level(notebook)
+	}
+	return LevelDelete
+}
+
+// Touch is one notebook a call touches and what it needs there: named by
+// the notebook's id, or by a block or document id that the gate resolves to
+// its notebook.
+type Touch struct {
+	Notebook string
+	Block    string
+	Need     Level
+}
+
+// OnNotebook is a touch of a notebook.
+func OnNotebook(id string, need Level) Touch { return Touch{Notebook: id, Need: need} }
+
+// OnBlock is a touch of the notebook holding a block or document.
+func OnBlock(id string, need Level) Touch { return Touch{Block: id, Need: need} }
+
+// OnBlocks touches the notebooks of several blocks.
+func OnBlocks(ids []string, need Level) []Touch {
+	out := make([]Touch, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, OnBlock(id, need))
+	}
+	return out
+}
+
+// Protected is the workspace folder where the configuration lives (the
+// upstream plugin's storage): no action that takes a workspace path may
+// read or write under it.
+const Protected = "/data/storage/petal/siyuan-plugins-mcp-sisyphus"
+
+// CheckWorkspacePath refuses a workspace path under Protected, however it
+// is spelled (a missing leading slash, doubled slashes, dot segments).
+func CheckWorkspacePath(field, p string) error {
+	clean := "/" + strings.Trim(p, "/")
+	var parts []string
+	for _, seg := range strings.Split(clean, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(parts) > 0 {
+				parts = parts[:len(parts)-1]
+			}
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	norm := strings.ToLower("/" + strings.Join(parts, "/"))
+	if norm == Protected || strings.HasPrefix(norm, Protected+"/") {
+		e := failure.New(failure.PermissionDenied, "%s %q is in Sisyphus's configuration folder (%s), which no tool may read or write; nothing was run", field, p, Protected)
+		e.Action = "change the configuration with sisyphus config or the settings page"
+		return e.Attempted(false)
+	}
+	return nil
+}
+
+// authorize checks that the policy allows every touch, resolving block ids
+// to their notebooks. A block that does not exist is left to the action,
+// which answers not_found; a failed resolution fails the call (closed).
+func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error {
+	// The gate's lookups are not the action's reading: its budget stays the
+	// action's.
+	ctx = siyuan.WithoutReadMeter(ctx)
+	needs := map[string]Level{}
+	var order []string
+	add := func(nb string, need Level) {
+		if cur, ok := needs[nb]; !ok || need > cur {
+			if !ok {
+				order = append(order, nb)
+			}
+			needs[nb] = need
+		}
+	}
+	for _, t := range touches {
+		switch {
+		case t.Notebook != "":
+			add(t.Notebook, t.Need)
+		case t.Block != "":
+			nb, err := notebookOf(ctx, env, t.Block)
+			if err != nil {
+				return err
+			}
+			if nb != "" {
+				add(nb, t.Need)
+			}
+		}
+	}
+	sort.Strings(order)
+	for _, nb := range order {
+		need := needs[nb]
+		if have := p.Level(nb); have < need {
+			return denied(nb, have, need)
+		}
+	}
+	return nil
+}
+
+// denied is the refusal of a touch the policy does not allow.
+func denied(notebook string, have, need Level) *failure.Error {
+	msg := fmt.Sprintf("notebook %s is %q, and this call needs to %s there; nothing was run", notebook, have, need.need())
+	if have == LevelNone {
+		msg = fmt.Sprintf("notebook %s is hidden from agents (\"none\"); nothing was run", notebook)
+	}
+	e := failure.New(failure.PermissionDenied, "%s", msg).
+		With("notebook", notebook).With("permission", have.String()).With("requiredPermission", atLeast(need))
+	return e.Attempted(false)
+}
+
+// atLeast names the lowest level that allows need.
+func atLeast(need Level) string {
+	if need == LevelNone {
+		return LevelRead.String()
+	}
+	return need.String()
+}
+
+// notebookOf resolves a block or document id to its notebook; an id that
+// names a notebook is that notebook ("" when the id names nothing: the
+// action answers not_found).
+func notebookOf(ctx context.Context, env *Env, id string) (string, error) {
+	if CheckID("id", id) != nil {
+		return "", nil // the action refuses the malformed id itself
+	}
+	bi, err := env.Kernel.GetBlockInfo(ctx, id)
+	if err == nil && bi.Box != "" {
+		return bi.Box, nil
+	}
+	var api *siyuan.APIError
+	if err != nil && !errors.As(err, &api) {
+		return "", KernelError(err) // not an answer: fail closed
+	}
+	nbs, lerr := env.Kernel.ListNotebooks(ctx)
+	if lerr != nil {
+		return "", KernelError(lerr)
+	}
+	for _, nb := range nbs {
+		if nb.ID == id {
+			return id, nil
+		}
+	}
+	if ok, cerr := env.Kernel.CheckBlockExist(ctx, id); cerr != nil {
+		return "", KernelError(cerr)
+	} else if ok {
+		// A block the kernel knows but could not place: never guess.
+		return "", fmt.Errorf("block %s exists but the kernel did not say which notebook holds it", id)
+	}
+	return "", nil
+}
+
+// configFailure is the refusal of a call whose configuration is unreadable.
+func configFailure(p *Policy, writes bool) *failure.Error {
+	e := failure.Wrap(failure.ConfigUnavailable, p.Err, "Sisyphus's configuration could not be read (%s); nothing was run", p.Err.Error())
+	if writes {
+		e = e.Attempted(false)
+	}
+	return e
+}
+
+// disabled is the refusal of a disabled tool or action.
+func disabled(t *Tool, a *Action, toolOff bool) *failure.Error {
+	var e *failure.Error
+	if toolOff {
+		e = failure.New(failure.ActionDisabled, "the tool %s is disabled in Sisyphus's configuration; nothing was run", t.Name)
+	} else {
+		e = failure.New(failure.ActionDisabled, "%s.%s is disabled in Sisyphus's configuration; nothing was run", t.Name, a.Name)
+	}
+	e = e.With("tool", t.Name).With("action", a.Name)
+	if a.Policy.Class != strict.Read {
+		e = e.Attempted(false)
+	}
+	return e
+}
