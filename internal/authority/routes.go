@@ -50,7 +50,7 @@ type RoutesConfig struct {
 	MaxBodyBytes int64
 	// Config serves /config (nil: no such route).
 	Config Configurator
-	Logger       *slog.Logger
+	Logger *slog.Logger
 }
 
 // Routes serves /mcp, /tasks, /health and /config, also under PluginPrefix, each

@@ -68,7 +68,9 @@ func (s Scope[A]) set(act *Action) {
 	case s.Touches != nil:
 		act.touches = func(_ context.Context, _ *Env, parsed any) ([]Touch, error) { return s.Touches(parsed.(A)), nil }
 	case s.Resolve != nil:
-		act.touches = func(ctx context.Context, env *Env, parsed any) ([]Touch, error) { return s.Resolve(ctx, env, parsed.(A)) }
+		act.touches = func(ctx context.Context, env *Env, parsed any) ([]Touch, error) {
+			return s.Resolve(ctx, env, parsed.(A))
+		}
 	}
 	act.global, act.none = s.Global, s.None
 }

@@ -305,7 +305,7 @@ var move = tools.Write[moveArgs, *BlockMoveState]{
 	Name: "move", Summary: "move blocks (id or ids[], kept in that order) right after previousID, or to the start of parentID",
 	Policy:      strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
 	Destructive: true, Dangerous: true,
-	Example:     map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}, "previousID": "20260812120000-abcdefg", "validateOnly": true},
+	Example: map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}, "previousID": "20260812120000-abcdefg", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("id", "the block to move", false),
 		{Name: "ids", Type: tools.Strings, Description: "several blocks, placed in this order"},

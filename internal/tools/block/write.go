@@ -238,7 +238,7 @@ var deleteBlock = tools.Write[idArgs, states]{
 	Name: "delete", Summary: "delete a block", Policy: guarded, Destructive: true, Dangerous: true, OffByDefault: true,
 	Example: map[string]any{"id": "20260812120000-abcdefg", "validateOnly": true},
 	Params:  one("the block"), Parse: parseID, Targets: idTargets, State: readOne,
-	Scope:   tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelDelete)} }},
+	Scope: tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelDelete)} }},
 	Check: func(_ idArgs, st states) error { return allExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a idArgs, _ states) (tools.Payload, error) {
 		if _, err := env.Kernel.DeleteBlock(ctx, a.ID); err != nil {
@@ -276,7 +276,7 @@ var setFoldState = tools.Write[foldArgs, states]{
 	Parse: func(a *tools.Args) (foldArgs, error) {
 		return foldArgs{a.String("id"), a.Bool("folded")}, tools.CheckID("id", a.String("id"))
 	},
-	Scope: tools.Scope[foldArgs]{Touches: func(a foldArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
+	Scope:   tools.Scope[foldArgs]{Touches: func(a foldArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
 	Targets: func(a foldArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a foldArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})

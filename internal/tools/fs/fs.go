@@ -24,15 +24,19 @@ func Tool() *tools.Tool {
 				Name: "ls", Summary: "the direct children of a path: notebooks under /, documents under a notebook or document",
 				Example: map[string]any{"path": "/"},
 				Params:  append([]tools.Param{pathParam}, tools.PageParams()...),
-				Scope:   tools.Scope[lsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a lsArgs) ([]tools.Touch, error) { return onRaw(ctx, env, tools.LevelRead, a.Path) }},
-				Run:     ls,
+				Scope: tools.Scope[lsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a lsArgs) ([]tools.Touch, error) {
+					return onRaw(ctx, env, tools.LevelRead, a.Path)
+				}},
+				Run: ls,
 			}.Action(),
 			tools.Read[readArgs]{
 				Name: "read", Summary: "a document as editable Markdown, in windows of whole top-level blocks",
 				Example: map[string]any{"path": "/Research/Reading list"},
 				Params:  append([]tools.Param{pathParam}, kernelview.WindowParams()...),
-				Scope:   tools.Scope[readArgs]{Resolve: func(ctx context.Context, env *tools.Env, a readArgs) ([]tools.Touch, error) { return onRaw(ctx, env, tools.LevelRead, a.Path) }},
-				Run:     readFile,
+				Scope: tools.Scope[readArgs]{Resolve: func(ctx context.Context, env *tools.Env, a readArgs) ([]tools.Touch, error) {
+					return onRaw(ctx, env, tools.LevelRead, a.Path)
+				}},
+				Run: readFile,
 			}.Action(),
 			write.Action(), rm.Action(), mv.Action(), reorder.Action(),
 		},

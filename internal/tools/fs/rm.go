@@ -21,8 +21,8 @@ var rm = tools.Write[pathArgs, docState]{
 	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history)",
 	Example: map[string]any{"path": "/Research/Old notes", "validateOnly": true},
 	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true, Dangerous: true,
-	Params:  []tools.Param{{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>"}},
-	Parse: parsePathArg,
+	Params: []tools.Param{{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>"}},
+	Parse:  parsePathArg,
 	Scope: tools.Scope[pathArgs]{Resolve: func(ctx context.Context, env *tools.Env, a pathArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelDelete, a.Path)
 	}},

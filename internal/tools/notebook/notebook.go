@@ -247,7 +247,9 @@ var setConf = tools.Write[setConfArgs, nbState]{
 		}
 		return setConfArgs{a.String("notebook"), patch}, tools.CheckID("notebook", a.String("notebook"))
 	},
-	Scope:   tools.Scope[setConfArgs]{Touches: func(a setConfArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
+	Scope: tools.Scope[setConfArgs]{Touches: func(a setConfArgs) []tools.Touch {
+		return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)}
+	}},
 	Targets: func(a setConfArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a setConfArgs) (nbState, error) {
 		return readState(ctx, env, a.Notebook)

@@ -144,4 +144,3 @@ var setPermission = tools.Write[setPermArgs, permState]{
 		return st, nil
 	},
 }
-
