@@ -6,6 +6,7 @@ require (
 	github.com/88250/lute v1.7.7-0.20260714082546-fa5fee40e1ee
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/dustin/go-humanize v1.1.0
+	github.com/gabriel-vasile/mimetype v1.4.12
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/spf13/cobra v1.10.2
 	go.etcd.io/bbolt v1.5.0

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/88250/lute/ast"
+	"github.com/gabriel-vasile/mimetype"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
@@ -38,18 +39,18 @@ var errOutsideWorkspace = errors.New("permission denied")
 
 // workspacePath resolves a path relative to the workspace root, as SiYuan's
 // GetAbsPathInWorkspace does ("/data/x" and "data/x" are the same file, the
-// root itself is allowed, ".." may not climb out). Unlike SiYuan it also
-// follows symbolic links: a path whose existing part resolves outside the
-// workspace is refused too.
+// root itself is allowed, ".." is resolved lexically and may not climb out).
+// Separators are the host's, as in SiYuan: on Linux a backslash is part of a
+// file name. A NUL byte is not refused here either: the file system call
+// fails on it, and each endpoint answers that failure as SiYuan does. Unlike
+// SiYuan it also follows symbolic links: a path whose existing part resolves
+// outside the workspace is refused too.
 func (k *Kernel) workspacePath(rel string) (string, error) {
 	return resolveInWorkspace(k.dir, rel)
 }
 
 func resolveInWorkspace(root, rel string) (string, error) {
-	if strings.ContainsRune(rel, 0) {
-		return "", errOutsideWorkspace
-	}
-	abs := filepath.Join(root, filepath.FromSlash(strings.ReplaceAll(rel, `\`, "/")))
+	abs := filepath.Join(root, rel)
 	if abs != root && !isSubPath(root, abs) {
 		return "", errOutsideWorkspace
 	}
@@ -142,55 +143,63 @@ func fileError(w http.ResponseWriter, code int, msg string) {
 }
 
 // getFile is /api/file/getFile: the file's bytes with HTTP 200, or HTTP 202
-// and an envelope (404 missing, 403 outside the workspace, 409 a directory).
+// and an envelope: 404 "file does not exist" when the path cannot be stat'ed
+// (missing, or under a regular file), 403 outside the workspace, 409 a
+// directory. The Content-Type is SiYuan's: by extension, else sniffed from
+// the content with the same library and version SiYuan uses (so a JSON file
+// without extension is application/json, an empty one text/plain), else
+// application/octet-stream.
 func (k *Kernel) getFile(w http.ResponseWriter, r *http.Request) {
 	a, err := readArgs(r, false)
 	if err != nil {
 		fileError(w, -1, err.Error())
 		return
 	}
-	p, err := a.str("path")
+	p, err := a.field("path", true)
 	if err != nil {
 		fileError(w, -1, err.Error())
 		return
 	}
-	if strings.TrimSpace(p) == "" {
-		fileError(w, -1, "Field [path] must not be empty")
-		return
-	}
-	abs, err := k.workspacePath(strings.TrimSpace(p))
+	abs, err := k.workspacePath(p)
 	if err != nil {
 		fileError(w, http.StatusForbidden, err.Error())
 		return
 	}
-	f, err := os.Open(abs)
-	if errors.Is(err, fs.ErrNotExist) {
+	// SiYuan's filelock.IsExist: any stat failure means "does not exist".
+	info, err := os.Stat(abs)
+	if err != nil {
 		fileError(w, http.StatusNotFound, "file does not exist")
-		return
-	}
-	if err != nil {
-		fileError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		fileError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	if info.IsDir() {
 		fileError(w, http.StatusConflict, "path is a directory")
 		return
 	}
+	f, err := os.Open(abs)
+	if err != nil {
+		fileError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		fileError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	ctype := mime.TypeByExtension(filepath.Ext(abs))
 	if ctype == "" {
-		head := make([]byte, 512)
-		n, _ := io.ReadFull(f, head)
-		ctype = http.DetectContentType(head[:n])
+		m, err := mimetype.DetectReader(f)
+		if err != nil {
+			fileError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		ctype = m.String()
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			fileError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
+	}
+	if ctype == "" {
+		ctype = "application/octet-stream"
 	}
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Content-Length", strconv.FormatInt(info.Size(), 10))
@@ -396,16 +405,16 @@ func (k *Kernel) putFile(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusForbidden, err.Error())
 		return
 	}
+	// SiYuan's filelock.IsExist: a path that cannot be stat'ed (missing, or
+	// under a regular file) is new, so its name is checked; creating its
+	// folders then fails for a path under a file ("mkdir ...: not a directory").
 	info, statErr := os.Stat(abs)
 	switch {
-	case errors.Is(statErr, fs.ErrNotExist):
+	case statErr != nil:
 		if !validUploadFileName(filepath.Base(abs)) {
 			reply(http.StatusBadRequest, "invalid file path. For details, please check https://github.com/siyuan-note/siyuan/issues/14658")
 			return
 		}
-	case statErr != nil:
-		reply(http.StatusInternalServerError, statErr.Error())
-		return
 	case info.IsDir() && !isDir:
 		reply(http.StatusBadRequest, "path is a directory")
 		return
@@ -447,12 +456,9 @@ const internalErrorMsg = "Internal Server Error. For details, see the SiYuan ker
 
 // removeFile is /api/file/removeFile.
 func (k *Kernel) removeFile(ctx context.Context, a args) (any, error) {
-	p, err := a.str("path")
+	p, err := a.field("path", true)
 	if err != nil {
 		return nil, err
-	}
-	if p = strings.TrimSpace(p); p == "" {
-		return nil, errf("Field [path] must not be empty")
 	}
 	abs, err := k.workspacePath(p)
 	if err != nil {
@@ -480,11 +486,13 @@ func (k *Kernel) removeFile(ctx context.Context, a args) (any, error) {
 
 // readDir is /api/file/readDir.
 func (k *Kernel) readDir(ctx context.Context, a args) (any, error) {
-	p, err := a.str("path")
+	// SiYuan binds readDir's path without trimming or rejecting empty: ""
+	// is the workspace root, " /data " a (missing) folder named " ".
+	p, err := a.field("path", false)
 	if err != nil {
 		return nil, err
 	}
-	abs, err := k.workspacePath(strings.TrimSpace(p))
+	abs, err := k.workspacePath(p)
 	if err != nil {
 		return nil, errCode(http.StatusForbidden, "%s", err.Error())
 	}

@@ -324,7 +324,8 @@ func FuzzHandler(f *testing.F) {
 	}
 	f.Cleanup(func() { k.Close() })
 	var paths []string
-	for p, rt := range k.routes() {
+	routes := k.routes()
+	for p, rt := range routes {
 		if rt.json != nil && p != "/api/notebook/removeNotebook" {
 			paths = append(paths, p)
 		}
@@ -346,9 +347,17 @@ func FuzzHandler(f *testing.F) {
 			buf := make([]byte, 1<<20)
 			t.Fatalf("%s %q hung:\n%s", p, body, buf[:runtime.Stack(buf, true)])
 		}
+		reply := rec.Body.Bytes()
+		dec := json.NewDecoder(bytes.NewReader(reply))
 		var env map[string]any
-		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
-			t.Fatalf("%s %q: reply is not JSON: %q", p, body, rec.Body.String())
+		if err := dec.Decode(&env); err != nil {
+			t.Fatalf("%s %q: reply is not JSON: %q", p, body, reply)
+		}
+		// SiYuan's readDir and removeFile repeat a parse-failure envelope;
+		// anything else after the envelope is a bug.
+		first := reply[:dec.InputOffset()]
+		if rest := reply[dec.InputOffset():]; len(rest) > 0 && (!routes[p].argErrTwice || !bytes.Equal(rest, first)) {
+			t.Fatalf("%s %q: reply has trailing data: %q", p, body, reply)
 		}
 		if _, ok := env["code"]; !ok {
 			t.Fatalf("%s: reply has no code: %s", p, rec.Body.String())

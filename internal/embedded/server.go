@@ -51,6 +51,10 @@ type route struct {
 	emptyOK bool
 	// anyBody: a malformed body is ignored (lsNotebooks never parses its body).
 	anyBody bool
+	// argErrTwice: an unparsable body is answered with its error envelope
+	// written twice in one reply, as SiYuan's readDir and removeFile do (they
+	// reply in the parse check and again in their deferred reply).
+	argErrTwice bool
 }
 
 func (k *Kernel) routes() map[string]route {
@@ -111,8 +115,8 @@ func (k *Kernel) routes() map[string]route {
 		"/api/asset/upload":    {raw: k.uploadAsset, write: true},
 		"/api/file/getFile":    {raw: k.getFile},
 		"/api/file/putFile":    {raw: k.putFile, write: true},
-		"/api/file/removeFile": {json: k.removeFile, write: true},
-		"/api/file/readDir":    {json: k.readDir},
+		"/api/file/removeFile": {json: k.removeFile, write: true, argErrTwice: true},
+		"/api/file/readDir":    {json: k.readDir, argErrTwice: true},
 		// export
 		"/api/export/exportResources": {json: k.exportResources, write: true},
 		"/api/export/exportMdContent": {json: k.exportMdContent},
@@ -242,7 +246,12 @@ func (k *Kernel) serve(w http.ResponseWriter, r *http.Request, rt route) {
 		a, err = args{}, nil
 	}
 	if err != nil {
-		writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: err.Error()})
+		e := wire.Result{Code: -1, Msg: err.Error()}
+		if rt.argErrTwice {
+			writeEnvelopes(w, http.StatusOK, e, e)
+			return
+		}
+		writeEnvelope(w, http.StatusOK, e)
 		return
 	}
 	data, err := rt.json(r.Context(), a)
@@ -272,16 +281,19 @@ func readArgs(r *http.Request, emptyOK bool) (args, error) {
 		}
 		return nil, fmt.Errorf("Parses request [%s] failed: the request body is empty or truncated (EOF)", r.URL.Path)
 	}
-	var a args
+	// Decoded into a plain map, as SiYuan's JsonArg does, so that a body of
+	// the wrong JSON type gets SiYuan's error text, and a null body is an
+	// empty argument map (each argument then reports itself missing).
+	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := dec.Decode(&a); err != nil {
+	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("Parses request [%s] failed: %w", r.URL.Path, err)
 	}
-	if a == nil {
-		return nil, fmt.Errorf("Parses request [%s] failed: body is not a JSON object", r.URL.Path)
+	if m == nil {
+		return args{}, nil
 	}
-	return a, nil
+	return args(m), nil
 }
 
 // writeAuthFailure answers 401 with SiYuan's auth envelope, which has no data field.
@@ -296,13 +308,23 @@ func writeAuthFailure(w http.ResponseWriter, msg string) {
 }
 
 func writeEnvelope(w http.ResponseWriter, status int, e wire.Result) {
-	data, err := json.Marshal(e)
-	if err != nil {
-		data, _ = json.Marshal(wire.Result{Code: -1, Msg: "encode response: " + err.Error()})
+	writeEnvelopes(w, status, e)
+}
+
+// writeEnvelopes writes the envelopes back to back in one reply: one is the
+// normal case, more reproduce SiYuan handlers that reply more than once.
+func writeEnvelopes(w http.ResponseWriter, status int, es ...wire.Result) {
+	var out []byte
+	for _, e := range es {
+		data, err := json.Marshal(e)
+		if err != nil {
+			data, _ = json.Marshal(wire.Result{Code: -1, Msg: "encode response: " + err.Error()})
+		}
+		out = append(out, data...)
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(data)
+	w.Write(out)
 }
 
 // args are the decoded JSON arguments of a request, with typed accessors
@@ -317,6 +339,28 @@ func (a args) str(key string) (string, error) {
 	s, ok := v.(string)
 	if !ok {
 		return "", errf("argument [%s] must be a string", key)
+	}
+	return s, nil
+}
+
+// field is SiYuan's BindJsonArg for a required string, with its messages:
+// absent or null is "Field [key] is required", another JSON type "Field [key]
+// should be of type [String]". With rejectEmpty the value is trimmed of
+// white space and must not be empty then ("Field [key] must not be empty");
+// without it the value is returned exactly as sent.
+func (a args) field(key string, rejectEmpty bool) (string, error) {
+	v, ok := a[key]
+	if !ok || v == nil {
+		return "", errf("Field [%s] is required", key)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", errf("Field [%s] should be of type [String]", key)
+	}
+	if rejectEmpty {
+		if s = strings.TrimSpace(s); s == "" {
+			return "", errf("Field [%s] must not be empty", key)
+		}
 	}
 	return s, nil
 }

@@ -88,9 +88,14 @@ func checkFileName(endpoint, name string) error {
 }
 
 // GetFile streams a workspace file (path relative to the workspace root,
-// e.g. "/data/assets/x.png"). The caller must close the reader. Errors
-// (missing file, directory, outside the workspace, encrypted notebook) come
-// back as *APIError with the kernel's code (404, 409, 403, -3, ...).
+// e.g. "/data/storage/petal/<plugin>/<name>"; the leading slash is optional,
+// surrounding white space is trimmed, ".." is resolved and may not leave the
+// workspace). The content type is the kernel's: by extension, else sniffed
+// (a JSON file without extension is application/json, an empty file
+// text/plain). The caller must close the reader. Errors come back as
+// *APIError with the kernel's code: 404 missing (errors.Is(err,
+// ErrFileNotFound)), 409 a directory, 403 outside the workspace, -3 an
+// encrypted notebook, -1 a malformed argument.
 func (c *Client) GetFile(ctx context.Context, p string) (io.ReadCloser, string, error) {
 	if err := need(epGetFile, "path", p); err != nil {
 		return nil, "", err
@@ -107,8 +112,12 @@ func (c *Client) GetFile(ctx context.Context, p string) (io.ReadCloser, string, 
 }
 
 // PutFile writes a workspace file or creates a directory (multipart fields
-// path, isDir, modTime, file; streamed). Writing .sy files this way bypasses
-// the kernel's index.
+// path, isDir, modTime, file; streamed). Missing parent folders are created;
+// an existing file is replaced, and a read right after the reply sees the
+// new bytes. The file's modification time is ModTime (milliseconds), or
+// "now" when zero. A new file's name must pass SiYuan's upload file name
+// check (no # : * ? " < > | \ and the like, at most 189 bytes; else code
+// 400). Writing .sy files this way bypasses the kernel's index.
 func (c *Client) PutFile(ctx context.Context, req PutFileRequest) error {
 	if err := need(epPutFile, "path", req.Path); err != nil {
 		return err
@@ -149,7 +158,8 @@ func (c *Client) PutFile(ctx context.Context, req PutFileRequest) error {
 	return err
 }
 
-// RemoveFile deletes a workspace file or directory (code 404 if missing).
+// RemoveFile deletes a workspace file or directory, recursively. A missing
+// path is code 404 (errors.Is(err, ErrFileNotFound)).
 func (c *Client) RemoveFile(ctx context.Context, p string) error {
 	if err := need(epRemoveFile, "path", p); err != nil {
 		return err
@@ -157,7 +167,10 @@ func (c *Client) RemoveFile(ctx context.Context, p string) error {
 	return c.invoke(ctx, epRemoveFile, pathArg{p}, nil)
 }
 
-// ReadDir lists a workspace directory.
+// ReadDir lists a workspace directory, sorted by name; Updated is the
+// modification time in Unix seconds. Unlike the other file calls the kernel
+// does not trim the path. A missing directory is code 404
+// (errors.Is(err, ErrFileNotFound)), a file 409.
 func (c *Client) ReadDir(ctx context.Context, p string) ([]DirEntry, error) {
 	if err := need(epReadDir, "path", p); err != nil {
 		return nil, err

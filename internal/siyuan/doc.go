@@ -18,6 +18,9 @@
 //     non-zero code is an [*APIError]. Many handlers panic on malformed input
 //     after having scheduled the reply {code:0, data:null}; endpoints that must
 //     return data report that as [*NullDataError] instead of a silent success.
+//   - The workspace file API's "no such path" (code 404 from GetFile, ReadDir,
+//     RemoveFile) also matches [ErrFileNotFound] with errors.Is, so that "not
+//     stored yet" can be told from a failure.
 //
 // A [Client] is safe for concurrent use; it holds no mutable state after [New].
 package siyuan

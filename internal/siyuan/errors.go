@@ -27,6 +27,31 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("siyuan %s: kernel error (code %d): %s", e.Endpoint, e.Code, e.Msg)
 }
 
+// ErrFileNotFound is matched by errors.Is for the workspace file API's "no
+// such path": code 404 from [Client.GetFile] ("file does not exist"),
+// [Client.ReadDir] or [Client.RemoveFile] ("path does not exist"). SiYuan
+// 3.7.3 gives it for a path that does not exist, and from GetFile also for
+// one it cannot stat: under a regular file, or with a NUL byte. It lets a
+// caller tell "nothing stored yet" (a configuration file never saved) from a
+// failure: a directory (409), a refused path (403), a malformed argument
+// (-1), a transport error or any other code does not match. The error itself
+// stays the [*APIError] with the kernel's code and message.
+var ErrFileNotFound = errors.New("siyuan: workspace path does not exist")
+
+// Is reports whether target is [ErrFileNotFound] and e is the file API's 404.
+func (e *APIError) Is(target error) bool {
+	return target == ErrFileNotFound && e.Code == http.StatusNotFound && isFileEndpoint(e.Endpoint)
+}
+
+// isFileEndpoint is the workspace file API, whose code 404 means "no such path".
+func isFileEndpoint(endpoint string) bool {
+	switch endpoint {
+	case epGetFile, epReadDir, epRemoveFile:
+		return true
+	}
+	return false
+}
+
 // AuthError is an HTTP 401 or 403 from the kernel's auth middleware. The
 // request never reached the handler, so it is a definite failure.
 type AuthError struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -228,6 +229,9 @@ func TestGetFile(t *testing.T) {
 			if rc != nil || !errors.As(err, &ae) || ae.Code != tt.code || ae.Msg != tt.msg {
 				t.Fatalf("got reader=%v err=%v, want *APIError code %d", rc != nil, err, tt.code)
 			}
+			if got, want := errors.Is(err, ErrFileNotFound), tt.code == 404; got != want {
+				t.Errorf("errors.Is(err, ErrFileNotFound) = %v, want %v", got, want)
+			}
 			if fk.hits.Load() != 1 {
 				t.Errorf("%d attempts, want 1", fk.hits.Load())
 			}
@@ -253,4 +257,41 @@ func TestGetFile(t *testing.T) {
 			t.Fatalf("err = %v after %d attempts, want failure after 3", err, fk.hits.Load())
 		}
 	})
+}
+
+// TestErrFileNotFound: only the file API's code 404 is "no such path"; the
+// error stays the *APIError and may be wrapped.
+func TestErrFileNotFound(t *testing.T) {
+	code := 404
+	fk := newFakeKernel(t, func(w http.ResponseWriter, _ *http.Request, _ seen) {
+		replyJSON(w, code, "path does not exist", nil)
+	})
+	c := newTestClient(t, fk.URL)
+	ctx := context.Background()
+	_, err := c.ReadDir(ctx, "/data/storage/petal/none")
+	if !errors.Is(err, ErrFileNotFound) {
+		t.Errorf("ReadDir 404: errors.Is(ErrFileNotFound) false for %v", err)
+	}
+	err = c.RemoveFile(ctx, "/data/storage/petal/none")
+	if !errors.Is(err, ErrFileNotFound) {
+		t.Errorf("RemoveFile 404: errors.Is(ErrFileNotFound) false for %v", err)
+	}
+	if wrapped := fmt.Errorf("load config: %w", err); !errors.Is(wrapped, ErrFileNotFound) {
+		t.Errorf("wrapped: errors.Is(ErrFileNotFound) false")
+	}
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Code != 404 || ae.Msg != "path does not exist" {
+		t.Errorf("err = %v, want the *APIError", err)
+	}
+	// A 404 from another endpoint is not a missing file.
+	if _, err := c.ListNotebooks(ctx); err == nil || errors.Is(err, ErrFileNotFound) {
+		t.Errorf("ListNotebooks 404: err = %v, want an error that is not ErrFileNotFound", err)
+	}
+	code = 409
+	if _, err := c.ReadDir(ctx, "/data/storage/file"); err == nil || errors.Is(err, ErrFileNotFound) {
+		t.Errorf("ReadDir 409: err = %v, want an error that is not ErrFileNotFound", err)
+	}
+	if errors.Is(&APIError{Endpoint: epGetFile, Code: 404}, ErrInvalidArgument) {
+		t.Error("a 404 matches ErrInvalidArgument")
+	}
 }

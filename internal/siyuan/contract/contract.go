@@ -11,9 +11,14 @@
 // The suite is safe to point at a user's workspace: it creates its own
 // notebooks (named sisyphus-contract-<random>), keeps every document, block
 // and asset inside them, writes plain files only under
-// /data/storage/sisyphus-contract-<random>/ and temp/export/, and removes all
-// of it when it finishes (SiYuan itself keeps copies of removed notebooks and
-// documents in its history/ folder). It shows a few short notifications.
+// /data/storage/sisyphus-contract-<random>/,
+// /data/storage/petal/sisyphus-contract-<random>/ and temp/export/, and the
+// Sisyphus plugin's two configuration files in
+// /data/storage/petal/siyuan-plugins-mcp-sisyphus/ only when the workspace
+// has neither, and removes all of it when it finishes (with
+// data/storage/petal itself if the suite created it; SiYuan itself keeps
+// copies of removed notebooks and documents in its history/ folder). It
+// shows a few short notifications.
 package contract
 
 import (
@@ -60,6 +65,7 @@ type suite struct {
 	boxName string
 	tag     string // random suffix shared by everything the suite creates
 	storage string // workspace dir for plain files, removed at the end
+	petal   string // plugin-storage dir for plain files, removed at the end
 }
 
 // Run runs every check against k. It creates its own notebook first and
@@ -71,7 +77,14 @@ func Run(t *testing.T, k Kernel) {
 	}
 	tag := randLower(10)
 	s := &suite{k: k, c: c, tag: tag, boxName: "sisyphus-contract-" + tag,
-		storage: "/data/storage/sisyphus-contract-" + tag}
+		storage: "/data/storage/sisyphus-contract-" + tag,
+		petal:   petalDir + "/sisyphus-contract-" + tag}
+	petalExisted := true
+	if _, err := c.ReadDir(t.Context(), petalDir); errors.Is(err, siyuan.ErrFileNotFound) {
+		petalExisted = false
+	} else if err != nil {
+		t.Fatalf("ReadDir(%s): %v", petalDir, err)
+	}
 	nb, err := c.CreateNotebook(t.Context(), s.boxName)
 	if err != nil {
 		t.Fatalf("CreateNotebook(%q): %v", s.boxName, err)
@@ -83,10 +96,15 @@ func Run(t *testing.T, k Kernel) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := c.RemoveFile(ctx, s.storage); err != nil {
-			var api *siyuan.APIError
-			if !errors.As(err, &api) || api.Code != 404 {
-				t.Errorf("cleanup: RemoveFile(%s): %v", s.storage, err)
+		for _, dir := range []string{s.storage, s.petal} {
+			if err := c.RemoveFile(ctx, dir); err != nil && !errors.Is(err, siyuan.ErrFileNotFound) {
+				t.Errorf("cleanup: RemoveFile(%s): %v", dir, err)
+			}
+		}
+		// data/storage/petal goes too if the suite made it and it is empty.
+		if entries, err := c.ReadDir(ctx, petalDir); !petalExisted && err == nil && len(entries) == 0 {
+			if err := c.RemoveFile(ctx, petalDir); err != nil {
+				t.Errorf("cleanup: RemoveFile(%s): %v", petalDir, err)
 			}
 		}
 		// Real SiYuan copies a removed notebook's assets into the global
@@ -203,6 +221,17 @@ var checks = []check{
 	{"file_get_directory_is_api_error", checkGetFileDir},
 	{"file_remove_missing_is_api_error", checkRemoveFileMissing},
 	{"file_readdir_missing_is_api_error", checkReadDirMissing},
+	// plugin storage (data/storage/petal/<plugin>/, where Sisyphus keeps its configuration)
+	{"storage_missing_config_is_202_404", checkStorageMissing},
+	{"storage_plugin_config_roundtrip", checkStoragePluginRoundtrip},
+	{"storage_put_makes_parent_folders", checkStoragePutMakesFolders},
+	{"storage_get_exact_bytes_sniffed_type", checkStorageContentTypes},
+	{"storage_read_after_write", checkStorageReadAfterWrite},
+	{"storage_put_modtime", checkStorageModTime},
+	{"storage_readdir", checkStorageReadDir},
+	{"storage_remove", checkStorageRemove},
+	{"storage_path_resolution", checkStoragePathTricks},
+	{"storage_argument_errors", checkStorageArgErrors},
 	{"export_resources_zip", checkExportResources},
 	{"export_md_content", checkExportMd},
 }
