@@ -230,9 +230,8 @@ func object(raw []byte) (map[string]json.RawMessage, string) {
 func (s *Store) read(ctx context.Context, p string) (data []byte, missing bool, err error) {
 	body, _, err := s.kernel.GetFile(ctx, p)
 	if err != nil {
-		var api *siyuan.APIError
-		if errors.As(err, &api) && api.Code == 404 {
-			return nil, true, nil
+		if errors.Is(err, siyuan.ErrFileNotFound) {
+			return nil, true, nil // nothing stored yet: the defaults
 		}
 		return nil, false, fmt.Errorf("read %s: %w", p, err)
 	}
