@@ -50,6 +50,8 @@ func cliWith(t *testing.T, env []string, tool string, args map[string]any, extra
 	raw, _ := json.Marshal(args)
 	cmd := exec.Command(bin, append([]string{"call", tool, "--json", string(raw)}, extra...)...)
 	cmd.Env = append(os.Environ(), env...)
+	// No controlling terminal: call never waits on a prompt in a test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -32,6 +32,9 @@ type Runner struct {
 	// admits them; a second write lane would split the boundary).
 	Delegating bool
 	Logger     *slog.Logger
+	// ConfirmTimeout bounds how long a confirmation waits for the person
+	// (0: DefaultConfirmTimeout).
+	ConfirmTimeout time.Duration
 
 	shown toolSync // what the MCP server shows of the registry
 }
@@ -56,8 +59,16 @@ type Call struct {
 	Confirmer tools.Confirmer
 }
 
-// ConfirmTimeout bounds how long a confirmation waits for the person.
-const ConfirmTimeout = 5 * time.Minute
+// DefaultConfirmTimeout is how long a confirmation waits for the person,
+// and how long a modern confirmation's requestState is accepted.
+const DefaultConfirmTimeout = 5 * time.Minute
+
+func (r *Runner) confirmTimeout() time.Duration {
+	if r.ConfirmTimeout > 0 {
+		return r.ConfirmTimeout
+	}
+	return DefaultConfirmTimeout
+}
 
 // laneOf classifies a call by its tool and action: reads (and help, unknown
 // tools and actions, which the registry answers without the kernel) take
@@ -95,7 +106,7 @@ func (r *Runner) Run(ctx context.Context, c Call) (*mcp.CallResult, error) {
 		if err := r.Registry.Check(ctx, c.Tool, c.Args); err != nil {
 			return errorResult(err), nil
 		}
-		cctx, cancel := context.WithTimeout(ctx, ConfirmTimeout)
+		cctx, cancel := context.WithTimeout(ctx, r.confirmTimeout())
 		err := tools.Confirm(cctx, c.Confirmer, p)
 		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 		cancel()
@@ -103,7 +114,7 @@ func (r *Runner) Run(ctx context.Context, c Call) (*mcp.CallResult, error) {
 		case err != nil && mcp.IsInputRequired(err):
 			return nil, err
 		case err != nil && timedOut:
-			e := failure.New(failure.ConfirmationRequired, "%s.%s was not confirmed within %s; nothing was run", p.Tool, p.Action, ConfirmTimeout)
+			e := failure.New(failure.ConfirmationRequired, "%s.%s was not confirmed within %s; nothing was run", p.Tool, p.Action, r.confirmTimeout())
 			return errorResult(e.Attempted(false)), nil
 		case err != nil:
 			return errorResult(confirmFailure(err, p)), nil
@@ -295,6 +306,7 @@ func NewServer(rn *Runner, version string, log *slog.Logger, maxMessage int) *mc
 	s := mcp.NewServer(mcp.Options{
 		Name: "sisyphus", Title: "Sisyphus for SiYuan", Version: version,
 		Instructions: Instructions, Logger: log, MaxMessageBytes: maxMessage,
+		RequestStateTTL: rn.confirmTimeout(),
 	})
 	rn.SyncTools(context.Background(), s)
 	return s

@@ -46,6 +46,8 @@ type ServiceConfig struct {
 	Limits admission.Limits
 	// MaxWriteBytes caps the arguments of one write (0: the default).
 	MaxWriteBytes int
+	// ConfirmTimeout bounds a confirmation (0: DefaultConfirmTimeout).
+	ConfirmTimeout time.Duration
 }
 
 // maxMessage is the largest MCP message a service takes: a write at its cap
@@ -80,7 +82,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 		return nil, err
 	}
 	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ConfigPermissions(store.Policy)})
-	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log}
+	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout}
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
 		MaxMessageBytes: cfg.maxMessage(), Settings: store}
 	return svc, nil
