@@ -274,3 +274,52 @@ func jsonDecode(t *testing.T, resp *http.Response, v any) {
 		t.Fatalf("HTTP %d: %v", resp.StatusCode, err)
 	}
 }
+
+// TestSetPermissionThroughMCP: notebook.set_permission is off by default,
+// dangerous (confirmed), and a strict write like any other.
+func TestSetPermissionThroughMCP(t *testing.T) {
+	t.Parallel()
+	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	nb := a.ok("notebook", map[string]any{"action": "list"})["notebooks"].([]any)[0].(map[string]any)["id"].(string)
+	set := map[string]any{"action": "set_permission", "notebook": nb, "permission": "r"}
+	a.fails("notebook", with(set, "validateOnly", true), "action_disabled")
+	s.config(t, "enable", "notebook.set_permission")
+	pre := a.ok("notebook", with(set, "validateOnly", true))
+	a.fails("notebook", commitOf(set, pre), "confirmation_required")
+	if res := a.ok("notebook", with(commitOf(set, pre), "confirm", true)); res["status"] != "committed" {
+		t.Fatalf("set_permission: %v", res)
+	}
+	if p := a.ok("notebook", map[string]any{"action": "get_permissions", "notebook": nb})["notebooks"].([]any)[0].(map[string]any)["permission"]; p != "r" {
+		t.Fatalf("after set_permission: %v", p)
+	}
+	if out := s.config(t, "show"); !strings.Contains(out, nb+"  r") {
+		t.Fatalf("config show after set_permission:\n%s", out)
+	}
+}
+
+// TestUnreadableConfiguration: a configuration file that cannot be parsed
+// refuses every call touching a notebook and every write, saying why; the
+// person sees the problem in config show.
+func TestUnreadableConfiguration(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	s := startServeWith(t, "--embedded", ws, "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	_, para := firstParagraph(a)
+	p := filepath.Join(ws, "data", "storage", "petal", "siyuan-plugins-mcp-sisyphus", "notebookPermissions")
+	if err := os.WriteFile(p, []byte(`{"broken": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := a.fails("block", map[string]any{"action": "update", "id": para, "data": "x", "validateOnly": true}, "config_unavailable")
+	if !strings.Contains(fmt.Sprint(m["error"]), "notebookPermissions is not a JSON object") {
+		t.Fatalf("the refusal does not say why: %v", m)
+	}
+	if m, isErr := a.call("notebook", map[string]any{"action": "list"}); !isErr || errCodeOf(m) != "config_unavailable" {
+		t.Fatalf("a read while the configuration is broken: %v", m)
+	}
+	a.ok("system", map[string]any{"action": "version"})
+	if out := s.config(t, "show"); !strings.Contains(out, "PROBLEM") || !strings.Contains(out, "notebookPermissions") {
+		t.Fatalf("config show does not show the problem:\n%s", out)
+	}
+}
