@@ -262,17 +262,7 @@ func TestConfirmationRoundsAreNotTaskResults(t *testing.T) {
 	if res, _ := m["result"].(map[string]any); res["resultType"] != "input_required" {
 		t.Fatalf("round 1: %v", m)
 	}
-	body := strings.NewReader(`{"taskId":"` + task + `","operation":"result"}`)
-	req, _ := http.NewRequest("POST", f.base+"/tasks", body)
-	req.Header.Set("Authorization", "Bearer sekret")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(data), `"found":false`) {
+	if data := taskQuery(t, f.base, task, "result"); !strings.Contains(string(data), `"found":false`) {
 		t.Fatalf("a confirmation round was recorded as a task: %s", data)
 	}
 }
@@ -287,7 +277,7 @@ func TestLegacyConfirmation(t *testing.T) {
 	var asked atomic.Int32
 	var reply atomic.Value
 	reply.Store(&sdk.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}})
-	client := sdk.NewClient(&sdk.Implementation{Name: "legacy-form", Version: "1"}, &sdk.ClientOptions{
+	a := connectWith(t, s.url, "2025-11-25", "legacy-form", &sdk.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			asked.Add(1)
 			if !strings.Contains(req.Params.Message, "block.delete") {
@@ -295,13 +285,6 @@ func TestLegacyConfirmation(t *testing.T) {
 			}
 			return reply.Load().(*sdk.ElicitResult), nil
 		}})
-	tr := &sdk.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{"sekret"}}, MaxRetries: -1}
-	cs, err := client.Connect(context.Background(), tr, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	a := &agent{t: t, cs: cs}
 	doc, _ := firstParagraph(a)
 	kids := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)
 	del := func(i int) (map[string]any, map[string]any) {

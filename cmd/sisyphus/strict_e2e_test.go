@@ -90,9 +90,13 @@ type agent struct {
 	cs *sdk.ClientSession
 }
 
-func connect(t *testing.T, url, era string) *agent {
+func connect(t *testing.T, url, era string) *agent { return connectWith(t, url, era, "agent", nil) }
+
+// connectWith is connect for a named client with options (handlers for
+// elicitation, list changes).
+func connectWith(t *testing.T, url, era, name string, opts *sdk.ClientOptions) *agent {
 	t.Helper()
-	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, opts)
 	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{"sekret"}}, MaxRetries: -1}
 	cs, err := client.Connect(context.Background(), tr, &sdk.ClientSessionOptions{ProtocolVersion: era})
 	if err != nil {

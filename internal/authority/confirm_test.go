@@ -6,18 +6,14 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 // confirmAuthority is an authority whose confirmations expire after wait,
@@ -25,37 +21,21 @@ import (
 func confirmAuthority(t *testing.T, wait time.Duration) (url string, commit map[string]any, c *siyuan.Client, para string) {
 	t.Helper()
 	ctx := context.Background()
-	k, err := embedded.Open(ctx, embedded.Options{Dir: t.TempDir(), Token: "k", SQLFlushInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks := httptest.NewServer(k.Handler())
-	t.Cleanup(func() { ks.Close(); k.Close() })
-	c, _ = siyuan.New(siyuan.Config{BaseURL: ks.URL, Token: "k"})
-	l, err := strict.OpenLedger(filepath.Join(t.TempDir(), "ledger.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	on := true
-	if _, err := settings.NewStore(c).Apply(ctx, settings.Change{Tool: "block", Action: "delete", Enabled: &on}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "test", ConfirmTimeout: wait})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(svc.Close)
-	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
-	t.Cleanup(hs.Close)
+	url, c, _ = newAuthorityWith(t, func(c *siyuan.Client, cfg *ServiceConfig) {
+		on := true
+		if _, err := settings.NewStore(c).Apply(ctx, settings.Change{Tool: "block", Action: "delete", Enabled: &on}); err != nil {
+			t.Fatal(err)
+		}
+		cfg.ConfirmTimeout = wait
+	})
 	nbs, _ := c.ListNotebooks(ctx)
 	ids, _ := c.GetIDsByHPath(ctx, nbs[0].ID, "/Welcome")
 	kids, _ := c.GetChildBlocks(ctx, ids[0])
 	para = kids[0].ID
-	_, res := rpc(t, hs.URL+"/mcp", "t", "tools/call", "block", map[string]any{"name": "block", "arguments": map[string]any{"action": "delete", "id": para, "validateOnly": true}})
+	_, res := rpc(t, url+"/mcp", "t", "tools/call", "block", map[string]any{"name": "block", "arguments": map[string]any{"action": "delete", "id": para, "validateOnly": true}})
 	pre := res["structuredContent"].(map[string]any)
 	commit = map[string]any{"action": "delete", "id": para, "requestId": pre["requestId"], "expectedStateHash": pre["expectedStateHash"]}
-	return hs.URL, commit, c, para
+	return url, commit, c, para
 }
 
 // formCall posts a modern tools/call declaring form elicitation.

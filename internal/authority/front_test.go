@@ -50,14 +50,7 @@ type authOpts struct {
 
 func startAuth(t testing.TB, o authOpts) *testAuth {
 	t.Helper()
-	ctx := context.Background()
-	k, err := embedded.Open(ctx, embedded.Options{Dir: t.TempDir(), Token: "k", SQLFlushInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks := httptest.NewServer(k.Handler())
-	t.Cleanup(func() { ks.Close(); k.Close() })
-	kc, _ := siyuan.New(siyuan.Config{BaseURL: ks.URL, Token: "k"})
+	k, kURL, kc := testKernel(t)
 	l, err := strict.OpenLedger(filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +60,7 @@ func startAuth(t testing.TB, o authOpts) *testAuth {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &testAuth{k: k, kc: kc, kURL: ks.URL, instance: NewInstanceID()}
+	a := &testAuth{k: k, kc: kc, kURL: kURL, instance: NewInstanceID()}
 	a.adm = admission.New(admission.Config{Limits: o.limits})
 	a.rn = &Runner{Registry: reg, Admission: a.adm}
 	a.srv = NewServer(a.rn, "test", nil, 0)

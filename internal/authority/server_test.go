@@ -18,27 +18,46 @@ import (
 
 func newAuthority(t *testing.T) (url string, c *siyuan.Client) {
 	t.Helper()
-	ctx := context.Background()
-	k, err := embedded.Open(ctx, embedded.Options{Dir: t.TempDir(), Token: "k", SQLFlushInterval: time.Hour})
+	url, c, _ = newAuthorityWith(t, nil)
+	return url, c
+}
+
+// testKernel is an embedded kernel, its URL (token "k") and a client of it.
+func testKernel(t testing.TB) (*embedded.Kernel, string, *siyuan.Client) {
+	t.Helper()
+	k, err := embedded.Open(context.Background(), embedded.Options{Dir: t.TempDir(), Token: "k", SQLFlushInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ks := httptest.NewServer(k.Handler())
 	t.Cleanup(func() { ks.Close(); k.Close() })
-	c, _ = siyuan.New(siyuan.Config{BaseURL: ks.URL, Token: "k"})
+	c, _ := siyuan.New(siyuan.Config{BaseURL: ks.URL, Token: "k"})
+	return k, ks.URL, c
+}
+
+// newAuthorityWith is an authority's service on an embedded kernel, served
+// behind token "t"; prepare may change the kernel and the configuration
+// before the service starts.
+func newAuthorityWith(t *testing.T, prepare func(c *siyuan.Client, cfg *ServiceConfig)) (url string, c *siyuan.Client, svc *Service) {
+	t.Helper()
+	_, _, c = testKernel(t)
 	l, err := strict.OpenLedger(filepath.Join(t.TempDir(), "ledger.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "test"})
+	cfg := ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "test"}
+	if prepare != nil {
+		prepare(c, &cfg)
+	}
+	svc, err = NewService(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
+	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission, Config: svc}))
 	t.Cleanup(hs.Close)
-	return hs.URL, c
+	return hs.URL, c, svc
 }
 
 // rpc posts one modern (stateless) request and decodes the result.
