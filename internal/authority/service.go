@@ -71,9 +71,15 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// The authority, which every call asks, keeps the configuration for a
+	// moment (its own changes apply at once); a front reads it per call, so
+	// that its reads follow a change the authority made.
 	store := settings.NewStore(cfg.Kernel)
+	if cfg.Coordinator != nil {
+		store = settings.NewCachedStore(cfg.Kernel, ConfigCacheTTL)
+	}
 	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes,
-		Policies: store.Policy}
+		Policies: store.Policy, ConfigChanged: store.Invalidate}
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
 	}
@@ -87,6 +93,10 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 		MaxMessageBytes: cfg.maxMessage(), Settings: store}
 	return svc, nil
 }
+
+// ConfigCacheTTL is how long the authority keeps the configuration it read:
+// an edit of the files by anything but this authority applies within it.
+const ConfigCacheTTL = 2 * time.Second
 
 // SyncTools shows the MCP clients the tools as the configuration is now.
 func (s *Service) SyncTools(ctx context.Context) { s.Runner.SyncTools(ctx, s.MCP) }

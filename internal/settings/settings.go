@@ -158,15 +158,57 @@ type Store struct {
 	// mu serialises this process's changes (the authority's: the only
 	// writer Sisyphus has).
 	mu sync.Mutex
+
+	// A cached store keeps what it read for ttl; its own changes replace
+	// it at once.
+	ttl      time.Duration
+	cacheMu  sync.Mutex
+	cached   *Config
+	cachedAt time.Time
 }
 
-// NewStore returns a store on a kernel.
+// NewStore returns a store that reads the files on every Load.
 func NewStore(kernel *siyuan.Client) *Store { return &Store{kernel: kernel} }
 
-// Load reads both files now. A missing file is the default; one that cannot
-// be parsed is a problem of the configuration (the policy fails closed); a
-// kernel that cannot be reached is an error.
+// NewCachedStore returns a store that keeps what it read for ttl: the
+// authority's, which every call asks. A change it makes applies to the next
+// call; an edit of the files by anything else within ttl.
+func NewCachedStore(kernel *siyuan.Client, ttl time.Duration) *Store {
+	return &Store{kernel: kernel, ttl: ttl}
+}
+
+// Invalidate drops the cached configuration (a change was made elsewhere
+// in this process).
+func (s *Store) Invalidate() {
+	s.cacheMu.Lock()
+	s.cached = nil
+	s.cacheMu.Unlock()
+}
+
+// Load returns the configuration: read now, or for a cached store what was
+// read less than ttl ago.
 func (s *Store) Load(ctx context.Context) (*Config, error) {
+	if s.ttl > 0 {
+		s.cacheMu.Lock()
+		c, at := s.cached, s.cachedAt
+		s.cacheMu.Unlock()
+		if c != nil && time.Since(at) < s.ttl {
+			return c, nil
+		}
+	}
+	c, err := s.readNow(ctx)
+	if err == nil && s.ttl > 0 {
+		s.cacheMu.Lock()
+		s.cached, s.cachedAt = c, time.Now()
+		s.cacheMu.Unlock()
+	}
+	return c, err
+}
+
+// readNow reads both files now. A missing file is the default; one that
+// cannot be parsed is a problem of the configuration (the policy fails
+// closed); a kernel that cannot be reached is an error.
+func (s *Store) readNow(ctx context.Context) (*Config, error) {
 	c := &Config{}
 	type result struct {
 		raw     []byte
@@ -294,6 +336,7 @@ func (s *Store) Apply(ctx context.Context, ch Change) (*Config, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.Invalidate()
 	c, err := s.Load(ctx)
 	if err != nil {
 		return nil, err
@@ -335,6 +378,7 @@ func (s *Store) Apply(ctx context.Context, ch Change) (*Config, error) {
 			return nil, err
 		}
 	}
+	s.Invalidate()
 	after, err := s.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the change was written but could not be read back: %w", err)

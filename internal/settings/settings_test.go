@@ -235,3 +235,33 @@ func FuzzConfig(f *testing.F) {
 		_ = bytes.Clone(perms)
 	})
 }
+
+// TestCachedStore: a cached store answers from memory for its ttl, sees its
+// own changes at once, and an edit by anything else after the ttl.
+func TestCachedStore(t *testing.T) {
+	c := kernel(t)
+	ctx := context.Background()
+	s := NewCachedStore(c, 200*time.Millisecond)
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelRead {
+		t.Fatal("default")
+	}
+	if _, err := s.Apply(ctx, Change{Notebook: nb1, Permission: "rwd"}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelDelete {
+		t.Fatal("its own change must apply at once")
+	}
+	put(t, c, PermissionsFile, `{"`+nb1+`": "none"}`) // an edit from outside
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelDelete {
+		t.Fatal("within the ttl the cached configuration answers")
+	}
+	time.Sleep(250 * time.Millisecond)
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelNone {
+		t.Fatal("after the ttl the edit applies")
+	}
+	put(t, c, PermissionsFile, `{"`+nb1+`": "rw"}`)
+	s.Invalidate()
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelWrite {
+		t.Fatal("after Invalidate the edit applies")
+	}
+}

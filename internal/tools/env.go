@@ -28,6 +28,10 @@ type Env struct {
 	// permissions, tool switches, strict mode) when the call's context
 	// carries none; nil runs everything (Unrestricted).
 	Policies func(ctx context.Context) (*Policy, error)
+	// ConfigChanged, when set, is told that an action changed the
+	// configuration (notebook.set_permission), so that a cached one is read
+	// again.
+	ConfigChanged func()
 	// MaxWriteBytes caps the arguments of one write (their JSON as sent);
 	// a larger write is refused before anything runs, preflight included.
 	// 0 means DefaultMaxWriteBytes.

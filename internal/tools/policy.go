@@ -127,6 +127,15 @@ func (p *Policy) Level(notebook string) Level {
 // Visible reports whether a notebook may be shown at all.
 func (p *Policy) Visible(notebook string) bool { return p.Level(notebook) != LevelNone }
 
+// floor is the lowest level any notebook has.
+func (p *Policy) floor() Level {
+	f := p.Default
+	for _, l := range p.Notebooks {
+		f = min(f, l)
+	}
+	return f
+}
+
 // Hides reports whether some notebook is hidden (raw SQL cannot be
 // filtered, so it is refused then).
 func (p *Policy) Hides() bool {
@@ -260,9 +269,15 @@ func CheckWorkspacePath(field, p string) error {
 // to their notebooks. A block that does not exist is left to the action,
 // which answers not_found; a failed resolution fails the call (closed).
 func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error {
-	// The gate's lookups are not the action's reading: its budget stays the
-	// action's.
-	ctx = siyuan.WithoutReadMeter(ctx)
+	// Nothing to resolve when every notebook allows the most the call needs
+	// (an open configuration): the common case costs no kernel call.
+	most := LevelNone
+	for _, t := range touches {
+		most = max(most, t.Need)
+	}
+	if p.floor() >= most {
+		return nil
+	}
 	needs := map[string]Level{}
 	var order []string
 	add := func(nb string, need Level) {
@@ -323,9 +338,11 @@ func notebookOf(ctx context.Context, env *Env, id string) (string, error) {
 	if CheckID("id", id) != nil {
 		return "", nil // the action refuses the malformed id itself
 	}
-	bi, err := env.Kernel.GetBlockInfo(ctx, id)
-	if err == nil && bi.Box != "" {
-		return bi.Box, nil
+	// The block tree answers where a block lives without loading its
+	// document (getBlockInfo would parse the whole tree).
+	loc, err := env.Kernel.GetPathByID(ctx, id)
+	if err == nil && loc.Notebook != "" {
+		return loc.Notebook, nil
 	}
 	var api *siyuan.APIError
 	if err != nil && !errors.As(err, &api) {

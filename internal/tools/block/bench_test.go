@@ -1,9 +1,12 @@
 package block
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -66,8 +70,24 @@ func BenchmarkStrictUpdate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The same registry under the real gate as the authority runs it: the
+	// configuration from its cached store and the block resolved to its
+	// notebook (the bench notebook is rwd, the default r, so the gate
+	// resolves). The stored permissions are restored afterwards.
+	store := settings.NewCachedStore(c, 2*time.Second)
+	before, _, restoreErr := readPermissions(ctx, c)
+	if restoreErr == nil {
+		b.Cleanup(func() { restorePermissions(context.Background(), c, before) })
+	}
+	if _, err := store.Apply(ctx, settings.Change{Notebook: nb.ID, Permission: "rwd"}); err != nil {
+		b.Fatal(err)
+	}
+	gated, err := tools.NewRegistry(&tools.Env{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Policies: store.Policy}, testTools()...)
+	if err != nil {
+		b.Fatal(err)
+	}
 	env := &tools.Env{Kernel: c}
-	call := func(args map[string]any) map[string]any {
+	callOn := func(r *tools.Registry, args map[string]any) map[string]any {
 		raw, _ := json.Marshal(args)
 		v, err := r.Call(ctx, "block", raw)
 		if err != nil {
@@ -78,6 +98,7 @@ func BenchmarkStrictUpdate(b *testing.B) {
 		json.Unmarshal(out, &m)
 		return m
 	}
+	call := func(args map[string]any) map[string]any { return callOn(r, args) }
 	ops := []struct {
 		name string
 		fn   func(i int)
@@ -86,6 +107,11 @@ func BenchmarkStrictUpdate(b *testing.B) {
 			args := map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("strict %d", i)}
 			pre := call(tooltest.CopyArgs(args, "validateOnly", true))
 			call(tooltest.CommitArgs(args, pre))
+		}},
+		{"strict-gated", func(i int) {
+			args := map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("gated %d", i)}
+			pre := callOn(gated, tooltest.CopyArgs(args, "validateOnly", true))
+			callOn(gated, tooltest.CommitArgs(args, pre))
 		}},
 		{"bare-calls", func(i int) {
 			if _, err := kernelview.ReadBlockStates(ctx, env, []string{id}); err != nil {
@@ -158,4 +184,27 @@ func BenchmarkLargeUpdate(b *testing.B) {
 			})
 		}
 	}
+}
+
+// readPermissions returns the stored permissions file (absent: nil).
+func readPermissions(ctx context.Context, c *siyuan.Client) ([]byte, bool, error) {
+	body, _, err := c.GetFile(ctx, settings.PermissionsFile)
+	if errors.Is(err, siyuan.ErrFileNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer body.Close()
+	data, err := io.ReadAll(body)
+	return data, true, err
+}
+
+// restorePermissions puts back what readPermissions returned.
+func restorePermissions(ctx context.Context, c *siyuan.Client, data []byte) {
+	if data == nil {
+		c.RemoveFile(ctx, settings.PermissionsFile)
+		return
+	}
+	c.PutFile(ctx, siyuan.PutFileRequest{Path: settings.PermissionsFile, Body: bytes.NewReader(data)})
 }

@@ -128,7 +128,11 @@ var setPermission = tools.Write[setPermArgs, permState]{
 		return nil
 	},
 	Execute: func(ctx context.Context, env *tools.Env, a setPermArgs, _ permState) (tools.Payload, error) {
-		if _, err := settings.NewStore(env.Kernel).Apply(ctx, settings.Change{Notebook: a.Notebook, Permission: a.Level.String()}); err != nil {
+		_, err := settings.NewStore(env.Kernel).Apply(ctx, settings.Change{Notebook: a.Notebook, Permission: a.Level.String()})
+		if env.ConfigChanged != nil {
+			env.ConfigChanged() // whatever came of it: read the files again
+		}
+		if err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
 		return tools.Payload{"notebook": a.Notebook, "permission": a.Level.String()}, nil
