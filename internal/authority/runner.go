@@ -390,7 +390,11 @@ const Instructions = `Sisyphus serves a SiYuan notes workspace. Start with syste
 Every tool takes an "action"; {"action":"help"} lists a tool's actions and their arguments.
 Read documents with document get_doc (windows of whole blocks); find things with search.
 Writes Sisyphus owns are strict: preflight with validateOnly:true, then commit with the returned
-requestId and credential, copied unchanged. Never invent hashes or request ids.`
+requestId and credential, copied unchanged. Never invent hashes or request ids.
+Each notebook has a permission for you (notebook list shows it: r read, rw write, rwd delete);
+only the person changes it. Dangerous actions (help marks them) need the person's confirmation:
+if your client shows forms it asks them; otherwise describe the call, wait for their explicit yes,
+then pass confirm:true.`
 
 // mcpTool is a tool's MCP declaration under a view: name, schema and
 // annotations.
