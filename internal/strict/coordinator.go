@@ -129,6 +129,10 @@ func (c *Coordinator) Strict() bool { return c.strict }
 // Aliases returns the alias pool, for any hash a response shows.
 func (c *Coordinator) Aliases() *AliasPool { return c.aliases }
 
+// Ledger returns the coordinator's ledger, for read-only views of it (the
+// settings page's recent outcomes).
+func (c *Coordinator) Ledger() *Ledger { return c.ledger }
+
 // Do runs a non-read call and returns its JSON-ready answer or a
 // *failure.Error (an error of another type is a failed state read, before
 // anything was written).

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -524,6 +525,64 @@ func (l *Ledger) Get(ctx context.Context, requestID RequestID) (Record, bool, er
 		return err
 	})
 	return r, found, err
+}
+
+// Recent returns up to n records that began executing (executing, committed,
+// no_change, failed_before_dispatch), the most recently changed first (by
+// FinishedAt, else StartedAt). Records only issued are left out: every
+// preflight issues one, and they are not outcomes. It only reads; an
+// unreadable record is skipped and logged, as Prune keeps it. Records are
+// keyed by random ids, so this scans the bucket (bounded by retention).
+func (l *Ledger) Recent(ctx context.Context, n int) ([]Record, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	var out []Record
+	err := l.view(ctx, "recent", func(tx *bolt.Tx) error {
+		return tx.Bucket(ledgerBucket).ForEach(func(k, v []byte) error {
+			var r Record
+			if err := json.Unmarshal(v, &r); err != nil {
+				l.log.Warn("unreadable ledger record skipped", "requestId", string(k), "err", err)
+				return nil
+			}
+			if r.Status == StatusIssued {
+				return nil
+			}
+			// Keep out sorted, newest first, at most n long.
+			i, _ := slices.BinarySearchFunc(out, r, newerFirst)
+			if i >= n {
+				return nil
+			}
+			out = slices.Insert(out, i, r)
+			if len(out) > n {
+				out = out[:n]
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// changedAt is when a record last changed state.
+func (r Record) changedAt() time.Time {
+	if !r.FinishedAt.IsZero() {
+		return r.FinishedAt
+	}
+	if !r.StartedAt.IsZero() {
+		return r.StartedAt
+	}
+	return r.IssuedAt
+}
+
+// newerFirst orders records by changedAt, newest first, then by id.
+func newerFirst(a, b Record) int {
+	if c := b.changedAt().Compare(a.changedAt()); c != 0 {
+		return c
+	}
+	return strings.Compare(a.RequestID, b.RequestID)
 }
 
 // Prune deletes records past retention as of now: issued records whose

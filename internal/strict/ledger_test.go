@@ -556,3 +556,90 @@ func TestLedgerConcurrentBegin(t *testing.T) {
 		}
 	}
 }
+
+func TestLedgerRecent(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	l := openLedger(t, filepath.Join(t.TempDir(), LedgerFile), clk)
+
+	if got, err := l.Recent(ctx, 5); err != nil || len(got) != 0 {
+		t.Fatalf("empty ledger: %v %v", got, err)
+	}
+	// start issues and begins one request a second later than the last.
+	start := func() RequestID {
+		t.Helper()
+		clk.Advance(time.Second)
+		r, err := l.Issue(ctx, testRecord(blockScope))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Begin(ctx, rid(r.RequestID), blockScope); err != nil {
+			t.Fatal(err)
+		}
+		return rid(r.RequestID)
+	}
+	committed, noChange, failed := start(), start(), start()
+	executing := start() // left executing: outcome unknown
+	for _, f := range []struct {
+		id     RequestID
+		status Status
+	}{{committed, StatusCommitted}, {noChange, StatusNoChange}, {failed, StatusFailedBeforeDispatch}} {
+		clk.Advance(time.Second)
+		if _, err := l.Finish(ctx, f.id, f.status, prevHash, resultHash, json.RawMessage(`{"ok":true}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Advance(time.Second)
+	if _, err := l.Issue(ctx, testRecord(blockScope)); err != nil { // only issued: not an outcome
+		t.Fatal(err)
+	}
+	// An unreadable record is skipped, and does not break the ledger.
+	if err := l.DB().Update(func(tx *bolt.Tx) error { return tx.Bucket(ledgerBucket).Put([]byte("dead"), []byte("{not json")) }); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := l.Recent(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []RequestID
+	var statuses []Status
+	for _, r := range got {
+		ids = append(ids, RequestID(r.RequestID))
+		statuses = append(statuses, r.Status)
+	}
+	// Finished last first, then the one left executing (it changed before
+	// the three finished).
+	wantIDs := []RequestID{failed, noChange, committed, executing}
+	wantStatus := []Status{StatusFailedBeforeDispatch, StatusNoChange, StatusCommitted, StatusExecuting}
+	if !slices.Equal(ids, wantIDs) || !slices.Equal(statuses, wantStatus) {
+		t.Fatalf("Recent = %v %v, want %v %v", ids, statuses, wantIDs, wantStatus)
+	}
+	if got[0].PreviousHash != prevHash || got[0].ResultHash != resultHash || got[3].FinishedAt != (time.Time{}) {
+		t.Fatalf("records as stored: %+v", got)
+	}
+
+	for n, want := range map[int]int{0: 0, -1: 0, 1: 1, 3: 3, 100: 4} {
+		got, err := l.Recent(ctx, n)
+		if err != nil || len(got) != want {
+			t.Fatalf("Recent(%d) = %d records, %v; want %d", n, len(got), err, want)
+		}
+	}
+	if got, _ := l.Recent(ctx, 2); got[0].RequestID != string(failed) || got[1].RequestID != string(noChange) {
+		t.Fatalf("Recent(2) must keep the newest: %v", got)
+	}
+
+	// Recent only reads: the records keep their states, and the ledger is
+	// still usable.
+	if r, _, _ := l.Get(ctx, executing); r.Status != StatusExecuting {
+		t.Fatalf("executing record after Recent: %+v", r)
+	}
+	if _, err := l.Issue(ctx, testRecord(blockScope)); err != nil {
+		t.Fatalf("ledger after Recent: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := l.Recent(cctx, 3); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Recent on a cancelled context: %v", err)
+	}
+}
