@@ -113,7 +113,8 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	kernel := f.kf.identity()
 	posts := &postTracker{}
 	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance,
-		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc})), ReadHeaderTimeout: 10 * time.Second}
+		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc, Settings: svc.SettingsPage()})),
+		ReadHeaderTimeout: 10 * time.Second}
 	go svc.WatchConfig(ctx, configPoll)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -144,6 +145,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	url := base + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
+	fmt.Fprintf(cmd.OutOrStdout(), "Settings page: %s/settings (open it in a browser and paste the token above)\n", base)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
 	return waitAndDrain(ctx, log, errc, hs, svc, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
 }

@@ -47,6 +47,7 @@ var layers = map[string]int{
 
 	"internal/tools/catalog":  5,
 	"internal/tools/tooltest": 5,
+	"internal/settingsui":     5,
 
 	"internal/authority":              6,
 	"internal/mcp/conformancefixture": 7,

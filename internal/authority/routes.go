@@ -14,6 +14,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
+	"github.com/sisyphus-go/sisyphus/internal/settingsui"
 )
 
 // PluginPrefix is the route prefix of the upstream plugin; clients written
@@ -50,11 +51,15 @@ type RoutesConfig struct {
 	MaxBodyBytes int64
 	// Config serves /config (nil: no such route).
 	Config Configurator
-	Logger *slog.Logger
+	// Settings serves the settings page at /settings (nil: no such route,
+	// as on a front). See Service.SettingsPage.
+	Settings settingsui.Backend
+	Logger   *slog.Logger
 }
 
-// Routes serves /mcp, /tasks, /health and /config, also under PluginPrefix, each
-// behind the bearer token. One token is one authentication context
+// Routes serves /mcp, /tasks, /health, /config and /settings, also under
+// PluginPrefix, each behind the bearer token (the settings page signs in
+// with it once and then holds a session). One token is one authentication context
 // (principal "bearer"): task control answers only the context that started
 // a task.
 func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
@@ -74,11 +79,15 @@ func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
 	rt := &routes{cfg: cfg, auth: auth, srv: srv, start: start,
 		guard: mcp.HTTPOptions{AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts}}
 	mux := http.NewServeMux()
-	for _, prefix := range []string{"", PluginPrefix} {
+	prefixes := []string{"", PluginPrefix}
+	for _, prefix := range prefixes {
 		mux.Handle(prefix+"/mcp", mcpH)
 		mux.HandleFunc(prefix+"/tasks", rt.tasks)
 		mux.HandleFunc(prefix+"/health", rt.health)
 		mux.HandleFunc(prefix+"/config", rt.config)
+	}
+	if cfg.Settings != nil {
+		settingsRoutes(mux, prefixes, cfg, auth)
 	}
 	return rt.identity(mux)
 }
@@ -109,7 +118,7 @@ func (rt *routes) identity(next http.Handler) http.Handler {
 		w.Header().Set(HeaderServer, rt.cfg.Role+"/"+rt.cfg.Version)
 		// Every route refuses what /mcp refuses: a foreign browser origin,
 		// and on loopback a Host that is not loopback (DNS rebinding).
-		switch status, reason := rt.guard.CheckOriginAndHost(r); status {
+		switch status, reason := rt.guard.CheckOriginAndHost(settingsForm(r)); status {
 		case http.StatusForbidden:
 			errorReply(w, status, failure.Forbidden, reason)
 			return
@@ -134,6 +143,27 @@ func (rt *routes) identity(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// settingsForm is r as the Origin check sees it. A form the settings page
+// posts to itself says Origin "null": the page's Referrer-Policy is
+// no-referrer, and browsers then send no origin of a form. The browser's
+// own Sec-Fetch-Site (no page can set it) still says whether the form came
+// from this origin; such a form is checked as one without an Origin (the
+// Host check still applies), and the page's CSRF token and SameSite=Strict
+// cookie still guard it. A "null" from anywhere else is refused as before.
+func settingsForm(r *http.Request) *http.Request {
+	if r.Header.Get("Origin") != "null" || r.Header.Get("Sec-Fetch-Site") != "same-origin" {
+		return r
+	}
+	p := strings.TrimPrefix(r.URL.Path, PluginPrefix)
+	if p != "/settings" && !strings.HasPrefix(p, "/settings/") {
+		return r
+	}
+	c := *r
+	c.Header = r.Header.Clone()
+	c.Header.Del("Origin")
+	return &c
 }
 
 func unauthorized(w http.ResponseWriter) {

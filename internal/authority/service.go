@@ -32,6 +32,10 @@ type Service struct {
 	MaxMessageBytes int
 	// Settings reads and writes the configuration the calls run under.
 	Settings *settings.Store
+
+	// coord is the authority's coordinator (nil on a front), for the
+	// settings page's view of the ledger and the alias pool.
+	coord *strict.Coordinator
 }
 
 // ServiceConfig configures a Service. Exactly one of Coordinator (the
@@ -90,7 +94,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ConfigPermissions(store.Policy)})
 	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout}
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
-		MaxMessageBytes: cfg.maxMessage(), Settings: store}
+		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator}
 	return svc, nil
 }
 
