@@ -56,7 +56,7 @@ func TestSettingsPageInBrowser(t *testing.T) {
 	a.strictDo("block", map[string]any{"action": "update", "id": para, "data": secretText})
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1000, 1400))
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1000, 1400))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(actx)
