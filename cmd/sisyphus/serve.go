@@ -38,9 +38,10 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the write authority (or, with --authority, a front) and serve MCP over HTTP",
 		Long: `Serve the Sisyphus tools over MCP Streamable HTTP at /mcp, for clients speaking 2026-07-28 or
-the legacy revisions through 2025-11-25, plus POST /tasks (task control) and GET /health; the same
-routes are served under /plugin/private/siyuan-plugins-mcp-sisyphus/. Every request needs
-Authorization: Bearer <token>.
+the legacy revisions through 2025-11-25, plus POST /tasks (task control), GET /health and /config;
+the same routes are served under /plugin/private/siyuan-plugins-mcp-sisyphus/. Every request needs
+Authorization: Bearer <token>. The authority also serves a settings page at /settings: open it in a
+browser and sign in by pasting the token.
 
 By default serve is the write authority of its state dir: it takes the state dir's exclusive lock
 (a second serve on the same dir exits at once), owns the write ledger, the lease pool and the write

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"image"
 	"image/png"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -204,4 +207,51 @@ func screenshot(t *testing.T, ctx context.Context, path string) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", path, out.Len())
+}
+
+// TestServePrintsSettingsURL: the authority's start-up output names the
+// settings page, and the page is there (the sign-in form, no token in it).
+func TestServePrintsSettingsURL(t *testing.T) {
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--token", "sekret", "--embedded", t.TempDir(), "--state-dir", t.TempDir())
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	settingsRE := regexp.MustCompile(`^Settings page: (http://\S+/settings) `)
+	found := make(chan [2]string, 1)
+	go func() {
+		var page string
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := settingsRE.FindStringSubmatch(sc.Text()); m != nil {
+				page = m[1]
+			}
+			if m := readyRE.FindStringSubmatch(sc.Text()); m != nil {
+				found <- [2]string{page, m[1]}
+				break
+			}
+		}
+		close(found)
+		io.Copy(io.Discard, stdout)
+	}()
+	var got [2]string
+	select {
+	case got = <-found:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not print its ready line")
+	}
+	page, mcpURL := got[0], got[1]
+	if page == "" || page != strings.TrimSuffix(mcpURL, "/mcp")+"/settings" {
+		t.Fatalf("settings URL %q beside MCP URL %q", page, mcpURL)
+	}
+	resp, err := http.Get(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `name="token"`) || strings.Contains(string(body), "sekret") {
+		t.Fatalf("GET %s: %d\n%s", page, resp.StatusCode, body)
+	}
 }
