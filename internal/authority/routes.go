@@ -146,12 +146,13 @@ func (rt *routes) identity(next http.Handler) http.Handler {
 }
 
 // settingsForm is r as the Origin check sees it. A form the settings page
-// posts to itself says Origin "null": the page's Referrer-Policy is
-// no-referrer, and browsers then send no origin of a form. The browser's
-// own Sec-Fetch-Site (no page can set it) still says whether the form came
-// from this origin; such a form is checked as one without an Origin (the
-// Host check still applies), and the page's CSRF token and SameSite=Strict
-// cookie still guard it. A "null" from anywhere else is refused as before.
+// posts to itself arrives with Origin "null": the page's Referrer-Policy is
+// no-referrer, and under it browsers send "null" as the origin of a form's
+// POST. The browser's own Sec-Fetch-Site (no page can set it) still says
+// whether the form came from this origin; such a form is checked as one
+// without an Origin (the Host check still applies), and the page's CSRF
+// token and SameSite=Strict cookie still guard it. A "null" from anywhere
+// else, or to any other route, is refused as before.
 func settingsForm(r *http.Request) *http.Request {
 	if r.Header.Get("Origin") != "null" || r.Header.Get("Sec-Fetch-Site") != "same-origin" {
 		return r
