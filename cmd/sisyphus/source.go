@@ -21,6 +21,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 // kernelFlags select the SiYuan kernel a command serves: a SiYuan URL, or the
@@ -160,6 +161,7 @@ func (f *kernelFlags) identity() string {
 type limitFlags struct {
 	readTimeout time.Duration
 	maxWrite    string
+	maxTemplate string
 }
 
 func (l *limitFlags) register(cmd *cobra.Command) {
@@ -171,6 +173,7 @@ func (l *limitFlags) register(cmd *cobra.Command) {
 	}
 	cmd.Flags().DurationVar(&l.readTimeout, "read-timeout", readTimeout, "deadline of one read; past it the read is stopped and its slot given back (env SISYPHUS_READ_TIMEOUT)")
 	cmd.Flags().StringVar(&l.maxWrite, "max-write-size", envOr("SISYPHUS_MAX_WRITE_SIZE", "4MiB"), "largest arguments of one write (e.g. 4MiB, 16MiB); larger writes are refused at preflight")
+	cmd.Flags().StringVar(&l.maxTemplate, "max-template-size", envOr("SISYPHUS_MAX_TEMPLATE_SIZE", "16MiB"), "largest template body (at most 32MiB); larger ones are refused at preflight")
 }
 
 // apply sets the limits on a service's configuration.
@@ -182,8 +185,12 @@ func (l *limitFlags) apply(cfg *authority.ServiceConfig) error {
 	if err != nil || n < 1<<10 || n > 1<<30 {
 		return fmt.Errorf("--max-write-size must be a size between 1KiB and 1GiB, like 4MiB, got %q", l.maxWrite)
 	}
+	t, err := humanize.ParseBytes(l.maxTemplate)
+	if err != nil || t < 1<<10 || t > tools.MaxTemplateBytes {
+		return fmt.Errorf("--max-template-size must be a size between 1KiB and 32MiB, like 16MiB, got %q", l.maxTemplate)
+	}
 	cfg.Limits.ReadTimeout = l.readTimeout
-	cfg.MaxWriteBytes = int(n)
+	cfg.MaxWriteBytes, cfg.MaxTemplateBytes = int(n), int(t)
 	return nil
 }
 

@@ -50,6 +50,8 @@ type ServiceConfig struct {
 	Limits admission.Limits
 	// MaxWriteBytes caps the arguments of one write (0: the default).
 	MaxWriteBytes int
+	// MaxTemplateBytes is the template body budget (0: the default).
+	MaxTemplateBytes int
 	// ConfirmTimeout bounds a confirmation (0: DefaultConfirmTimeout).
 	ConfirmTimeout time.Duration
 }
@@ -61,6 +63,7 @@ func (cfg ServiceConfig) maxMessage() int {
 	if w <= 0 {
 		w = tools.DefaultMaxWriteBytes
 	}
+	w = max(w, (&tools.Env{MaxTemplateBytes: cfg.MaxTemplateBytes}).TemplateBytes())
 	return 2*w + 64<<10
 }
 
@@ -82,7 +85,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if cfg.Coordinator != nil {
 		store = settings.NewCachedStore(cfg.Kernel, ConfigCacheTTL)
 	}
-	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes,
+	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes, MaxTemplateBytes: cfg.MaxTemplateBytes,
 		Policies: store.Policy, ConfigChanged: store.Invalidate}
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()

@@ -134,6 +134,19 @@ func (c *Config) Strict() bool {
 	return true
 }
 
+// LargeUpload is file.uploadLargeFileThresholdMB in bytes: upstream's
+// default 10, clamped to 1..1024.
+func (c *Config) LargeUpload() int64 {
+	var f struct {
+		MB *float64 `json:"uploadLargeFileThresholdMB"`
+	}
+	mb := 10.0
+	if json.Unmarshal(c.tools["file"], &f) == nil && f.MB != nil {
+		mb = min(max(float64(int64(*f.MB)), 1), 1024)
+	}
+	return int64(mb) << 20
+}
+
 // Version identifies the configuration's content.
 func (c *Config) Version() string {
 	h := sha256.New()
@@ -145,7 +158,8 @@ func (c *Config) Version() string {
 
 // Policy is the configuration as the gate applies it.
 func (c *Config) Policy() *tools.Policy {
-	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version()}
+	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
+		LargeUpload: c.LargeUpload()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
 	}

@@ -71,6 +71,10 @@ type Op struct {
 	// reads). An error is readback_mismatch. It may add public keys to the
 	// payload.
 	Readback func(ctx context.Context, payload map[string]any) (any, error)
+	// Notes, when set, adds fields to a preflight's answer from the state
+	// it read (an upload's staged source handle, for a replay without the
+	// local file). They never override the protocol's fields.
+	Notes func(state any) map[string]any
 }
 
 // Coordinator is the one write coordinator of an authority: one alias pool,
@@ -290,6 +294,13 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 		out["hashPrefixLength"] = len(lease.Credential)
 	} else {
 		out["nextStep"] = "repeat the call without validateOnly, with this requestId; no hash is needed"
+	}
+	if op.Notes != nil {
+		for k, v := range op.Notes(st) {
+			if _, taken := out[k]; !taken {
+				out[k] = v
+			}
+		}
 	}
 	return out, nil
 }

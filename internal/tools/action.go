@@ -44,6 +44,10 @@ type Action struct {
 	touches func(ctx context.Context, env *Env, parsed any) ([]Touch, error)
 	global  bool // lists across notebooks, filtering them itself
 	none    bool // reads or changes nothing of any notebook
+
+	budget  func(env *Env) int
+	front   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
+	deliver func(ctx context.Context, env *Env, parsed any, result map[string]any) (any, error)
 }
 
 // Scope is how an action declares the notebooks it touches, which the gate
@@ -90,6 +94,7 @@ type writeSteps struct {
 	check    func(parsed, state any) error                                // nil: none
 	execute  func(ctx context.Context, env *Env, parsed, state any) (Payload, error)
 	readback func(ctx context.Context, env *Env, parsed any, p Payload) (any, error)
+	notes    func(parsed, state any) map[string]any
 }
 
 // Payload is what a write's Execute returns: small (ids, counts, flags),
@@ -185,6 +190,18 @@ type Write[A, S any] struct {
 	// hash: for a guarded mutation what State reads, so that an unchanged
 	// readback is no_change. It may add public keys to the payload.
 	Readback func(ctx context.Context, env *Env, a A, p Payload) (any, error)
+
+	// Budget, when set, replaces the server's cap on one write's arguments
+	// (templates carry more than other writes).
+	Budget func(env *Env) int
+	// Front runs at a front before the call goes to the authority: it may
+	// rewrite the arguments (stage a local file and send its handle).
+	Front func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
+	// Deliver runs at a front on the authority's answer: it completes what
+	// only the person's machine can do (save a delivery=download manifest).
+	Deliver func(ctx context.Context, env *Env, a A, result map[string]any) (any, error)
+	// Notes adds fields to the preflight's answer from the state it read.
+	Notes func(a A, st S) map[string]any
 }
 
 // Action turns the declaration into a registry action.
@@ -195,6 +212,12 @@ func (w Write[A, S]) Action() *Action {
 		parse: parser(w.Parse),
 	}
 	w.Scope.set(act)
+	act.budget, act.front = w.Budget, w.Front
+	if w.Deliver != nil {
+		act.deliver = func(ctx context.Context, env *Env, parsed any, result map[string]any) (any, error) {
+			return w.Deliver(ctx, env, parsed.(A), result)
+		}
+	}
 	if w.PolicyFor != nil {
 		act.policyFor = func(parsed any) strict.Policy { return w.PolicyFor(parsed.(A)) }
 	}
@@ -217,6 +240,12 @@ func (w Write[A, S]) Action() *Action {
 	}
 	if w.State != nil {
 		steps.state = func(ctx context.Context, env *Env, parsed any) (any, error) { return w.State(ctx, env, parsed.(A)) }
+	}
+	if w.Notes != nil {
+		steps.notes = func(parsed, state any) map[string]any {
+			st, _ := state.(S)
+			return w.Notes(parsed.(A), st)
+		}
 	}
 	if w.Check != nil {
 		steps.check = func(parsed, state any) error {

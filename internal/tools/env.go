@@ -34,11 +34,38 @@ type Env struct {
 	ConfigChanged func()
 	// MaxWriteBytes caps the arguments of one write (their JSON as sent);
 	// a larger write is refused before anything runs, preflight included.
-	// 0 means DefaultMaxWriteBytes.
+	// 0 means DefaultMaxWriteBytes. An action may declare its own budget
+	// (templates).
 	MaxWriteBytes int
+	// MaxTemplateBytes is the template body budget (0: 16 MiB; at most
+	// 32 MiB).
+	MaxTemplateBytes int
+
+	// Sources are the authority's upload sources (nil on a front).
+	Sources Sources
+	// Stager and Downloader are a front's: they move the person's files
+	// to the authority and the authority's exports to the person.
+	Stager     Stager
+	Downloader Downloader
 
 	// tools lists the registry's tools, for system.bootstrap.
 	tools func() []*Tool
+}
+
+// The template body budget: 16 MiB by default, at most 32 MiB, plus what
+// putFile's multipart envelope adds.
+const (
+	DefaultTemplateBytes = 16 << 20
+	MaxTemplateBytes     = 32 << 20
+	MultipartOverhead    = 64 << 10
+)
+
+// TemplateBytes is the template body budget.
+func (e *Env) TemplateBytes() int {
+	if e.MaxTemplateBytes > 0 {
+		return min(e.MaxTemplateBytes, MaxTemplateBytes)
+	}
+	return DefaultTemplateBytes
 }
 
 // DefaultMaxWriteBytes is the default cap of one write's arguments: 4 MiB,

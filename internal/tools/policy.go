@@ -102,6 +102,9 @@ type Policy struct {
 	AllActions bool
 	// Strict is the configuration's strict mode (writeSafety.strictMode).
 	Strict bool
+	// LargeUpload is the size above which an upload needs
+	// confirmLargeFile:true (file.uploadLargeFileThresholdMB; 0: 10 MiB).
+	LargeUpload int64
 	// Version identifies the configuration: a task result recorded under
 	// another answers access_changed.
 	Version string

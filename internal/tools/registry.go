@@ -189,7 +189,11 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 	case !policy.ActionOn(t, a):
 		return pc, disabled(t, a, false)
 	}
-	if max := r.env.maxWriteBytes(); writes && len(raw) > max {
+	max := r.env.maxWriteBytes()
+	if a.budget != nil {
+		max = a.budget(r.env)
+	}
+	if writes && len(raw) > max {
 		// One write holds the one write lane while it runs: its size is
 		// capped before anything reads or writes.
 		e := failure.Invalid("the arguments of this write are %d bytes; one write may carry at most %d (the server's --max-write-size)", len(raw), max).
@@ -252,16 +256,37 @@ func unknownAction(t *Tool, p *Policy, e *failure.Error) *failure.Error {
 func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, parsed any, fields map[string]json.RawMessage) (any, error) {
 	env := r.env
 	if env.Coordinator == nil && env.Delegate != nil {
+		fields = maps.Clone(fields)
 		if a.Dangerous && confirmed(ctx, t.Name, a.Name) {
 			// Confirmed here: the authority reads it on the internal hop.
-			fields = maps.Clone(fields)
 			fields[FieldConfirm] = json.RawMessage("true")
+		}
+		if a.front != nil {
+			if err := a.front(ctx, env, fields); err != nil {
+				e := KernelError(err)
+				if e.WriteAttempted == nil {
+					e = e.Clone().Attempted(false)
+				}
+				return nil, e
+			}
 		}
 		raw, err := json.Marshal(fields)
 		if err != nil {
 			return nil, failure.Invalid("arguments cannot be encoded").Attempted(false)
 		}
-		return env.Delegate(ctx, t.Name, raw)
+		v, err := env.Delegate(ctx, t.Name, raw)
+		if err != nil || a.deliver == nil {
+			return v, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("the authority's answer: %w", err)
+		}
+		var res map[string]any
+		if err := json.Unmarshal(b, &res); err != nil {
+			return nil, fmt.Errorf("the authority's answer: %w", err)
+		}
+		return a.deliver(ctx, env, parsed, res)
 	}
 	if env.Coordinator == nil {
 		return nil, failure.New(failure.CoordinatorUnavailable, "this process has no write coordinator; nothing was written").Attempted(false)
@@ -309,6 +334,9 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 	}
 	if w.check != nil {
 		op.Check = func(state any) error { return w.check(parsed, state) }
+	}
+	if w.notes != nil {
+		op.Notes = func(state any) map[string]any { return w.notes(parsed, state) }
 	}
 	if w.readback != nil {
 		op.Readback = func(ctx context.Context, p map[string]any) (any, error) {
