@@ -29,7 +29,9 @@ func hookTool(delivered *map[string]any) *Tool {
 		Notes: func(a hookArgs, st map[string]string) map[string]any {
 			return map[string]any{"uploadSource": st["source"], "requestId": "must not replace the protocol's"}
 		},
-		Execute: func(context.Context, *Env, hookArgs, map[string]string) (Payload, error) { return Payload{"ok": true}, nil },
+		Execute: func(context.Context, *Env, hookArgs, map[string]string) (Payload, error) {
+			return Payload{"ok": true}, nil
+		},
 		Readback: func(context.Context, *Env, hookArgs, Payload) (any, error) {
 			return map[string]string{"done": "yes"}, nil
 		},
