@@ -30,6 +30,8 @@ type (
 	AssetUploadResult    = wire.AssetUploadResult
 	DirEntry             = wire.DirEntry
 	MdContent            = wire.MdContent
+	UnusedAsset          = wire.UnusedAsset
+	AssetSearchResult    = wire.AssetSearchResult
 )
 
 // The request types below are the client's own: the embedded kernel reads

@@ -215,6 +215,13 @@ var checks = []check{
 	{"search_finds_unique_word_after_flush", checkSearch},
 	// files, assets, export
 	{"asset_upload_roundtrip", checkAssetUpload},
+	{"asset_upload_names_and_folders", checkAssetUploadNames},
+	{"asset_upload_reuses_data_assets_bytes", checkAssetUploadReuse},
+	{"asset_doc_assets_and_images", checkDocAssets},
+	{"asset_rename_rewrites_links", checkRenameAsset},
+	{"asset_ocr_text_without_engine", checkOCRText},
+	{"asset_search_by_name", checkSearchAsset},
+	{"asset_unused_list_and_remove", checkUnusedAssets},
 	{"file_put_get_readdir_remove", checkPutFile},
 	{"file_put_dir", checkPutDir},
 	{"file_get_missing_is_api_error", checkGetFileMissing},

@@ -274,3 +274,23 @@ type MdContent struct {
 	HPath   string `json:"hPath"`
 	Content string `json:"content"`
 }
+
+// UnusedAsset is the kernel's model.UnusedItem, one entry of
+// /api/asset/getUnusedAssets: Item is the asset's path relative to data/
+// ("assets/<name>" or "<notebook>/assets/<name>"; a folder without trailing
+// slash), Name its last segment. (The kernel's blockIDs, omitted when empty,
+// is only filled for missing assets.)
+type UnusedAsset struct {
+	Item string `json:"item"`
+	Name string `json:"name"`
+}
+
+// AssetSearchResult is the kernel's cache.Asset, one entry of
+// /api/search/searchAsset: an asset under data/assets. HName is the file
+// name without its id, with <mark> highlights; Path is "assets/…"; Updated
+// is the modification time in Unix seconds.
+type AssetSearchResult struct {
+	HName   string `json:"hName"`
+	Path    string `json:"path"`
+	Updated int64  `json:"updated"`
+}
