@@ -94,9 +94,9 @@ func isSubPath(dir, p string) bool {
 	return r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
-// fileNameFilter is SiYuan's FilterUploadFileName: the name assets and new
-// files get, with path, shell and Markdown specials removed.
-func fileNameFilter(name string) string {
+// fileNameOnlyFilter is SiYuan's FilterFileName: path and shell specials
+// become "_", invisible characters go, blanks and a final "." are trimmed.
+func fileNameOnlyFilter(name string) string {
 	name = strings.NewReplacer(`\`, "_", "/", "_", ":", "_", "*", "_", "?", "_", `"`, "_", "'", "_",
 		"<", "_", ">", "_", "|", "_").Replace(name)
 	name = strings.ReplaceAll(name, "\u00a0", " ")
@@ -111,7 +111,13 @@ func fileNameFilter(name string) string {
 		}
 		return r
 	}, name)
-	name = strings.TrimSuffix(strings.TrimSpace(name), ".")
+	return strings.TrimSuffix(strings.TrimSpace(name), ".")
+}
+
+// fileNameFilter is SiYuan's FilterUploadFileName: the name assets and new
+// files get, with path, shell and Markdown specials removed.
+func fileNameFilter(name string) string {
+	name = fileNameOnlyFilter(name)
 	name = strings.NewReplacer("~", "", "[", "", "]", "", "(", "", ")", "", "!", "", "`", "", "&", "",
 		"{", "", "}", "", "=", "", "#", "", "%", "", "$", "", ";", "").Replace(name)
 	return truncateFileName(name)

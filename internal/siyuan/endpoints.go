@@ -102,10 +102,7 @@ func kindOf(endpoint string) CallKind {
 		// getImageOCRText is routed as an admin write but only reads the
 		// in-memory OCR table (ocr, which runs an OCR engine, is another endpoint).
 		epGetImageOCRText,
-		epSearchTemplate,
-		// renderSprig renders a Go template with sprig and SiYuan's read-only
-		// query functions: it changes nothing.
-		epRenderSprig:
+		epSearchTemplate:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -116,9 +113,10 @@ func kindOf(endpoint string) CallKind {
 		epUploadAsset, epPutFile, epRemoveFile,
 		epRenameAsset, epRemoveUnusedAsset, epRemoveUnusedAssets,
 		epRemoveTemplate, epDocSaveAsTemplate,
-		// render (without preview) saves a copy of each database the
-		// template holds; RenderTemplate reclassifies a preview as a read.
-		epRenderTemplate,
+		// Templates may run any single SQL statement on the kernel's index
+		// through querySQL, which is not read-only, and render (without
+		// preview) saves a copy of each database the template holds.
+		epRenderTemplate, epRenderSprig,
 		// exportResources writes a zip into temp/export: an external side effect.
 		epExportResources,
 		// Notifications are shown to the user; repeating one is visible.

@@ -32,6 +32,8 @@ type (
 	MdContent            = wire.MdContent
 	UnusedAsset          = wire.UnusedAsset
 	AssetSearchResult    = wire.AssetSearchResult
+	TemplateSearchResult = wire.TemplateSearchResult
+	RenderedTemplate     = wire.RenderedTemplate
 )
 
 // The request types below are the client's own: the embedded kernel reads

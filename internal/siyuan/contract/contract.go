@@ -239,6 +239,12 @@ var checks = []check{
 	{"storage_remove", checkStorageRemove},
 	{"storage_path_resolution", checkStoragePathTricks},
 	{"storage_argument_errors", checkStorageArgErrors},
+	// templates (data/templates/sisyphus-contract-<tag>…)
+	{"template_search", checkTemplateSearch},
+	{"template_render_file_to_dom", checkTemplateRender},
+	{"template_render_sprig", checkTemplateRenderSprig},
+	{"template_doc_save_as", checkDocSaveAsTemplate},
+	{"template_remove", checkRemoveTemplate},
 	{"export_resources_zip", checkExportResources},
 	{"export_md_content", checkExportMd},
 }

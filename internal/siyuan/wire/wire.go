@@ -294,3 +294,28 @@ type AssetSearchResult struct {
 	Path    string `json:"path"`
 	Updated int64  `json:"updated"`
 }
+
+// TemplateSearch is /api/search/searchTemplate (a map in the kernel): the
+// keyword as sent and the templates found.
+type TemplateSearch struct {
+	K         string                 `json:"k"`
+	Templates []TemplateSearchResult `json:"templates"`
+}
+
+// TemplateSearchResult is the kernel's model.TemplateSearchResult. Path is
+// the template's absolute path on the kernel's machine (what
+// /api/template/render and /api/search/removeTemplate take), RelativePath
+// its path under data/templates/, Content the name shown (without .md,
+// "/<group>/<name>" for a template in a folder) with <mark> highlights.
+type TemplateSearchResult struct {
+	Path         string `json:"path"`
+	RelativePath string `json:"relativePath"`
+	Content      string `json:"content"`
+}
+
+// RenderedTemplate is /api/template/render (a map in the kernel): the
+// template's path as sent and its rendering as block DOM.
+type RenderedTemplate struct {
+	Content string `json:"content"`
+	Path    string `json:"path"`
+}
