@@ -247,6 +247,9 @@ var checks = []check{
 	{"template_remove", checkRemoveTemplate},
 	{"export_resources_zip", checkExportResources},
 	{"export_md_content", checkExportMd},
+	{"export_md_content_asset_links", checkExportMdAssets},
+	{"export_resources_zip_of_files_and_folders", checkExportResourcesZip},
+	{"storage_templates_and_assets", checkStorageTemplatesAssets},
 }
 
 // ---------------------------------------------------------------- helpers
