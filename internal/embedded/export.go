@@ -69,7 +69,7 @@ func (k *Kernel) exportResources(ctx context.Context, a args) (any, error) {
 		top := base + "/" + filepath.Base(abs)
 		info, err := os.Lstat(abs)
 		if err != nil {
-			return nil, exportErr("export failed: resource [%s] does not exist", p)
+			return nil, exportErr("Export failed: %s", err.Error())
 		}
 		if info.Mode()&os.ModeSymlink != 0 {
 			return nil, exportErr("export failed: exporting symbolic links is not supported")

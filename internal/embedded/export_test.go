@@ -60,7 +60,7 @@ func TestExportResources(t *testing.T) {
 		{name: "unsafe name", body: map[string]any{"paths": []string{"data/storage/single.md"}, "name": "../x"},
 			pathRe: regexp.MustCompile(`^temp/export/[0-9a-f]{32}-x\.zip$`), entries: []string{"x/single.md"}},
 		{name: "no paths", body: map[string]any{}, code: 1, msg: "[paths] is required"},
-		{name: "missing resource", body: map[string]any{"paths": []string{"data/storage/nope"}}, code: 1, msg: "does not exist"},
+		{name: "missing resource", body: map[string]any{"paths": []string{"data/storage/nope"}}, code: 1, msg: "no such file or directory"},
 		{name: "outside", body: map[string]any{"paths": []string{"../../etc/passwd"}}, code: 1, msg: "is not in workspace"},
 		{name: "workspace root", body: map[string]any{"paths": []string{"/"}}, code: 1, msg: "is not in workspace"},
 	}

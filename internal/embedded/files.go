@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -93,9 +94,9 @@ func isSubPath(dir, p string) bool {
 	return r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
-// fileNameFilter is SiYuan's FilterUploadFileName: the name assets and new
-// files get, with path, shell and Markdown specials removed.
-func fileNameFilter(name string) string {
+// fileNameOnlyFilter is SiYuan's FilterFileName: path and shell specials
+// become "_", invisible characters go, blanks and a final "." are trimmed.
+func fileNameOnlyFilter(name string) string {
 	name = strings.NewReplacer(`\`, "_", "/", "_", ":", "_", "*", "_", "?", "_", `"`, "_", "'", "_",
 		"<", "_", ">", "_", "|", "_").Replace(name)
 	name = strings.ReplaceAll(name, "\u00a0", " ")
@@ -110,7 +111,13 @@ func fileNameFilter(name string) string {
 		}
 		return r
 	}, name)
-	name = strings.TrimSuffix(strings.TrimSpace(name), ".")
+	return strings.TrimSuffix(strings.TrimSpace(name), ".")
+}
+
+// fileNameFilter is SiYuan's FilterUploadFileName: the name assets and new
+// files get, with path, shell and Markdown specials removed.
+func fileNameFilter(name string) string {
+	name = fileNameOnlyFilter(name)
 	name = strings.NewReplacer("~", "", "[", "", "]", "", "(", "", ")", "", "!", "", "`", "", "&", "",
 		"{", "", "}", "", "=", "", "#", "", "%", "", "$", "", ";", "").Replace(name)
 	return truncateFileName(name)
@@ -574,54 +581,71 @@ func assetName(name, newID string) string {
 	}
 }
 
-// existingAsset finds an asset in dir with the given content hash whose name
-// without its id is fName (case-insensitively): SiYuan's upload dedup.
-func existingAsset(dir, fName string, size int64, hash string) string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+// assetHashes is SiYuan's asset hash cache: content hash → "assets/…"
+// path, filled by uploads into data/assets (SiYuan's cache refuses other
+// paths) and consulted by every upload, whatever its target folder. SiYuan
+// also finds hashes of assets documents link in its SQL assets table; this
+// kernel only remembers its own uploads since it started.
+type assetHashes struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (h *assetHashes) get(dataDir, hash string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.m[hash]
+	if !ok {
 		return ""
 	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.EqualFold(assetRemoveID(e.Name()), fName) {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || info.Size() != size {
-			continue
-		}
-		f, err := os.Open(filepath.Join(dir, e.Name()))
-		if err != nil {
-			continue
-		}
-		h := sha256.New()
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err == nil && hex.EncodeToString(h.Sum(nil)) == hash {
-			return e.Name()
-		}
+	if _, err := os.Stat(filepath.Join(dataDir, filepath.FromSlash(p))); err != nil {
+		delete(h.m, hash)
+		return ""
 	}
-	return ""
+	return p
+}
+
+func (h *assetHashes) set(hash, p string) {
+	if !strings.HasPrefix(p, "assets/") {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[string]string{}
+	}
+	h.m[hash] = p
 }
 
 // uploadAsset is /api/asset/upload: files in file[] go to assetsDirPath
-// (relative to data/, default /assets/) as <base>-<NodeID><ext>; the same
-// bytes under the same name answer the existing path.
+// (relative to data/, default /assets/; id picks the block's document's
+// assets folder) as <base>-<NodeID><ext>, the extension lower-cased. A
+// non-empty file whose bytes an earlier upload into data/assets had, under
+// the same name without id (case-insensitively), answers that earlier
+// "assets/…" path instead, even when assetsDirPath points elsewhere;
+// uploads into other folders are never reused. skipIfDuplicated answers the
+// first file of the folder matching <base>*<ext> and stops there.
 func (k *Kernel) uploadAsset(w http.ResponseWriter, r *http.Request) {
+	fail := func(msg string) {
+		writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: msg})
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" {
+		io.Copy(io.Discard, io.LimitReader(r.Body, maxJSONBody))
+		fail(http.ErrNotMultipart.Error())
+		return
+	}
 	form, err := k.readUploadForm(w, r)
 	if err != nil {
 		formError(w, err)
 		return
 	}
 	defer form.cleanup()
-	fail := func(msg string) {
-		writeEnvelope(w, http.StatusOK, wire.Result{Code: -1, Msg: msg})
-	}
 	assetsDir := filepath.Join(k.dataDir, "assets")
 	relDir := "assets"
 	if id, ok := form.value("id"); ok {
 		loc, found := k.lookup(id)
 		if !found {
-			fail("block not found")
+			fail("Failed to insert asset file, please reopen the document")
 			return
 		}
 		assetsDir = k.docAssetsDir(loc.Box, loc.Path)
@@ -630,7 +654,7 @@ func (k *Kernel) uploadAsset(w http.ResponseWriter, r *http.Request) {
 		relDir = v
 		assetsDir = filepath.Join(k.dataDir, filepath.FromSlash(v))
 		if _, err := k.workspacePath(strings.TrimPrefix(assetsDir, k.dir)); err != nil || !isSubPath(k.dir, assetsDir) {
-			fail("Path [" + v + "] is not in workspace")
+			fail("Path [" + assetsDir + "] is not in workspace")
 			return
 		}
 	}
@@ -652,19 +676,24 @@ func (k *Kernel) uploadAsset(w http.ResponseWriter, r *http.Request) {
 			lastID = ""
 		}
 		fName := fileNameFilter(baseName)
-		ext := path.Ext(fName)
+		ext := filepath.Ext(fName)
 		fName = strings.TrimSuffix(fName, ext) + strings.ToLower(ext)
+		ext = strings.ToLower(ext)
 		if part.size > 0 {
-			if existing := existingAsset(assetsDir, fName, part.size, part.hash); existing != "" {
-				succMap[baseName] = strings.TrimPrefix(path.Join(relDir, existing), "/")
+			if existing := k.assetHashes.get(k.dataDir, part.hash); existing != "" &&
+				strings.EqualFold(fName, assetRemoveID(path.Base(existing))) {
+				succMap[baseName] = existing
 				continue
 			}
 		}
 		if skipIfDuplicated {
-			pattern := filepath.Join(assetsDir, globEscape(strings.TrimSuffix(fName, ext))+"*"+globEscape(strings.ToLower(ext)))
+			pattern := filepath.Join(assetsDir, globEscape(strings.TrimSuffix(fName, ext))) + "*" + globEscape(ext)
+			if patternID := assetLastID(fName); lastID != "" && lastID != patternID {
+				pattern = filepath.Join(assetsDir, "*"+lastID+globEscape(ext))
+			}
 			if matches, _ := filepath.Glob(pattern); len(matches) > 0 {
 				succMap[baseName] = strings.TrimPrefix(path.Join(relDir, filepath.Base(matches[0])), "/")
-				continue
+				break
 			}
 		}
 		if lastID == "" {
@@ -677,7 +706,11 @@ func (k *Kernel) uploadAsset(w http.ResponseWriter, r *http.Request) {
 			msg = err.Error()
 			break
 		}
-		succMap[baseName] = strings.TrimPrefix(path.Join(relDir, fName), "/")
+		p := strings.TrimPrefix(path.Join(relDir, fName), "/")
+		succMap[baseName] = p
+		if part.size > 0 {
+			k.assetHashes.set(part.hash, p)
+		}
 	}
 	writeEnvelope(w, http.StatusOK, wire.Result{Code: 0, Msg: msg, Data: map[string]any{"errFiles": errFiles, "succMap": succMap}})
 }

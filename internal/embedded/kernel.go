@@ -63,6 +63,11 @@ type Kernel struct {
 	// title until then, and so does this kernel. Guarded by mu.
 	staleTitles map[string]string
 
+	// ocr is the OCR text table, loaded at Open.
+	ocr *ocrTexts
+	// assetHashes remembers uploads into data/assets, for upload's reuse.
+	assetHashes assetHashes
+
 	msgMu sync.Mutex
 	msgs  []Message
 }
@@ -95,6 +100,7 @@ func Open(ctx context.Context, o Options) (*Kernel, error) {
 		blocks: map[string]blockLoc{}, rootBlocks: map[string][]string{}, docs: map[string]*docEntry{},
 	}
 	k.faults.Set(o.Faults...)
+	k.ocr = loadOCRTexts(k.dataDir)
 	fresh, err := k.prepareDirs()
 	if err != nil {
 		return nil, err

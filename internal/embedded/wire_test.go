@@ -37,6 +37,15 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 	}
 	e.ok("/api/notebook/createNotebook", map[string]any{"name": "Wire"}, &nb)
 	e.flush()
+	// A template, for searchTemplate and render.
+	tpl := filepath.Join(e.k.Dir(), "data", "templates", "wire.md")
+	if err := os.WriteFile(tpl, []byte("# .action{.title}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An unused asset in data/assets, for getUnusedAssets and searchAsset.
+	if err := os.WriteFile(filepath.Join(e.k.Dir(), "data", "assets", "wire-20200101000000-abcdefg.txt"), []byte("w"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	type lsNotebooks struct {
 		Notebooks     []siyuan.Notebook `json:"notebooks"`
@@ -66,6 +75,10 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 		{"/api/search/fullTextSearchBlock", map[string]any{"query": "wire", "groupBy": 1}, new(siyuan.FullTextSearchResult)},
 		{"/api/file/readDir", map[string]any{"path": "/data/" + box}, new([]siyuan.DirEntry)},
 		{"/api/export/exportMdContent", map[string]any{"id": doc}, new(siyuan.MdContent)},
+		{"/api/asset/getUnusedAssets", map[string]any{}, new([]siyuan.UnusedAsset)},
+		{"/api/search/searchAsset", map[string]any{"k": ""}, new([]siyuan.AssetSearchResult)},
+		{"/api/search/searchTemplate", map[string]any{"k": "wire"}, new(wire.TemplateSearch)},
+		{"/api/template/render", map[string]any{"id": doc, "path": tpl}, new(siyuan.RenderedTemplate)},
 		{"/api/block/insertBlock", map[string]any{"dataType": "markdown", "data": "ins", "previousID": blk}, txs},
 		{"/api/block/appendBlock", map[string]any{"dataType": "markdown", "data": "app", "parentID": doc}, txs},
 		{"/api/block/prependBlock", map[string]any{"dataType": "markdown", "data": "pre", "parentID": doc}, txs},
@@ -233,6 +246,7 @@ func wireType(name string) reflect.Type {
 		wire.DocList{}, wire.DocFile{}, wire.Transaction{}, wire.Operation{}, wire.BlockKramdown{}, wire.ChildBlock{},
 		wire.BlockDOM{}, wire.BlockInfo{}, wire.DocInfo{}, wire.AttrView{}, wire.FullTextSearchResult{},
 		wire.SearchBlock{}, wire.AssetUploadResult{}, wire.DirEntry{}, wire.MdContent{},
+		wire.UnusedAsset{}, wire.AssetSearchResult{}, wire.TemplateSearch{}, wire.TemplateSearchResult{}, wire.RenderedTemplate{},
 	} {
 		if typ := reflect.TypeOf(v); typ.Name() == name {
 			return typ

@@ -15,9 +15,20 @@ type pathArg struct {
 }
 
 // UploadAsset uploads files into the assets directory (multipart field
-// "file[]", streamed). It is a write: attempted once. Identical bytes under
-// the same name map to the existing asset. Files the kernel could not store
-// are listed in ErrFiles while the reply still has code 0: check it.
+// "file[]", streamed). It is a write: attempted once. AssetsDirPath is any
+// folder under data/ (made when missing; outside the workspace is code -1
+// "Path [<absolute folder>] is not in workspace"); ID, for a block the
+// kernel does not know, is code -1 "Failed to insert asset file, please
+// reopen the document". Each file is stored as "<name>-<new id><ext>" (an
+// id the name ends with is kept, the extension lower-cased, the name
+// filtered as an upload name) and SuccMap maps each name as sent (one key
+// for a name sent twice) to "<folder>/<stored name>". Identical non-empty
+// bytes under the same name (case-insensitively, without id) are not
+// stored again only when the first copy went to data/assets: SiYuan's hash
+// cache keeps only those, and then answers that "assets/…" path even for
+// another AssetsDirPath; uploads into a notebook's assets folder are
+// stored anew every time. Files the kernel could not store are listed in
+// ErrFiles while the reply still has code 0: check it.
 func (c *Client) UploadAsset(ctx context.Context, req AssetUploadRequest) (AssetUploadResult, error) {
 	var res AssetUploadResult
 	if len(req.Files) == 0 {

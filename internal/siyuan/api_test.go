@@ -379,12 +379,14 @@ func TestKindOfClassification(t *testing.T) {
 	reads := []string{epVersion, epBootProgress, epCurrentTime, epLsNotebooks, epGetNotebookConf, epGetHPathByID,
 		epGetPathByID, epGetIDsByHPath, epListDocsByPath, epGetBlockKramdown, epGetBlockKramdowns, epGetChildBlocks,
 		epGetBlockDOM, epGetBlockDOMs, epGetBlockInfo, epGetDocInfo, epCheckBlockExist, epGetBlockAttrs,
-		epBatchGetBlockAttrs, epQuerySQL, epFlushTransaction, epFullTextSearchBlock, epGetFile, epReadDir, epExportMdContent}
+		epBatchGetBlockAttrs, epQuerySQL, epFlushTransaction, epFullTextSearchBlock, epGetFile, epReadDir, epExportMdContent,
+		epGetUnusedAssets, epGetDocAssets, epGetDocImageAssets, epGetImageOCRText, epSearchAsset, epSearchTemplate}
 	writes := []string{epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook, epRemoveNotebook,
 		epSetNotebookConf, epSetNotebookIcon, epCreateDocWithMd, epRenameDocByID, epRemoveDocByID, epMoveDocsByID,
 		epChangeSort, epInsertBlock, epPrependBlock, epAppendBlock, epUpdateBlock, epDeleteBlock, epMoveBlock,
 		epFoldBlock, epUnfoldBlock, epSetBlockAttrs, epUploadAsset, epPutFile, epRemoveFile, epExportResources,
-		epPushMsg, epPushErrMsg, epTransactions, "/api/not/listed"}
+		epPushMsg, epPushErrMsg, epTransactions, epRenameAsset, epRemoveUnusedAsset, epRemoveUnusedAssets,
+		epRemoveTemplate, epDocSaveAsTemplate, epRenderTemplate, epRenderSprig, "/api/not/listed"}
 	for _, ep := range reads {
 		if kindOf(ep) != Read {
 			t.Errorf("%s should be a read", ep)

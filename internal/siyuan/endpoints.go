@@ -59,6 +59,21 @@ const (
 	epExportResources = "/api/export/exportResources"
 	epExportMdContent = "/api/export/exportMdContent"
 
+	epRenameAsset        = "/api/asset/renameAsset"
+	epRemoveUnusedAsset  = "/api/asset/removeUnusedAsset"
+	epRemoveUnusedAssets = "/api/asset/removeUnusedAssets"
+	epGetUnusedAssets    = "/api/asset/getUnusedAssets"
+	epGetDocAssets       = "/api/asset/getDocAssets"
+	epGetDocImageAssets  = "/api/asset/getDocImageAssets"
+	epGetImageOCRText    = "/api/asset/getImageOCRText"
+	epSearchAsset        = "/api/search/searchAsset"
+
+	epSearchTemplate    = "/api/search/searchTemplate"
+	epRemoveTemplate    = "/api/search/removeTemplate"
+	epRenderTemplate    = "/api/template/render"
+	epRenderSprig       = "/api/template/renderSprig"
+	epDocSaveAsTemplate = "/api/template/docSaveAsTemplate"
+
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
@@ -82,7 +97,12 @@ func kindOf(endpoint string) CallKind {
 		epFlushTransaction,
 		// Method 2 (raw SQL) is reclassified as a write by the method.
 		epFullTextSearchBlock,
-		epGetFile, epReadDir, epExportMdContent:
+		epGetFile, epReadDir, epExportMdContent,
+		epGetUnusedAssets, epGetDocAssets, epGetDocImageAssets, epSearchAsset,
+		// getImageOCRText is routed as an admin write but only reads the
+		// in-memory OCR table (ocr, which runs an OCR engine, is another endpoint).
+		epGetImageOCRText,
+		epSearchTemplate:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -91,6 +111,12 @@ func kindOf(endpoint string) CallKind {
 		epMoveBlock, epFoldBlock, epUnfoldBlock,
 		epSetBlockAttrs,
 		epUploadAsset, epPutFile, epRemoveFile,
+		epRenameAsset, epRemoveUnusedAsset, epRemoveUnusedAssets,
+		epRemoveTemplate, epDocSaveAsTemplate,
+		// Templates may run any single SQL statement on the kernel's index
+		// through querySQL, which is not read-only, and render (without
+		// preview) saves a copy of each database the template holds.
+		epRenderTemplate, epRenderSprig,
 		// exportResources writes a zip into temp/export: an external side effect.
 		epExportResources,
 		// Notifications are shown to the user; repeating one is visible.

@@ -38,9 +38,16 @@ func (e *APIError) Error() string {
 // stays the [*APIError] with the kernel's code and message.
 var ErrFileNotFound = errors.New("siyuan: workspace path does not exist")
 
-// Is reports whether target is [ErrFileNotFound] and e is the file API's 404.
+// Is reports whether target is [ErrFileNotFound] and e is the file API's
+// 404, or [ErrTemplateExists] and e is docSaveAsTemplate's code 1.
 func (e *APIError) Is(target error) bool {
-	return target == ErrFileNotFound && e.Code == http.StatusNotFound && isFileEndpoint(e.Endpoint)
+	switch target {
+	case ErrFileNotFound:
+		return e.Code == http.StatusNotFound && isFileEndpoint(e.Endpoint)
+	case ErrTemplateExists:
+		return e.Code == 1 && e.Endpoint == epDocSaveAsTemplate
+	}
+	return false
 }
 
 // isFileEndpoint is the workspace file API, whose code 404 means "no such path".

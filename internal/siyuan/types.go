@@ -30,6 +30,10 @@ type (
 	AssetUploadResult    = wire.AssetUploadResult
 	DirEntry             = wire.DirEntry
 	MdContent            = wire.MdContent
+	UnusedAsset          = wire.UnusedAsset
+	AssetSearchResult    = wire.AssetSearchResult
+	TemplateSearchResult = wire.TemplateSearchResult
+	RenderedTemplate     = wire.RenderedTemplate
 )
 
 // The request types below are the client's own: the embedded kernel reads

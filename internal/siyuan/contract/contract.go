@@ -215,6 +215,13 @@ var checks = []check{
 	{"search_finds_unique_word_after_flush", checkSearch},
 	// files, assets, export
 	{"asset_upload_roundtrip", checkAssetUpload},
+	{"asset_upload_names_and_folders", checkAssetUploadNames},
+	{"asset_upload_reuses_data_assets_bytes", checkAssetUploadReuse},
+	{"asset_doc_assets_and_images", checkDocAssets},
+	{"asset_rename_rewrites_links", checkRenameAsset},
+	{"asset_ocr_text_without_engine", checkOCRText},
+	{"asset_search_by_name", checkSearchAsset},
+	{"asset_unused_list_and_remove", checkUnusedAssets},
 	{"file_put_get_readdir_remove", checkPutFile},
 	{"file_put_dir", checkPutDir},
 	{"file_get_missing_is_api_error", checkGetFileMissing},
@@ -232,8 +239,17 @@ var checks = []check{
 	{"storage_remove", checkStorageRemove},
 	{"storage_path_resolution", checkStoragePathTricks},
 	{"storage_argument_errors", checkStorageArgErrors},
+	// templates (data/templates/sisyphus-contract-<tag>…)
+	{"template_search", checkTemplateSearch},
+	{"template_render_file_to_dom", checkTemplateRender},
+	{"template_render_sprig", checkTemplateRenderSprig},
+	{"template_doc_save_as", checkDocSaveAsTemplate},
+	{"template_remove", checkRemoveTemplate},
 	{"export_resources_zip", checkExportResources},
 	{"export_md_content", checkExportMd},
+	{"export_md_content_asset_links", checkExportMdAssets},
+	{"export_resources_zip_of_files_and_folders", checkExportResourcesZip},
+	{"storage_templates_and_assets", checkStorageTemplatesAssets},
 }
 
 // ---------------------------------------------------------------- helpers

@@ -274,3 +274,48 @@ type MdContent struct {
 	HPath   string `json:"hPath"`
 	Content string `json:"content"`
 }
+
+// UnusedAsset is the kernel's model.UnusedItem, one entry of
+// /api/asset/getUnusedAssets: Item is the asset's path relative to data/
+// ("assets/<name>" or "<notebook>/assets/<name>"; a folder without trailing
+// slash), Name its last segment. (The kernel's blockIDs, omitted when empty,
+// is only filled for missing assets.)
+type UnusedAsset struct {
+	Item string `json:"item"`
+	Name string `json:"name"`
+}
+
+// AssetSearchResult is the kernel's cache.Asset, one entry of
+// /api/search/searchAsset: an asset under data/assets. HName is the file
+// name without its id, with <mark> highlights; Path is "assets/…"; Updated
+// is the modification time in Unix seconds.
+type AssetSearchResult struct {
+	HName   string `json:"hName"`
+	Path    string `json:"path"`
+	Updated int64  `json:"updated"`
+}
+
+// TemplateSearch is /api/search/searchTemplate (a map in the kernel): the
+// keyword as sent and the templates found.
+type TemplateSearch struct {
+	K         string                 `json:"k"`
+	Templates []TemplateSearchResult `json:"templates"`
+}
+
+// TemplateSearchResult is the kernel's model.TemplateSearchResult. Path is
+// the template's absolute path on the kernel's machine (what
+// /api/template/render and /api/search/removeTemplate take), RelativePath
+// its path under data/templates/, Content the name shown (without .md,
+// "/<group>/<name>" for a template in a folder) with <mark> highlights.
+type TemplateSearchResult struct {
+	Path         string `json:"path"`
+	RelativePath string `json:"relativePath"`
+	Content      string `json:"content"`
+}
+
+// RenderedTemplate is /api/template/render (a map in the kernel): the
+// template's path as sent and its rendering as block DOM.
+type RenderedTemplate struct {
+	Content string `json:"content"`
+	Path    string `json:"path"`
+}
