@@ -275,3 +275,64 @@ func TestLookupReplyShape(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// FuzzLookupBody: a lookup never creates a snapshot, and finds one only for
+// the exact name, digest and size the store hashed.
+func FuzzLookupBody(f *testing.F) {
+	f.Add(`{"fileName":"a.png","sha256":"` + hexSum([]byte("x")) + `","size":1}`)
+	f.Add(`{"fileName":"a.png","sha256":"` + strings.ToUpper(hexSum([]byte("x"))) + `","size":1}`)
+	f.Add(`{"fileName":"b.png","sha256":"` + hexSum([]byte("x")) + `","size":1}`)
+	f.Add(`{"fileName":"a.png","sha256":"` + hexSum([]byte("y")) + `","size":1.5}`)
+	f.Add(`{"fileName":"a.png","sha256":null,"size":-1}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		s := NewStore(Config{})
+		held, _ := s.Stage(context.Background(), "a.png", strings.NewReader("x"), 1)
+		req := httptest.NewRequest(http.MethodPost, LookupPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.ServeLookup(w, req)
+		var m map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &m); err != nil {
+			t.Fatalf("answer %d is not JSON: %q", w.Code, w.Body.String())
+		}
+		if s.Stats().Entries != 1 {
+			t.Fatal("a lookup changed the store")
+		}
+		if m["found"] == true {
+			var in lookupRequest
+			json.Unmarshal([]byte(body), &in)
+			if m["uploadSource"] != held.UploadSource || in.FileName != "a.png" || in.Size != 1 || !strings.EqualFold(in.SHA256, held.SHA256) {
+				t.Fatalf("found %v for %q", m, body)
+			}
+		}
+	})
+}
+
+// FuzzJSONUploadScan: where the fast reading of a JSON upload accepts a
+// body, encoding/json reads it alike (name, bytes, or a base64 error).
+func FuzzJSONUploadScan(f *testing.F) {
+	for _, s := range []string{
+		`{"fileName":"a.png","dataBase64":"eA=="}`,
+		` { "dataBase64" : "eHk=" , "fileName" : "a\u00e9\n.png" } `,
+		`{"fileName":"a","dataBase64":"e$A="}`,
+		`{"fileName":"a","dataBase64":"eA"}`,
+		`{"fileName":"a","dataBase64":""}`,
+		`{"fileName":"\ud800","dataBase64":"eA=="}`,
+		`{"fileName":"a","dataBase64":"eA==","fileName":"b"}`,
+		`{"fileName":"a","FileName":"b","dataBase64":"eA=="}`,
+		`{"fileName":"a","dataBase64":"eA=="}x`,
+		"{\"fileName\":\"a\xff\",\"dataBase64\":\"eA==\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if _, _, ok := scanJSONUpload(body); !ok {
+			return
+		}
+		name, data, err := parseJSONUpload(body)
+		name2, data2, err2 := decodeJSONUpload(body)
+		if (err == nil) != (err2 == nil) || name != name2 || !bytes.Equal(data, data2) {
+			t.Fatalf("fast %q %q %v; encoding/json %q %q %v", name, data, err, name2, data2, err2)
+		}
+	})
+}
