@@ -114,7 +114,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	kernel := f.kf.identity()
 	posts := &postTracker{}
 	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance,
-		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc, Settings: svc.SettingsPage()})),
+		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc, Settings: svc.SettingsPage(), Staging: svc.Staging})),
 		ReadHeaderTimeout: 10 * time.Second}
 	go svc.WatchConfig(ctx, configPoll)
 	errc := make(chan error, 1)

@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"internal/admission": 1,
 	"internal/mcp":       1,
 	"internal/embedded":  1,
+	"internal/transfer":  1,
 
 	"internal/tools":            2,
 	"internal/siyuan/contract":  2,
@@ -69,6 +70,8 @@ var rules = []struct {
 	{"internal/failure", func(string) bool { return false }, "the error vocabulary imports nothing of the project, so every layer can use it"},
 	{"internal/embedded", func(imp string) bool { return imp == "internal/siyuan/wire" },
 		"the embedded kernel shares only the wire types with the client"},
+	{"internal/transfer", func(imp string) bool { return imp == "internal/failure" },
+		"transfer knows only the error vocabulary: the authority, a front's kernel client and the tools reach it through its interfaces"},
 }
 
 // onlyFrom lists packages that only the packages named (and tests) may

@@ -15,6 +15,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/settingsui"
+	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
 // PluginPrefix is the route prefix of the upstream plugin; clients written
@@ -54,10 +55,15 @@ type RoutesConfig struct {
 	// Settings serves the settings page at /settings (nil: no such route,
 	// as on a front). See Service.SettingsPage.
 	Settings settingsui.Backend
-	Logger   *slog.Logger
+	// Staging serves /transfer/upload and /transfer/lookup, and the staging
+	// counts of /health (nil on a front: the routes answer 404
+	// not_authority). See Service.Staging.
+	Staging *transfer.Store
+	Logger  *slog.Logger
 }
 
-// Routes serves /mcp, /tasks, /health, /config and /settings, also under
+// Routes serves /mcp, /tasks, /health, /config, /settings,
+// /transfer/upload and /transfer/lookup, also under
 // PluginPrefix, each behind the bearer token (the settings page signs in
 // with it once and then holds a session). One token is one authentication context
 // (principal "bearer"): task control answers only the context that started
@@ -86,6 +92,7 @@ func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
 		mux.HandleFunc(prefix+"/health", rt.health)
 		mux.HandleFunc(prefix+"/config", rt.config)
 	}
+	rt.stagingRoutes(mux, prefixes)
 	if cfg.Settings != nil {
 		settingsRoutes(mux, prefixes, cfg, auth)
 	}
@@ -219,7 +226,9 @@ type Health struct {
 	Strict        bool   `json:"strict"`
 	UptimeSeconds int64  `json:"uptimeSeconds"`
 	admission.Stats
-	MCP struct {
+	// Staging is the authority's upload staging (absent on a front).
+	Staging *transfer.Stats `json:"staging,omitempty"`
+	MCP     struct {
 		Sessions      int `json:"sessions"`
 		Streams       int `json:"streams"`
 		Subscriptions int `json:"subscriptions"`
@@ -238,6 +247,10 @@ func (rt *routes) health(w http.ResponseWriter, r *http.Request) {
 	}
 	h := Health{Status: "ok", Role: rt.cfg.Role, Version: rt.cfg.Version, Strict: rt.cfg.Strict,
 		UptimeSeconds: int64(time.Since(rt.start).Seconds()), Stats: rt.cfg.Admission.Stats()}
+	if rt.cfg.Staging != nil {
+		st := rt.cfg.Staging.Stats()
+		h.Staging = &st
+	}
 	ms := rt.srv.Stats()
 	h.MCP.Sessions, h.MCP.Streams, h.MCP.Subscriptions = ms.Sessions, ms.Streams, ms.Subscriptions
 	if h.Draining {

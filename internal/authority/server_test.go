@@ -55,7 +55,7 @@ func newAuthorityWith(t *testing.T, prepare func(c *siyuan.Client, cfg *ServiceC
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission, Config: svc}))
+	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission, Config: svc, Staging: svc.Staging}))
 	t.Cleanup(hs.Close)
 	return hs.URL, c, svc
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/catalog"
+	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
 // Service is one process's tool service: every tool over a kernel client,
@@ -32,6 +33,16 @@ type Service struct {
 	MaxMessageBytes int
 	// Settings reads and writes the configuration the calls run under.
 	Settings *settings.Store
+
+	// Staging is the authority's upload staging store (nil on a front):
+	// routes serve /transfer/* from it, upload_asset reads the bytes it
+	// verified (Staging.Resolve).
+	Staging *transfer.Store
+	// Stager and Downloader are a front's (nil on the authority): they
+	// stage the person's local files at the authority and save its exports
+	// on the person's disk through this front's kernel client.
+	Stager     *transfer.Stager
+	Downloader *transfer.Downloader
 
 	// coord is the authority's coordinator (nil on a front), for the
 	// settings page's view of the ledger and the alias pool.
@@ -54,6 +65,9 @@ type ServiceConfig struct {
 	MaxTemplateBytes int
 	// ConfirmTimeout bounds a confirmation (0: DefaultConfirmTimeout).
 	ConfirmTimeout time.Duration
+	// Staging configures the authority's staging store (zero: the
+	// specification's limits).
+	Staging transfer.Config
 }
 
 // maxMessage is the largest MCP message a service takes: a write at its cap
@@ -98,6 +112,12 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout}
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
 		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator}
+	if cfg.Coordinator != nil {
+		svc.Staging = transfer.NewStore(cfg.Staging)
+	} else {
+		svc.Stager = &transfer.Stager{Authority: cfg.Delegator, MaxFileBytes: cfg.Staging.MaxFileBytes}
+		svc.Downloader = &transfer.Downloader{Kernel: cfg.Kernel, Authority: cfg.Delegator}
+	}
 	return svc, nil
 }
 

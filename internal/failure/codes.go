@@ -63,6 +63,19 @@ const (
 	ConfirmationInvalid   Code = "confirmation_invalid"
 )
 
+// Codes of file transfer: upload staging on the authority, downloads at a
+// front.
+const (
+	UploadSourceUnknown Code = "upload_source_unknown"
+	UploadSourceExpired Code = "upload_source_expired"
+	StagingBusy         Code = "staging_busy"
+	StagingFull         Code = "staging_full"
+	FileTooLarge        Code = "file_too_large"
+	DownloadTooLarge    Code = "download_too_large"
+	DestinationExists   Code = "destination_exists"
+	TransferFailed      Code = "transfer_failed"
+)
+
 // Codes of the HTTP routes (answered as JSON bodies with an HTTP status,
 // not as tool results).
 const (
@@ -72,6 +85,7 @@ const (
 	InvalidRequest   Code = "invalid_request"
 	KernelMismatch   Code = "kernel_mismatch"
 	Misdirected      Code = "misdirected_request"
+	NotAuthority     Code = "not_authority"
 )
 
 // Surface says where a code is answered.
@@ -167,6 +181,22 @@ var Codes = []Entry{
 	{DelegationRefused, "The authority refused the delegated call before running a tool", "Check the arguments against {\"action\":\"help\"}", false, ToolResult},
 	{Delegated, "The authority answered an error without a code", "Inspect the target; run sisyphus health", false, ToolResult},
 	{Internal, "A bug in Sisyphus; nothing more is known", "Report it with the server's log; inspect the target if a write was attempted", false, ToolResult},
+	{UploadSourceUnknown, "The uploadSource names no staged file: it was never staged at this authority, or the authority restarted since (staging lives in memory only); nothing was written",
+		"Stage the file again (a front does it from localFilePath; a direct client POSTs /transfer/upload) and preflight again with the uploadSource it returns", false, ToolResult},
+	{UploadSourceExpired, "The staged file expired (staged bytes are kept 10 minutes from staging); nothing was written",
+		"Stage the file again and preflight again with the new uploadSource", false, ToolResult},
+	{StagingBusy, "Two stagings are already running at the authority (HTTP 429 from /transfer/upload); nothing was kept",
+		"Retry in a moment: staging has no side effect, and the same content and name get the same uploadSource", false, ToolResult},
+	{StagingFull, "The authority's staging store is full (32 MiB or 64 files, after expired ones are removed; HTTP 507); nothing was kept",
+		"Use the uploadSources already staged, or wait until staged files expire (at most 10 minutes), then stage again", false, ToolResult},
+	{FileTooLarge, "The file is larger than staging takes (10 MiB per file; HTTP 413 from /transfer/upload); nothing was kept or written",
+		"Make the file smaller, or add it through SiYuan itself; Sisyphus never uploads around the staging cap", false, ToolResult},
+	{DownloadTooLarge, "The download passed its limit (512 MiB per ZIP or per document extraction); the partial output was removed",
+		"Export less at once (fewer resources, a smaller document)", false, ToolResult},
+	{DestinationExists, "The local destination (a file or a directory) already exists; nothing was written",
+		"Name a destination that does not exist yet, or ask the person to move the existing one away", false, ToolResult},
+	{TransferFailed, "A file transfer failed, was cancelled or passed its per-file deadline (120 s); what it wrote locally was removed. An export the authority ran stays run",
+		"Check the connection and the paths, then call again if the transfer is still wanted", false, ToolResult},
 	{Unauthorized, "A valid bearer token is required (HTTP 401)", "Send Authorization: Bearer <token> (the token serve printed, or the state dir's token file)", false, HTTP},
 	{Forbidden, "The task belongs to another authentication context, or the browser origin is not allowed (HTTP 403)",
 		"Query tasks with the credentials that started them; call from an allowed origin", false, HTTP},
@@ -174,6 +204,8 @@ var Codes = []Entry{
 		"Call it as localhost or 127.0.0.1, or list the host in the server's allowed hosts", false, HTTP},
 	{MethodNotAllowed, "The route does not take this HTTP method (HTTP 405)", "Use the method the Allow header names", false, HTTP},
 	{InvalidRequest, "The request body or Content-Type does not fit the route (HTTP 400 or 415)", "Fix the request as the message says", false, HTTP},
+	{NotAuthority, "The route is served only by the write authority, and this server is a front (HTTP 404)",
+		"Send the request to the authority the front delegates to (its --authority URL, or the URL in the state dir's authority.json)", false, HTTP},
 	{KernelMismatch, "The authority coordinates another workspace than the caller reads (HTTP 409)", "Point the front at the authority of its own workspace", false, HTTP},
 }
 
