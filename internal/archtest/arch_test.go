@@ -42,6 +42,7 @@ var layers = map[string]int{
 	"internal/tools/block":    4,
 	"internal/tools/document": 4,
 	"internal/tools/fs":       4,
+	"internal/tools/file":     4,
 	"internal/tools/notebook": 4,
 	"internal/tools/search":   4,
 	"internal/tools/system":   4,

@@ -27,9 +27,10 @@ type Source struct {
 
 // Sources are the authority's upload sources.
 type Sources interface {
-	// Staged returns a staged source by its handle (false: unknown or
-	// expired).
-	Staged(handle string) (Source, bool)
+	// Staged returns a staged source by its handle; an unknown or expired
+	// handle is the agent's failure (upload_source_unknown or
+	// upload_source_expired).
+	Staged(handle string) (Source, error)
 	// Local hashes a file on the authority's own disk: the way to upload
 	// what a front could not stage, when the authority can read the path.
 	Local(ctx context.Context, path string) (Source, error)

@@ -5,6 +5,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/block"
 	"github.com/sisyphus-go/sisyphus/internal/tools/document"
+	"github.com/sisyphus-go/sisyphus/internal/tools/file"
 	"github.com/sisyphus-go/sisyphus/internal/tools/fs"
 	"github.com/sisyphus-go/sisyphus/internal/tools/notebook"
 	"github.com/sisyphus-go/sisyphus/internal/tools/search"
@@ -14,7 +15,7 @@ import (
 // All returns every tool, in the order tools/list shows them. Each call
 // builds new values: a registry owns its tools.
 func All() []*tools.Tool {
-	return []*tools.Tool{notebook.Tool(), document.Tool(), block.Tool(), search.Tool(), system.Tool(), fs.Tool()}
+	return []*tools.Tool{notebook.Tool(), document.Tool(), block.Tool(), search.Tool(), system.Tool(), fs.Tool(), file.Tool()}
 }
 
 // NewRegistry returns the registry of every tool bound to env.

@@ -229,6 +229,16 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"fs.rm":                        {map[string]any{"path": "/Strict/Nothing"}, failure.NotFound},
 		"fs.mv":                        {map[string]any{"from": "/Strict/Nothing", "to": "/Strict/Else"}, failure.NotFound},
 		"fs.reorder":                   {map[string]any{"path": "/Strict/Nothing", "orderedPaths": []string{}}, failure.NotFound},
+		"file.upload_asset":            {map[string]any{"uploadSource": "staged:gone"}, failure.UploadSourceUnknown},
+		"file.create_template":         {map[string]any{"path": "t.md", "content": strings.Repeat("x", tools.DefaultTemplateBytes+1)}, failure.InvalidArguments},
+		"file.update_template":         {map[string]any{"path": "none.md", "content": "x"}, failure.NotFound},
+		"file.delete_template":         {map[string]any{"path": "none.md"}, failure.NotFound},
+		"file.save_doc_as_template":    {map[string]any{"id": gone, "name": "T"}, failure.NotFound},
+		"file.export_resources":        {map[string]any{"paths": []string{"data/../conf"}}, failure.InvalidArguments},
+		"file.extract_doc":             {map[string]any{"id": gone}, failure.NotFound},
+		"file.remove_unused_assets":    {map[string]any{}, failure.NotFound},
+		"file.rename_asset":            {map[string]any{"oldPath": "assets/none.png", "newName": "y"}, failure.NotFound},
+		"file.delete_asset":            {map[string]any{"path": "assets/none.png"}, failure.NotFound},
 		"system.notify":                {map[string]any{"msg": " "}, failure.InvalidArguments},
 	}
 	before := s.Text(t, doc)

@@ -77,6 +77,24 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"fs.reorder":                   {map[string]any{"path": "/Strict", "orderedPaths": []string{"/Strict/Doc"}}, write},
 		"search.fulltext":              {map[string]any{"query": "paragraph", "paths": []string{nb}}, read},
 		"search.query_sql":             {map[string]any{"stmt": "SELECT id FROM blocks LIMIT 1"}, free},
+		"search.search_assets":         {map[string]any{"keyword": "png"}, free},
+		"file.upload_asset":            {map[string]any{"uploadSource": "staged:unknown"}, free},
+		"file.list_templates":          {map[string]any{}, free},
+		"file.read_template":           {map[string]any{"path": "t.md"}, free},
+		"file.create_template":         {map[string]any{"path": "t.md", "content": "x"}, free},
+		"file.update_template":         {map[string]any{"path": "t.md", "content": "x"}, free},
+		"file.delete_template":         {map[string]any{"path": "t.md"}, free},
+		"file.save_doc_as_template":    {map[string]any{"id": doc, "name": "T"}, read},
+		"file.render":                  {map[string]any{"id": doc, "path": "t.md"}, read},
+		"file.export_md":               {map[string]any{"id": doc}, read},
+		"file.export_resources":        {map[string]any{"paths": []string{"data/" + nb}}, read},
+		"file.extract_doc":             {map[string]any{"id": doc}, read},
+		"file.list_unused_assets":      {map[string]any{}, free},
+		"file.get_doc_assets":          {map[string]any{"id": doc}, read},
+		"file.get_image_ocr_text":      {map[string]any{"path": "assets/x.png"}, free},
+		"file.remove_unused_assets":    {map[string]any{}, free},
+		"file.rename_asset":            {map[string]any{"oldPath": "assets/x.png", "newName": "y"}, free},
+		"file.delete_asset":            {map[string]any{"path": "assets/x.png"}, free},
 		"system.version":               {map[string]any{}, free},
 		"system.bootstrap":             {map[string]any{}, free},
 		"system.notify":                {map[string]any{"msg": "hi"}, free},
@@ -209,7 +227,7 @@ func TestDisabledActions(t *testing.T) {
 	off := false
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Strict: true, Version: "v", Tools: map[string]tools.Switch{
 		"block":  {Actions: map[string]bool{"update": false, "delete": true}},
-		"search": {Actions: map[string]bool{"fulltext": false, "query_sql": false}},
+		"search": {Actions: map[string]bool{"fulltext": false, "query_sql": false, "search_assets": false}},
 		"fs":     {Enabled: &off},
 	}}
 	ctx := tools.WithPolicy(context.Background(), s.Policy)

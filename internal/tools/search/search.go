@@ -1,5 +1,5 @@
-// Package search is the search tool: full-text search over blocks and
-// read-only SQL over SiYuan's blocks index.
+// Package search is the search tool: full-text search over blocks,
+// read-only SQL over SiYuan's blocks index, and assets by file name.
 package search
 
 import (
@@ -20,7 +20,7 @@ func Tool() *tools.Tool {
 	return &tools.Tool{
 		Name:        "search",
 		Title:       "Search",
-		Description: "Search SiYuan: full-text over blocks, or a read-only SQL query over the blocks index (which lags writes by a few seconds).",
+		Description: "Search SiYuan: full-text over blocks, a read-only SQL query over the blocks index (which lags writes by a few seconds), or assets by file name.",
 		Actions: []*tools.Action{
 			tools.Read[fulltextArgs]{
 				Name: "fulltext", Summary: "blocks matching a query, with highlights",
@@ -59,6 +59,18 @@ func Tool() *tools.Tool {
 				// while any notebook is hidden (querySQL checks).
 				Scope: tools.Scope[sqlArgs]{Global: true},
 				Run:   querySQL,
+			}.Action(),
+			tools.Read[assetArgs]{
+				Name: "search_assets", Summary: "assets (images, PDFs, ...) whose file name matches a keyword, newest first",
+				Example: map[string]any{"keyword": "diagram", "exts": []string{".png"}},
+				Params: []tools.Param{
+					{Name: "keyword", Type: tools.String, Description: "words of the file name (empty: every asset)"},
+					{Name: "exts", Type: tools.Strings, Description: "only these extensions, like .png or .pdf"},
+				},
+				// Assets belong to the workspace; one under a notebook's own
+				// assets folder is left out while that notebook is hidden.
+				Scope: tools.Scope[assetArgs]{Global: true},
+				Run:   searchAssets,
 			}.Action(),
 		},
 	}
@@ -201,4 +213,37 @@ func checkPaths(ctx context.Context, env *tools.Env, paths []string) error {
 		}
 	}
 	return nil
+}
+
+type assetArgs struct {
+	Keyword string
+	Exts    []string
+}
+
+func searchAssets(ctx context.Context, env *tools.Env, a assetArgs) (any, error) {
+	exts := make([]string, 0, len(a.Exts))
+	for _, e := range a.Exts {
+		e = strings.ToLower(strings.TrimSpace(e))
+		if e == "" {
+			continue
+		}
+		if !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		exts = append(exts, e)
+	}
+	hits, err := env.Kernel.SearchAsset(ctx, strings.TrimSpace(a.Keyword), exts)
+	if err != nil {
+		return nil, err
+	}
+	p := tools.PolicyFrom(ctx)
+	out := hits[:0]
+	for _, h := range hits {
+		box, _, _ := strings.Cut(strings.TrimPrefix(h.Path, "/"), "/")
+		if p != nil && tools.CheckID("", box) == nil && !p.Visible(box) {
+			continue
+		}
+		out = append(out, h)
+	}
+	return map[string]any{"assets": out, "count": len(out)}, nil
 }

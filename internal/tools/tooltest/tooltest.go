@@ -44,6 +44,9 @@ type Fixture struct {
 	// MaxWriteBytes is the registry's write cap from the next Reopen (0:
 	// the default).
 	MaxWriteBytes int
+	// Sources are the upload sources of the registry (a MemSources from
+	// the start; set before Reopen to change them).
+	Sources tools.Sources
 	// OnDispatch observes strict dispatches from the next Reopen.
 	OnDispatch func(strict.Dispatch)
 	// Unconfirmed stops Call from confirming dangerous calls (tests of the
@@ -211,7 +214,10 @@ func (f *Fixture) Reopen(t testing.TB, strictOff bool) {
 	t.Cleanup(func() { l.Close() })
 	f.ledger = l
 	coord := strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l, StrictOff: strictOff, OnDispatch: f.OnDispatch})
-	f.R = f.Registry(t, &tools.Env{Kernel: f.C, Coordinator: coord, MaxWriteBytes: f.MaxWriteBytes})
+	if f.Sources == nil {
+		f.Sources = &MemSources{}
+	}
+	f.R = f.Registry(t, &tools.Env{Kernel: f.C, Coordinator: coord, MaxWriteBytes: f.MaxWriteBytes, Sources: f.Sources})
 }
 
 // CloseLedger closes the ledger, as a process exit does (Reopen after it).

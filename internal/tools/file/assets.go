@@ -1,0 +1,324 @@
+package file
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// Assets are files under data/assets (the workspace's) or under a
+// notebook's own assets folder ("<notebook>/assets/…", which then needs
+// that notebook's permission).
+
+// assetRef is a parsed asset path: its kernel form ("assets/…" or
+// "<notebook>/assets/…") and the notebook it belongs to, if any.
+type assetRef struct {
+	Path     string
+	Notebook string
+}
+
+// parseAsset accepts "x.png", "assets/x.png", "/data/assets/x.png" and
+// "<notebook>/assets/x.png".
+func parseAsset(field, p string) (assetRef, error) {
+	s := strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
+	s = strings.TrimPrefix(strings.TrimLeft(s, "/"), "data/")
+	if box, rest, ok := strings.Cut(s, "/"); ok && tools.CheckID("", box) == nil && strings.HasPrefix(rest, "assets/") {
+		if err := cleanRel(field, p, s); err != nil {
+			return assetRef{}, err
+		}
+		if rest == "assets/" {
+			return assetRef{}, failure.Invalid("argument %q must name an asset file; got %q", field, p)
+		}
+		return assetRef{Path: s, Notebook: box}, nil
+	}
+	rel, err := assetPath(field, p)
+	return assetRef{Path: rel}, err
+}
+
+// touch is what an action on the asset needs of its notebook.
+func (a assetRef) touch(need tools.Level) []tools.Touch {
+	if a.Notebook == "" {
+		return nil
+	}
+	return []tools.Touch{tools.OnNotebook(a.Notebook, need)}
+}
+
+// assetState is one asset as guarded writes see it.
+type assetState struct {
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+}
+
+func readAssetState(ctx context.Context, env *tools.Env, p string) (assetState, error) {
+	st := assetState{Path: p}
+	sum, size, err := digestFile(ctx, env.Kernel, workspace(p))
+	switch {
+	case missingFile(err):
+		return st, nil
+	case err != nil:
+		var api *siyuan.APIError
+		if asAPI(err, &api) && api.Code == 409 {
+			return st, failure.Invalid("%s is a folder, not an asset file", p)
+		}
+		return st, err
+	}
+	st.Exists, st.SHA256, st.Size = true, sum, size
+	return st, nil
+}
+
+func mustExist(st assetState) error {
+	if !st.Exists {
+		return failure.Missing("asset", st.Path)
+	}
+	return nil
+}
+
+var listUnusedAssets = tools.Read[tools.NoArgs]{
+	Name: "list_unused_assets", Summary: "assets no document links, newest first (at most 512): the workspace's and the notebooks' you may see",
+	Scope: tools.Scope[tools.NoArgs]{Global: true},
+	Run: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error) {
+		items, err := env.Kernel.GetUnusedAssets(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := visibleAssets(ctx, items)
+		return map[string]any{"assets": out, "count": len(out)}, nil
+	},
+}
+
+// visibleAssets drops the assets of notebooks hidden from agents.
+func visibleAssets(ctx context.Context, items []siyuan.UnusedAsset) []siyuan.UnusedAsset {
+	out := make([]siyuan.UnusedAsset, 0, len(items))
+	for _, it := range items {
+		if box, _, ok := strings.Cut(it.Item, "/"); ok && tools.CheckID("", box) == nil && !tools.Visible(ctx, box) {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+type docAssetsArgs struct {
+	ID, AssetType string
+}
+
+var getDocAssets = tools.Read[docAssetsArgs]{
+	Name: "get_doc_assets", Summary: "the assets a document links (assetType all, or image for its images only)",
+	Params: []tools.Param{tools.IDParam("id", "the document (or a block of it)", true),
+		{Name: "assetType", Type: tools.String, Enum: []string{"all", "image"}, Default: "all", Description: "all assets, or images only"}},
+	Parse: func(a *tools.Args) (docAssetsArgs, error) {
+		return docAssetsArgs{a.String("id"), a.String("assetType")}, tools.CheckID("id", a.String("id"))
+	},
+	Scope: tools.Scope[docAssetsArgs]{Touches: func(a docAssetsArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Run: func(ctx context.Context, env *tools.Env, a docAssetsArgs) (any, error) {
+		var list []string
+		var err error
+		if a.AssetType == "image" {
+			list, err = env.Kernel.GetDocImageAssets(ctx, a.ID)
+		} else {
+			list, err = env.Kernel.GetDocAssets(ctx, a.ID, false)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": a.ID, "assetType": a.AssetType, "assets": list, "count": len(list)}, nil
+	},
+}
+
+var getImageOCRText = tools.Read[pathArgs]{
+	Name: "get_image_ocr_text", Summary: "the OCR text SiYuan stores for an image asset (\"\" when it has none)",
+	Example: map[string]any{"path": "assets/scan-20260101000000-abcdefg.png"},
+	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the image asset", Required: true}},
+	Parse: func(a *tools.Args) (pathArgs, error) {
+		r, err := parseAsset("path", a.String("path"))
+		return pathArgs{r.Path}, err
+	},
+	Scope: tools.Scope[pathArgs]{Touches: func(a pathArgs) []tools.Touch { r, _ := parseAsset("path", a.Path); return r.touch(tools.LevelRead) }},
+	Run: func(ctx context.Context, env *tools.Env, a pathArgs) (any, error) {
+		text, err := env.Kernel.GetImageOCRText(ctx, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"path": a.Path, "text": text}, nil
+	},
+}
+
+// unusedState is the manifest remove_unused_assets is guarded by: every
+// asset it would remove.
+type unusedState struct {
+	Assets []string `json:"assets"`
+}
+
+func readUnused(ctx context.Context, env *tools.Env) (unusedState, error) {
+	items, err := env.Kernel.GetUnusedAssets(ctx)
+	if err != nil {
+		return unusedState{}, err
+	}
+	st := unusedState{Assets: make([]string, 0, len(items))}
+	for _, it := range items {
+		st.Assets = append(st.Assets, it.Item)
+	}
+	sort.Strings(st.Assets)
+	return st, nil
+}
+
+var removeUnusedAssets = tools.Write[tools.NoArgs, unusedState]{
+	Name: "remove_unused_assets", Summary: "remove every asset no document links, in every notebook (a person must confirm; guarded by the list list_unused_assets shows)",
+	Policy:      strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
+	Destructive: true, Dangerous: true,
+	Example: map[string]any{"validateOnly": true},
+	// A notebook whose own assets folder holds unused assets loses them:
+	// it needs rwd. The workspace's data/assets belongs to no notebook.
+	Scope: tools.Scope[tools.NoArgs]{Resolve: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) ([]tools.Touch, error) {
+		st, err := readUnused(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		var ts []tools.Touch
+		for _, a := range st.Assets {
+			if box, _, ok := strings.Cut(a, "/"); ok && tools.CheckID("", box) == nil {
+				ts = append(ts, tools.OnNotebook(box, tools.LevelDelete))
+			}
+		}
+		return ts, nil
+	}},
+	Targets: func(tools.NoArgs) []string { return []string{"assets:unused"} },
+	State: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) (unusedState, error) {
+		return readUnused(ctx, env)
+	},
+	Check: func(_ tools.NoArgs, st unusedState) error {
+		if len(st.Assets) == 0 {
+			return failure.New(failure.NotFound, "no asset is unused; nothing to remove").Attempted(false)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, _ tools.NoArgs, st unusedState) (tools.Payload, error) {
+		removed, err := env.Kernel.RemoveUnusedAssets(ctx)
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"removed": st.Assets, "count": len(removed)}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, _ tools.NoArgs, p tools.Payload) (any, error) {
+		removed, _ := p["removed"].([]string)
+		for _, a := range removed {
+			st, err := readAssetState(ctx, env, a)
+			if err != nil && !strings.Contains(err.Error(), "folder") {
+				return nil, err
+			}
+			if st.Exists {
+				return nil, fmt.Errorf("%s is still there", a)
+			}
+		}
+		return readUnused(ctx, env)
+	},
+}
+
+type renameAssetArgs struct {
+	Old     assetRef
+	NewName string
+}
+
+var renameAsset = tools.Write[renameAssetArgs, assetState]{
+	Name: "rename_asset", Summary: "rename an asset; SiYuan rewrites every document's links to it and keeps its extension (the answer names the new path)",
+	Policy:  guarded,
+	Example: map[string]any{"oldPath": "assets/scan-20260101000000-abcdefg.png", "newName": "receipt", "validateOnly": true},
+	Params: []tools.Param{
+		{Name: "oldPath", Type: tools.String, Description: "the asset", Required: true},
+		{Name: "newName", Type: tools.String, Description: "its new name, without extension (SiYuan appends a new id)", Required: true},
+	},
+	Parse: func(a *tools.Args) (renameAssetArgs, error) {
+		r, err := parseAsset("oldPath", a.String("oldPath"))
+		if err != nil {
+			return renameAssetArgs{}, err
+		}
+		name := strings.TrimSpace(a.String("newName"))
+		if name == "" || strings.ContainsAny(name, "/\\") {
+			return renameAssetArgs{}, failure.Invalid("newName must be a plain name without slashes")
+		}
+		return renameAssetArgs{r, name}, nil
+	},
+	// SiYuan rewrites the links in every document that has them: each of
+	// their notebooks needs write (as the SQL index knows the links), and
+	// the asset's own notebook, if it lives in one.
+	Scope: tools.Scope[renameAssetArgs]{Resolve: func(ctx context.Context, env *tools.Env, a renameAssetArgs) ([]tools.Touch, error) {
+		rows, err := env.Kernel.QuerySQL(ctx, "SELECT DISTINCT box FROM assets WHERE path = '"+strings.ReplaceAll(a.Old.Path, "'", "''")+"' LIMIT 1000")
+		if err != nil {
+			return nil, err
+		}
+		ts := a.Old.touch(tools.LevelWrite)
+		for _, r := range rows {
+			if box, _ := r["box"].(string); box != "" {
+				ts = append(ts, tools.OnNotebook(box, tools.LevelWrite))
+			}
+		}
+		return ts, nil
+	}},
+	Targets: func(a renameAssetArgs) []string { return []string{a.Old.Path} },
+	State: func(ctx context.Context, env *tools.Env, a renameAssetArgs) (assetState, error) {
+		return readAssetState(ctx, env, a.Old.Path)
+	},
+	Check: func(_ renameAssetArgs, st assetState) error { return mustExist(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a renameAssetArgs, st assetState) (tools.Payload, error) {
+		np, err := env.Kernel.RenameAsset(ctx, a.Old.Path, a.NewName)
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		if np == "" {
+			return nil, tools.Refuse(failure.Invalid("SiYuan renamed nothing: the new name is the asset's current one"))
+		}
+		return tools.Payload{"oldPath": a.Old.Path, "newPath": np, "sha256": st.SHA256}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a renameAssetArgs, p tools.Payload) (any, error) {
+		np, _ := p["newPath"].(string)
+		st, err := readAssetState(ctx, env, np)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Exists || st.SHA256 != p["sha256"] {
+			return nil, fmt.Errorf("the renamed asset %s reads back %+v", np, st)
+		}
+		if old, err := readAssetState(ctx, env, a.Old.Path); err != nil || old.Exists {
+			return nil, fmt.Errorf("the old asset %s is still there (%v)", a.Old.Path, err)
+		}
+		return st, nil
+	},
+}
+
+var deleteAsset = tools.Write[assetRef, assetState]{
+	Name: "delete_asset", Summary: "delete an asset file, even if documents still link it (a person must confirm)",
+	Policy: guarded, Destructive: true, Dangerous: true,
+	Example: map[string]any{"path": "assets/old-20260101000000-abcdefg.png", "validateOnly": true},
+	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the asset", Required: true}},
+	Parse:   func(a *tools.Args) (assetRef, error) { return parseAsset("path", a.String("path")) },
+	Scope:   tools.Scope[assetRef]{Touches: func(a assetRef) []tools.Touch { return a.touch(tools.LevelDelete) }},
+	Targets: func(a assetRef) []string { return []string{a.Path} },
+	State: func(ctx context.Context, env *tools.Env, a assetRef) (assetState, error) {
+		return readAssetState(ctx, env, a.Path)
+	},
+	Check: func(_ assetRef, st assetState) error { return mustExist(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a assetRef, _ assetState) (tools.Payload, error) {
+		if _, err := env.Kernel.RemoveUnusedAsset(ctx, a.Path); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"path": a.Path, "deleted": true}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a assetRef, _ tools.Payload) (any, error) {
+		st, err := readAssetState(ctx, env, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		if st.Exists {
+			return nil, fmt.Errorf("the asset %s is still there", a.Path)
+		}
+		return st, nil
+	},
+}

@@ -1,0 +1,274 @@
+package file
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// Templates live in the workspace's data/templates folder. They belong to
+// no notebook: reading them needs no notebook permission, while saving a
+// document as one needs read permission in the document's notebook.
+
+// templatePath normalises a template path to its data-relative form,
+// "templates/<rel>.md": "daily.md", "/templates/daily.md" and
+// "data/templates/daily.md" name the same template.
+func templatePath(field, p string) (string, error) {
+	s := strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
+	if _, rest, ok := strings.Cut(s, "/data/templates/"); ok {
+		s = rest // an absolute path, as list_templates shows it
+	}
+	s = strings.TrimPrefix(strings.TrimLeft(s, "/"), "data/")
+	s = strings.TrimPrefix(s, "templates/")
+	if s == "" {
+		return "", failure.Invalid("argument %q must name a template, like daily.md or work/weekly.md", field)
+	}
+	if !strings.HasSuffix(strings.ToLower(s), ".md") {
+		return "", failure.Invalid("argument %q must name a Markdown template ending in .md; got %q", field, p)
+	}
+	if err := cleanRel(field, p, s); err != nil {
+		return "", err
+	}
+	return "templates/" + s, nil
+}
+
+// templateState is a template file as guarded writes see it.
+type templateState struct {
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+}
+
+func readTemplateState(ctx context.Context, env *tools.Env, rel string) (templateState, error) {
+	st := templateState{Path: rel}
+	sum, size, err := digestFile(ctx, env.Kernel, workspace(rel))
+	switch {
+	case missingFile(err):
+		return st, nil
+	case err != nil:
+		return st, err
+	}
+	st.Exists, st.SHA256, st.Size = true, sum, size
+	return st, nil
+}
+
+func digestOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// templateBudget is the budget of a template write's arguments: the body
+// budget in the worst JSON escaping, plus putFile's multipart envelope.
+func templateBudget(env *tools.Env) int { return 2*env.TemplateBytes() + tools.MultipartOverhead }
+
+func checkBody(env *tools.Env, content string) error {
+	if n := len(content); n > env.TemplateBytes() {
+		e := failure.Invalid("the template body is %d bytes; one template may have at most %d (the server's --max-template-size, up to 32 MiB)", n, env.TemplateBytes()).
+			With("limit", env.TemplateBytes()).With("size", n)
+		return e.Attempted(false)
+	}
+	return nil
+}
+
+type pathArgs struct{ Path string }
+
+var templates = tools.Scope[pathArgs]{Global: true}
+
+var listTemplates = tools.Read[listArgs]{
+	Name: "list_templates", Summary: "the templates in data/templates, optionally those whose name contains a keyword",
+	Example: map[string]any{"keyword": "daily"},
+	Params:  []tools.Param{{Name: "keyword", Type: tools.String, Description: "filter by name"}},
+	Scope:   tools.Scope[listArgs]{Global: true},
+	Run: func(ctx context.Context, env *tools.Env, a listArgs) (any, error) {
+		hits, err := env.Kernel.SearchTemplate(ctx, a.Keyword)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"templates": hits, "count": len(hits)}, nil
+	},
+}
+
+type listArgs struct{ Keyword string }
+
+var readTemplate = tools.Read[pathArgs]{
+	Name: "read_template", Summary: "a template's source",
+	Example: map[string]any{"path": "daily.md"},
+	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the template, relative to data/templates (daily.md)", Required: true}},
+	Parse: func(a *tools.Args) (pathArgs, error) {
+		p, err := templatePath("path", a.String("path"))
+		return pathArgs{p}, err
+	},
+	Scope: templates,
+	Run: func(ctx context.Context, env *tools.Env, a pathArgs) (any, error) {
+		body, _, err := env.Kernel.GetFile(ctx, workspace(a.Path))
+		if missingFile(err) {
+			return nil, failure.Missing("template", a.Path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer body.Close()
+		data, err := io.ReadAll(io.LimitReader(body, int64(env.TemplateBytes())+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > env.TemplateBytes() {
+			return nil, failure.Invalid("the template is larger than the template budget (%d bytes); nothing was read", env.TemplateBytes())
+		}
+		return map[string]any{"path": a.Path, "content": string(data), "sha256": digestOf(string(data)), "size": len(data)}, nil
+	},
+}
+
+type writeTemplateArgs struct {
+	Path, Content string
+	Overwrite     bool
+}
+
+func parseWriteTemplate(a *tools.Args) (writeTemplateArgs, error) {
+	p, err := templatePath("path", a.String("path"))
+	return writeTemplateArgs{p, a.String("content"), a.Bool("overwrite")}, err
+}
+
+var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+
+// putTemplate writes a template's body with putFile (multipart).
+func putTemplate(ctx context.Context, env *tools.Env, a writeTemplateArgs) (tools.Payload, error) {
+	if err := env.Kernel.PutFile(ctx, siyuan.PutFileRequest{Path: workspace(a.Path), Body: bytes.NewReader([]byte(a.Content))}); err != nil {
+		return nil, tools.WriteFailure(err, false)
+	}
+	return tools.Payload{"path": a.Path, "sha256": digestOf(a.Content), "size": len(a.Content)}, nil
+}
+
+// templateReadback verifies the stored body is exactly what was written.
+func templateReadback(ctx context.Context, env *tools.Env, a writeTemplateArgs) (any, error) {
+	st, err := readTemplateState(ctx, env, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Exists || st.SHA256 != digestOf(a.Content) {
+		return nil, fmt.Errorf("the template %s reads back %+v, not what was written", a.Path, st)
+	}
+	return st, nil
+}
+
+var templateParams = []tools.Param{
+	{Name: "path", Type: tools.String, Description: "the template, relative to data/templates (daily.md, work/weekly.md)", Required: true},
+	{Name: "content", Type: tools.String, Description: "the template's source (SiYuan template syntax: .action{...})", Required: true},
+}
+
+var createTemplate = tools.Write[writeTemplateArgs, templateState]{
+	Name: "create_template", Summary: "create a template in data/templates (refused if it exists, unless overwrite:true, which replaces it as a guarded write)",
+	Policy: guarded,
+	PolicyFor: func(a writeTemplateArgs) strict.Policy {
+		if a.Overwrite {
+			return guarded
+		}
+		return strict.Policy{Class: strict.Additive}
+	},
+	Example: map[string]any{"path": "daily.md", "content": "# .action{now | date \"2006-01-02\"}\n\n- ", "validateOnly": true},
+	Params: append(templateParams, tools.Param{Name: "overwrite", Type: tools.Boolean, Default: false,
+		Description: "replace an existing template (a guarded write: the preflight returns expectedStateHash)"}),
+	Parse:   parseWriteTemplate,
+	Scope:   tools.Scope[writeTemplateArgs]{Global: true},
+	Budget:  templateBudget,
+	Targets: func(a writeTemplateArgs) []string { return []string{a.Path} },
+	State: func(ctx context.Context, env *tools.Env, a writeTemplateArgs) (templateState, error) {
+		if err := checkBody(env, a.Content); err != nil {
+			return templateState{}, err
+		}
+		return readTemplateState(ctx, env, a.Path)
+	},
+	Check: func(a writeTemplateArgs, st templateState) error {
+		if st.Exists && !a.Overwrite {
+			return failure.Invalid("the template %s exists; nothing was written: pass overwrite:true to replace it, or use update_template", a.Path)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ templateState) (tools.Payload, error) {
+		return putTemplate(ctx, env, a)
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ tools.Payload) (any, error) {
+		return templateReadback(ctx, env, a)
+	},
+}
+
+var updateTemplate = tools.Write[writeTemplateArgs, templateState]{
+	Name: "update_template", Summary: "replace an existing template's source (guarded: the template must not have changed since the preflight)",
+	Policy:  guarded,
+	Example: map[string]any{"path": "daily.md", "content": "# .action{now | date \"2006-01-02\"}\n\n## Notes\n", "validateOnly": true},
+	Params:  templateParams,
+	Parse:   parseWriteTemplate,
+	Scope:   tools.Scope[writeTemplateArgs]{Global: true},
+	Budget:  templateBudget,
+	Targets: func(a writeTemplateArgs) []string { return []string{a.Path} },
+	State: func(ctx context.Context, env *tools.Env, a writeTemplateArgs) (templateState, error) {
+		if err := checkBody(env, a.Content); err != nil {
+			return templateState{}, err
+		}
+		return readTemplateState(ctx, env, a.Path)
+	},
+	Check: func(a writeTemplateArgs, st templateState) error {
+		if !st.Exists {
+			return failure.Missing("template", a.Path)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ templateState) (tools.Payload, error) {
+		return putTemplate(ctx, env, a)
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ tools.Payload) (any, error) {
+		return templateReadback(ctx, env, a)
+	},
+}
+
+var deleteTemplate = tools.Write[pathArgs, templateState]{
+	Name: "delete_template", Summary: "delete a template (a person must confirm; off by default)",
+	Policy: guarded, Destructive: true, Dangerous: true, OffByDefault: true,
+	Example: map[string]any{"path": "old.md", "validateOnly": true},
+	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the template, relative to data/templates", Required: true}},
+	Parse: func(a *tools.Args) (pathArgs, error) {
+		p, err := templatePath("path", a.String("path"))
+		return pathArgs{p}, err
+	},
+	Scope:   templates,
+	Targets: func(a pathArgs) []string { return []string{a.Path} },
+	State: func(ctx context.Context, env *tools.Env, a pathArgs) (templateState, error) {
+		return readTemplateState(ctx, env, a.Path)
+	},
+	Check: func(a pathArgs, st templateState) error {
+		if !st.Exists {
+			return failure.Missing("template", a.Path)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a pathArgs, _ templateState) (tools.Payload, error) {
+		abs, err := locateTemplate(ctx, env, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		if err := env.Kernel.RemoveTemplate(ctx, abs); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"path": a.Path, "deleted": true}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a pathArgs, _ tools.Payload) (any, error) {
+		st, err := readTemplateState(ctx, env, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		if st.Exists {
+			return nil, fmt.Errorf("the template %s is still there", a.Path)
+		}
+		return st, nil
+	},
+}

@@ -1,0 +1,220 @@
+package file
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+type uploadArgs struct {
+	Dir          string // "/assets/..." with a trailing slash
+	LocalPath    string
+	UploadSource string
+	ConfirmLarge bool
+}
+
+// uploadState is what an upload is guarded by: the source's digest (and
+// the directory it goes to); after the upload, the stored asset too.
+type uploadState struct {
+	Source struct {
+		Name   string `json:"name"`
+		SHA256 string `json:"sha256"`
+		Size   int64  `json:"size"`
+	} `json:"source"`
+	Dir   string `json:"dir"`
+	Asset string `json:"asset,omitempty"`
+
+	handle string // the staged source's handle, for the preflight's answer
+	src    tools.Source
+	limit  int64 // the large-file threshold the call runs under
+}
+
+// DefaultLargeFile is upstream's large-upload threshold: above it an upload
+// needs confirmLargeFile:true, after the person said yes.
+const DefaultLargeFile = 10 << 20
+
+var uploadAsset = tools.Write[uploadArgs, uploadState]{
+	Name: "upload_asset",
+	Summary: "upload a local file (localFilePath) or a staged one (uploadSource) into the assets directory; the answer names the stored asset " +
+		"(link it in a block as ![](assets/...)); above the large-file threshold (10 MiB unless configured) it needs confirmLargeFile:true after the person agreed",
+	Policy:    strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedSourceHash},
+	Dangerous: true,
+	Example:   map[string]any{"localFilePath": "/home/me/Pictures/diagram.png", "assetsDirPath": "/assets/", "validateOnly": true},
+	Params: []tools.Param{
+		{Name: "localFilePath", Type: tools.String, Description: "a file on the machine of the Sisyphus process the agent talks to (stdio or sisyphus call: the person's); relative to its working directory"},
+		{Name: "file", Type: tools.String, Description: "the same as localFilePath (upstream's alias)"},
+		{Name: "uploadSource", Type: tools.String, Description: "a handle from POST /transfer/upload or from this action's preflight; a replay needs no local file"},
+		{Name: "assetsDirPath", Type: tools.String, Description: "where under assets/ to store it", Default: "/assets/"},
+		{Name: "confirmLargeFile", Type: tools.Boolean, Description: "true only after the person agreed to upload a file above the large-file threshold", Default: false},
+	},
+	Parse: parseUpload,
+	// Assets belong to the workspace, not to a notebook.
+	Scope:   tools.Scope[uploadArgs]{None: true},
+	Targets: func(a uploadArgs) []string { return []string{"asset-upload:" + a.Dir} },
+	State:   readUpload,
+	Check: func(a uploadArgs, st uploadState) error {
+		limit := st.limit
+		if st.Source.Size > limit && !a.ConfirmLarge {
+			e := failure.New(failure.ConfirmationRequired, "the file is %d bytes, above the large-file threshold of %d; nothing was uploaded", st.Source.Size, limit).
+				With("reason", string(failure.FileTooLarge)).With("fileSizeBytes", st.Source.Size).With("thresholdBytes", limit)
+			e.Action = "ask the person whether to upload a file this large; only after they agree, call again with confirmLargeFile:true"
+			return e.Attempted(false)
+		}
+		return nil
+	},
+	Notes: func(_ uploadArgs, st uploadState) map[string]any {
+		out := map[string]any{"fileName": st.Source.Name, "sha256": st.Source.SHA256, "size": st.Source.Size}
+		if st.handle != "" {
+			out["uploadSource"] = st.handle
+			out["replayHint"] = "the commit may send this uploadSource instead of the local file; a replay needs no local file"
+		}
+		return out
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a uploadArgs, st uploadState) (tools.Payload, error) {
+		body, err := st.src.Open()
+		if err != nil {
+			return nil, tools.Refuse(failure.Wrap(failure.NotFound, err, "the upload source can no longer be read; nothing was uploaded"))
+		}
+		defer body.Close()
+		res, err := env.Kernel.UploadAsset(ctx, siyuan.AssetUploadRequest{AssetsDirPath: a.Dir, Files: []siyuan.UploadFile{{Name: st.Source.Name, Body: body}}})
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		stored := res.SuccMap[st.Source.Name]
+		if len(res.ErrFiles) > 0 || stored == "" {
+			return nil, tools.WriteFailure(fmt.Errorf("the kernel did not store %s (errFiles %v)", st.Source.Name, res.ErrFiles), true)
+		}
+		p := tools.Payload{"assetPath": stored, "fileName": st.Source.Name, "sha256": st.Source.SHA256, "size": st.Source.Size,
+			"markdown": "![" + st.Source.Name + "](" + stored + ")"}
+		if st.handle != "" {
+			p["uploadSource"] = st.handle
+		}
+		return p, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a uploadArgs, p tools.Payload) (any, error) {
+		stored, _ := p["assetPath"].(string)
+		sum, size, err := digestFile(ctx, env.Kernel, workspace(stored))
+		if err != nil {
+			return nil, fmt.Errorf("the stored asset %s cannot be read back: %w", stored, err)
+		}
+		if want := p["sha256"]; sum != want {
+			return nil, fmt.Errorf("the stored asset %s reads back sha256 %s, not the source's %v", stored, sum, want)
+		}
+		var st uploadState
+		st.Source.Name, _ = p["fileName"].(string)
+		st.Source.SHA256, st.Source.Size = sum, size
+		st.Dir, st.Asset = a.Dir, stored
+		return st, nil
+	},
+	Front: stageAtFront,
+}
+
+func parseUpload(a *tools.Args) (uploadArgs, error) {
+	u := uploadArgs{LocalPath: a.String("localFilePath"), UploadSource: a.String("uploadSource"), ConfirmLarge: a.Bool("confirmLargeFile")}
+	if alias := a.String("file"); alias != "" {
+		if u.LocalPath != "" && u.LocalPath != alias {
+			return u, failure.Invalid("localFilePath and file name different files; pass one")
+		}
+		u.LocalPath = alias
+	}
+	if (u.LocalPath == "") == (u.UploadSource == "") {
+		return u, failure.Invalid("pass exactly one of localFilePath (or file) and uploadSource")
+	}
+	dir, err := assetDir(a.String("assetsDirPath"))
+	u.Dir = dir
+	return u, err
+}
+
+// assetDir normalises an assets directory to "/assets/.../".
+func assetDir(p string) (string, error) {
+	s := strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
+	s = strings.Trim(strings.TrimPrefix(strings.TrimLeft(s, "/"), "data/"), "/")
+	if s == "" {
+		s = "assets"
+	}
+	if s != "assets" && !strings.HasPrefix(s, "assets/") {
+		return "", failure.Invalid("assetsDirPath must be under assets/ (like /assets/ or /assets/diagrams/); got %q", p)
+	}
+	if err := cleanRel("assetsDirPath", p, s); err != nil {
+		return "", err
+	}
+	return "/" + s + "/", nil
+}
+
+// readUpload resolves the source on the authority: a staged handle, or a
+// file the authority reads itself.
+func readUpload(ctx context.Context, env *tools.Env, a uploadArgs) (uploadState, error) {
+	var st uploadState
+	st.Dir, st.limit = a.Dir, DefaultLargeFile
+	if p := tools.PolicyFrom(ctx); p != nil && p.LargeUpload > 0 {
+		st.limit = p.LargeUpload
+	}
+	if env.Sources == nil {
+		return st, fmt.Errorf("this process keeps no upload sources")
+	}
+	var src tools.Source
+	if a.UploadSource != "" {
+		s, err := env.Sources.Staged(a.UploadSource)
+		if err != nil {
+			var fe *failure.Error
+			if errors.As(err, &fe) && fe.Action == "" {
+				fe.Action = "stage the file again (upload_asset with localFilePath through stdio or sisyphus call, or POST /transfer/upload), then preflight again"
+			}
+			return st, err
+		}
+		src = s
+	} else {
+		s, err := env.Sources.Local(ctx, a.LocalPath)
+		if err != nil {
+			return st, err
+		}
+		src = s
+	}
+	st.src, st.handle = src, src.Handle
+	st.Source.Name, st.Source.SHA256, st.Source.Size = src.Name, src.SHA256, src.Size
+	return st, nil
+}
+
+// stageAtFront stages the person's local file on the authority and sends
+// its handle instead of the path. A file above the staging cap is sent as
+// an absolute path for the authority to read itself when it can; it then
+// refuses with a clear error when it cannot.
+func stageAtFront(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) error {
+	var local string
+	for _, k := range []string{"localFilePath", "file"} {
+		var s string
+		if json.Unmarshal(fields[k], &s) == nil && s != "" {
+			local = s
+		}
+	}
+	if local == "" || env.Stager == nil {
+		return nil
+	}
+	abs, err := filepath.Abs(local)
+	if err != nil {
+		return failure.Invalid("localFilePath %q: %v", local, err)
+	}
+	handle, err := env.Stager.Stage(ctx, abs)
+	if tools.IsTooLargeToStage(err) {
+		b, _ := json.Marshal(abs)
+		fields["localFilePath"] = b
+		delete(fields, "file")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(handle)
+	fields["uploadSource"] = b
+	delete(fields, "localFilePath")
+	delete(fields, "file")
+	return nil
+}
