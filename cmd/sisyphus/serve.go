@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
 type serveFlags struct {
@@ -30,6 +31,7 @@ type serveFlags struct {
 	strictOff               bool
 	authority, authToken    string
 	drainTimeout            time.Duration
+	stagingTTL              time.Duration
 }
 
 func newServeCmd(g *globalFlags) *cobra.Command {
@@ -71,6 +73,10 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	cmd.Flags().StringVar(&f.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "run as a front of the write authority at this URL")
 	cmd.Flags().StringVar(&f.authToken, "authority-token", envOr("SISYPHUS_AUTHORITY_TOKEN", ""), "with --authority: the authority's bearer token (default: this server's token)")
 	cmd.Flags().DurationVar(&f.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, how long committing writes may take to finish")
+	// Staged uploads are kept 10 minutes; a shorter time frees memory
+	// sooner (and lets the tests see expiry).
+	cmd.Flags().DurationVar(&f.stagingTTL, "staging-ttl", transfer.DefaultTTL, "how long a staged upload is kept (1s to 10m)")
+	cmd.Flags().MarkHidden("staging-ttl")
 	return cmd
 }
 
@@ -101,6 +107,10 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err := f.limits.apply(&cfg); err != nil {
 		return err
 	}
+	if f.stagingTTL < time.Second || f.stagingTTL > transfer.DefaultTTL {
+		return fmt.Errorf("--staging-ttl must be between 1s and 10m, got %s", f.stagingTTL)
+	}
+	cfg.Staging.TTL = f.stagingTTL
 	svc, err := authority.NewService(cfg)
 	if err != nil {
 		return err

@@ -225,5 +225,14 @@ func (f *frontFlags) service(c *siyuan.Client, kernel string, log *slog.Logger) 
 	if err := f.limits.apply(&cfg); err != nil {
 		return nil, err
 	}
+	if isTerminal(os.Stderr) {
+		cfg.Progress = os.Stderr // long downloads show their progress there
+	}
 	return authority.NewService(cfg)
+}
+
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

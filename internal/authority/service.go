@@ -3,6 +3,7 @@ package authority
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"time"
 
@@ -68,6 +69,9 @@ type ServiceConfig struct {
 	// Staging configures the authority's staging store (zero: the
 	// specification's limits).
 	Staging transfer.Config
+	// Progress, at a front, shows long downloads (a terminal's standard
+	// error; nil: none).
+	Progress io.Writer
 }
 
 // maxMessage is the largest MCP message a service takes: a write at its cap
@@ -104,6 +108,17 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
 	}
+	var staging *transfer.Store
+	var stg *transfer.Stager
+	var dl *transfer.Downloader
+	if cfg.Coordinator != nil {
+		staging = transfer.NewStore(cfg.Staging)
+		env.Sources = sources{staging}
+	} else {
+		stg = &transfer.Stager{Authority: cfg.Delegator, MaxFileBytes: cfg.Staging.MaxFileBytes}
+		dl = &transfer.Downloader{Kernel: cfg.Kernel, Authority: cfg.Delegator}
+		env.Stager, env.Downloader = stager{stg}, downloader{d: dl, progress: cfg.Progress}
+	}
 	reg, err := catalog.NewRegistry(env)
 	if err != nil {
 		return nil, err
@@ -112,12 +127,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout}
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
 		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator}
-	if cfg.Coordinator != nil {
-		svc.Staging = transfer.NewStore(cfg.Staging)
-	} else {
-		svc.Stager = &transfer.Stager{Authority: cfg.Delegator, MaxFileBytes: cfg.Staging.MaxFileBytes}
-		svc.Downloader = &transfer.Downloader{Kernel: cfg.Kernel, Authority: cfg.Delegator}
-	}
+	svc.Staging, svc.Stager, svc.Downloader = staging, stg, dl
 	return svc, nil
 }
 

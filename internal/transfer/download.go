@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -34,7 +35,7 @@ type FileGetter interface {
 }
 
 // File is one entry of a delivery=download manifest: where to fetch it
-// (exactly one of KernelPath and AuthorityPath) and where to save it.
+// (exactly one of KernelPath, AuthorityPath and Data) and where to save it.
 type File struct {
 	// KernelPath is a workspace path for getFile ("/temp/export/x.zip").
 	KernelPath string `json:"kernelPath,omitempty"`
@@ -47,9 +48,15 @@ type File struct {
 	// Size is the expected size in bytes (0: unknown). A file of another
 	// size fails.
 	Size int64 `json:"size,omitempty"`
+	// Data, when not nil, is the content itself (a document's Markdown,
+	// which the authority's answer carries): saved like a fetched file.
+	Data []byte `json:"-"`
 }
 
 func (f File) source() string {
+	if f.Data != nil {
+		return f.Dest
+	}
 	if f.KernelPath != "" {
 		return f.KernelPath
 	}
@@ -201,6 +208,9 @@ func (d *Downloader) abandon(dir string, created []string, err error) error {
 
 func (d *Downloader) checkSource(f File) error {
 	switch {
+	case f.Data != nil && (f.KernelPath != "" || f.AuthorityPath != ""):
+		return failure.New(failure.InvalidArguments, "a manifest entry with its content names no other source")
+	case f.Data != nil:
 	case (f.KernelPath == "") == (f.AuthorityPath == ""):
 		return failure.New(failure.InvalidArguments, "a manifest entry needs exactly one of kernelPath and authorityPath")
 	case f.KernelPath != "" && d.Kernel == nil:
@@ -338,6 +348,9 @@ func (r *run) fetch(ctx context.Context, f File, dst string) (Result, error) {
 }
 
 func (r *run) open(ctx context.Context, f File) (io.ReadCloser, error) {
+	if f.Data != nil {
+		return io.NopCloser(bytes.NewReader(f.Data)), nil
+	}
 	if f.KernelPath != "" {
 		body, _, err := r.d.Kernel.GetFile(ctx, f.KernelPath)
 		return body, err
@@ -416,6 +429,11 @@ func (r *run) fetchTo(ctx context.Context, f File, dst string) (res Result, err 
 		return Result{}, failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
 	}
 	if err := tmp.Close(); err != nil {
+		return Result{}, failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
+	}
+	// CreateTemp makes the file private; an export is the person's
+	// ordinary file.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return Result{}, failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
 	}
 	if err := place(tmp.Name(), dst); err != nil {
