@@ -383,14 +383,13 @@ func (r *run) fetchTo(ctx context.Context, f File, dst string) (res Result, err 
 		return Result{}, err
 	}
 	defer body.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
+	tmp, err := newPartial(dst)
 	if err != nil {
 		return Result{}, failure.Wrap(failure.TransferFailed, err, "cannot write beside %s; nothing was written", dst)
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			tmp.discard()
 		}
 	}()
 	h := sha256.New()
@@ -406,7 +405,7 @@ func (r *run) fetchTo(ctx context.Context, f File, dst string) (res Result, err 
 		}
 		if k > 0 {
 			h.Write(buf[:k])
-			if _, err := tmp.Write(buf[:k]); err != nil {
+			if _, err := tmp.f.Write(buf[:k]); err != nil {
 				return Result{}, failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
 			}
 			n += int64(k)
@@ -425,18 +424,10 @@ func (r *run) fetchTo(ctx context.Context, f File, dst string) (res Result, err 
 	if f.Size > 0 && n != f.Size {
 		return Result{}, failure.New(failure.TransferFailed, "%s is %d bytes, the manifest said %d; the partial output was removed", f.source(), n, f.Size)
 	}
-	if err := tmp.Sync(); err != nil {
+	if err := tmp.f.Sync(); err != nil {
 		return Result{}, failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
 	}
-	if err := tmp.Close(); err != nil {
-		return Result{}, failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
-	}
-	// CreateTemp makes the file private; an export is the person's
-	// ordinary file.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return Result{}, failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
-	}
-	if err := place(tmp.Name(), dst); err != nil {
+	if err := tmp.place(dst); err != nil {
 		return Result{}, err
 	}
 	r.left -= n
@@ -444,15 +435,62 @@ func (r *run) fetchTo(ctx context.Context, f File, dst string) (res Result, err 
 	return Result{Path: dst, SHA256: hex.EncodeToString(h.Sum(nil)), Size: n}, nil
 }
 
-// place moves the complete temporary file to dst without replacing
-// anything that appeared there meanwhile: a hard link fails on an existing
-// name, where a rename would replace it. A file system without hard links
-// falls back to checking, then renaming.
-func place(tmp, dst string) error {
-	err := os.Link(tmp, dst)
+// partial is a download being written: where the system allows, an
+// unnamed file in the destination's directory (O_TMPFILE), which vanishes
+// with the process however it ends, even killed, and gets its name only
+// when complete; elsewhere a hidden named file beside the destination,
+// removed on failure or cancellation.
+type partial struct {
+	f    *os.File
+	name string // "" for an unnamed file
+}
+
+func newPartial(dst string) (*partial, error) {
+	if f, ok := openUnnamed(filepath.Dir(dst)); ok {
+		return &partial{f: f}, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
+	if err != nil {
+		return nil, err
+	}
+	return &partial{f: f, name: f.Name()}, nil
+}
+
+func (p *partial) discard() {
+	p.f.Close()
+	if p.name != "" {
+		os.Remove(p.name)
+	}
+}
+
+// place gives the complete file its name dst without replacing anything
+// that appeared there meanwhile: a hard link fails on an existing name,
+// where a rename would replace it. A file system without hard links falls
+// back to checking, then renaming. It closes the file.
+func (p *partial) place(dst string) error {
+	if p.name == "" {
+		err := linkUnnamed(p.f, dst)
+		p.f.Close()
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, fs.ErrExist):
+			return exists(dst)
+		}
+		return failure.Wrap(failure.TransferFailed, err, "%s cannot be put in place; nothing was written", dst)
+	}
+	// CreateTemp makes the file private; an export is the person's
+	// ordinary file.
+	if err := p.f.Chmod(0o644); err != nil {
+		return failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
+	}
+	if err := p.f.Close(); err != nil {
+		return failure.Wrap(failure.TransferFailed, err, "writing %s failed; the partial output was removed", dst)
+	}
+	err := os.Link(p.name, dst)
 	switch {
 	case err == nil:
-		os.Remove(tmp)
+		os.Remove(p.name)
 		return nil
 	case errors.Is(err, fs.ErrExist):
 		return exists(dst)
@@ -460,7 +498,7 @@ func place(tmp, dst string) error {
 	if err := refuseExisting(dst); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, dst); err != nil {
+	if err := os.Rename(p.name, dst); err != nil {
 		return failure.Wrap(failure.TransferFailed, err, "%s cannot be put in place; the partial output was removed", dst)
 	}
 	return nil

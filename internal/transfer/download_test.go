@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -341,4 +342,54 @@ func TestDownloadLimit512MiB(t *testing.T) {
 	if !strings.Contains(err.Error(), "536870912") {
 		t.Fatalf("message %q does not name the limit", err)
 	}
+}
+
+// pipeGetter serves every file from one pipe the test writes.
+type pipeGetter struct{ r *io.PipeReader }
+
+func (g pipeGetter) GetFile(context.Context, string) (io.ReadCloser, string, error) {
+	return g.r, "application/zip", nil
+}
+
+// TestDownloadInProgressHasNoName: on Linux a download being written is an
+// unnamed file, so a process killed mid-transfer leaves nothing in the
+// destination's directory; the name appears only when the file is whole.
+func TestDownloadInProgressHasNoName(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unnamed files are Linux's O_TMPFILE")
+	}
+	dir := t.TempDir()
+	pr, pw := io.Pipe()
+	d := &Downloader{Kernel: pipeGetter{pr}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.Download(context.Background(), File{KernelPath: "/temp/export/x.zip"}, filepath.Join(dir, "x.zip"))
+		done <- err
+	}()
+	if _, err := pw.Write(make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	// The first MiB has been read (the pipe returned): the file exists
+	// only as an open descriptor.
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a download in progress shows in its directory: %v", ents)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "x.zip"))
+	if err != nil || st.Size() != 1<<20 || st.Mode().Perm() != 0o644&^umask(t) {
+		t.Fatalf("the saved file: %v %v", st, err)
+	}
+}
+
+// umask is the process's file mode creation mask.
+func umask(t *testing.T) os.FileMode {
+	f := filepath.Join(t.TempDir(), "probe")
+	if err := os.WriteFile(f, nil, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(f)
+	return 0o777 &^ st.Mode().Perm()
 }
