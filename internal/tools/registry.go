@@ -286,7 +286,17 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		if err := json.Unmarshal(b, &res); err != nil {
 			return nil, fmt.Errorf("the authority's answer: %w", err)
 		}
-		return a.deliver(ctx, env, parsed, res)
+		out, err := a.deliver(ctx, env, parsed, res)
+		if err != nil {
+			// The authority has acted (an export exists on the kernel);
+			// what failed is the front's part of it.
+			e := KernelError(err)
+			if e.WriteAttempted == nil {
+				e = e.Clone().Attempted(true)
+			}
+			return nil, e
+		}
+		return out, nil
 	}
 	if env.Coordinator == nil {
 		return nil, failure.New(failure.CoordinatorUnavailable, "this process has no write coordinator; nothing was written").Attempted(false)

@@ -2,7 +2,9 @@ package file
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,6 +77,13 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 		}
 		return p, nil
 	},
+	Front: func(_ context.Context, _ *tools.Env, fields map[string]json.RawMessage) error {
+		var p string
+		if json.Unmarshal(fields["outputPath"], &p) != nil || p == "" {
+			return nil
+		}
+		return refuseExisting("outputPath", p)
+	},
 	Deliver: func(ctx context.Context, env *tools.Env, a resourcesArgs, res map[string]any) (any, error) {
 		if a.OutputPath == "" || res["delivery"] != "download" {
 			return res, nil
@@ -116,6 +125,18 @@ func parseResources(a *tools.Args) (resourcesArgs, error) {
 		if err := tools.CheckWorkspacePath(fmt.Sprintf("paths[%d]", i), s); err != nil {
 			return r, err
 		}
+		// A folder holding the configuration folder would export it too
+		// (and data/ holds every notebook, hidden ones included).
+		if norm := strings.ToLower("/" + strings.TrimSuffix(s, "/")); strings.HasPrefix(tools.Protected, norm+"/") {
+			e := failure.New(failure.PermissionDenied, "paths[%d] %q holds Sisyphus's configuration folder (%s), which no tool may read; nothing was run", i, p, tools.Protected)
+			e.Action = "name the assets, notebooks or documents to export (assets/x.png, data/<notebook>/...)"
+			return r, e.Attempted(false)
+		}
+		// Outside data/ lie SiYuan's own configuration (its API token),
+		// history (copies of every notebook's documents) and temp files.
+		if !strings.HasPrefix(s, "data/") {
+			return r, failure.Invalid("paths[%d] must lie under data/ (assets/x.png, data/<notebook>/<doc>.sy, ...); got %q", i, p)
+		}
 		if !seen[s] {
 			seen[s] = true
 			r.Paths = append(r.Paths, "/"+s)
@@ -136,8 +157,13 @@ func resourceTouches(paths []string) []tools.Touch {
 	var ts []tools.Touch
 	for _, p := range paths {
 		segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-		if len(segs) >= 2 && segs[0] == "data" && tools.CheckID("", segs[1]) == nil {
-			ts = append(ts, tools.OnNotebook(segs[1], tools.LevelRead))
+		if len(segs) < 2 || segs[0] != "data" {
+			continue
+		}
+		// Lower-cased: on a case-insensitive file system another spelling
+		// names the same notebook folder.
+		if box := strings.ToLower(segs[1]); tools.CheckID("", box) == nil {
+			ts = append(ts, tools.OnNotebook(box, tools.LevelRead))
 		}
 	}
 	return ts
@@ -174,8 +200,19 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 		if err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
-		assets := links[:0]
+		// A link is URL-encoded as Markdown writes it (SiYuan decodes it
+		// too when it exports); one that does not name a file under
+		// data/assets (assets/../../conf/conf.json) is skipped, never
+		// fetched.
+		var assets, skipped []string
 		for _, l := range links {
+			if d, err := url.PathUnescape(l); err == nil {
+				l = d
+			}
+			if rel, err := assetPath("asset", l); err != nil || rel != l {
+				skipped = append(skipped, l)
+				continue
+			}
 			if !slices.Contains(assets, l) {
 				assets = append(assets, l)
 			}
@@ -189,25 +226,31 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 			rel := strings.TrimPrefix(as, "/")
 			files = append(files, tools.Download{KernelPath: workspace(rel), Dest: rel})
 		}
-		return tools.Payload{"id": a.ID, "hPath": md.HPath, "delivery": "download", "markdown": md.Content,
-			"markdownFile": safeName(title) + ".md", "files": files, "outputDir": a.OutputDir}, nil
+		p := tools.Payload{"id": a.ID, "hPath": md.HPath, "delivery": "download", "markdown": md.Content,
+			"markdownFile": safeName(title) + ".md", "files": files, "outputDir": a.OutputDir}
+		if len(skipped) > 0 {
+			p["skipped"] = skipped
+		}
+		return p, nil
+	},
+	Front: func(_ context.Context, _ *tools.Env, fields map[string]json.RawMessage) error {
+		var id, dir string
+		json.Unmarshal(fields["id"], &id)
+		json.Unmarshal(fields["outputDir"], &dir)
+		dir, err := extractDir(id, dir)
+		if err != nil {
+			return err
+		}
+		return refuseExisting("outputDir", dir)
 	},
 	Deliver: func(ctx context.Context, env *tools.Env, a extractArgs, res map[string]any) (any, error) {
 		ds, err := manifest(res)
 		if err != nil {
 			return nil, fmt.Errorf("the authority's manifest: %v", err)
 		}
-		dir := a.OutputDir
-		if dir == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return nil, failure.Invalid("no outputDir, and no home directory to default to: %v", err)
-			}
-			dir = filepath.Join(home, "siyuan-extracted", a.ID)
-		}
-		dir, err = filepath.Abs(dir)
+		dir, err := extractDir(a.ID, a.OutputDir)
 		if err != nil {
-			return nil, failure.Invalid("outputDir %q: %v", a.OutputDir, err)
+			return nil, err
 		}
 		md, _ := res["markdown"].(string)
 		name, _ := res["markdownFile"].(string)
@@ -257,4 +300,36 @@ func manifest(res map[string]any) ([]tools.Download, error) {
 func treeMissing(err error) bool {
 	var ae *siyuan.APIError
 	return asAPI(err, &ae) && strings.Contains(ae.Msg, "tree not found")
+}
+
+// extractDir is where extract_doc saves, on the person's machine: outputDir,
+// or ~/siyuan-extracted/<document id>.
+func extractDir(id, dir string) (string, error) {
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", failure.Invalid("no outputDir, and no home directory to default to: %v", err).Attempted(false)
+		}
+		dir = filepath.Join(home, "siyuan-extracted", id)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", failure.Invalid("outputDir %q: %v", dir, err).Attempted(false)
+	}
+	return abs, nil
+}
+
+// refuseExisting refuses, at the front and before the authority exports
+// anything, a destination that exists in any form.
+func refuseExisting(field, p string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return failure.Invalid("%s %q: %v", field, p, err).Attempted(false)
+	}
+	if _, err := os.Lstat(abs); err == nil {
+		e := failure.New(failure.DestinationExists, "%s already exists; nothing was exported or written", abs).With("path", abs)
+		e.Action = "name a destination that does not exist yet, or ask the person to move the existing one away"
+		return e.Attempted(false)
+	}
+	return nil
 }

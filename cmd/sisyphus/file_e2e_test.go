@@ -1,0 +1,626 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+)
+
+func randomBytes(t *testing.T, n int) []byte {
+	t.Helper()
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+func hexSHA(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// kernelFile reads a workspace file straight from the kernel.
+func kernelFile(t *testing.T, c *siyuan.Client, p string) ([]byte, error) {
+	t.Helper()
+	body, _, err := c.GetFile(context.Background(), p)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return io.ReadAll(body)
+}
+
+func kernelClient(t *testing.T, url string) *siyuan.Client {
+	t.Helper()
+	c, err := siyuan.New(siyuan.Config{BaseURL: url, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func fileSHA(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hexSHA(b)
+}
+
+// dirNames lists a directory's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestFileToolThroughTheBinary walks every action of the file tool (and
+// search.search_assets) through the binary: the person's local file staged
+// by the stdio front and by sisyphus call, uploads committed and replayed
+// without the local file, templates, renders, exports saved on the
+// person's disk, and the asset actions, each checked against the kernel.
+func TestFileToolThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, t.TempDir())
+	c := kernelClient(t, k.url)
+	kernel := []string{"--siyuan-url", k.url, "--siyuan-token", "tok"}
+	state := t.TempDir()
+	s := startServeWith(t, append(kernel, "--state-dir", state, "--max-template-size", "64KiB")...)
+	front := append(kernel, "--state-dir", state, "--token", "sekret", "--max-template-size", "64KiB")
+	st := stdioAgent(t, front...)
+	a := connect(t, s.url, "2025-11-25")
+	doc, _ := firstParagraph(a)
+	work := t.TempDir()
+
+	// upload_asset: the stdio front stages the local file; the commit
+	// goes through another process with only the handle, after the local
+	// file is gone.
+	pic := randomBytes(t, 200<<10)
+	local := filepath.Join(work, "diagram.png")
+	os.WriteFile(local, pic, 0o644)
+	up := map[string]any{"action": "upload_asset", "localFilePath": local}
+	pre := st.ok("file", with(up, "validateOnly", true))
+	handle, _ := pre["uploadSource"].(string)
+	if !strings.HasPrefix(handle, "staged:") || pre["sha256"] != hexSHA(pic) || pre["size"] != float64(len(pic)) || pre["expectedSourceHash"] == nil {
+		t.Fatalf("upload preflight: %v", pre)
+	}
+	os.Remove(local)
+	commit := commitOf(map[string]any{"action": "upload_asset", "uploadSource": handle}, pre)
+	res := a.ok("file", with(commit, "confirm", true))
+	asset, _ := res["assetPath"].(string)
+	if res["status"] != "committed" || res["writeSafetyGuaranteed"] != true || !strings.HasPrefix(asset, "assets/diagram-") {
+		t.Fatalf("upload commit: %v", res)
+	}
+	if got, err := kernelFile(t, c, "/data/"+asset); err != nil || hexSHA(got) != hexSHA(pic) {
+		t.Fatalf("the stored asset differs from the local file: %v", err)
+	}
+	if rep, code := cli(t, "file", commit, append(front, "--yes")...); code != 0 || rep["replayed"] != true || rep["assetPath"] != asset {
+		t.Fatalf("replay through sisyphus call without the local file: %d %v", code, rep)
+	}
+	// The same bytes staged again by call reuse the snapshot (lookup).
+	os.WriteFile(local, pic, 0o644)
+	again, _ := cli(t, "file", with(up, "validateOnly", true), front...)
+	if again["uploadSource"] != handle {
+		t.Fatalf("the same name and content must reuse the handle: %v", again)
+	}
+	// A direct HTTP client names paths on the authority's machine: a
+	// relative one means nothing there.
+	a.fails("file", map[string]any{"action": "upload_asset", "localFilePath": "diagram.png", "validateOnly": true}, "invalid_arguments")
+	a.fails("file", map[string]any{"action": "upload_asset", "localFilePath": filepath.Join(work, "absent.png"), "validateOnly": true}, "not_found")
+
+	// Above the staging cap the front sends the path; this authority can
+	// read it, and the large-file confirmation applies.
+	big := randomBytes(t, 10<<20+1)
+	bigPath := filepath.Join(work, "scan.pdf")
+	os.WriteFile(bigPath, big, 0o644)
+	bigUp := map[string]any{"action": "upload_asset", "localFilePath": bigPath}
+	if m, _ := cli(t, "file", with(bigUp, "validateOnly", true), front...); errCodeOf(m) != "confirmation_required" || m["writeAttempted"] != false {
+		t.Fatalf("a large file without confirmLargeFile: %v", m)
+	}
+	bigUp["confirmLargeFile"] = true
+	bpre, code := cli(t, "file", with(bigUp, "validateOnly", true), front...)
+	if code != 0 || bpre["uploadSource"] != nil || bpre["sha256"] != hexSHA(big) {
+		t.Fatalf("a file above the staging cap: %d %v", code, bpre)
+	}
+	if m, _ := cli(t, "file", commitOf(bigUp, bpre), front...); errCodeOf(m) != "confirmation_required" {
+		t.Fatalf("a dangerous upload without the person's --yes: %v", m)
+	}
+	bres, code := cli(t, "file", commitOf(bigUp, bpre), append(front, "--yes")...)
+	if code != 0 || bres["status"] != "committed" {
+		t.Fatalf("a confirmed large upload: %d %v", code, bres)
+	}
+	if got, err := kernelFile(t, c, "/data/"+bres["assetPath"].(string)); err != nil || hexSHA(got) != hexSHA(big) {
+		t.Fatalf("the large stored asset differs: %v", err)
+	}
+
+	// Templates.
+	tpl := map[string]any{"action": "create_template", "path": "e2e/daily.md", "content": "# .action{.title} daily\n"}
+	a.strictDo("file", tpl)
+	a.fails("file", with(tpl, "validateOnly", true), "invalid_arguments") // exists
+	if r := a.ok("file", map[string]any{"action": "read_template", "path": "/templates/e2e/daily.md"}); r["content"] != tpl["content"] {
+		t.Fatalf("read_template: %v", r)
+	}
+	if l := a.ok("file", map[string]any{"action": "list_templates", "keyword": "daily"}); l["count"] != float64(1) {
+		t.Fatalf("list_templates: %v", l)
+	}
+	a.strictDo("file", map[string]any{"action": "update_template", "path": "e2e/daily.md", "content": "## .action{.title} notes\n"})
+	r := a.ok("file", map[string]any{"action": "render", "engine": "template", "id": doc, "path": "e2e/daily.md"})
+	if !strings.Contains(r["content"].(string), "Welcome notes") {
+		t.Fatalf("render template: %v", r)
+	}
+	if r := a.ok("file", map[string]any{"action": "render", "engine": "sprig", "template": "{{ add 1 2 }}"}); r["content"] != "3" {
+		t.Fatalf("render sprig: %v", r)
+	}
+	a.fails("file", map[string]any{"action": "render", "engine": "sprig", "template": `{{ querySQL "DELETE FROM blocks" }}`}, "invalid_arguments")
+	over := map[string]any{"action": "create_template", "path": "big.md", "content": strings.Repeat("x", 64<<10+1), "validateOnly": true}
+	if e := a.fails("file", over, "invalid_arguments"); !strings.Contains(fmt.Sprint(e["error"]), "65536") {
+		t.Fatalf("over-budget template: %v", e)
+	}
+	if _, err := kernelFile(t, c, "/data/templates/big.md"); err == nil {
+		t.Fatal("an over-budget template was written")
+	}
+	a.strictDo("file", map[string]any{"action": "save_doc_as_template", "id": doc, "name": "e2e-saved"})
+	if b, err := kernelFile(t, c, "/data/templates/e2e-saved.md"); err != nil || !bytes.Contains(b, []byte("Sisyphus")) {
+		t.Fatalf("save_doc_as_template: %v %q", err, b)
+	}
+	a.fails("file", map[string]any{"action": "save_doc_as_template", "id": doc, "name": "a/b", "validateOnly": true}, "invalid_arguments")
+	s.config(t, "enable", "file.delete_template")
+	a.strictDo("file", map[string]any{"action": "delete_template", "path": "e2e/daily.md", "confirm": true})
+	if _, err := kernelFile(t, c, "/data/templates/e2e/daily.md"); err == nil {
+		t.Fatal("delete_template left the template")
+	}
+
+	// Exports.
+	if md := a.ok("file", map[string]any{"action": "export_md", "id": doc}); !strings.Contains(md["content"].(string), "Welcome") {
+		t.Fatalf("export_md: %v", md)
+	}
+	a.strictDo("block", map[string]any{"action": "append", "parentID": doc, "data": "![diagram](" + asset + ")"})
+	da := a.ok("file", map[string]any{"action": "get_doc_assets", "id": doc})
+	if !strings.Contains(fmt.Sprint(da["assets"]), asset) {
+		t.Fatalf("get_doc_assets: %v", da)
+	}
+	outDir := filepath.Join(work, "out")
+	os.MkdirAll(outDir, 0o755)
+	os.WriteFile(filepath.Join(outDir, "keep.txt"), []byte("mine"), 0o644)
+	zipPath := filepath.Join(outDir, "diagrams.zip")
+	exp := map[string]any{"action": "export_resources", "paths": []string{asset}, "name": "diagrams", "outputPath": zipPath}
+	z := st.ok("file", exp)
+	if z["writeSafetyGuaranteed"] != false || z["sha256"] != fileSHA(t, zipPath) {
+		t.Fatalf("export_resources: %v", z)
+	}
+	zr, err := zip.OpenReader(zipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inZip []string
+	for _, f := range zr.File {
+		inZip = append(inZip, f.Name)
+	}
+	zr.Close()
+	if !strings.Contains(strings.Join(inZip, " "), filepath.Base(asset)) {
+		t.Fatalf("the ZIP holds %v", inZip)
+	}
+	before := fileSHA(t, zipPath)
+	st.fails("file", exp, "destination_exists")
+	if fileSHA(t, zipPath) != before || fileSHA(t, filepath.Join(outDir, "keep.txt")) != hexSHA([]byte("mine")) {
+		t.Fatal("a refused export touched existing files")
+	}
+	a.fails("file", with(exp, "validateOnly", true), "preflight_unavailable")
+
+	extractDir := filepath.Join(outDir, "welcome")
+	ex, code := cli(t, "file", map[string]any{"action": "extract_doc", "id": doc, "outputDir": extractDir}, front...)
+	if code != 0 || ex["writeSafetyGuaranteed"] != false {
+		t.Fatalf("extract_doc: %d %v", code, ex)
+	}
+	if got := fileSHA(t, filepath.Join(extractDir, filepath.FromSlash(asset))); got != hexSHA(pic) {
+		t.Fatal("the extracted asset differs")
+	}
+	mdFiles, _ := filepath.Glob(filepath.Join(extractDir, "*.md"))
+	if len(mdFiles) != 1 {
+		t.Fatalf("extracted %v", dirNames(t, extractDir))
+	}
+	if m, _ := cli(t, "file", map[string]any{"action": "extract_doc", "id": doc, "outputDir": extractDir}, front...); errCodeOf(m) != "destination_exists" {
+		t.Fatalf("extract over an existing directory: %v", m)
+	}
+	if names := dirNames(t, outDir); strings.Join(names, ",") != "diagrams.zip,keep.txt,welcome" {
+		t.Fatalf("the output directory holds %v", names)
+	}
+
+	// Assets.
+	if sa := a.ok("search", map[string]any{"action": "search_assets", "keyword": "diagram"}); sa["count"] != float64(1) {
+		t.Fatalf("search_assets: %v", sa)
+	}
+	a.ok("file", map[string]any{"action": "get_image_ocr_text", "path": asset})
+	ren := a.strictDo("file", map[string]any{"action": "rename_asset", "oldPath": asset, "newName": "renamed"})
+	newPath, _ := ren["newPath"].(string)
+	if newPath == "" {
+		newPath, _ = ren["path"].(string)
+	}
+	if !strings.Contains(newPath, "renamed") {
+		t.Fatalf("rename_asset: %v", ren)
+	}
+	if _, err := kernelFile(t, c, "/data/"+asset); err == nil {
+		t.Fatal("the renamed asset is still under its old name")
+	}
+	if da := a.ok("file", map[string]any{"action": "get_doc_assets", "id": doc}); !strings.Contains(fmt.Sprint(da["assets"]), newPath) {
+		t.Fatalf("the document's links did not follow the rename: %v", da)
+	}
+	unused := a.ok("file", map[string]any{"action": "list_unused_assets"})
+	if !strings.Contains(fmt.Sprint(unused["assets"]), "scan") {
+		t.Fatalf("list_unused_assets: %v", unused)
+	}
+	s.config(t, "enable", "file.remove_unused_assets")
+	a.strictDo("file", map[string]any{"action": "remove_unused_assets", "confirm": true})
+	if _, err := kernelFile(t, c, "/data/"+bres["assetPath"].(string)); err == nil {
+		t.Fatal("remove_unused_assets left the unused asset")
+	}
+	s.config(t, "enable", "file.delete_asset")
+	a.strictDo("file", map[string]any{"action": "delete_asset", "path": newPath, "confirm": true})
+	if _, err := kernelFile(t, c, "/data/"+newPath); err == nil {
+		t.Fatal("delete_asset left the asset")
+	}
+}
+
+// stager talks to an authority's staging routes as a client would.
+type stagerClient struct {
+	t    *testing.T
+	base string // the authority's base URL, without /mcp
+}
+
+func (s stagerClient) do(path, ctype string, body io.Reader, header map[string]string) (int, map[string]any) {
+	s.t.Helper()
+	req, _ := http.NewRequest("POST", s.base+path, body)
+	req.Header.Set("Authorization", "Bearer sekret")
+	req.Header.Set("Content-Type", ctype)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+func (s stagerClient) raw(name string, data []byte) (int, map[string]any) {
+	return s.do("/transfer/upload", "application/octet-stream", bytes.NewReader(data), map[string]string{"X-Sisyphus-File-Name": pathEscape(name)})
+}
+
+func (s stagerClient) lookup(name, sum string, size int) (int, map[string]any) {
+	b, _ := json.Marshal(map[string]any{"fileName": name, "sha256": sum, "size": size})
+	return s.do("/transfer/lookup", "application/json", bytes.NewReader(b), nil)
+}
+
+func pathEscape(s string) string { return strings.ReplaceAll(s, " ", "%20") }
+
+func stagingOf(t *testing.T, base string) map[string]any {
+	t.Helper()
+	st, _ := health(t, base)["staging"].(map[string]any)
+	if st == nil {
+		t.Fatal("/health shows no staging")
+	}
+	return st
+}
+
+// TestUploadStagingThroughTheBinary holds the authority's staging to its
+// limits: two at once (429 for the third), 10 MiB a file, 32 MiB and 64
+// files in all, expiry, lookup only of what it hashed, a restart that
+// forgets, and the plugin prefix.
+func TestUploadStagingThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	state, ws := t.TempDir(), t.TempDir()
+	const ttl = 3 * time.Second
+	s := startServeWith(t, "--embedded", ws, "--state-dir", state, "--staging-ttl", ttl.String())
+	base := strings.TrimSuffix(s.url, "/mcp")
+	sc := stagerClient{t, base}
+	a := connect(t, s.url, "2026-07-28")
+
+	data := randomBytes(t, 4<<10)
+	code, m := sc.raw("my photo.png", data)
+	h, _ := m["uploadSource"].(string)
+	if code != 200 || m["fileName"] != "my photo.png" || m["sha256"] != hexSHA(data) || !strings.HasPrefix(h, "staged:") {
+		t.Fatalf("raw staging: %d %v", code, m)
+	}
+	if code, m := sc.raw("my photo.png", data); code != 200 || m["uploadSource"] != h || m["reused"] != true {
+		t.Fatalf("the same name and content: %d %v", code, m)
+	}
+	if _, m := sc.raw("other.png", data); m["uploadSource"] == h {
+		t.Fatal("another name got the same handle")
+	}
+	jb, _ := json.Marshal(map[string]any{"fileName": "j.bin", "dataBase64": base64.StdEncoding.EncodeToString(data)})
+	if code, m := sc.do("/transfer/upload", "application/json", bytes.NewReader(jb), nil); code != 200 || m["sha256"] != hexSHA(data) {
+		t.Fatalf("JSON staging: %d %v", code, m)
+	}
+	if code, m := sc.do("/plugin/private/siyuan-plugins-mcp-sisyphus/transfer/upload", "application/octet-stream", bytes.NewReader(data),
+		map[string]string{"X-Sisyphus-File-Name": "p.bin"}); code != 200 {
+		t.Fatalf("under the plugin prefix: %d %v", code, m)
+	}
+	req, _ := http.NewRequest("POST", base+"/transfer/upload", bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("X-Sisyphus-File-Name", "x.bin")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 401 {
+		t.Fatalf("staging without the token: %v %v", resp, err)
+	}
+
+	// Lookup finds only what the authority hashed; a claimed digest never
+	// makes a source.
+	if code, m := sc.lookup("my photo.png", hexSHA(data), len(data)); code != 200 || m["found"] != true || m["uploadSource"] != h {
+		t.Fatalf("lookup of a staged file: %d %v", code, m)
+	}
+	claimed := hexSHA([]byte("never sent"))
+	if _, m := sc.lookup("claimed.png", claimed, 10); m["found"] != false || m["uploadSource"] != nil {
+		t.Fatalf("lookup of a claimed digest: %v", m)
+	}
+	a.fails("file", map[string]any{"action": "upload_asset", "uploadSource": "staged:" + strings.Repeat("A", 26), "validateOnly": true}, "upload_source_unknown")
+
+	// 10 MiB a file.
+	entries := stagingOf(t, base)["entries"]
+	if code, m := sc.raw("big.bin", make([]byte, 10<<20+1)); code != 413 || errCodeOf(m) != "file_too_large" {
+		t.Fatalf("a file above 10 MiB: %d %v", code, m)
+	}
+	if got := stagingOf(t, base)["entries"]; got != entries {
+		t.Fatalf("a refused file changed the store: %v → %v", entries, got)
+	}
+
+	// Two stagings at once; the third answers 429.
+	var pws []*io.PipeWriter
+	done := make(chan int, 2)
+	for i := range 2 {
+		pr, pw := io.Pipe()
+		pws = append(pws, pw)
+		go func() {
+			req, _ := http.NewRequest("POST", base+"/transfer/upload", pr)
+			req.ContentLength = 2 << 10
+			req.Header.Set("Authorization", "Bearer sekret")
+			req.Header.Set("Content-Type", "application/octet-stream")
+			req.Header.Set("X-Sisyphus-File-Name", fmt.Sprintf("slow%d.bin", i))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				done <- 0
+				return
+			}
+			resp.Body.Close()
+			done <- resp.StatusCode
+		}()
+		pw.Write(randomBytes(t, 1<<10))
+	}
+	waitFor(t, "two stagings in progress", func() bool { return stagingOf(t, base)["active"] == float64(2) })
+	if code, m := sc.raw("third.bin", data); code != 429 || errCodeOf(m) != "staging_busy" {
+		t.Fatalf("the third staging at once: %d %v", code, m)
+	}
+	for _, pw := range pws {
+		pw.Write(randomBytes(t, 1<<10))
+		pw.Close()
+	}
+	for range 2 {
+		if code := <-done; code != 200 {
+			t.Fatalf("a slow staging ended %d", code)
+		}
+	}
+
+	// Expiry: after the TTL a handle is refused as expired, and the next
+	// staging removes the expired entries.
+	time.Sleep(ttl + 500*time.Millisecond)
+	a.fails("file", map[string]any{"action": "upload_asset", "uploadSource": h, "validateOnly": true}, "upload_source_expired")
+	sc.raw("fresh.bin", data)
+	if n := stagingOf(t, base)["entries"]; n != float64(1) {
+		t.Fatalf("entries after expiry: %v", n)
+	}
+
+	// 32 MiB in all.
+	time.Sleep(ttl + 500*time.Millisecond)
+	for i := range 3 {
+		if code, m := sc.raw(fmt.Sprintf("nine%d.bin", i), randomBytes(t, 9<<20)); code != 200 {
+			t.Fatalf("9 MiB file %d: %d %v", i, code, m)
+		}
+	}
+	if code, m := sc.raw("nine3.bin", randomBytes(t, 9<<20)); code != 507 || errCodeOf(m) != "staging_full" {
+		t.Fatalf("past 32 MiB in all: %d %v", code, m)
+	}
+
+	// 64 files in all.
+	time.Sleep(ttl + 500*time.Millisecond)
+	for i := range 64 {
+		if code, m := sc.raw(fmt.Sprintf("n%d.txt", i), []byte(fmt.Sprint(i))); code != 200 {
+			t.Fatalf("small file %d: %d %v", i, code, m)
+		}
+	}
+	if code, m := sc.raw("n64.txt", []byte("64")); code != 507 || errCodeOf(m) != "staging_full" {
+		t.Fatalf("the 65th file: %d %v", code, m)
+	}
+
+	// A restart forgets every staged file; the ledger still replays a
+	// committed upload without it.
+	time.Sleep(ttl + 500*time.Millisecond)
+	_, m = sc.raw("kept.png", data)
+	h2 := m["uploadSource"].(string)
+	up := map[string]any{"action": "upload_asset", "uploadSource": h2}
+	pre := a.ok("file", with(up, "validateOnly", true))
+	res := a.ok("file", with(commitOf(up, pre), "confirm", true))
+	stopServe(t, s)
+	s = startServeWith(t, "--embedded", ws, "--state-dir", state)
+	a = connect(t, s.url, "2026-07-28")
+	if n := stagingOf(t, strings.TrimSuffix(s.url, "/mcp"))["entries"]; n != float64(0) {
+		t.Fatalf("entries after a restart: %v", n)
+	}
+	a.fails("file", map[string]any{"action": "upload_asset", "uploadSource": h2, "validateOnly": true}, "upload_source_unknown")
+	if rep := a.ok("file", with(commitOf(up, pre), "confirm", true)); rep["replayed"] != true || rep["assetPath"] != res["assetPath"] {
+		t.Fatalf("replay after a restart: %v", rep)
+	}
+}
+
+// throttle is a kernel proxy whose getFile answers for exports trickle (after the
+// first 256 KiB), or, with endless set, are an endless stream of zeros:
+// a front's download meets a slow or oversized kernel.
+type throttle struct {
+	kernel  string
+	endless atomic.Bool
+	sent    atomic.Int64
+}
+
+func (p *throttle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	out, _ := http.NewRequestWithContext(r.Context(), r.Method, p.kernel+r.URL.RequestURI(), bytes.NewReader(body))
+	out.Header = r.Header.Clone()
+	resp, err := http.DefaultTransport.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), 502)
+		return
+	}
+	defer resp.Body.Close()
+	// Only exports are slowed or replaced: the configuration and the
+	// readbacks are read as they are.
+	getFile := r.URL.Path == "/api/file/getFile" && bytes.Contains(body, []byte("temp/export/"))
+	for k, v := range resp.Header {
+		if getFile && k == "Content-Length" {
+			continue
+		}
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	if !getFile {
+		io.Copy(w, resp.Body)
+		return
+	}
+	buf := make([]byte, 64<<10)
+	src := io.Reader(resp.Body)
+	if p.endless.Load() {
+		src = zeros{}
+	}
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			if p.sent.Add(int64(n)) > 256<<10 && !p.endless.Load() {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		if err != nil || r.Context().Err() != nil {
+			return
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestKilledDownloadLeavesNothing: sisyphus call killed in the middle of
+// saving an export leaves no file (not even a partial one) and keeps its
+// neighbours; interrupted, it removes what it wrote.
+func TestKilledDownloadLeavesNothing(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, t.TempDir())
+	c := kernelClient(t, k.url)
+	if err := c.PutFile(context.Background(), siyuan.PutFileRequest{Path: "/data/assets/big.bin", Body: bytes.NewReader(randomBytes(t, 4<<20))}); err != nil {
+		t.Fatal(err)
+	}
+	p := &throttle{kernel: k.url}
+	proxy := &http.Server{Handler: p}
+	ln := listenLoopback(t)
+	go proxy.Serve(ln)
+	t.Cleanup(func() { proxy.Close() })
+	state := t.TempDir()
+	// Both processes reach the kernel through the proxy: a front and its
+	// authority must see the same kernel.
+	startServeWith(t, "--siyuan-url", "http://"+ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state)
+	front := []string{"--siyuan-url", "http://" + ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state, "--token", "sekret"}
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "neighbour.txt"), []byte("n"), 0o644)
+	exp := map[string]any{"action": "export_resources", "paths": []string{"assets/big.bin"}, "outputPath": filepath.Join(out, "big.zip")}
+
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
+		p.sent.Store(0)
+		raw, _ := json.Marshal(exp)
+		cmd := exec.Command(bin, append([]string{"call", "file", "--json", string(raw)}, front...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		for p.sent.Load() <= 512<<10 {
+			select {
+			case err := <-exited:
+				t.Fatalf("call ended before the download was under way: %v\n%s\n%s", err, stdout.String(), stderr.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		cmd.Process.Signal(sig)
+		<-exited
+		if names := dirNames(t, out); strings.Join(names, ",") != "neighbour.txt" {
+			t.Fatalf("after %v the output directory holds %v (%s)", sig, names, stdout.String())
+		}
+	}
+}
+
+// TestDownloadOverflowThroughTheBinary: an export that grows past 512 MiB
+// fails with download_too_large and leaves no file. Long: it streams
+// 512 MiB.
+func TestDownloadOverflowThroughTheBinary(t *testing.T) {
+	longTests(t)
+	t.Parallel()
+	k := startKernel(t, t.TempDir())
+	p := &throttle{kernel: k.url}
+	p.endless.Store(true)
+	proxy := &http.Server{Handler: p}
+	ln := listenLoopback(t)
+	go proxy.Serve(ln)
+	t.Cleanup(func() { proxy.Close() })
+	state := t.TempDir()
+	// Both processes reach the kernel through the proxy: a front and its
+	// authority must see the same kernel.
+	startServeWith(t, "--siyuan-url", "http://"+ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state)
+	front := []string{"--siyuan-url", "http://" + ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state, "--token", "sekret"}
+	out := t.TempDir()
+	m, code := cli(t, "file", map[string]any{"action": "export_resources", "paths": []string{"assets/"}, "outputPath": filepath.Join(out, "all.zip")}, front...)
+	if code != 1 || errCodeOf(m) != "download_too_large" {
+		t.Fatalf("an export past 512 MiB: %d %v", code, m)
+	}
+	if names := dirNames(t, out); len(names) != 0 {
+		t.Fatalf("the overflow left %v", names)
+	}
+	if sent := p.sent.Load(); sent < 512<<20 {
+		t.Fatalf("the proxy sent only %d bytes", sent)
+	}
+}
+
+func listenLoopback(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
