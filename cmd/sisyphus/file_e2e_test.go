@@ -475,13 +475,13 @@ func TestUploadStagingThroughTheBinary(t *testing.T) {
 	}
 }
 
-// throttle is a kernel proxy whose getFile answers for exports trickle (after the
-// first 256 KiB), or, with endless set, are an endless stream of zeros:
-// a front's download meets a slow or oversized kernel.
+// throttle is a kernel proxy whose getFile answers for exports trickle
+// (after the first 256 KiB), or, with zeros set, are that many zero bytes
+// (-1: endless): a front's download meets a slow or a huge export.
 type throttle struct {
-	kernel  string
-	endless atomic.Bool
-	sent    atomic.Int64
+	kernel string
+	zeros  atomic.Int64
+	sent   atomic.Int64
 }
 
 func (p *throttle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -510,8 +510,12 @@ func (p *throttle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	buf := make([]byte, 64<<10)
 	src := io.Reader(resp.Body)
-	if p.endless.Load() {
+	fake := p.zeros.Load()
+	switch {
+	case fake < 0:
 		src = zeros{}
+	case fake > 0:
+		src = io.LimitReader(zeros{}, fake)
 	}
 	for {
 		n, err := src.Read(buf)
@@ -520,7 +524,7 @@ func (p *throttle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			w.(http.Flusher).Flush()
-			if p.sent.Add(int64(n)) > 256<<10 && !p.endless.Load() {
+			if p.sent.Add(int64(n)) > 256<<10 && fake == 0 {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}
@@ -585,28 +589,60 @@ func TestKilledDownloadLeavesNothing(t *testing.T) {
 	}
 }
 
-// TestDownloadOverflowThroughTheBinary: an export that grows past 512 MiB
-// fails with download_too_large and leaves no file. Long: it streams
-// 512 MiB.
-func TestDownloadOverflowThroughTheBinary(t *testing.T) {
+// TestDownload512MiBThroughTheBinary: sisyphus call saves a 512 MiB export
+// with flat memory (its peak resident set against a call that downloads
+// nothing, in the same run), and one past 512 MiB fails with
+// download_too_large and leaves no file. Long: it streams 1 GiB.
+func TestDownload512MiBThroughTheBinary(t *testing.T) {
 	longTests(t)
-	t.Parallel()
 	k := startKernel(t, t.TempDir())
 	p := &throttle{kernel: k.url}
-	p.endless.Store(true)
 	proxy := &http.Server{Handler: p}
 	ln := listenLoopback(t)
 	go proxy.Serve(ln)
 	t.Cleanup(func() { proxy.Close() })
 	state := t.TempDir()
-	// Both processes reach the kernel through the proxy: a front and its
-	// authority must see the same kernel.
 	startServeWith(t, "--siyuan-url", "http://"+ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state)
 	front := []string{"--siyuan-url", "http://" + ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state, "--token", "sekret"}
 	out := t.TempDir()
-	m, code := cli(t, "file", map[string]any{"action": "export_resources", "paths": []string{"assets/"}, "outputPath": filepath.Join(out, "all.zip")}, front...)
-	if code != 1 || errCodeOf(m) != "download_too_large" {
-		t.Fatalf("an export past 512 MiB: %d %v", code, m)
+	// call runs sisyphus call and returns its answer and peak resident set.
+	call := func(args map[string]any) (map[string]any, int64) {
+		raw, _ := json.Marshal(args)
+		cmd := exec.Command(bin, append([]string{"call", "file", "--json", string(raw)}, front...)...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
+		cmd.Run()
+		var m map[string]any
+		json.Unmarshal(stdout.Bytes(), &m)
+		return m, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	}
+	_, base := call(map[string]any{"action": "list_templates"})
+
+	const size = 512 << 20
+	p.zeros.Store(size)
+	dst := filepath.Join(out, "big.zip")
+	m, peak := call(map[string]any{"action": "export_resources", "paths": []string{"assets/"}, "outputPath": dst})
+	st, err := os.Stat(dst)
+	if err != nil || st.Size() != size || m["bytes"] != float64(size) {
+		t.Fatalf("a 512 MiB export: %v %v", m, err)
+	}
+	zero := sha256.New()
+	io.Copy(zero, io.LimitReader(zeros{}, size))
+	if m["sha256"] != hex.EncodeToString(zero.Sum(nil)) {
+		t.Fatalf("the reported SHA-256 %v is not the bytes'", m["sha256"])
+	}
+	t.Logf("peak resident set: %d MiB saving 512 MiB, %d MiB for a read", peak>>20, base>>20)
+	if growth := peak - base; growth > 32<<20 {
+		t.Fatalf("saving 512 MiB grew the resident set by %d MiB (limit 32)", growth>>20)
+	}
+	os.Remove(dst)
+
+	p.zeros.Store(-1)
+	p.sent.Store(0)
+	m, _ = call(map[string]any{"action": "export_resources", "paths": []string{"assets/"}, "outputPath": filepath.Join(out, "all.zip")})
+	if errCodeOf(m) != "download_too_large" || m["writeAttempted"] != true {
+		t.Fatalf("an export past 512 MiB: %v", m)
 	}
 	if names := dirNames(t, out); len(names) != 0 {
 		t.Fatalf("the overflow left %v", names)

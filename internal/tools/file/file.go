@@ -19,6 +19,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -82,8 +83,32 @@ func cleanRel(field, raw, rel string) error {
 // workspace is the getFile path of a data-relative path.
 func workspace(rel string) string { return "/data/" + strings.TrimPrefix(rel, "/") }
 
-// digestFile streams a workspace file through SHA-256.
+// digestFile streams a workspace file through SHA-256. A body cut short
+// (a connection dropped mid-file; seen on SiYuan behind forwarders) is read
+// again, twice at most: it is a read, and a readback must not report a
+// mismatch for a file that is whole.
 func digestFile(ctx context.Context, c *siyuan.Client, p string) (sum string, size int64, err error) {
+	for attempt := 0; ; attempt++ {
+		sum, size, err = digestOnce(ctx, c, p)
+		var cut *cutShort
+		if !errors.As(err, &cut) || attempt == 2 {
+			return sum, size, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", 0, err
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// cutShort is a file body that ended before its end.
+type cutShort struct{ err error }
+
+func (e *cutShort) Error() string { return e.err.Error() }
+func (e *cutShort) Unwrap() error { return e.err }
+
+func digestOnce(ctx context.Context, c *siyuan.Client, p string) (string, int64, error) {
 	body, _, err := c.GetFile(ctx, p)
 	if err != nil {
 		return "", 0, err
@@ -92,7 +117,7 @@ func digestFile(ctx context.Context, c *siyuan.Client, p string) (sum string, si
 	h := sha256.New()
 	n, err := io.Copy(h, body)
 	if err != nil {
-		return "", 0, fmt.Errorf("read %s: %w", p, err)
+		return "", 0, &cutShort{fmt.Errorf("read %s: %w", p, err)}
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
