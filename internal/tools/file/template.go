@@ -243,7 +243,15 @@ var deleteTemplate = tools.Write[pathArgs, templateState]{
 	Scope:   templates,
 	Targets: func(a pathArgs) []string { return []string{a.Path} },
 	State: func(ctx context.Context, env *tools.Env, a pathArgs) (templateState, error) {
-		return readTemplateState(ctx, env, a.Path)
+		st, err := readTemplateState(ctx, env, a.Path)
+		if err != nil || !st.Exists {
+			return st, err
+		}
+		// A file SiYuan does not list (README.md, dot files) cannot be
+		// removed as a template: refused here, before the ledger records
+		// the request as executing.
+		_, err = locateTemplate(ctx, env, a.Path)
+		return st, err
 	},
 	Check: func(a pathArgs, st templateState) error {
 		if !st.Exists {
@@ -254,7 +262,9 @@ var deleteTemplate = tools.Write[pathArgs, templateState]{
 	Execute: func(ctx context.Context, env *tools.Env, a pathArgs, _ templateState) (tools.Payload, error) {
 		abs, err := locateTemplate(ctx, env, a.Path)
 		if err != nil {
-			return nil, err
+			// Nothing was removed: the ledger records a rejection, not an
+			// outcome to wonder about.
+			return nil, tools.Refuse(err)
 		}
 		if err := env.Kernel.RemoveTemplate(ctx, abs); err != nil {
 			return nil, tools.WriteFailure(err, false)

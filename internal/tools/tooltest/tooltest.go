@@ -44,6 +44,9 @@ type Fixture struct {
 	// MaxWriteBytes is the registry's write cap from the next Reopen (0:
 	// the default).
 	MaxWriteBytes int
+	// MaxTemplateBytes is the registry's template body budget from the
+	// next Reopen (0: the default).
+	MaxTemplateBytes int
 	// Sources are the upload sources of the registry (a MemSources from
 	// the start; set before Reopen to change them).
 	Sources tools.Sources
@@ -217,7 +220,7 @@ func (f *Fixture) Reopen(t testing.TB, strictOff bool) {
 	if f.Sources == nil {
 		f.Sources = &MemSources{}
 	}
-	f.R = f.Registry(t, &tools.Env{Kernel: f.C, Coordinator: coord, MaxWriteBytes: f.MaxWriteBytes, Sources: f.Sources})
+	f.R = f.Registry(t, &tools.Env{Kernel: f.C, Coordinator: coord, MaxWriteBytes: f.MaxWriteBytes, MaxTemplateBytes: f.MaxTemplateBytes, Sources: f.Sources})
 }
 
 // CloseLedger closes the ledger, as a process exit does (Reopen after it).

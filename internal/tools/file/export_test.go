@@ -1,0 +1,496 @@
+package file
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+// zipEntries reads a ZIP from the workspace: entry name → bytes.
+func (s *sfix) zipEntries(t *testing.T, p string) map[string][]byte {
+	t.Helper()
+	data, ok := s.read(t, p)
+	if !ok {
+		t.Fatalf("no ZIP at %s", p)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatalf("%s is not a ZIP: %v", p, err)
+	}
+	out := map[string][]byte{}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("entry %s: %v", f.Name, err)
+		}
+		out[f.Name] = b
+	}
+	return out
+}
+
+// entry finds the ZIP entry whose name ends with suffix.
+func entry(entries map[string][]byte, suffix string) ([]byte, bool) {
+	for n, b := range entries {
+		if strings.HasSuffix(n, suffix) {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+func TestExportMd(t *testing.T) {
+	s := newFixture(t)
+	md := s.OK(t, "file", map[string]any{"action": "export_md", "id": s.Doc})
+	content, _ := md["content"].(string)
+	if md["id"] != s.Doc || md["hPath"] != "/Doc" || !strings.HasPrefix(content, "# Doc\n") {
+		t.Fatalf("export_md: %v", md)
+	}
+	for i := range 12 {
+		if !strings.Contains(content, fmt.Sprintf("\nparagraph %d\n", i)) {
+			t.Fatalf("paragraph %d missing: %q", i, content)
+		}
+	}
+	s.WantErr(t, "file", map[string]any{"action": "export_md", "id": "20200101010101-abcdefg"}, failure.NotFound)
+	s.WantErr(t, "file", map[string]any{"action": "export_md", "id": "nope"}, failure.InvalidArguments)
+	s.WantErr(t, "file", map[string]any{"action": "export_md"}, failure.InvalidArguments)
+	// A hidden notebook's document is not exported.
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{s.NB: tools.LevelNone}, AllActions: true, Strict: true}
+	s.WantErr(t, "file", map[string]any{"action": "export_md", "id": s.Doc}, failure.PermissionDenied)
+}
+
+func TestExportResources(t *testing.T) {
+	s := newFixture(t)
+	ctx := context.Background()
+	data := []byte("asset bytes for the zip")
+	asset := s.upload(t, "pic.png", data)
+
+	res := s.OK(t, "file", map[string]any{"action": "export_resources", "paths": []string{asset, "/data/" + asset, "data/" + s.NB}, "name": "bundle"})
+	zp, _ := res["path"].(string)
+	if !strings.HasPrefix(zp, "temp/export/") || !strings.HasSuffix(zp, "bundle.zip") || res["writeAttempted"] != true || res["writeSafetyGuaranteed"] != false {
+		t.Fatalf("export: %v", res)
+	}
+	if _, ok := res["delivery"]; ok {
+		t.Fatalf("without outputPath there is nothing to deliver: %v", res)
+	}
+	// Duplicate spellings are one path.
+	if paths := res["paths"].([]any); len(paths) != 2 || paths[0] != "/data/"+asset || paths[1] != "/data/"+s.NB {
+		t.Fatalf("paths %v", paths)
+	}
+	entries := s.zipEntries(t, "/"+zp)
+	if got, ok := entry(entries, "/"+base(asset)); !ok || !bytes.Equal(got, data) {
+		t.Fatalf("the ZIP lacks the asset: %v", keys(entries))
+	}
+	sy, ok := entry(entries, "/"+s.Doc+".sy")
+	if !ok || !strings.Contains(string(sy), "paragraph 11") {
+		t.Fatalf("the ZIP lacks the document: %v", keys(entries))
+	}
+
+	// validateOnly: refused without executing (an external effect has no
+	// preflight), so no new ZIP.
+	before := s.assetsIn(t, "/temp/export")
+	e := s.WantErr(t, "file", map[string]any{"action": "export_resources", "paths": []string{asset}, "validateOnly": true}, failure.PreflightUnavailable)
+	wantAttemptedFalse(t, e)
+	if e.RequestID != "" || len(s.assetsIn(t, "/temp/export")) != len(before) {
+		t.Fatalf("an export preflight exported: %+v", e)
+	}
+
+	// At the authority, outputPath answers a manifest for the front to
+	// save; the authority writes nothing there.
+	out := filepath.Join(t.TempDir(), "bundle.zip")
+	res = s.OK(t, "file", map[string]any{"action": "export_resources", "paths": []string{asset}, "outputPath": out})
+	files, _ := res["files"].([]any)
+	if res["delivery"] != "download" || res["outputPath"] != out || len(files) != 1 {
+		t.Fatalf("manifest: %v", res)
+	}
+	f := files[0].(map[string]any)
+	if f["kernelPath"] != "/"+res["path"].(string) || f["dest"] != out {
+		t.Fatalf("manifest entry: %v", f)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the authority saved the ZIP itself")
+	}
+	if _, ok := entry(s.zipEntries(t, f["kernelPath"].(string)), "/"+base(asset)); !ok {
+		t.Fatal("the manifest's ZIP lacks the asset")
+	}
+	_ = ctx
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestExportResourcesRefusals: only data/ may be exported, never a folder
+// holding the configuration, never a hidden notebook (data/ itself used to
+// export every notebook and the configuration; conf/ SiYuan's API token).
+func TestExportResourcesRefusals(t *testing.T) {
+	s := newFixture(t)
+	hidden, err := s.C.CreateNotebook(context.Background(), "Hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put(t, tools.Protected+"/notebookPermissions", "{}")
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{hidden.ID: tools.LevelNone}, AllActions: true, Strict: true}
+	before := len(s.assetsIn(t, "/temp/export"))
+	for _, c := range []struct {
+		paths []string
+		name  string
+		code  failure.Code
+	}{
+		{[]string{"data"}, "", failure.PermissionDenied},
+		{[]string{"/data/"}, "", failure.PermissionDenied},
+		{[]string{"data/storage"}, "", failure.PermissionDenied},
+		{[]string{"DATA/Storage/petal/"}, "", failure.PermissionDenied},
+		{[]string{tools.Protected}, "", failure.PermissionDenied},
+		{[]string{tools.Protected + "/notebookPermissions"}, "", failure.PermissionDenied},
+		{[]string{"data/" + hidden.ID}, "", failure.PermissionDenied},
+		{[]string{"data/" + hidden.ID + "/x.sy"}, "", failure.PermissionDenied},
+		{[]string{"/data/" + strings.ToUpper(hidden.ID)}, "", failure.PermissionDenied},
+		{[]string{"assets/x.png", "data/" + hidden.ID}, "", failure.PermissionDenied},
+		{[]string{"conf"}, "", failure.InvalidArguments},
+		{[]string{"conf/conf.json"}, "", failure.InvalidArguments},
+		{[]string{"history"}, "", failure.InvalidArguments},
+		{[]string{"temp/export"}, "", failure.InvalidArguments},
+		{[]string{"data/../conf"}, "", failure.InvalidArguments},
+		{[]string{"data/./assets"}, "", failure.InvalidArguments},
+		{[]string{"data//assets"}, "", failure.InvalidArguments},
+		{[]string{""}, "", failure.InvalidArguments},
+		{[]string{}, "", failure.InvalidArguments},
+		{[]string{"assets/x.png"}, "a/b", failure.InvalidArguments},
+	} {
+		args := map[string]any{"action": "export_resources", "paths": c.paths}
+		if c.name != "" {
+			args["name"] = c.name
+		}
+		e := s.WantErr(t, "file", args, c.code)
+		wantAttemptedFalse(t, e)
+	}
+	if after := len(s.assetsIn(t, "/temp/export")); after != before {
+		t.Fatalf("refused exports wrote %d ZIPs", after-before)
+	}
+	// The visible notebook and the workspace's assets export.
+	s.OK(t, "file", map[string]any{"action": "export_resources", "paths": []string{"data/" + s.NB, "data/assets", "data/templates"}})
+}
+
+func TestExtractDoc(t *testing.T) {
+	s := newFixture(t)
+	data := []byte("image for the extract")
+	asset := s.upload(t, "shot.png", data)
+	s.link(t, asset)
+	s.link(t, asset) // twice: listed once
+	spaced := s.upload(t, "with space.png", []byte("spaced"))
+	s.link(t, strings.ReplaceAll(spaced, " ", "%20"))
+	// A link that climbs out of the assets folder is never fetched.
+	s.link(t, "assets/../../conf/conf.json")
+
+	res := s.OK(t, "file", map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": "./plan"})
+	md, _ := res["markdown"].(string)
+	if res["delivery"] != "download" || res["hPath"] != "/Doc" || res["markdownFile"] != "Doc.md" || res["outputDir"] != "./plan" ||
+		!strings.Contains(md, "paragraph 11") || !strings.Contains(md, asset) || res["writeSafetyGuaranteed"] != false || res["writeAttempted"] != true {
+		t.Fatalf("extract: %v", res)
+	}
+	var got []string
+	for _, f := range res["files"].([]any) {
+		m := f.(map[string]any)
+		got = append(got, m["kernelPath"].(string)+" -> "+m["dest"].(string))
+	}
+	want := []string{"/data/" + asset + " -> " + asset, "/data/" + spaced + " -> " + spaced}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("files:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if sk, _ := res["skipped"].([]any); len(sk) != 1 || sk[0] != "assets/../../conf/conf.json" {
+		t.Fatalf("skipped: %v", res["skipped"])
+	}
+	// Every file of the manifest can be fetched.
+	for _, w := range []string{asset, spaced} {
+		if !s.exists(t, "/data/"+w) {
+			t.Fatalf("the manifest names %s, which getFile cannot read", w)
+		}
+	}
+
+	e := s.WantErr(t, "file", map[string]any{"action": "extract_doc", "id": s.Doc, "validateOnly": true}, failure.PreflightUnavailable)
+	wantAttemptedFalse(t, e)
+	e = s.WantErr(t, "file", map[string]any{"action": "extract_doc", "id": "20200101010101-abcdefg"}, failure.NotFound)
+	wantAttemptedFalse(t, e)
+	s.WantErr(t, "file", map[string]any{"action": "extract_doc", "id": "x"}, failure.InvalidArguments)
+	// A document without assets: an empty manifest besides the Markdown.
+	plain := s.MkDoc(t, s.NB, "/Plain: x*y", "no assets")
+	res = s.OK(t, "file", map[string]any{"action": "extract_doc", "id": plain})
+	if files := res["files"].([]any); len(files) != 0 || res["markdownFile"] != "Plain_ x_y.md" {
+		t.Fatalf("plain: %v", res)
+	}
+}
+
+// A front: its registry delegates writes to the fixture's (the authority),
+// stages local files and saves downloads with the fakes below.
+
+type fakeStager struct {
+	mem    *tooltest.MemSources
+	mu     sync.Mutex
+	staged map[string]string // path@sha → handle: a snapshot is reused
+	tooBig bool
+}
+
+func (f *fakeStager) Stage(_ context.Context, p string) (string, error) {
+	if f.tooBig {
+		return "", fmt.Errorf("stage %s: %w", p, tools.ErrTooLargeToStage)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", failure.Wrap(failure.NotFound, err, "cannot read %s", p).Attempted(false)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := p + "@" + sum(data)
+	if h, ok := f.staged[key]; ok {
+		return h, nil
+	}
+	h := f.mem.Put(filepath.Base(p), data)
+	f.staged[key] = h
+	return h, nil
+}
+
+type fakeDownloader struct{ c *siyuan.Client }
+
+func (d fakeDownloader) fetch(ctx context.Context, dl tools.Download) ([]byte, error) {
+	if dl.Inline != "" {
+		return []byte(dl.Inline), nil
+	}
+	body, _, err := d.c.GetFile(ctx, dl.KernelPath)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return io.ReadAll(body)
+}
+
+func (d fakeDownloader) save(ctx context.Context, dl tools.Download, p string) (tools.Saved, error) {
+	data, err := d.fetch(ctx, dl)
+	if err != nil {
+		return tools.Saved{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return tools.Saved{}, err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return tools.Saved{}, err
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return tools.Saved{}, err
+	}
+	return tools.Saved{Path: p, SHA256: sum(data), Size: int64(len(data))}, nil
+}
+
+func (d fakeDownloader) File(ctx context.Context, dl tools.Download, p string) (tools.Saved, error) {
+	return d.save(ctx, dl, p)
+}
+
+func (d fakeDownloader) Tree(ctx context.Context, ds []tools.Download, dir string) ([]tools.Saved, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []tools.Saved
+	for _, dl := range ds {
+		sv, err := d.save(ctx, dl, filepath.Join(dir, filepath.FromSlash(dl.Dest)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sv)
+	}
+	return out, nil
+}
+
+type front struct {
+	r    *tools.Registry
+	mu   sync.Mutex
+	sent []map[string]any // what the front sent the authority
+}
+
+func (s *sfix) front(t *testing.T, stager tools.Stager) *front {
+	t.Helper()
+	f := &front{}
+	f.r = s.Registry(t, &tools.Env{Kernel: s.C, Stager: stager, Downloader: fakeDownloader{s.C}, DelegateStrict: true,
+		Delegate: func(ctx context.Context, tool string, raw json.RawMessage) (any, error) {
+			var m map[string]any
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return nil, err
+			}
+			f.mu.Lock()
+			f.sent = append(f.sent, m)
+			f.mu.Unlock()
+			// The authority's entry point reads the front's confirm:true.
+			action, _ := m["action"].(string)
+			if m["confirm"] == true {
+				ctx = tools.WithConfirmed(ctx, tool, action)
+			}
+			return s.R.Call(ctx, tool, raw)
+		}})
+	return f
+}
+
+// call runs a confirmed call at the front.
+func (f *front) call(t *testing.T, args map[string]any) (map[string]any, *failure.Error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	action, _ := args["action"].(string)
+	v, err := f.r.Call(tools.WithConfirmed(context.Background(), "file", action), "file", raw)
+	if err != nil {
+		var fe *failure.Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return nil, fe
+	}
+	return tooltest.AsJSON(t, v), nil
+}
+
+func (f *front) ok(t *testing.T, args map[string]any) map[string]any {
+	t.Helper()
+	m, err := f.call(t, args)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return m
+}
+
+func (f *front) last() map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sent[len(f.sent)-1]
+}
+
+func TestFrontSavesExports(t *testing.T) {
+	s := newFixture(t)
+	data := []byte("the front saves me")
+	asset := s.upload(t, "saved.png", data)
+	s.link(t, asset)
+	fr := s.front(t, nil)
+	dir := t.TempDir()
+
+	// export_resources with outputPath: the ZIP lands there.
+	out := filepath.Join(dir, "out.zip")
+	res := fr.ok(t, map[string]any{"action": "export_resources", "paths": []string{asset}, "outputPath": out})
+	zipped, err := os.ReadFile(out)
+	if err != nil || res["outputPath"] != out || res["sha256"] != sum(zipped) || res["bytes"] != float64(len(zipped)) || res["files"] != nil {
+		t.Fatalf("saved ZIP: %v (%v)", res, err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(zipped), int64(len(zipped)))
+	if err != nil || len(zr.File) != 1 || !strings.HasSuffix(zr.File[0].Name, "/"+base(asset)) {
+		t.Fatalf("saved ZIP entries: %v", err)
+	}
+	// An existing outputPath is not overwritten.
+	if _, e := fr.call(t, map[string]any{"action": "export_resources", "paths": []string{asset}, "outputPath": out}); e == nil {
+		t.Fatal("an export replaced an existing file")
+	}
+
+	// extract_doc: the Markdown and the assets in a new folder.
+	target := filepath.Join(dir, "extract")
+	res = fr.ok(t, map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": target})
+	if res["outputDir"] != target || res["files"] != nil || res["markdown"] != nil {
+		t.Fatalf("extract: %v", res)
+	}
+	md, err := os.ReadFile(filepath.Join(target, "Doc.md"))
+	if err != nil || !strings.Contains(string(md), "paragraph 0") || !strings.Contains(string(md), asset) {
+		t.Fatalf("Doc.md: %q %v", md, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(target, filepath.FromSlash(asset))); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("asset: %q %v", got, err)
+	}
+	if saved := res["saved"].([]any); len(saved) != 2 {
+		t.Fatalf("saved: %v", saved)
+	}
+	// The folder exists now: refused.
+	if _, e := fr.call(t, map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": target}); e == nil {
+		t.Fatal("an extract wrote into an existing folder")
+	}
+	// validateOnly goes to the authority and is refused there.
+	_, e := fr.call(t, map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": filepath.Join(dir, "x"), "validateOnly": true})
+	if e == nil || e.Code != failure.PreflightUnavailable {
+		t.Fatalf("preflight at the front: %v", e)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a refused extract created its folder")
+	}
+}
+
+func TestFrontStagesUploads(t *testing.T) {
+	s := newFixture(t)
+	stager := &fakeStager{mem: s.mem(), staged: map[string]string{}}
+	fr := s.front(t, stager)
+	local := filepath.Join(t.TempDir(), "note.png")
+	data := []byte("staged at the front")
+	if err := os.WriteFile(local, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The front stages the person's file: the authority sees a handle, never
+	// the local path.
+	args := map[string]any{"action": "upload_asset", "file": rel}
+	pre := fr.ok(t, tooltest.CopyArgs(args, "validateOnly", true))
+	sent := fr.last()
+	h, _ := sent["uploadSource"].(string)
+	if h == "" || sent["localFilePath"] != nil || sent["file"] != nil || pre["uploadSource"] != h || pre["sha256"] != sum(data) {
+		t.Fatalf("sent %v, preflight %v", sent, pre)
+	}
+	res := fr.ok(t, tooltest.CommitArgs(args, pre))
+	if res["status"] != "committed" || res["uploadSource"] != h || fr.last()["confirm"] != true {
+		t.Fatalf("commit: %v (sent %v)", res, fr.last())
+	}
+	if stored, ok := s.read(t, "/data/"+res["assetPath"].(string)); !ok || !bytes.Equal(stored, data) {
+		t.Fatalf("stored %q", stored)
+	}
+	// A replay with the handle alone needs no local file.
+	if err := os.Remove(local); err != nil {
+		t.Fatal(err)
+	}
+	rep := fr.ok(t, tooltest.CommitArgs(map[string]any{"action": "upload_asset", "uploadSource": h}, pre))
+	if rep["replayed"] != true || rep["assetPath"] != res["assetPath"] {
+		t.Fatalf("replay: %v", rep)
+	}
+
+	// Too large to stage: the front sends the absolute path for the
+	// authority to read itself.
+	if err := os.WriteFile(local, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stager.tooBig = true
+	pre = fr.ok(t, map[string]any{"action": "upload_asset", "localFilePath": rel, "validateOnly": true})
+	if sent := fr.last(); sent["localFilePath"] != local || sent["uploadSource"] != nil {
+		t.Fatalf("sent %v", sent)
+	}
+	if _, staged := pre["uploadSource"]; staged || pre["sha256"] != sum(data) {
+		t.Fatalf("preflight: %v", pre)
+	}
+}
