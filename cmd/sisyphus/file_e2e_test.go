@@ -45,9 +45,9 @@ func kernelFile(t *testing.T, c *siyuan.Client, p string) ([]byte, error) {
 	return io.ReadAll(body)
 }
 
-func kernelClient(t *testing.T, url string) *siyuan.Client {
+func kernelClient(t *testing.T, url, token string) *siyuan.Client {
 	t.Helper()
-	c, err := siyuan.New(siyuan.Config{BaseURL: url, Token: "tok"})
+	c, err := siyuan.New(siyuan.Config{BaseURL: url, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,21 +85,59 @@ func dirNames(t *testing.T, dir string) []string {
 func TestFileToolThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	k := startKernel(t, t.TempDir())
-	c := kernelClient(t, k.url)
 	kernel := []string{"--siyuan-url", k.url, "--siyuan-token", "tok"}
 	state := t.TempDir()
 	s := startServeWith(t, append(kernel, "--state-dir", state, "--max-template-size", "64KiB")...)
 	front := append(kernel, "--state-dir", state, "--token", "sekret", "--max-template-size", "64KiB")
-	st := stdioAgent(t, front...)
 	a := connect(t, s.url, "2025-11-25")
 	doc, _ := firstParagraph(a)
+	fileFlow(t, fileEnv{s: s, a: a, st: stdioAgent(t, front...), c: kernelClient(t, k.url, "tok"), front: front, doc: doc, title: "Welcome"})
+}
+
+// TestFileToolLive runs the same walk against a real SiYuan when
+// SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in a
+// notebook it creates and removes (its templates and assets too; it
+// expects a workspace without other unused assets, like a fresh one).
+func TestFileToolLive(t *testing.T) {
+	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
+	if url == "" || tok == "" {
+		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
+	}
+	kernel := []string{"--siyuan-url", url, "--siyuan-token", tok}
+	state := t.TempDir()
+	s := startServeWith(t, append(kernel, "--state-dir", state, "--max-template-size", "64KiB")...)
+	front := append(kernel, "--state-dir", state, "--token", "sekret", "--max-template-size", "64KiB")
+	a := connect(t, s.url, "2025-11-25")
+	name := fmt.Sprintf("sisyphus-live-files-%d", time.Now().UnixNano())
+	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": name})["notebook"].(string)
+	s.config(t, "permission", nb, "rwd")
+	s.config(t, "enable", "notebook.remove")
+	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
+	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Welcome", "markdown": "Sisyphus live files\n\nsecond"})["id"].(string)
+	fileFlow(t, fileEnv{s: s, a: a, st: stdioAgent(t, front...), c: kernelClient(t, url, tok), front: front, doc: doc, title: "Welcome"})
+}
+
+// fileEnv is what fileFlow runs on: an authority, an HTTP agent, a stdio
+// agent and sisyphus call flags (fronts), the kernel, and a document whose
+// text holds "Sisyphus".
+type fileEnv struct {
+	s          *serveProc
+	a, st      *agent
+	c          *siyuan.Client
+	front      []string
+	doc, title string
+}
+
+func fileFlow(t *testing.T, e fileEnv) {
+	s, a, st, c, front, doc := e.s, e.a, e.st, e.c, e.front, e.doc
 	work := t.TempDir()
+	stamp := fmt.Sprint(time.Now().UnixNano())
 
 	// upload_asset: the stdio front stages the local file; the commit
 	// goes through another process with only the handle, after the local
 	// file is gone.
 	pic := randomBytes(t, 200<<10)
-	local := filepath.Join(work, "diagram.png")
+	local := filepath.Join(work, "diagram"+stamp+".png")
 	os.WriteFile(local, pic, 0o644)
 	up := map[string]any{"action": "upload_asset", "localFilePath": local}
 	pre := st.ok("file", with(up, "validateOnly", true))
@@ -111,7 +149,7 @@ func TestFileToolThroughTheBinary(t *testing.T) {
 	commit := commitOf(map[string]any{"action": "upload_asset", "uploadSource": handle}, pre)
 	res := a.ok("file", with(commit, "confirm", true))
 	asset, _ := res["assetPath"].(string)
-	if res["status"] != "committed" || res["writeSafetyGuaranteed"] != true || !strings.HasPrefix(asset, "assets/diagram-") {
+	if res["status"] != "committed" || res["writeSafetyGuaranteed"] != true || !strings.HasPrefix(asset, "assets/diagram"+stamp+"-") {
 		t.Fatalf("upload commit: %v", res)
 	}
 	if got, err := kernelFile(t, c, "/data/"+asset); err != nil || hexSHA(got) != hexSHA(pic) {
@@ -134,7 +172,7 @@ func TestFileToolThroughTheBinary(t *testing.T) {
 	// Above the staging cap the front sends the path; this authority can
 	// read it, and the large-file confirmation applies.
 	big := randomBytes(t, 10<<20+1)
-	bigPath := filepath.Join(work, "scan.pdf")
+	bigPath := filepath.Join(work, "scan"+stamp+".pdf")
 	os.WriteFile(bigPath, big, 0o644)
 	bigUp := map[string]any{"action": "upload_asset", "localFilePath": bigPath}
 	if m, _ := cli(t, "file", with(bigUp, "validateOnly", true), front...); errCodeOf(m) != "confirmation_required" || m["writeAttempted"] != false {
@@ -157,44 +195,44 @@ func TestFileToolThroughTheBinary(t *testing.T) {
 	}
 
 	// Templates.
-	tpl := map[string]any{"action": "create_template", "path": "e2e/daily.md", "content": "# .action{.title} daily\n"}
+	tpl := map[string]any{"action": "create_template", "path": "e2e" + stamp + "/daily.md", "content": "# .action{.title} daily\n"}
 	a.strictDo("file", tpl)
 	a.fails("file", with(tpl, "validateOnly", true), "invalid_arguments") // exists
-	if r := a.ok("file", map[string]any{"action": "read_template", "path": "/templates/e2e/daily.md"}); r["content"] != tpl["content"] {
+	if r := a.ok("file", map[string]any{"action": "read_template", "path": "/templates/e2e" + stamp + "/daily.md"}); r["content"] != tpl["content"] {
 		t.Fatalf("read_template: %v", r)
 	}
-	if l := a.ok("file", map[string]any{"action": "list_templates", "keyword": "daily"}); l["count"] != float64(1) {
+	if l := a.ok("file", map[string]any{"action": "list_templates", "keyword": "e2e" + stamp + " daily"}); l["count"] != float64(1) {
 		t.Fatalf("list_templates: %v", l)
 	}
-	a.strictDo("file", map[string]any{"action": "update_template", "path": "e2e/daily.md", "content": "## .action{.title} notes\n"})
-	r := a.ok("file", map[string]any{"action": "render", "engine": "template", "id": doc, "path": "e2e/daily.md"})
-	if !strings.Contains(r["content"].(string), "Welcome notes") {
+	a.strictDo("file", map[string]any{"action": "update_template", "path": "e2e" + stamp + "/daily.md", "content": "## .action{.title} notes\n"})
+	r := a.ok("file", map[string]any{"action": "render", "engine": "template", "id": doc, "path": "e2e" + stamp + "/daily.md"})
+	if !strings.Contains(r["content"].(string), e.title+" notes") {
 		t.Fatalf("render template: %v", r)
 	}
 	if r := a.ok("file", map[string]any{"action": "render", "engine": "sprig", "template": "{{ add 1 2 }}"}); r["content"] != "3" {
 		t.Fatalf("render sprig: %v", r)
 	}
 	a.fails("file", map[string]any{"action": "render", "engine": "sprig", "template": `{{ querySQL "DELETE FROM blocks" }}`}, "invalid_arguments")
-	over := map[string]any{"action": "create_template", "path": "big.md", "content": strings.Repeat("x", 64<<10+1), "validateOnly": true}
+	over := map[string]any{"action": "create_template", "path": "big" + stamp + ".md", "content": strings.Repeat("x", 64<<10+1), "validateOnly": true}
 	if e := a.fails("file", over, "invalid_arguments"); !strings.Contains(fmt.Sprint(e["error"]), "65536") {
 		t.Fatalf("over-budget template: %v", e)
 	}
-	if _, err := kernelFile(t, c, "/data/templates/big.md"); err == nil {
+	if _, err := kernelFile(t, c, "/data/templates/big"+stamp+".md"); err == nil {
 		t.Fatal("an over-budget template was written")
 	}
-	a.strictDo("file", map[string]any{"action": "save_doc_as_template", "id": doc, "name": "e2e-saved"})
-	if b, err := kernelFile(t, c, "/data/templates/e2e-saved.md"); err != nil || !bytes.Contains(b, []byte("Sisyphus")) {
+	a.strictDo("file", map[string]any{"action": "save_doc_as_template", "id": doc, "name": "e2e-saved-" + stamp})
+	if b, err := kernelFile(t, c, "/data/templates/e2e-saved-"+stamp+".md"); err != nil || !bytes.Contains(b, []byte("Sisyphus")) {
 		t.Fatalf("save_doc_as_template: %v %q", err, b)
 	}
 	a.fails("file", map[string]any{"action": "save_doc_as_template", "id": doc, "name": "a/b", "validateOnly": true}, "invalid_arguments")
 	s.config(t, "enable", "file.delete_template")
-	a.strictDo("file", map[string]any{"action": "delete_template", "path": "e2e/daily.md", "confirm": true})
-	if _, err := kernelFile(t, c, "/data/templates/e2e/daily.md"); err == nil {
+	a.strictDo("file", map[string]any{"action": "delete_template", "path": "e2e" + stamp + "/daily.md", "confirm": true})
+	if _, err := kernelFile(t, c, "/data/templates/e2e"+stamp+"/daily.md"); err == nil {
 		t.Fatal("delete_template left the template")
 	}
 
 	// Exports.
-	if md := a.ok("file", map[string]any{"action": "export_md", "id": doc}); !strings.Contains(md["content"].(string), "Welcome") {
+	if md := a.ok("file", map[string]any{"action": "export_md", "id": doc}); !strings.Contains(md["content"].(string), e.title) {
 		t.Fatalf("export_md: %v", md)
 	}
 	a.strictDo("block", map[string]any{"action": "append", "parentID": doc, "data": "![diagram](" + asset + ")"})
@@ -250,16 +288,16 @@ func TestFileToolThroughTheBinary(t *testing.T) {
 	}
 
 	// Assets.
-	if sa := a.ok("search", map[string]any{"action": "search_assets", "keyword": "diagram"}); sa["count"] != float64(1) {
+	if sa := a.ok("search", map[string]any{"action": "search_assets", "keyword": "diagram" + stamp}); sa["count"] != float64(1) {
 		t.Fatalf("search_assets: %v", sa)
 	}
 	a.ok("file", map[string]any{"action": "get_image_ocr_text", "path": asset})
-	ren := a.strictDo("file", map[string]any{"action": "rename_asset", "oldPath": asset, "newName": "renamed"})
+	ren := a.strictDo("file", map[string]any{"action": "rename_asset", "oldPath": asset, "newName": "renamed" + stamp})
 	newPath, _ := ren["newPath"].(string)
 	if newPath == "" {
 		newPath, _ = ren["path"].(string)
 	}
-	if !strings.Contains(newPath, "renamed") {
+	if !strings.Contains(newPath, "renamed"+stamp) {
 		t.Fatalf("rename_asset: %v", ren)
 	}
 	if _, err := kernelFile(t, c, "/data/"+asset); err == nil {
@@ -269,7 +307,7 @@ func TestFileToolThroughTheBinary(t *testing.T) {
 		t.Fatalf("the document's links did not follow the rename: %v", da)
 	}
 	unused := a.ok("file", map[string]any{"action": "list_unused_assets"})
-	if !strings.Contains(fmt.Sprint(unused["assets"]), "scan") {
+	if !strings.Contains(fmt.Sprint(unused["assets"]), "scan"+stamp) {
 		t.Fatalf("list_unused_assets: %v", unused)
 	}
 	s.config(t, "enable", "file.remove_unused_assets")
@@ -544,7 +582,7 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 func TestKilledDownloadLeavesNothing(t *testing.T) {
 	t.Parallel()
 	k := startKernel(t, t.TempDir())
-	c := kernelClient(t, k.url)
+	c := kernelClient(t, k.url, "tok")
 	if err := c.PutFile(context.Background(), siyuan.PutFileRequest{Path: "/data/assets/big.bin", Body: bytes.NewReader(randomBytes(t, 4<<20))}); err != nil {
 		t.Fatal(err)
 	}
