@@ -2,6 +2,7 @@ package authority
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,17 +44,22 @@ func (s sources) Local(ctx context.Context, path string) (tools.Source, error) {
 	}
 	d, err := transfer.HashFile(ctx, path)
 	if err != nil {
-		return tools.Source{}, attemptedFalse(err)
+		// Local runs for files no front staged: an HTTP client's path on
+		// this machine, or a file above the staging cap that a front
+		// could only name. Both need the authority to read it here.
+		var fe *failure.Error
+		if errors.As(err, &fe) {
+			fe = fe.Clone()
+			fe.Message += fmt.Sprintf(" on the authority's machine; the authority uploads only files it staged (at most %d bytes, staged by stdio or sisyphus call) or files it can read itself; nothing was uploaded", transfer.DefaultMaxFileBytes)
+			if fe.Action == "" {
+				fe.Action = "make the file smaller than the staging cap, or run the authority (sisyphus serve) on the machine that has the file"
+			}
+			return tools.Source{}, fe.Attempted(false)
+		}
+		return tools.Source{}, err
 	}
 	return tools.Source{Name: filepath.Base(path), SHA256: d.SHA256, Size: d.Size,
 		Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
-}
-
-func attemptedFalse(err error) error {
-	if fe, ok := err.(*failure.Error); ok && fe.WriteAttempted == nil {
-		return fe.Attempted(false)
-	}
-	return err
 }
 
 // stager is a front's: it stages the person's file at the authority.
