@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -126,6 +127,9 @@ var getDocAssets = tools.Read[docAssetsArgs]{
 		} else {
 			list, err = env.Kernel.GetDocAssets(ctx, a.ID, false)
 		}
+		if treeMissing(err) {
+			return nil, failure.Missing("document", a.ID)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -244,13 +248,23 @@ var renameAsset = tools.Write[renameAssetArgs, assetState]{
 		if name == "" || strings.ContainsAny(name, "/\\") {
 			return renameAssetArgs{}, failure.Invalid("newName must be a plain name without slashes")
 		}
+		if cur := base(r.Path); name == cur || name+path.Ext(cur) == cur {
+			return renameAssetArgs{}, failure.Invalid("newName %q is the asset's current name; nothing to rename", name)
+		}
 		return renameAssetArgs{r, name}, nil
 	},
-	// SiYuan rewrites the links in every document that has them: each of
-	// their notebooks needs write (as the SQL index knows the links), and
-	// the asset's own notebook, if it lives in one.
+	// SiYuan rewrites the file name wherever a document holds it: each of
+	// their notebooks needs write (as the SQL index knows them: its assets
+	// table, and the blocks whose Markdown or attributes hold the name, for
+	// kernels that keep no assets table), and the asset's own notebook, if
+	// it lives in one. The index is flushed first: it lags writes.
 	Scope: tools.Scope[renameAssetArgs]{Resolve: func(ctx context.Context, env *tools.Env, a renameAssetArgs) ([]tools.Touch, error) {
-		rows, err := env.Kernel.QuerySQL(ctx, "SELECT DISTINCT box FROM assets WHERE path = '"+strings.ReplaceAll(a.Old.Path, "'", "''")+"' LIMIT 1000")
+		if err := env.Kernel.FlushTransaction(ctx); err != nil {
+			return nil, err
+		}
+		like := "'%" + sqlText(strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(base(a.Old.Path))) + "%' ESCAPE '\\'"
+		rows, err := env.Kernel.QuerySQL(ctx, "SELECT DISTINCT box FROM assets WHERE path = '"+sqlText(a.Old.Path)+"'"+
+			" UNION SELECT DISTINCT box FROM blocks WHERE markdown LIKE "+like+" OR ial LIKE "+like+" LIMIT 1000")
 		if err != nil {
 			return nil, err
 		}
@@ -272,7 +286,9 @@ var renameAsset = tools.Write[renameAssetArgs, assetState]{
 		if err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
-		if np == "" {
+		if np == "" || np == a.Old.Path {
+			// The name SiYuan keeps (filtered, with the asset's id) is
+			// the current one: nothing moved.
 			return nil, tools.Refuse(failure.Invalid("SiYuan renamed nothing: the new name is the asset's current one"))
 		}
 		return tools.Payload{"oldPath": a.Old.Path, "newPath": np, "sha256": st.SHA256}, nil
@@ -322,3 +338,6 @@ var deleteAsset = tools.Write[assetRef, assetState]{
 		return st, nil
 	},
 }
+
+// sqlText is s as the inside of an SQL string literal.
+func sqlText(s string) string { return strings.ReplaceAll(s, "'", "''") }

@@ -289,11 +289,11 @@ func checkTemplateSQL(ctx context.Context, src string, delims [2]string) error {
 	var calls []sqlCall
 	reads := false
 	for _, tr := range trees {
-		walkTemplate(tr.Root, func(cmd *parse.CommandNode, i int) {
+		walkTemplate(tr.Root, func(cmd *parse.CommandNode, i int, piped bool) {
 			id := cmd.Args[i].(*parse.IdentifierNode)
 			reads = true
 			if id.Ident == "querySQL" || id.Ident == "queryBlocks" {
-				calls = append(calls, sqlCall{cmd, i})
+				calls = append(calls, sqlCall{cmd, i, piped})
 			}
 		})
 	}
@@ -313,10 +313,13 @@ func checkTemplateSQL(ctx context.Context, src string, delims [2]string) error {
 	return nil
 }
 
-// sqlCall is one use of querySQL or queryBlocks: cmd.Args[at] names it.
+// sqlCall is one use of querySQL or queryBlocks: cmd.Args[at] names it;
+// piped, the command takes the previous command's value as its last
+// argument.
 type sqlCall struct {
-	cmd *parse.CommandNode
-	at  int
+	cmd   *parse.CommandNode
+	at    int
+	piped bool
 }
 
 func (c sqlCall) check() error {
@@ -333,8 +336,9 @@ func (c sqlCall) check() error {
 	if !ok {
 		return refuse("builds its statement at render time")
 	}
-	// queryBlocks puts its arguments in place of the statement's ?.
-	filled = filled || len(c.cmd.Args) > 2
+	// queryBlocks puts its arguments (a piped value too) in place of the
+	// statement's ?.
+	filled = filled || len(c.cmd.Args) > 2 || c.piped
 	for _, a := range c.cmd.Args[2:] {
 		if s, isLit := a.(*parse.StringNode); isLit {
 			texts = append(texts, s.Text)
@@ -380,8 +384,9 @@ func literalStatement(n parse.Node) (stmt string, texts []string, filled, ok boo
 }
 
 // walkTemplate calls found for every identifier naming an SQL helper, with
-// the command holding it and its position there.
-func walkTemplate(n parse.Node, found func(cmd *parse.CommandNode, i int)) {
+// the command holding it, its position there, and whether the command is
+// piped into.
+func walkTemplate(n parse.Node, found func(cmd *parse.CommandNode, i int, piped bool)) {
 	switch n := n.(type) {
 	case *parse.ListNode:
 		if n == nil {
@@ -404,23 +409,27 @@ func walkTemplate(n parse.Node, found func(cmd *parse.CommandNode, i int)) {
 		if n == nil {
 			return
 		}
-		for _, c := range n.Cmds {
-			walkTemplate(c, found)
+		for j, c := range n.Cmds {
+			walkCommand(c, j > 0, found)
 		}
 	case *parse.CommandNode:
-		for i, a := range n.Args {
-			if id, ok := a.(*parse.IdentifierNode); ok && helperNames[id.Ident] {
-				found(n, i)
-				continue
-			}
-			walkTemplate(a, found)
-		}
+		walkCommand(n, false, found)
 	case *parse.ChainNode:
 		walkTemplate(n.Node, found)
 	}
 }
 
-func walkBranch(b *parse.BranchNode, found func(cmd *parse.CommandNode, i int)) {
+func walkCommand(cmd *parse.CommandNode, piped bool, found func(cmd *parse.CommandNode, i int, piped bool)) {
+	for i, a := range cmd.Args {
+		if id, ok := a.(*parse.IdentifierNode); ok && helperNames[id.Ident] {
+			found(cmd, i, piped)
+			continue
+		}
+		walkTemplate(a, found)
+	}
+}
+
+func walkBranch(b *parse.BranchNode, found func(cmd *parse.CommandNode, i int, piped bool)) {
 	walkTemplate(b.Pipe, found)
 	walkTemplate(b.List, found)
 	walkTemplate(b.ElseList, found)
