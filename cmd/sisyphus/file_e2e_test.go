@@ -164,6 +164,15 @@ func fileFlow(t *testing.T, e fileEnv) {
 	if again["uploadSource"] != handle {
 		t.Fatalf("the same name and content must reuse the handle: %v", again)
 	}
+	// Changed content is another source: the old preflight does not
+	// cover it, nothing is uploaded, and a new preflight does.
+	os.WriteFile(local, append(pic, 'x'), 0o644)
+	if m, _ := cli(t, "file", commitOf(up, again), append(front, "--yes")...); errCodeOf(m) != "idempotency_conflict" || m["writeAttempted"] != false {
+		t.Fatalf("a commit after the file changed: %v", m)
+	}
+	if fresh, _ := cli(t, "file", with(up, "validateOnly", true), front...); fresh["uploadSource"] == handle || fresh["sha256"] != hexSHA(append(pic, 'x')) {
+		t.Fatalf("a preflight of the changed file: %v", fresh)
+	}
 	// A direct HTTP client names paths on the authority's machine: a
 	// relative one means nothing there.
 	a.fails("file", map[string]any{"action": "upload_asset", "localFilePath": "diagram.png", "validateOnly": true}, "invalid_arguments")
