@@ -79,7 +79,6 @@ func TestExportMd(t *testing.T) {
 
 func TestExportResources(t *testing.T) {
 	s := newFixture(t)
-	ctx := context.Background()
 	data := []byte("asset bytes for the zip")
 	asset := s.upload(t, "pic.png", data)
 
@@ -131,7 +130,6 @@ func TestExportResources(t *testing.T) {
 	if _, ok := entry(s.zipEntries(t, f["kernelPath"].(string)), "/"+base(asset)); !ok {
 		t.Fatal("the manifest's ZIP lacks the asset")
 	}
-	_ = ctx
 }
 
 func keys(m map[string][]byte) []string {
