@@ -161,6 +161,10 @@ type unusedState struct {
 	Assets []string `json:"assets"`
 }
 
+// maxListedUnused is how many unused assets SiYuan's getUnusedAssets lists
+// at most (siyuan-note/siyuan#13075).
+const maxListedUnused = 512
+
 func readUnused(ctx context.Context, env *tools.Env) (unusedState, error) {
 	items, err := env.Kernel.GetUnusedAssets(ctx)
 	if err != nil {
@@ -199,6 +203,13 @@ var removeUnusedAssets = tools.Write[tools.NoArgs, unusedState]{
 		return readUnused(ctx, env)
 	},
 	Check: func(_ tools.NoArgs, st unusedState) error {
+		if len(st.Assets) >= maxListedUnused {
+			// SiYuan lists 512 at most but removes them all: the rest
+			// would go without the preflight having seen them.
+			e := failure.Invalid("SiYuan lists at most %d unused assets and there may be more, which its removal would take unseen; nothing was removed", maxListedUnused)
+			e.Action = "remove them with delete_asset (list_unused_assets names them), or ask the person to clean up unused assets in SiYuan"
+			return e.Attempted(false)
+		}
 		if len(st.Assets) == 0 {
 			return failure.New(failure.NotFound, "no asset is unused; nothing to remove").Attempted(false)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -362,4 +363,21 @@ func TestImageOCRTextInFixture(t *testing.T) {
 	boxed := s.uploadTo(t, "/"+nb.ID+"/assets/", "p.png", []byte("p"))
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{nb.ID: tools.LevelNone}, AllActions: true, Strict: true}
 	s.WantErr(t, "file", map[string]any{"action": "get_image_ocr_text", "path": boxed}, failure.PermissionDenied)
+}
+
+// TestRemoveUnusedAtTheListCap: SiYuan lists 512 unused assets at most but
+// removes every one, so at the cap the removal is refused, nothing removed.
+func TestRemoveUnusedAtTheListCap(t *testing.T) {
+	s := newFixture(t)
+	for i := range maxListedUnused + 1 {
+		s.upload(t, fmt.Sprintf("u%d.png", i), []byte(fmt.Sprint("unused ", i)))
+	}
+	if got := s.unused(t); len(got) != maxListedUnused {
+		t.Fatalf("listed %d unused assets, SiYuan lists %d", len(got), maxListedUnused)
+	}
+	e := s.WantErr(t, "file", map[string]any{"action": "remove_unused_assets", "validateOnly": true}, failure.InvalidArguments)
+	wantAttemptedFalse(t, e)
+	if got := s.unused(t); len(got) != maxListedUnused {
+		t.Fatalf("a refused removal removed: %d left", len(got))
+	}
 }
