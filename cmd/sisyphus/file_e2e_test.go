@@ -581,6 +581,22 @@ func (p *throttle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// throttled starts a throttle in front of the kernel at url and an
+// authority on it, and returns the throttle and a front's flags. Both
+// processes reach the kernel through the proxy: a front and its authority
+// must see the same kernel.
+func throttled(t *testing.T, url string) (*throttle, []string) {
+	t.Helper()
+	p := &throttle{kernel: url}
+	proxy := &http.Server{Handler: p}
+	ln := listenLoopback(t)
+	go proxy.Serve(ln)
+	t.Cleanup(func() { proxy.Close() })
+	state, via := t.TempDir(), "http://"+ln.Addr().String()
+	startServeWith(t, "--siyuan-url", via, "--siyuan-token", "tok", "--state-dir", state)
+	return p, []string{"--siyuan-url", via, "--siyuan-token", "tok", "--state-dir", state, "--token", "sekret"}
+}
+
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
@@ -595,16 +611,7 @@ func TestKilledDownloadLeavesNothing(t *testing.T) {
 	if err := c.PutFile(context.Background(), siyuan.PutFileRequest{Path: "/data/assets/big.bin", Body: bytes.NewReader(randomBytes(t, 4<<20))}); err != nil {
 		t.Fatal(err)
 	}
-	p := &throttle{kernel: k.url}
-	proxy := &http.Server{Handler: p}
-	ln := listenLoopback(t)
-	go proxy.Serve(ln)
-	t.Cleanup(func() { proxy.Close() })
-	state := t.TempDir()
-	// Both processes reach the kernel through the proxy: a front and its
-	// authority must see the same kernel.
-	startServeWith(t, "--siyuan-url", "http://"+ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state)
-	front := []string{"--siyuan-url", "http://" + ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state, "--token", "sekret"}
+	p, front := throttled(t, k.url)
 	out := t.TempDir()
 	os.WriteFile(filepath.Join(out, "neighbour.txt"), []byte("n"), 0o644)
 	exp := map[string]any{"action": "export_resources", "paths": []string{"assets/big.bin"}, "outputPath": filepath.Join(out, "big.zip")}
@@ -643,14 +650,7 @@ func TestKilledDownloadLeavesNothing(t *testing.T) {
 func TestDownload512MiBThroughTheBinary(t *testing.T) {
 	longTests(t)
 	k := startKernel(t, t.TempDir())
-	p := &throttle{kernel: k.url}
-	proxy := &http.Server{Handler: p}
-	ln := listenLoopback(t)
-	go proxy.Serve(ln)
-	t.Cleanup(func() { proxy.Close() })
-	state := t.TempDir()
-	startServeWith(t, "--siyuan-url", "http://"+ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state)
-	front := []string{"--siyuan-url", "http://" + ln.Addr().String(), "--siyuan-token", "tok", "--state-dir", state, "--token", "sekret"}
+	p, front := throttled(t, k.url)
 	out := t.TempDir()
 	// call runs sisyphus call and returns its answer and peak resident set.
 	call := func(args map[string]any) (map[string]any, int64) {

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -99,21 +98,18 @@ func BenchmarkStrictUpdate(b *testing.B) {
 		return m
 	}
 	call := func(args map[string]any) map[string]any { return callOn(r, args) }
-	ops := []struct {
-		name string
-		fn   func(i int)
-	}{
-		{"strict", func(i int) {
+	ops := []tooltest.Op{
+		{Name: "strict", Fn: func(i int) {
 			args := map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("strict %d", i)}
 			pre := call(tooltest.CopyArgs(args, "validateOnly", true))
 			call(tooltest.CommitArgs(args, pre))
 		}},
-		{"strict-gated", func(i int) {
+		{Name: "strict-gated", Fn: func(i int) {
 			args := map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("gated %d", i)}
 			pre := callOn(gated, tooltest.CopyArgs(args, "validateOnly", true))
 			callOn(gated, tooltest.CommitArgs(args, pre))
 		}},
-		{"bare-calls", func(i int) {
+		{Name: "bare-calls", Fn: func(i int) {
 			if _, err := kernelview.ReadBlockStates(ctx, env, []string{id}); err != nil {
 				b.Fatal(err)
 			}
@@ -128,27 +124,13 @@ func BenchmarkStrictUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 		}},
-		{"bare-update", func(i int) {
+		{Name: "bare-update", Fn: func(i int) {
 			if _, err := c.UpdateBlock(ctx, id, "markdown", fmt.Sprintf("one %d", i)); err != nil {
 				b.Fatal(err)
 			}
 		}},
 	}
-	for _, op := range ops {
-		b.Run(op.name, func(b *testing.B) {
-			lat := make([]time.Duration, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				op.fn(i)
-				lat[i] = time.Since(t0)
-			}
-			b.StopTimer()
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-		})
-	}
+	tooltest.BenchLatency(b, ops)
 }
 
 // BenchmarkLargeUpdate: one strict block.update (preflight + commit) with

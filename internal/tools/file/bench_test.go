@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
@@ -79,11 +78,8 @@ func BenchmarkFileWrites(b *testing.B) {
 	pic := make([]byte, 256<<10)
 	rand.Read(pic)
 	tpl := bytes.Repeat([]byte("## .action{.title}\n\n- item\n"), 4<<10/28)
-	ops := []struct {
-		name string
-		fn   func(i int)
-	}{
-		{"upload/strict", func(i int) {
+	ops := []tooltest.Op{
+		{Name: "upload/strict", Fn: func(i int) {
 			h := src.Put(fmt.Sprintf("s%d.png", i), pic)
 			args := map[string]any{"action": "upload_asset", "uploadSource": h, "assetsDirPath": dir}
 			pre := call(tooltest.CopyArgs(args, "validateOnly", true))
@@ -91,7 +87,7 @@ func BenchmarkFileWrites(b *testing.B) {
 				b.Fatal(res)
 			}
 		}},
-		{"upload/bare-calls", func(i int) {
+		{Name: "upload/bare-calls", Fn: func(i int) {
 			res, err := c.UploadAsset(ctx, siyuan.AssetUploadRequest{AssetsDirPath: dir, Files: []siyuan.UploadFile{{Name: fmt.Sprintf("c%d.png", i), Body: bytes.NewReader(pic)}}})
 			if err != nil {
 				b.Fatal(err)
@@ -100,19 +96,19 @@ func BenchmarkFileWrites(b *testing.B) {
 				b.Fatal(err)
 			}
 		}},
-		{"upload/bare-upload", func(i int) {
+		{Name: "upload/bare-upload", Fn: func(i int) {
 			if _, err := c.UploadAsset(ctx, siyuan.AssetUploadRequest{AssetsDirPath: dir, Files: []siyuan.UploadFile{{Name: fmt.Sprintf("u%d.png", i), Body: bytes.NewReader(pic)}}}); err != nil {
 				b.Fatal(err)
 			}
 		}},
-		{"template/strict", func(i int) {
+		{Name: "template/strict", Fn: func(i int) {
 			args := map[string]any{"action": "create_template", "path": fmt.Sprintf("%s/s%d.md", tplDir, i), "content": string(tpl)}
 			pre := call(tooltest.CopyArgs(args, "validateOnly", true))
 			if res := call(tooltest.CommitArgs(args, pre)); res["status"] != "committed" {
 				b.Fatal(res)
 			}
 		}},
-		{"template/bare-calls", func(i int) {
+		{Name: "template/bare-calls", Fn: func(i int) {
 			p := fmt.Sprintf("/data/templates/%s/c%d.md", tplDir, i)
 			for range 2 {
 				if _, _, err := digestFile(ctx, c, p); err != nil && !missingFile(err) {
@@ -126,29 +122,11 @@ func BenchmarkFileWrites(b *testing.B) {
 				b.Fatal(err)
 			}
 		}},
-		{"template/bare-put", func(i int) {
+		{Name: "template/bare-put", Fn: func(i int) {
 			if err := c.PutFile(ctx, siyuan.PutFileRequest{Path: fmt.Sprintf("/data/templates/%s/p%d.md", tplDir, i), Body: bytes.NewReader(tpl)}); err != nil {
 				b.Fatal(err)
 			}
 		}},
 	}
-	// A counter across runs: the benchmark framework runs each op more
-	// than once, and every write needs a new name.
-	n := 0
-	for _, op := range ops {
-		b.Run(op.name, func(b *testing.B) {
-			lat := make([]time.Duration, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				n++
-				t0 := time.Now()
-				op.fn(n)
-				lat[i] = time.Since(t0)
-			}
-			b.StopTimer()
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-		})
-	}
+	tooltest.BenchLatency(b, ops)
 }

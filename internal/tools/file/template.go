@@ -141,8 +141,17 @@ func parseWriteTemplate(a *tools.Args) (writeTemplateArgs, error) {
 
 var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
+// templateWriteState is a template write's state: the body is within the
+// budget, and the template as it is.
+func templateWriteState(ctx context.Context, env *tools.Env, a writeTemplateArgs) (templateState, error) {
+	if err := checkBody(env, a.Content); err != nil {
+		return templateState{}, err
+	}
+	return readTemplateState(ctx, env, a.Path)
+}
+
 // putTemplate writes a template's body with putFile (multipart).
-func putTemplate(ctx context.Context, env *tools.Env, a writeTemplateArgs) (tools.Payload, error) {
+func putTemplate(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ templateState) (tools.Payload, error) {
 	if err := env.Kernel.PutFile(ctx, siyuan.PutFileRequest{Path: workspace(a.Path), Body: bytes.NewReader([]byte(a.Content))}); err != nil {
 		return nil, tools.WriteFailure(err, false)
 	}
@@ -150,7 +159,7 @@ func putTemplate(ctx context.Context, env *tools.Env, a writeTemplateArgs) (tool
 }
 
 // templateReadback verifies the stored body is exactly what was written.
-func templateReadback(ctx context.Context, env *tools.Env, a writeTemplateArgs) (any, error) {
+func templateReadback(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ tools.Payload) (any, error) {
 	st, err := readTemplateState(ctx, env, a.Path)
 	if err != nil {
 		return nil, err
@@ -182,24 +191,15 @@ var createTemplate = tools.Write[writeTemplateArgs, templateState]{
 	Scope:   tools.Scope[writeTemplateArgs]{Global: true},
 	Budget:  templateBudget,
 	Targets: func(a writeTemplateArgs) []string { return []string{a.Path} },
-	State: func(ctx context.Context, env *tools.Env, a writeTemplateArgs) (templateState, error) {
-		if err := checkBody(env, a.Content); err != nil {
-			return templateState{}, err
-		}
-		return readTemplateState(ctx, env, a.Path)
-	},
+	State:   templateWriteState,
 	Check: func(a writeTemplateArgs, st templateState) error {
 		if st.Exists && !a.Overwrite {
 			return failure.Invalid("the template %s exists; nothing was written: pass overwrite:true to replace it, or use update_template", a.Path)
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ templateState) (tools.Payload, error) {
-		return putTemplate(ctx, env, a)
-	},
-	Readback: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ tools.Payload) (any, error) {
-		return templateReadback(ctx, env, a)
-	},
+	Execute:  putTemplate,
+	Readback: templateReadback,
 }
 
 var updateTemplate = tools.Write[writeTemplateArgs, templateState]{
@@ -211,24 +211,15 @@ var updateTemplate = tools.Write[writeTemplateArgs, templateState]{
 	Scope:   tools.Scope[writeTemplateArgs]{Global: true},
 	Budget:  templateBudget,
 	Targets: func(a writeTemplateArgs) []string { return []string{a.Path} },
-	State: func(ctx context.Context, env *tools.Env, a writeTemplateArgs) (templateState, error) {
-		if err := checkBody(env, a.Content); err != nil {
-			return templateState{}, err
-		}
-		return readTemplateState(ctx, env, a.Path)
-	},
+	State:   templateWriteState,
 	Check: func(a writeTemplateArgs, st templateState) error {
 		if !st.Exists {
 			return failure.Missing("template", a.Path)
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ templateState) (tools.Payload, error) {
-		return putTemplate(ctx, env, a)
-	},
-	Readback: func(ctx context.Context, env *tools.Env, a writeTemplateArgs, _ tools.Payload) (any, error) {
-		return templateReadback(ctx, env, a)
-	},
+	Execute:  putTemplate,
+	Readback: templateReadback,
 }
 
 var deleteTemplate = tools.Write[pathArgs, templateState]{
