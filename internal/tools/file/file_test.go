@@ -307,3 +307,15 @@ func TestSafeName(t *testing.T) {
 		}
 	}
 }
+
+func TestImageMarkdown(t *testing.T) {
+	for _, tc := range []struct{ name, asset, want string }{
+		{"diagram.png", "assets/diagram-20260101000000-abcdefg.png", "![diagram.png](assets/diagram-20260101000000-abcdefg.png)"},
+		{"my photo (1).png", "assets/my photo 1-20260101000000-abcdefg.png", "![my photo (1).png](assets/my%20photo%201-20260101000000-abcdefg.png)"},
+		{"a[b].png", "assets/a(b)-20260101000000-abcdefg.png", `![a\[b\].png](assets/a%28b%29-20260101000000-abcdefg.png)`},
+	} {
+		if got := imageMarkdown(tc.name, tc.asset); got != tc.want {
+			t.Errorf("imageMarkdown(%q, %q) = %q, want %q", tc.name, tc.asset, got, tc.want)
+		}
+	}
+}

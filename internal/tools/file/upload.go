@@ -93,7 +93,7 @@ var uploadAsset = tools.Write[uploadArgs, uploadState]{
 			return nil, tools.WriteFailure(fmt.Errorf("the kernel did not store %s (errFiles %v)", st.Source.Name, res.ErrFiles), true)
 		}
 		p := tools.Payload{"assetPath": stored, "fileName": st.Source.Name, "sha256": st.Source.SHA256, "size": st.Source.Size,
-			"markdown": "![" + st.Source.Name + "](" + stored + ")"}
+			"markdown": imageMarkdown(st.Source.Name, stored)}
 		if st.handle != "" {
 			p["uploadSource"] = st.handle
 		}
@@ -217,4 +217,14 @@ func stageAtFront(ctx context.Context, env *tools.Env, fields map[string]json.Ra
 	delete(fields, "localFilePath")
 	delete(fields, "file")
 	return nil
+}
+
+// imageMarkdown links an uploaded asset as Markdown: a link destination
+// may not hold spaces or unbalanced parentheses, so those are
+// percent-encoded (SiYuan decodes them, as it does for its own links), and
+// brackets in the alt text are escaped.
+func imageMarkdown(name, asset string) string {
+	alt := strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`).Replace(name)
+	dest := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(asset)
+	return "![" + alt + "](" + dest + ")"
 }
