@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path"
 	"sort"
 	"strings"
@@ -24,9 +25,16 @@ type assetRef struct {
 	Notebook string
 }
 
-// parseAsset accepts "x.png", "assets/x.png", "/data/assets/x.png" and
-// "<notebook>/assets/x.png".
+// parseAsset accepts "x.png", "assets/x.png", "/data/assets/x.png",
+// "<notebook>/assets/x.png", and each percent-encoded as a link writes it.
 func parseAsset(field, p string) (assetRef, error) {
+	// A path copied from a document's link (get_doc_assets answers them as
+	// written) is percent-encoded; the file's name is the decoded one.
+	if strings.Contains(p, "%") {
+		if d, err := url.PathUnescape(p); err == nil {
+			p = d
+		}
+	}
 	s := strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
 	s = strings.TrimPrefix(strings.TrimLeft(s, "/"), "data/")
 	if box, rest, ok := strings.Cut(s, "/"); ok && tools.CheckID("", box) == nil && strings.HasPrefix(rest, "assets/") {

@@ -53,6 +53,7 @@ func Tool() *tools.Tool {
 // refuses what names no asset: another folder, dot segments.
 func assetPath(field, p string) (rel string, err error) {
 	s := strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
+
 	s = strings.TrimPrefix(strings.TrimLeft(s, "/"), "data/")
 	if !strings.HasPrefix(s, "assets/") {
 		s = "assets/" + s

@@ -179,6 +179,10 @@ func TestAssetPathForms(t *testing.T) {
 		{"assets/x\x00.png", "", ""},
 		{"assets/\xff.png", "", ""},
 		{"20260101000000-abcdefg/assets/../../conf", "", ""},
+		// As a document's link writes it.
+		{"assets/my%20photo%201.png", "assets/my photo 1.png", ""},
+		{"assets/%2E%2E/conf/conf.json", "", ""},
+		{"assets/bad%zz.png", "assets/bad%zz.png", ""},
 	} {
 		r, err := parseAsset("path", c.in)
 		switch {
