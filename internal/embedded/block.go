@@ -366,7 +366,7 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 	}
 	tree, old, err := k.loadTreeOf(id)
 	if err != nil {
-		return nil, errf("get block failed: block not found [%s]", id)
+		return nil, errf("get block failed: tree not found")
 	}
 	if old.Type == ast.NodeDocument {
 		// Updating a document replaces its whole body.
@@ -433,6 +433,60 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 		return nil, err
 	}
 	return oneTx(op), nil
+}
+
+// batchUpdateBlock is /api/block/batchUpdateBlock: every entry is checked
+// first (its id, its data, that the block exists), so a bad entry fails the
+// call before anything is applied, as SiYuan's does; then each is updated
+// in order (a later entry for the same block wins) and the answer is one
+// transaction holding every entry's operations. Callers hold writeMu.
+func (k *Kernel) batchUpdateBlock(ctx context.Context, a args) (any, error) {
+	v, ok := a["blocks"]
+	if !ok || v == nil {
+		return nil, errf("Field [blocks] is required")
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, errf("Field [blocks] should be of type [Array]")
+	}
+	if len(list) == 0 {
+		return nil, errf("Field [blocks] must not be empty")
+	}
+	entries := make([]args, 0, len(list))
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, errf("argument [blocks] must be an array of objects")
+		}
+		ea := args(m)
+		id, err := ea.id("id")
+		if err != nil {
+			return nil, err
+		}
+		data, err := blockData(ea)
+		if err != nil {
+			return nil, err
+		}
+		var sub *parse.Tree
+		if err := guardLute(func() { sub = newLute().BlockDOM2Tree(data) }); err != nil || sub == nil || sub.Root == nil || sub.Root.FirstChild == nil {
+			return nil, errf("parse tree failed")
+		}
+		if _, ok := k.lookup(id); !ok {
+			return nil, errf("get block failed: tree not found")
+		}
+		entries = append(entries, ea)
+	}
+	tx := &wire.Transaction{}
+	for _, ea := range entries {
+		out, err := k.updateBlock(ctx, ea)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range out.([]*wire.Transaction) {
+			tx.DoOperations = append(tx.DoOperations, t.DoOperations...)
+		}
+	}
+	return []*wire.Transaction{tx}, nil
 }
 
 // deleteBlockDelay is how long a queued delete waits before it is applied,

@@ -91,6 +91,7 @@ func (k *Kernel) routes() map[string]route {
 		"/api/block/prependBlock":      {json: k.prependBlock, write: true},
 		"/api/block/appendBlock":       {json: k.appendBlock, write: true},
 		"/api/block/updateBlock":       {json: k.updateBlock, write: true},
+		"/api/block/batchUpdateBlock":  {json: k.batchUpdateBlock, write: true},
 		"/api/block/deleteBlock":       {json: k.deleteBlock, write: true},
 		"/api/block/moveBlock":         {json: k.moveBlock, write: true},
 		"/api/block/foldBlock":         {json: k.foldBlock, write: true},

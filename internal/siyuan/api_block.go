@@ -1,6 +1,9 @@
 package siyuan
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 func checkDataType(endpoint, dataType string) error {
 	if dataType != "markdown" && dataType != "dom" {
@@ -73,6 +76,39 @@ func (c *Client) UpdateBlock(ctx context.Context, id, dataType, data string) ([]
 	}{dataType, data, id}
 	var txs []Transaction
 	if err := c.invoke(ctx, epUpdateBlock, req, &txs); err != nil {
+		return nil, err
+	}
+	return txs, nil
+}
+
+// BlockUpdate is one entry of [Client.BatchUpdateBlock].
+type BlockUpdate struct {
+	ID       string `json:"id"`
+	DataType string `json:"dataType"`
+	Data     string `json:"data"`
+}
+
+// BatchUpdateBlock replaces several blocks' content in one transaction, as
+// UpdateBlock does each (a later entry for the same block wins). The kernel
+// checks every entry before it applies any: an unknown block fails the
+// whole call ("get block failed: tree not found") with nothing written.
+func (c *Client) BatchUpdateBlock(ctx context.Context, blocks []BlockUpdate) ([]Transaction, error) {
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("%w: %s needs at least one block", ErrInvalidArgument, epBatchUpdateBlock)
+	}
+	for _, b := range blocks {
+		if err := checkDataType(epBatchUpdateBlock, b.DataType); err != nil {
+			return nil, err
+		}
+		if err := need(epBatchUpdateBlock, "id", b.ID); err != nil {
+			return nil, err
+		}
+	}
+	req := struct {
+		Blocks []BlockUpdate `json:"blocks"`
+	}{blocks}
+	var txs []Transaction
+	if err := c.invoke(ctx, epBatchUpdateBlock, req, &txs); err != nil {
 		return nil, err
 	}
 	return txs, nil

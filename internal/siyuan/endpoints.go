@@ -30,6 +30,7 @@ const (
 	epPrependBlock      = "/api/block/prependBlock"
 	epAppendBlock       = "/api/block/appendBlock"
 	epUpdateBlock       = "/api/block/updateBlock"
+	epBatchUpdateBlock  = "/api/block/batchUpdateBlock"
 	epDeleteBlock       = "/api/block/deleteBlock"
 	epMoveBlock         = "/api/block/moveBlock"
 	epFoldBlock         = "/api/block/foldBlock"
@@ -107,7 +108,7 @@ func kindOf(endpoint string) CallKind {
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
 		epCreateDocWithMd, epRenameDocByID, epRemoveDocByID, epMoveDocsByID, epChangeSort,
-		epInsertBlock, epPrependBlock, epAppendBlock, epUpdateBlock, epDeleteBlock,
+		epInsertBlock, epPrependBlock, epAppendBlock, epUpdateBlock, epBatchUpdateBlock, epDeleteBlock,
 		epMoveBlock, epFoldBlock, epUnfoldBlock,
 		epSetBlockAttrs,
 		epUploadAsset, epPutFile, epRemoveFile,

@@ -192,6 +192,10 @@ var checks = []check{
 	{"block_attrs_batch_get", checkAttrsBatch},
 	{"block_attrs_invalid_name_is_api_error", checkAttrsInvalidName},
 	{"block_transactions_update_op", checkTransactions},
+	{"block_batch_update_one_transaction", checkBatchUpdate},
+	{"block_batch_update_unknown_id_applies_nothing", checkBatchUpdateUnknown},
+	{"block_batch_update_argument_errors", checkBatchUpdateArgs},
+	{"block_update_unknown_id_is_tree_not_found", checkUpdateUnknown},
 	// move, delete, fold
 	{"block_move_after_previous", checkMovePrevious},
 	{"block_move_across_documents", checkMoveAcross},

@@ -1,0 +1,69 @@
+package contract
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+)
+
+// The checks of /api/block/batchUpdateBlock, the one-transaction form of
+// updateBlock a strict items[] update uses.
+
+func checkBatchUpdate(t *testing.T, s *suite) {
+	doc, ps := s.docWithParas(t, "batch-"+randWord(6), "one", "two", "three")
+	txs, err := s.c.BatchUpdateBlock(t.Context(), []siyuan.BlockUpdate{
+		{ID: ps[0], DataType: "markdown", Data: "ONE **bold**"},
+		{ID: ps[2], DataType: "markdown", Data: "first"},
+		{ID: ps[2], DataType: "markdown", Data: "THREE"},
+	})
+	must(t, "BatchUpdateBlock", err)
+	if len(txs) != 1 || len(txs[0].DoOperations) != 3 {
+		t.Fatalf("BatchUpdateBlock transactions = %+v, want one transaction of three operations", txs)
+	}
+	for i, want := range []string{ps[0], ps[2], ps[2]} {
+		if op := txs[0].DoOperations[i]; op.Action != "update" || op.ID != want {
+			t.Fatalf("operation %d = %+v, want update of %s", i, op, want)
+		}
+	}
+	for id, want := range map[string]string{ps[0]: "ONE **bold**\n{: id=\"P\" updated=\"TS\"}", ps[1]: "two\n{: id=\"P\" updated=\"TS\"}", ps[2]: "THREE\n{: id=\"P\" updated=\"TS\"}"} {
+		if got := normKramdown(s.kramdown(t, id), map[string]string{id: "P"}); got != want {
+			t.Fatalf("kramdown of %s after the batch\n got %q\nwant %q (a later entry for a block wins)", id, got, want)
+		}
+	}
+	requireOrder(t, "a batch update keeps ids and places", s.childIDs(t, doc), ps)
+}
+
+func checkBatchUpdateUnknown(t *testing.T, s *suite) {
+	_, ps := s.docWithParas(t, "batchunknown-"+randWord(6), "kept")
+	_, err := s.c.BatchUpdateBlock(t.Context(), []siyuan.BlockUpdate{
+		{ID: ps[0], DataType: "markdown", Data: "changed"},
+		{ID: unknownID, DataType: "markdown", Data: "x"},
+	})
+	wantAPIError(t, "BatchUpdateBlock with an unknown id", err, -1, "get block failed: tree not found")
+	if got := normKramdown(s.kramdown(t, ps[0]), map[string]string{ps[0]: "P"}); got != "kept\n{: id=\"P\" updated=\"TS\"}" {
+		t.Fatalf("a failed batch changed the first block: %q", got)
+	}
+}
+
+func checkBatchUpdateArgs(t *testing.T, s *suite) {
+	_, ps := s.docWithParas(t, "batchargs-"+randWord(6), "x")
+	for _, c := range []struct{ what, body, msg string }{
+		{"no blocks", `{}`, "Field [blocks] is required"},
+		{"null blocks", `{"blocks":null}`, "Field [blocks] is required"},
+		{"empty blocks", `{"blocks":[]}`, "Field [blocks] must not be empty"},
+		{"blocks not an array", `{"blocks":"x"}`, "Field [blocks] should be of type [Array]"},
+		{"a non-id", `{"blocks":[{"id":"nope","dataType":"markdown","data":"x"}]}`, "invalid ID argument"},
+		{"an unknown id before a good one", `{"blocks":[{"id":"` + unknownID + `","dataType":"markdown","data":"x"},{"id":"` + ps[0] + `","dataType":"markdown","data":"y"}]}`, "get block failed: tree not found"},
+	} {
+		wantEnvelope(t, "batchUpdateBlock with "+c.what, s.rawJSON(t, "/api/block/batchUpdateBlock", c.body), http.StatusOK, -1, c.msg, 1)
+	}
+	if got := normKramdown(s.kramdown(t, ps[0]), map[string]string{ps[0]: "P"}); got != "x\n{: id=\"P\" updated=\"TS\"}" {
+		t.Fatalf("a refused batch changed the block: %q", got)
+	}
+}
+
+func checkUpdateUnknown(t *testing.T, s *suite) {
+	_, err := s.c.UpdateBlock(t.Context(), unknownID, "markdown", "x")
+	wantAPIError(t, "UpdateBlock of an unknown id", err, -1, "get block failed: tree not found")
+}
