@@ -44,6 +44,8 @@ type Action struct {
 	touches func(ctx context.Context, env *Env, parsed any) ([]Touch, error)
 	global  bool // lists across notebooks, filtering them itself
 	none    bool // reads or changes nothing of any notebook
+	// sideEffects: a read that must not start before the gate decides.
+	sideEffects bool
 
 	budget  func(env *Env) int
 	front   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
@@ -119,13 +121,17 @@ type Read[A any] struct {
 	Scope Scope[A]
 	// Dangerous and OffByDefault: see Action.
 	Dangerous, OffByDefault bool
+	// SideEffects marks a read whose kernel calls may change something
+	// (a template render): it starts only once the gate has decided, where
+	// other reads start while the gate looks up their notebooks.
+	SideEffects bool
 }
 
 // Action turns the declaration into a registry action.
 func (r Read[A]) Action() *Action {
 	act := &Action{
 		Name: r.Name, Summary: r.Summary, Policy: strict.Policy{Class: strict.Read}, Params: r.Params, Example: r.Example,
-		Dangerous: r.Dangerous, OffByDefault: r.OffByDefault,
+		Dangerous: r.Dangerous, OffByDefault: r.OffByDefault, sideEffects: r.SideEffects,
 		parse: parser(r.Parse),
 		run: func(ctx context.Context, env *Env, parsed any) (any, error) {
 			if r.Run == nil {

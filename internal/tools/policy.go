@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -272,13 +273,7 @@ func CheckWorkspacePath(field, p string) error {
 // to their notebooks. A block that does not exist is left to the action,
 // which answers not_found; a failed resolution fails the call (closed).
 func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error {
-	// Nothing to resolve when every notebook allows the most the call needs
-	// (an open configuration): the common case costs no kernel call.
-	most := LevelNone
-	for _, t := range touches {
-		most = max(most, t.Need)
-	}
-	if p.floor() >= most {
+	if !needsLookup(p, touches) {
 		return nil
 	}
 	needs := map[string]Level{}
@@ -291,16 +286,42 @@ func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error 
 			needs[nb] = need
 		}
 	}
+	// Each block's notebook is looked up once, four at a time: a batch of
+	// blocks costs about one kernel round trip, not one per block.
+	var blocks []string
+	seen := map[string]bool{}
+	for _, t := range touches {
+		if t.Notebook == "" && t.Block != "" && !seen[t.Block] {
+			seen[t.Block] = true
+			blocks = append(blocks, t.Block)
+		}
+	}
+	where := make([]string, len(blocks))
+	errs := make([]error, len(blocks))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, b := range blocks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			where[i], errs[i] = notebookOf(ctx, env, b)
+		}()
+	}
+	wg.Wait()
+	nbOf := make(map[string]string, len(blocks))
+	for i, b := range blocks {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		nbOf[b] = where[i]
+	}
 	for _, t := range touches {
 		switch {
 		case t.Notebook != "":
 			add(t.Notebook, t.Need)
 		case t.Block != "":
-			nb, err := notebookOf(ctx, env, t.Block)
-			if err != nil {
-				return err
-			}
-			if nb != "" {
+			if nb := nbOf[t.Block]; nb != "" {
 				add(nb, t.Need)
 			}
 		}
@@ -313,6 +334,17 @@ func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error 
 		}
 	}
 	return nil
+}
+
+// needsLookup reports whether deciding touches under p may need the kernel
+// (or a refusal): nothing to decide when every notebook allows the most the
+// call needs (an open configuration), the common case.
+func needsLookup(p *Policy, touches []Touch) bool {
+	most := LevelNone
+	for _, t := range touches {
+		most = max(most, t.Need)
+	}
+	return p.floor() < most
 }
 
 // denied is the refusal of a touch the policy does not allow.

@@ -100,7 +100,7 @@ func (r *Registry) Tool(name string) (*Tool, bool) {
 // *failure.Error. The call runs under the policy ctx carries (WithPolicy),
 // else under the one the env's source loads now.
 func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (any, error) {
-	pc, err := r.prepare(ctx, tool, raw)
+	pc, err := r.prepare(ctx, tool, raw, true)
 	if err != nil || pc.answer != nil {
 		return pc.answer, err
 	}
@@ -112,20 +112,66 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 	}
 	ctx = WithPolicy(ctx, pc.policy)
 	if pc.writes {
-		return r.write(ctx, pc.tool, pc.action, pc.args, pc.parsed, pc.fields)
+		v, err := r.write(ctx, pc.tool, pc.action, pc.args, pc.parsed, pc.fields, pc.gate)
+		if gerr := pc.gate.wait(); gerr != nil {
+			// Whatever ran (a replay answered from the ledger, a refusal),
+			// a call the gate refuses answers only the refusal.
+			return nil, gerr
+		}
+		return v, err
 	}
 	v, err := pc.action.run(ctx, r.env, pc.parsed)
+	if gerr := pc.gate.wait(); gerr != nil {
+		// The read ran while the gate looked up its notebooks; a refused
+		// call shows nothing of what it read, not even an error.
+		return nil, gerr
+	}
 	if err != nil {
 		return nil, KernelError(err)
 	}
 	return v, nil
 }
 
+// gate is a call's notebook decision still being made: its kernel lookups
+// (the notebook of each block the call names) run while the call reads, so
+// that they cost no round trip of their own; nothing the call writes or
+// answers goes out before the decision.
+type gate struct {
+	done chan struct{}
+	err  error
+}
+
+// startGate decides touches under p in the background.
+func startGate(ctx context.Context, env *Env, p *Policy, touches []Touch, writes bool) *gate {
+	g := &gate{done: make(chan struct{})}
+	go func() {
+		defer close(g.done)
+		if err := authorize(ctx, env, p, touches); err != nil {
+			e := KernelError(err)
+			if writes && e.WriteAttempted == nil {
+				e = e.Clone().Attempted(false)
+			}
+			g.err = e
+		}
+	}()
+	return g
+}
+
+// wait returns the decision (nil: allowed; a nil gate was decided before
+// the call started).
+func (g *gate) wait() error {
+	if g == nil {
+		return nil
+	}
+	<-g.done
+	return g.err
+}
+
 // Check runs a call's gate and argument checks without running it: what
 // Call would refuse before the action starts, it refuses (used before a
 // person is asked to confirm a call that cannot run anyway).
 func (r *Registry) Check(ctx context.Context, tool string, raw json.RawMessage) error {
-	_, err := r.prepare(ctx, tool, raw)
+	_, err := r.prepare(ctx, tool, raw, false)
 	return err
 }
 
@@ -139,12 +185,16 @@ type prepared struct {
 	parsed any
 	writes bool
 	answer any // help answers here, without an action
+	// gate, when set, is the notebook decision still running (see gate).
+	gate *gate
 }
 
 // prepare decodes a call, applies the gate (configuration readable, tool
 // and action enabled, every touched notebook's level) and parses its
-// arguments.
-func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage) (prepared, error) {
+// arguments. With overlap, a notebook decision that needs kernel lookups
+// may be left running (prepared.gate) where the call can wait for it: a
+// read without side effects, or a write the authority's coordinator runs.
+func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage, overlap bool) (prepared, error) {
 	var pc prepared
 	t, ok := r.tools[tool]
 	if !ok {
@@ -217,7 +267,14 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 			gctx := siyuan.WithoutReadMeter(ctx)
 			var touches []Touch
 			if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
-				err = authorize(gctx, r.env, policy, touches)
+				// A write waits in its state read and its dispatch, so one
+				// without a state reader decides first.
+				waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
+				if overlap && waits && needsLookup(policy, touches) {
+					pc.gate = startGate(gctx, r.env, policy, touches, writes)
+				} else {
+					err = authorize(gctx, r.env, policy, touches)
+				}
 			}
 		}
 	}
@@ -253,7 +310,7 @@ func unknownAction(t *Tool, p *Policy, e *failure.Error) *failure.Error {
 }
 
 // write hands a non-read action to the coordinator, or to the authority.
-func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, parsed any, fields map[string]json.RawMessage) (any, error) {
+func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, parsed any, fields map[string]json.RawMessage, g *gate) (any, error) {
 	env := r.env
 	if env.Coordinator == nil && env.Delegate != nil {
 		fields = maps.Clone(fields)
@@ -324,6 +381,9 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
 		Credential: args.String(string(policy.Precondition)),
 		Execute: func(ctx context.Context, state any) (map[string]any, error) {
+			if err := g.wait(); err != nil {
+				return nil, err
+			}
 			p, err := w.execute(ctx, env, parsed, state)
 			return p, agentSafe(err)
 		},
@@ -332,6 +392,12 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		guardedCommit := policy.Class == strict.Mutation && !op.ValidateOnly && env.StrictOn(ctx)
 		op.ReadState = func(ctx context.Context) (any, error) {
 			st, err := w.state(ctx, env, parsed)
+			// The state is read while the gate decides; nothing is issued,
+			// recorded or dispatched before it has (a refusal hides what
+			// the read found).
+			if gerr := g.wait(); gerr != nil {
+				return nil, gerr
+			}
 			var e *failure.Error
 			if err != nil && guardedCommit && errors.As(err, &e) && isRefusal(e.Code) {
 				// The same call passed its preflight: the target changed in

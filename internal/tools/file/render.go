@@ -149,7 +149,10 @@ type renderArgs struct {
 }
 
 var render = tools.Read[renderArgs]{
-	Name: "render",
+	// A render may copy a database (preview:false) and runs the template's
+	// SQL: it waits for the gate's decision.
+	SideEffects: true,
+	Name:        "render",
 	Summary: "render a template: engine=template renders a template file (path) for a block (id) as block DOM, ready to insert; " +
 		"engine=sprig renders a Go template string ({{ }}) as text. Templates whose SQL helpers write are refused",
 	Example: map[string]any{"engine": "template", "id": "20260812120000-docdocd", "path": "daily.md"},
