@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -66,4 +68,42 @@ func checkBatchUpdateArgs(t *testing.T, s *suite) {
 func checkUpdateUnknown(t *testing.T, s *suite) {
 	_, err := s.c.UpdateBlock(t.Context(), unknownID, "markdown", "x")
 	wantAPIError(t, "UpdateBlock of an unknown id", err, -1, "get block failed: tree not found")
+}
+
+// checkBatchReadsEqualSingle: getBlockKramdowns, getBlockDOMs and
+// batchGetBlockAttrs answer, for every kind of block and a document, what
+// the single reads answer (the order of IAL attributes aside, which the
+// kernel does not keep stable); an unknown id is left out of each.
+func checkBatchReadsEqualSingle(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "batchreads-"+randWord(6), "# Heading\n\nplain **bold**\n\n- one\n- two\n\n> quoted\n\n```go\ncode\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |\n")
+	ids := append(s.childIDs(t, doc), doc)
+	all := append(slices.Clone(ids), unknownID)
+	kds, err := s.c.GetBlockKramdowns(t.Context(), all)
+	must(t, "GetBlockKramdowns", err)
+	doms, err := s.c.GetBlockDOMs(t.Context(), all)
+	must(t, "GetBlockDOMs", err)
+	attrs, err := s.c.BatchGetBlockAttrs(t.Context(), all)
+	must(t, "BatchGetBlockAttrs", err)
+	for _, id := range ids {
+		if got, want := normKramdown(kds[id], nil), normKramdown(s.kramdown(t, id), nil); got != want {
+			t.Errorf("kramdown of %s: batch %q, single %q", id, got, want)
+		}
+		d, err := s.c.GetBlockDOM(t.Context(), id)
+		must(t, "GetBlockDOM", err)
+		if doms[id] != d.DOM {
+			t.Errorf("DOM of %s: batch and single differ\n%q\n%q", id, doms[id], d.DOM)
+		}
+		if a := s.attrs(t, id); !maps.Equal(attrs[id], a) {
+			t.Errorf("attributes of %s: batch %v, single %v", id, attrs[id], a)
+		}
+	}
+	if _, ok := kds[unknownID]; ok {
+		t.Errorf("getBlockKramdowns answered an unknown id: %q", kds[unknownID])
+	}
+	if d, ok := doms[unknownID]; ok && d != "" {
+		t.Errorf("getBlockDOMs answered an unknown id: %q", d)
+	}
+	if a, ok := attrs[unknownID]; ok && len(a) > 0 {
+		t.Errorf("batchGetBlockAttrs answered an unknown id: %v", a)
+	}
 }

@@ -196,6 +196,7 @@ var checks = []check{
 	{"block_batch_update_unknown_id_applies_nothing", checkBatchUpdateUnknown},
 	{"block_batch_update_argument_errors", checkBatchUpdateArgs},
 	{"block_update_unknown_id_is_tree_not_found", checkUpdateUnknown},
+	{"block_batch_reads_equal_single_reads", checkBatchReadsEqualSingle},
 	// move, delete, fold
 	{"block_move_after_previous", checkMovePrevious},
 	{"block_move_across_documents", checkMoveAcross},

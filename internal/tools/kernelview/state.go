@@ -30,23 +30,40 @@ type BlockState struct {
 // A block that does not exist is {missing:true}; a failed read fails the
 // whole state (fail closed: no write is decided on a partial read).
 func ReadBlockState(ctx context.Context, env *tools.Env, id string) (BlockState, error) {
+	return readState(ctx, env, id, true)
+}
+
+// ReadBlockContent is ReadBlockState without the DOM: the block's tree as
+// kramdown (lossless, IAL included) and its attributes, two kernel reads
+// where the state takes three. It is what an update is guarded by; the
+// DOM, which SiYuan renders from the same tree (and which follows other
+// blocks' titles through dynamic references), is read where a readback
+// compares the text the kernel applied.
+func ReadBlockContent(ctx context.Context, env *tools.Env, id string) (BlockState, error) {
+	return readState(ctx, env, id, false)
+}
+
+func readState(ctx context.Context, env *tools.Env, id string, withDOM bool) (BlockState, error) {
 	var (
 		wg                sync.WaitGroup
 		kd, dom           string
 		attrs             map[string]string
 		kdErr, dErr, aErr error
 	)
-	wg.Add(3)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		k, err := env.Kernel.GetBlockKramdown(ctx, id)
 		kd, kdErr = k.Kramdown, err
 	}()
-	go func() {
-		defer wg.Done()
-		d, err := env.Kernel.GetBlockDOM(ctx, id)
-		dom, dErr = d.DOM, err
-	}()
+	if withDOM {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := env.Kernel.GetBlockDOM(ctx, id)
+			dom, dErr = d.DOM, err
+		}()
+	}
 	go func() {
 		defer wg.Done()
 		attrs, aErr = env.Kernel.GetBlockAttrs(ctx, id)
@@ -69,12 +86,80 @@ func ReadBlockState(ctx context.Context, env *tools.Env, id string) (BlockState,
 		}
 		return BlockState{}, fmt.Errorf("block %s exists but its attributes read empty", id)
 	}
-	return BlockState{ID: id, Kramdown: NormalizeKramdown(kd), Attrs: NormalizeAttrs(attrs), DOM: NormalizeDOM(dom)}, nil
+	st := BlockState{ID: id, Kramdown: NormalizeKramdown(kd), Attrs: NormalizeAttrs(attrs)}
+	if withDOM {
+		st.DOM = NormalizeDOM(dom)
+	}
+	return st, nil
 }
 
 // ReadBlockStates reads several blocks (deduplicated, in sorted id order).
+// More than one block is read with the kernel's batch reads, three calls
+// whatever their number (SiYuan answers them as its single reads do, up to
+// the order of IAL attributes, which the state sorts): one call per part
+// and block would cost a document parse each, and SiYuan serves
+// concurrent reads of one document slowly. A block the batch does not
+// answer is read alone, which tells a missing block from a failed read.
 func ReadBlockStates(ctx context.Context, env *tools.Env, ids []string) ([]BlockState, error) {
-	return ReadEach(ids, func(id string) (BlockState, error) { return ReadBlockState(ctx, env, id) })
+	return readStates(ctx, env, ids, true)
+}
+
+// ReadBlockContents is ReadBlockStates without the DOM (see
+// ReadBlockContent).
+func ReadBlockContents(ctx context.Context, env *tools.Env, ids []string) ([]BlockState, error) {
+	return readStates(ctx, env, ids, false)
+}
+
+func readStates(ctx context.Context, env *tools.Env, ids []string, withDOM bool) ([]BlockState, error) {
+	ids = SortedUnique(ids)
+	one := func(id string) (BlockState, error) { return readState(ctx, env, id, withDOM) }
+	if len(ids) < 2 {
+		return ReadEach(ids, one)
+	}
+	var (
+		wg                sync.WaitGroup
+		kds, doms         map[string]string
+		attrs             map[string]map[string]string
+		kdErr, dErr, aErr error
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); kds, kdErr = env.Kernel.GetBlockKramdowns(ctx, ids) }()
+	if withDOM {
+		wg.Add(1)
+		go func() { defer wg.Done(); doms, dErr = env.Kernel.GetBlockDOMs(ctx, ids) }()
+	}
+	go func() { defer wg.Done(); attrs, aErr = env.Kernel.BatchGetBlockAttrs(ctx, ids) }()
+	wg.Wait()
+	if err := errors.Join(kdErr, dErr, aErr); err != nil {
+		return nil, err
+	}
+	out := make([]BlockState, len(ids))
+	var alone []int
+	for i, id := range ids {
+		a := attrs[id]
+		if a["id"] == "" || kds[id] == "" || withDOM && doms[id] == "" {
+			alone = append(alone, i)
+			continue
+		}
+		out[i] = BlockState{ID: id, Kramdown: NormalizeKramdown(kds[id]), Attrs: NormalizeAttrs(a)}
+		if withDOM {
+			out[i].DOM = NormalizeDOM(doms[id])
+		}
+	}
+	if len(alone) > 0 {
+		rest := make([]string, len(alone))
+		for j, i := range alone {
+			rest[j] = ids[i]
+		}
+		sts, err := ReadEach(rest, one)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range alone {
+			out[i] = sts[j]
+		}
+	}
+	return out, nil
 }
 
 // ReadEach reads each of ids (deduplicated, in sorted order), four at a

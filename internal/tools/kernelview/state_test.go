@@ -83,3 +83,35 @@ func TestReadBlockState(t *testing.T) {
 		t.Fatalf("states: %v %v", many, err)
 	}
 }
+
+// TestBatchStatesEqualSingle: several blocks are read with the batch reads,
+// and each state is the one a read of that block alone gives, for every
+// kind of block, a document, and a block that does not exist.
+func TestBatchStatesEqualSingle(t *testing.T) {
+	f := tooltest.New(t, func() []*tools.Tool { return nil })
+	ctx := context.Background()
+	env := &tools.Env{Kernel: f.C}
+	doc := f.MkDoc(t, f.NB, "/Kinds", "# Heading\n\nplain **bold**\n\n- one\n- two\n\n> quoted\n\n```go\ncode\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |\n")
+	ids := append(f.Kids(t, doc), doc, f.Blocks[0], "20200101000000-aaaaaaa")
+	if err := f.C.SetBlockAttrs(ctx, f.Blocks[0], map[string]string{"custom-k": "v", "name": "n"}); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := ReadBlockStates(ctx, env, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range batch {
+		want, err := ReadBlockState(ctx, env, got.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("batch state of %s\n got %+v\nwant %+v", got.ID, got, want)
+		}
+	}
+	for _, st := range batch {
+		if st.ID == "20200101000000-aaaaaaa" && !st.Missing {
+			t.Fatalf("a missing block in a batch: %+v", st)
+		}
+	}
+}
