@@ -75,16 +75,17 @@ func ialLine(attrs map[string]string) string {
 }
 
 // appliedText is the visible text of the DOM an update transaction applied
-// to id ("" when the kernel did not report it).
-func appliedText(txs []siyuan.Transaction, id string) string {
+// to id; ok is false when the kernel reported no update of id (a
+// document's body is deleted and inserted, not updated).
+func appliedText(txs []siyuan.Transaction, id string) (text string, ok bool) {
 	for _, tx := range txs {
 		for _, op := range tx.DoOperations {
-			if d, ok := op.Data.(string); ok && op.ID == id {
-				return markup.DOMText(d)
+			if d, isStr := op.Data.(string); isStr && op.ID == id && op.Action == "update" {
+				text, ok = markup.BlockDOMText(d, id), true // the last update of id wins
 			}
 		}
 	}
-	return ""
+	return text, ok
 }
 
 // oneBlock reports whether markdown data is a single block without an IAL
@@ -99,28 +100,41 @@ func oneBlock(dataType, data string) bool {
 	return err == nil && n == 1
 }
 
+// blocksIn counts the top-level blocks of markdown data (0 for DOM, or
+// markdown that does not parse: the kernel decides those).
+func blocksIn(dataType, data string) int {
+	if dataType != "markdown" {
+		return 0
+	}
+	n, err := topLevelBlocks(data)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // updateKeeping replaces a block's content and keeps its user attributes,
 // which SiYuan's updateBlock drops. When the markdown is a single block
 // (single, from oneBlock), the attributes travel in its IAL: one kernel
 // write. Otherwise (DOM data, several blocks) they are restored with a
-// second write. It returns the kernel writes made and the text the kernel
+// second write. It returns the kernel writes made and the transactions the kernel
 // applied.
-func updateKeeping(ctx context.Context, c *siyuan.Client, id, dataType, data string, single bool, before map[string]string) (writes int, text string, err error) {
+func updateKeeping(ctx context.Context, c *siyuan.Client, id, dataType, data string, single bool, before map[string]string) (writes int, txs []siyuan.Transaction, err error) {
 	keep := userAttrs(before)
 	if len(keep) > 0 && single {
 		txs, err := c.UpdateBlock(ctx, id, dataType, strings.TrimRight(data, "\n")+"\n"+ialLine(keep))
-		return 1, appliedText(txs, id), err
+		return 1, txs, err
 	}
-	txs, err := c.UpdateBlock(ctx, id, dataType, data)
+	txs, err = c.UpdateBlock(ctx, id, dataType, data)
 	if err != nil {
-		return 1, "", err
+		return 1, nil, err
 	}
 	if len(keep) == 0 {
-		return 1, appliedText(txs, id), nil
+		return 1, txs, nil
 	}
 	if err := c.SetBlockAttrs(ctx, id, keep); err != nil {
 		// The content is already replaced: this failure is not a clean rejection.
-		return 2, "", fmt.Errorf("restore attributes after update: %w", err)
+		return 2, nil, fmt.Errorf("restore attributes after update: %w", err)
 	}
-	return 2, appliedText(txs, id), nil
+	return 2, txs, nil
 }

@@ -178,7 +178,7 @@ var replace = tools.Write[replaceArgs, states]{
 			// Verification details for the readback, which drops them:
 			// digests only, never the text.
 			out[detailExpect] = textDigest(edit.newBody)
-			if t := appliedText(txs, a.ID); t != "" {
+			if t, ok := appliedText(txs, a.ID); ok && t != "" {
 				out[detailApplied] = textDigest(t)
 			}
 		}

@@ -413,3 +413,84 @@ func TestWriteSizeLimit(t *testing.T) {
 		t.Fatal("an oversize write changed the block")
 	}
 }
+
+// TestBatchUpdateIsOneKernelWrite: an items[] update is one batchUpdateBlock
+// whatever the number of items; user attributes survive it, in a single
+// block's IAL or restored after an item with an IAL of its own; a later item for the
+// same block wins; an unknown block refuses the whole batch at preflight.
+func TestBatchUpdateIsOneKernelWrite(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := t.Context()
+	b0, b1, b2 := s.Blocks[0], s.Blocks[1], s.Blocks[2]
+	for _, id := range []string{b0, b1} {
+		if err := s.C.SetBlockAttrs(ctx, id, map[string]string{"custom-kept": "yes " + id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	writes := map[string]int{}
+	s.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
+		if p := strings.ToLower(r.URL.Path); strings.Contains(p, "update") || strings.Contains(p, "setblockattrs") {
+			mu.Lock()
+			writes[r.URL.Path]++
+			mu.Unlock()
+		}
+		return false
+	})
+	items := []any{
+		map[string]any{"id": b0, "data": "first for b0"},
+		map[string]any{"id": b1, "data": "b1 line one\n{: custom-own=\"1\"}"},
+		map[string]any{"id": b2, "data": "b2 **bold**"},
+		map[string]any{"id": b0, "data": "b0 wins"},
+	}
+	batch := map[string]any{"action": "update", "items": items}
+	pre := s.OK(t, "block", tooltest.CopyArgs(batch, "validateOnly", true))
+	clear(writes)
+	res := s.OK(t, "block", tooltest.CommitArgs(batch, pre))
+	if res["status"] != "committed" {
+		t.Fatalf("batch: %v", res)
+	}
+	if writes["/api/block/batchUpdateBlock"] != 1 || writes["/api/block/updateBlock"] != 0 || writes["/api/attr/setBlockAttrs"] != 1 {
+		t.Fatalf("kernel writes of the batch: %v (want one batchUpdateBlock and one attribute restore for the item with an IAL of its own)", writes)
+	}
+	for id, want := range map[string]string{b0: "b0 wins", b1: "b1 line one", b2: "b2 **bold**"} {
+		if got := s.Text(t, id); !strings.HasPrefix(got, want) {
+			t.Fatalf("block %s reads %q, want %q", id, got, want)
+		}
+	}
+	for _, id := range []string{b0, b1} {
+		a, err := s.C.GetBlockAttrs(ctx, id)
+		if err != nil || a["custom-kept"] != "yes "+id {
+			t.Fatalf("attributes of %s after the batch: %v %v", id, a, err)
+		}
+	}
+	s.Replay(t, "block", batch, pre, res)
+
+	bad := map[string]any{"action": "update", "items": []any{map[string]any{"id": b2, "data": "x"}, map[string]any{"id": "20200101000000-aaaaaaa", "data": "y"}}}
+	s.WantErr(t, "block", tooltest.CopyArgs(bad, "validateOnly", true), failure.NotFound)
+}
+
+// TestUpdateWithSeveralBlocks: SiYuan's update of a block with several
+// blocks keeps the first and drops the rest, so such an update is refused
+// at preflight (a document's whole body may be several blocks).
+func TestUpdateWithSeveralBlocks(t *testing.T) {
+	s := newStrictFixture(t, false)
+	before := s.Text(t, s.Doc)
+	for _, args := range []map[string]any{
+		{"action": "update", "id": s.Blocks[1], "data": "first of two\n\nsecond of two"},
+		{"action": "update", "items": []any{map[string]any{"id": s.Blocks[2], "data": "one"}, map[string]any{"id": s.Blocks[1], "data": "a\n\nb"}}},
+	} {
+		e := s.WantErr(t, "block", tooltest.CopyArgs(args, "validateOnly", true), failure.InvalidArguments)
+		if !strings.Contains(e.Message, "2 blocks") || e.RequestID != "" {
+			t.Fatalf("refusal: %+v", e)
+		}
+	}
+	if s.Text(t, s.Doc) != before {
+		t.Fatal("a refused update wrote")
+	}
+	whole := map[string]any{"action": "update", "id": s.Doc, "data": "new first\n\nnew second"}
+	pre := s.OK(t, "block", tooltest.CopyArgs(whole, "validateOnly", true))
+	if res := s.OK(t, "block", tooltest.CommitArgs(whole, pre)); res["status"] != "committed" {
+		t.Fatalf("a document's body of two blocks: %v", res)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	stdhtml "html"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,6 +45,8 @@ func allExist(st states) error {
 type updateItem struct {
 	ID, DataType, Data string
 	Single             bool
+	// Blocks is how many top-level blocks markdown data holds.
+	Blocks int
 }
 
 type updateArgs struct{ Items []updateItem }
@@ -68,7 +71,7 @@ func parseUpdate(a *tools.Args) (updateArgs, error) {
 			return updateArgs{}, failure.Invalid("missing argument \"data\"")
 		}
 		it := updateItem{ID: a.String("id"), DataType: a.String("dataType"), Data: a.String("data")}
-		it.Single = oneBlock(it.DataType, it.Data)
+		it.Single, it.Blocks = oneBlock(it.DataType, it.Data), blocksIn(it.DataType, it.Data)
 		return updateArgs{[]updateItem{it}}, nil
 	}
 	raw := a.Objects("items")
@@ -97,7 +100,7 @@ func parseUpdate(a *tools.Args) (updateArgs, error) {
 				return updateArgs{}, failure.Invalid("items[%d] does not take %s", i, k)
 			}
 		}
-		out = append(out, updateItem{ID: id, DataType: dt, Data: data, Single: oneBlock(dt, data)})
+		out = append(out, updateItem{ID: id, DataType: dt, Data: data, Single: oneBlock(dt, data), Blocks: blocksIn(dt, data)})
 	}
 	return updateArgs{out}, nil
 }
@@ -119,16 +122,20 @@ var update = tools.Write[updateArgs, states]{
 	Parse:   parseUpdate,
 	Scope:   tools.Scope[updateArgs]{Touches: func(a updateArgs) []tools.Touch { return tools.OnBlocks(a.ids(), tools.LevelWrite) }},
 	Targets: updateArgs.ids,
+	// Guarded by each block's content (kramdown and attributes); the
+	// readback also reads the DOM to compare the text the kernel applied,
+	// and hashes the content as the state did.
 	State: func(ctx context.Context, env *tools.Env, a updateArgs) (states, error) {
-		return kernelview.ReadBlockStates(ctx, env, a.ids())
+		return kernelview.ReadBlockContents(ctx, env, a.ids())
 	},
-	Check:   func(_ updateArgs, st states) error { return allExist(st) },
+	Check:   checkUpdate,
 	Execute: execUpdate,
 	Readback: func(ctx context.Context, env *tools.Env, a updateArgs, p tools.Payload) (any, error) {
 		sts, err := kernelview.ReadBlockStates(ctx, env, a.ids())
 		if err != nil {
 			return nil, err
 		}
+
 		want, _ := p["_appliedText"].(map[string]string)
 		for _, s := range sts {
 			if s.Missing {
@@ -138,8 +145,32 @@ var update = tools.Write[updateArgs, states]{
 				return nil, fmt.Errorf("block %s does not show the requested content", s.ID)
 			}
 		}
+		for i := range sts {
+			sts[i].DOM = "" // hashed as the state was: content only
+		}
 		return sts, nil
 	},
+}
+
+// checkUpdate refuses an update SiYuan would apply only in part: a block
+// (not a document, whose whole body an update replaces) given several
+// blocks keeps the first and drops the others without a word.
+func checkUpdate(a updateArgs, st states) error {
+	if err := allExist(st); err != nil {
+		return err
+	}
+	doc := map[string]bool{}
+	for _, s := range st {
+		doc[s.ID] = s.Attrs["type"] == "doc"
+	}
+	for _, it := range a.Items {
+		if it.Blocks > 1 && !doc[it.ID] {
+			e := failure.Invalid("the data for block %s holds %d blocks; SiYuan's update keeps the first and drops the rest, so nothing was written", it.ID, it.Blocks)
+			e.Action = "update the block with one block, then add the others after it with block.insert (previousID: this block)"
+			return e.Attempted(false)
+		}
+	}
+	return nil
 }
 
 // execUpdate updates each target once, keeping the user attributes its
@@ -150,24 +181,83 @@ func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (t
 	for _, s := range st {
 		attrs[s.ID] = s.Attrs
 	}
+	if len(a.Items) > 1 {
+		return execBatchUpdate(ctx, env, a, attrs)
+	}
 	applied := map[string]string{}
 	wrote := false
 	for _, it := range a.Items {
-		writes, text, err := updateKeeping(ctx, env.Kernel, it.ID, it.DataType, it.Data, it.Single, attrs[it.ID])
+		writes, txs, err := updateKeeping(ctx, env.Kernel, it.ID, it.DataType, it.Data, it.Single, attrs[it.ID])
 		if err != nil {
 			// A failure of the attribute restore comes after the content
 			// write applied: never a clean rejection.
 			return nil, tools.WriteFailure(err, wrote || writes > 1)
 		}
 		wrote = true
-		applied[it.ID] = text // a later item for the same id wins, as in the kernel
+		if text, ok := appliedText(txs, it.ID); ok {
+			applied[it.ID] = text
+		}
 	}
-	ids := make([]string, 0, len(applied))
-	for id := range applied {
-		ids = append(ids, id)
+	ids := make([]string, 0, len(a.Items))
+	for _, it := range a.Items {
+		if !slices.Contains(ids, it.ID) {
+			ids = append(ids, it.ID)
+		}
 	}
 	sort.Strings(ids)
 	return tools.Payload{"ids": ids, "updated": len(a.Items), "_appliedText": applied}, nil
+}
+
+// execBatchUpdate sends every item in one batchUpdateBlock: one kernel
+// transaction, where one updateBlock per item would cost a round trip and a
+// document write each. The kernel checks every entry before it applies
+// any. Attributes ride in each single block's IAL; those of an item with
+// DOM data or an IAL of its own are restored after the batch (then the batch has applied: a failure there is
+// not a clean rejection).
+func execBatchUpdate(ctx context.Context, env *tools.Env, a updateArgs, attrs map[string]map[string]string) (tools.Payload, error) {
+	entries := make([]siyuan.BlockUpdate, 0, len(a.Items))
+	restore := map[string]map[string]string{}
+	for _, it := range a.Items {
+		data := it.Data
+		keep := userAttrs(attrs[it.ID])
+		switch {
+		case len(keep) > 0 && it.Single:
+			data = strings.TrimRight(data, "\n") + "\n" + ialLine(keep)
+			delete(restore, it.ID)
+		case len(keep) > 0:
+			restore[it.ID] = keep
+		default:
+			delete(restore, it.ID)
+		}
+		entries = append(entries, siyuan.BlockUpdate{ID: it.ID, DataType: it.DataType, Data: data})
+	}
+	txs, err := env.Kernel.BatchUpdateBlock(ctx, entries)
+	if err != nil {
+		return nil, tools.WriteFailure(err, false)
+	}
+	ids := make([]string, 0, len(restore))
+	for id := range restore {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if err := env.Kernel.SetBlockAttrs(ctx, id, restore[id]); err != nil {
+			return nil, tools.WriteFailure(fmt.Errorf("restore attributes of %s after the batch update: %w", id, err), true)
+		}
+	}
+	applied := map[string]string{}
+	out := make([]string, 0, len(a.Items))
+	for _, it := range a.Items {
+		if slices.Contains(out, it.ID) {
+			continue
+		}
+		out = append(out, it.ID)
+		if text, ok := appliedText(txs, it.ID); ok { // a later entry for the same id wins, as in the kernel
+			applied[it.ID] = text
+		}
+	}
+	sort.Strings(out)
+	return tools.Payload{"ids": out, "updated": len(a.Items), "_appliedText": applied}, nil
 }
 
 // ---- set_attrs ------------------------------------------------------------

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // NormalizeTitle mirrors SiYuan's normalizeDocTitle (notebook names and
@@ -44,4 +47,40 @@ func DOMText(dom string) string {
 	t = stdhtml.UnescapeString(t)
 	t = strings.NewReplacer("\u200b", "", "\u2060", "").Replace(t)
 	return strings.TrimSpace(spaceRE.ReplaceAllString(t, " "))
+}
+
+// BlockDOMText is the visible text of the block id in an update's DOM: an
+// update whose data holds several blocks keeps the id on the first and
+// inserts the others after it, so only that block's text is what the
+// block itself shows. Without such a block it is DOMText of it all.
+func BlockDOMText(dom, id string) string {
+	nodes, err := html.ParseFragment(strings.NewReader(dom), &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body})
+	if err != nil {
+		return DOMText(dom)
+	}
+	var find func(n *html.Node) *html.Node
+	find = func(n *html.Node) *html.Node {
+		if n.Type == html.ElementNode {
+			for _, a := range n.Attr {
+				if a.Key == "data-node-id" && a.Val == id {
+					return n
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if f := find(c); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	for _, n := range nodes {
+		if f := find(n); f != nil {
+			var b strings.Builder
+			if html.Render(&b, f) == nil {
+				return DOMText(b.String())
+			}
+		}
+	}
+	return DOMText(dom)
 }

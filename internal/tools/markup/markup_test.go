@@ -11,3 +11,18 @@ func TestNormalizeTitle(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockDOMText(t *testing.T) {
+	two := `<div data-node-id="20260101000000-aaaaaaa" data-type="NodeParagraph" class="p"><div contenteditable="true">first &amp; <strong>bold</strong></div><div class="protyle-attr">` + "\u200b" + `</div></div>` +
+		`<div data-node-id="20260101000000-bbbbbbb" data-type="NodeParagraph" class="p"><div contenteditable="true">second</div></div>`
+	for _, c := range []struct{ dom, id, want string }{
+		{two, "20260101000000-aaaaaaa", "first & bold"},
+		{two, "20260101000000-bbbbbbb", "second"},
+		{two, "20260101000000-ccccccc", "first & bold second"},
+		{"plain text", "20260101000000-aaaaaaa", "plain text"},
+	} {
+		if got := BlockDOMText(c.dom, c.id); got != c.want {
+			t.Errorf("BlockDOMText(%s) = %q, want %q", c.id, got, c.want)
+		}
+	}
+}
