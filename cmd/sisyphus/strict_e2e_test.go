@@ -52,6 +52,14 @@ func startServeEnv(t *testing.T, env []string, args ...string) *serveProc {
 	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = io.Discard
+	// SISYPHUS_TEST_SERVE_LOG keeps the servers' logs (appended) for a
+	// person looking into a test.
+	if p := os.Getenv("SISYPHUS_TEST_SERVE_LOG"); p != "" {
+		if f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			cmd.Stderr = f
+			t.Cleanup(func() { f.Close() })
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

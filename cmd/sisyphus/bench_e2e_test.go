@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBenchE2E is the end-to-end write-latency benchmark (scripts/bench-e2e
+// runs it): `sisyphus serve` against a kernel (SISYPHUS_BENCH_URL and
+// SISYPHUS_BENCH_TOKEN, else an embedded kernel), a 1,000-paragraph
+// document in a notebook of its own, and, interleaved in each of
+// SISYPHUS_BENCH_RUNS rounds (60): a bare updateBlock and getBlockKramdown
+// on paragraph 500 straight to the kernel, a strict block.update preflight
+// and commit over MCP (legacy session, HTTP keep-alive), a read over MCP,
+// tools/list, and a strict items[] update of 11 blocks against one bare
+// batchUpdateBlock of the same 11, each step after SISYPHUS_BENCH_SETTLE
+// (100ms) of quiet. It prints p50 and p90 of each and the medians of the
+// per-round ratios, and removes its notebook. Only runs with
+// SISYPHUS_BENCH_E2E=1.
+func TestBenchE2E(t *testing.T) {
+	if os.Getenv("SISYPHUS_BENCH_E2E") == "" {
+		t.Skip("the end-to-end benchmark: set SISYPHUS_BENCH_E2E=1 (scripts/bench-e2e)")
+	}
+	runs := 60
+	if n, err := strconv.Atoi(os.Getenv("SISYPHUS_BENCH_RUNS")); err == nil && n > 0 {
+		runs = n
+	}
+	// Each measured step starts from a quiet kernel: SiYuan indexes a write
+	// in the background, and a step started right after another's write
+	// would be charged for it. A strict commit still follows its preflight
+	// at once, as an agent's does.
+	settle := 100 * time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv("SISYPHUS_BENCH_SETTLE")); err == nil {
+		settle = d
+	}
+	url, tok := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
+	kernelName := "SiYuan at " + url
+	if url == "" {
+		k := startKernel(t, t.TempDir())
+		url, tok, kernelName = k.url, "tok", "embedded kernel (sisyphus kernel)"
+	}
+	serve := []string{"--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir()}
+	if l := os.Getenv("SISYPHUS_BENCH_LOG_LEVEL"); l != "" {
+		serve = append(serve, "--log-level", l) // with SISYPHUS_TEST_SERVE_LOG: every kernel call and its time
+	}
+	s := startServeWith(t, serve...)
+	a := connect(t, s.url, "2025-11-25")
+
+	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-bench-e2e-%d", time.Now().UnixNano())})["notebook"].(string)
+	s.config(t, "permission", nb, "rwd")
+	s.config(t, "enable", "notebook.remove")
+	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
+	var md strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&md, "Paragraph %d of the benchmark document, with **some** text in it.\n\n", i)
+	}
+	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Bench", "markdown": md.String()})["id"].(string)
+	var kids []any
+	for page := 1; len(kids) < 1000; page++ {
+		got := a.ok("block", map[string]any{"action": "get_children", "id": doc, "pageSize": 200, "page": page})["data"].([]any)
+		if len(got) == 0 {
+			t.Fatalf("the document has %d blocks", len(kids))
+		}
+		kids = append(kids, got...)
+	}
+	id := func(i int) string { return kids[i].(map[string]any)["id"].(string) }
+	target := id(499)
+	batch := make([]string, 11)
+	for i := range batch {
+		batch[i] = id(500 + i)
+	}
+
+	hc := &http.Client{}
+	// The measured MCP calls come from a minimal agent: JSON-RPC over one
+	// keep-alive HTTP connection, a legacy session, no SDK of its own to
+	// time.
+	m := newRawMCP(t, s.url)
+	bare := func(path string, body any) {
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", url+path, bytes.NewReader(b))
+		req.Header.Set("Authorization", "Token "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var env struct {
+			Code int    `json:"code"`
+			Msg  string `json:"msg"`
+		}
+		data, _ := io.ReadAll(resp.Body)
+		if json.Unmarshal(data, &env) != nil || env.Code != 0 {
+			t.Fatalf("%s: %s", path, data)
+		}
+	}
+	timed := func(f func()) time.Duration { time.Sleep(settle); t0 := time.Now(); f(); return time.Since(t0) }
+
+	// The kernel calls a strict update makes, made directly: at preflight
+	// and again at commit the block's notebook (the gate) and its content
+	// (kramdown, attributes) at once, then the update, then the readback
+	// (kramdown, attributes, DOM) at once. The floor of the protocol on
+	// this kernel, without Sisyphus.
+	parallel := func(calls ...[2]any) {
+		done := make(chan struct{}, len(calls))
+		for _, c := range calls {
+			go func() { bare(c[0].(string), c[1]); done <- struct{}{} }()
+		}
+		for range calls {
+			<-done
+		}
+	}
+	idArg := map[string]any{"id": target}
+	direct := func(text string) {
+		for range 2 {
+			parallel([2]any{"/api/filetree/getPathByID", idArg}, [2]any{"/api/block/getBlockKramdown", idArg}, [2]any{"/api/attr/getBlockAttrs", idArg})
+		}
+		bare("/api/block/updateBlock", map[string]any{"id": target, "dataType": "markdown", "data": text})
+		parallel([2]any{"/api/block/getBlockKramdown", idArg}, [2]any{"/api/attr/getBlockAttrs", idArg}, [2]any{"/api/block/getBlockDOM", idArg})
+	}
+
+	names := []string{"bare updateBlock", "bare getBlockKramdown", "same kernel calls as a strict update, direct", "strict preflight", "strict commit", "preflight + commit",
+		"read over MCP (block.get_kramdown)", "tools/list", "bare batchUpdateBlock (11)", "strict items[] update (11)"}
+	lat := make(map[string][]time.Duration)
+	ratios := map[string][]float64{}
+	for r := range runs {
+		text := func(what string) string {
+			return fmt.Sprintf("%s %d: the paragraph, rewritten with **some** text.", what, r)
+		}
+		dBare := timed(func() {
+			bare("/api/block/updateBlock", map[string]any{"id": target, "dataType": "markdown", "data": text("bare")})
+		})
+		dRead := timed(func() { bare("/api/block/getBlockKramdown", map[string]any{"id": target}) })
+		dDirect := timed(func() { direct(text("direct")) })
+		upd := map[string]any{"action": "update", "id": target, "data": text("strict")}
+		var pre map[string]any
+		dPre := timed(func() { pre = m.ok("block", with(upd, "validateOnly", true)) })
+		var res map[string]any
+		t0 := time.Now()
+		res = m.ok("block", commitOf(upd, pre))
+		dCommit := time.Since(t0)
+		if res["status"] != "committed" {
+			t.Fatalf("round %d: %v", r, res)
+		}
+		dMCPRead := timed(func() { m.ok("block", map[string]any{"action": "get_kramdown", "id": target}) })
+		dList := timed(func() { m.rpc("tools/list", map[string]any{}) })
+		var bareItems, items []map[string]any
+		for i, b := range batch {
+			bareItems = append(bareItems, map[string]any{"id": b, "dataType": "markdown", "data": fmt.Sprintf("bare batch %d/%d", r, i)})
+			items = append(items, map[string]any{"id": b, "data": fmt.Sprintf("strict batch %d/%d", r, i)})
+		}
+		dBareBatch := timed(func() { bare("/api/block/batchUpdateBlock", map[string]any{"blocks": bareItems}) })
+		bu := map[string]any{"action": "update", "items": items}
+		dBatch := timed(func() {
+			p := m.ok("block", with(bu, "validateOnly", true))
+			if res := m.ok("block", commitOf(bu, p)); res["status"] != "committed" {
+				t.Fatalf("batch round %d: %v", r, res)
+			}
+		})
+		for name, d := range map[string]time.Duration{names[0]: dBare, names[1]: dRead, names[2]: dDirect, names[3]: dPre, names[4]: dCommit, names[5]: dPre + dCommit,
+			names[6]: dMCPRead, names[7]: dList, names[8]: dBareBatch, names[9]: dBatch} {
+			lat[name] = append(lat[name], d)
+		}
+		ratios["preflight + commit / bare updateBlock"] = append(ratios["preflight + commit / bare updateBlock"], float64(dPre+dCommit)/float64(dBare))
+		ratios["same kernel calls, direct / bare updateBlock"] = append(ratios["same kernel calls, direct / bare updateBlock"], float64(dDirect)/float64(dBare))
+		ratios["preflight + commit / same kernel calls, direct"] = append(ratios["preflight + commit / same kernel calls, direct"], float64(dPre+dCommit)/float64(dDirect))
+		ratios["commit / bare updateBlock"] = append(ratios["commit / bare updateBlock"], float64(dCommit)/float64(dBare))
+		ratios["read over MCP / bare getBlockKramdown"] = append(ratios["read over MCP / bare getBlockKramdown"], float64(dMCPRead)/float64(dRead))
+		ratios["strict items[] (11) / bare batchUpdateBlock (11)"] = append(ratios["strict items[] (11) / bare batchUpdateBlock (11)"], float64(dBatch)/float64(dBareBatch))
+	}
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "\n%s, %d interleaved rounds, 1,000-paragraph document\n\n", kernelName, runs)
+	fmt.Fprintf(&out, "| | p50 | p90 |\n|---|---|---|\n")
+	for _, n := range names {
+		d := lat[n]
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		fmt.Fprintf(&out, "| %s | %s | %s |\n", n, ms(d[len(d)/2]), ms(d[len(d)*9/10]))
+	}
+	fmt.Fprintf(&out, "\n| ratio (median over the rounds) | |\n|---|---|\n")
+	for _, n := range []string{"preflight + commit / bare updateBlock", "commit / bare updateBlock", "same kernel calls, direct / bare updateBlock",
+		"preflight + commit / same kernel calls, direct", "read over MCP / bare getBlockKramdown", "strict items[] (11) / bare batchUpdateBlock (11)"} {
+		v := ratios[n]
+		sort.Float64s(v)
+		fmt.Fprintf(&out, "| %s | %.2f× |\n", n, v[len(v)/2])
+	}
+	t.Log(out.String())
+	if f := os.Getenv("SISYPHUS_BENCH_OUT"); f != "" {
+		os.WriteFile(f, []byte(out.String()), 0o644)
+	}
+}
+
+// rawMCP is a legacy MCP session spoken directly: JSON-RPC requests
+// POSTed on one keep-alive connection, JSON answers.
+type rawMCP struct {
+	t       *testing.T
+	url, id string
+	hc      *http.Client
+	next    int
+}
+
+func newRawMCP(t *testing.T, url string) *rawMCP {
+	m := &rawMCP{t: t, url: url, hc: &http.Client{}}
+	m.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "bench", "version": "1"}})
+	m.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	return m
+}
+
+func (m *rawMCP) post(msg map[string]any) []byte {
+	b, _ := json.Marshal(msg)
+	req, _ := http.NewRequest("POST", m.url, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer sekret")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	if m.id != "" {
+		req.Header.Set("Mcp-Session-Id", m.id)
+	}
+	resp, err := m.hc.Do(req)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		m.id = id
+	}
+	data, _ := io.ReadAll(resp.Body)
+	return data
+}
+
+// rpc sends one request and returns its result.
+func (m *rawMCP) rpc(method string, params any) map[string]any {
+	m.t.Helper()
+	m.next++
+	data := m.post(map[string]any{"jsonrpc": "2.0", "id": m.next, "method": method, "params": params})
+	var env struct {
+		Result map[string]any  `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &env) != nil || env.Result == nil {
+		m.t.Fatalf("%s: %s", method, data)
+	}
+	return env.Result
+}
+
+// ok calls a tool and returns its structured result, failing on an error.
+func (m *rawMCP) ok(tool string, args map[string]any) map[string]any {
+	m.t.Helper()
+	res := m.rpc("tools/call", map[string]any{"name": tool, "arguments": args})
+	sc, _ := res["structuredContent"].(map[string]any)
+	if res["isError"] == true || sc == nil {
+		m.t.Fatalf("%s %v: %v", tool, args, res)
+	}
+	return sc
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
