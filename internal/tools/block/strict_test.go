@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -492,5 +493,53 @@ func TestUpdateWithSeveralBlocks(t *testing.T) {
 	pre := s.OK(t, "block", tooltest.CopyArgs(whole, "validateOnly", true))
 	if res := s.OK(t, "block", tooltest.CommitArgs(whole, pre)); res["status"] != "committed" {
 		t.Fatalf("a document's body of two blocks: %v", res)
+	}
+}
+
+// TestStrictUpdateKernelCalls counts the kernel calls of one strict update:
+// at preflight the block's content (kramdown, attributes) and, where the
+// configuration needs it, its notebook; at commit the same, the update and
+// the readback (kramdown, attributes, DOM). Nothing else reaches the kernel.
+func TestStrictUpdateKernelCalls(t *testing.T) {
+	s := newStrictFixture(t, false)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	s.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		calls[r.URL.Path]++
+		mu.Unlock()
+		return false
+	})
+	count := func() (n int, got map[string]int) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = maps.Clone(calls)
+		for _, c := range calls {
+			n += c
+		}
+		clear(calls)
+		return n, got
+	}
+	for _, c := range []struct {
+		name              string
+		policy            *tools.Policy
+		preflight, commit int
+	}{
+		{"open configuration", &tools.Policy{Default: tools.LevelWrite, AllActions: true, Strict: true, Version: "open"}, 2, 6},
+		{"notebook looked up", &tools.Policy{Default: tools.LevelRead, Notebooks: map[string]tools.Level{s.NB: tools.LevelWrite}, AllActions: true, Strict: true, Version: "nb"}, 3, 7},
+	} {
+		s.Policy = c.policy
+		args := map[string]any{"action": "update", "id": s.Blocks[3], "data": "counted " + c.name}
+		count()
+		pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
+		if n, got := count(); n != c.preflight {
+			t.Errorf("%s: preflight made %d kernel calls, want %d: %v", c.name, n, c.preflight, got)
+		}
+		if res := s.OK(t, "block", tooltest.CommitArgs(args, pre)); res["status"] != "committed" {
+			t.Fatalf("%s: %v", c.name, res)
+		}
+		if n, got := count(); n != c.commit {
+			t.Errorf("%s: commit made %d kernel calls, want %d: %v", c.name, n, c.commit, got)
+		}
 	}
 }
