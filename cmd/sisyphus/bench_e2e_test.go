@@ -129,7 +129,7 @@ func TestBenchE2E(t *testing.T) {
 	}
 
 	names := []string{"bare updateBlock", "bare getBlockKramdown", "same kernel calls as a strict update, direct", "strict preflight", "strict commit", "preflight + commit",
-		"read over MCP (block.get_kramdown)", "tools/list", "bare batchUpdateBlock (11)", "strict items[] update (11)"}
+		"read over MCP (block.get_kramdown)", "MCP ping (no kernel call)", "tools/list", "bare batchUpdateBlock (11)", "strict items[] update (11)"}
 	lat := make(map[string][]time.Duration)
 	ratios := map[string][]float64{}
 	for r := range runs {
@@ -152,6 +152,7 @@ func TestBenchE2E(t *testing.T) {
 			t.Fatalf("round %d: %v", r, res)
 		}
 		dMCPRead := timed(func() { m.ok("block", map[string]any{"action": "get_kramdown", "id": target}) })
+		dPing := timed(func() { m.rpc("ping", map[string]any{}) })
 		dList := timed(func() { m.rpc("tools/list", map[string]any{}) })
 		var bareItems, items []map[string]any
 		for i, b := range batch {
@@ -167,7 +168,7 @@ func TestBenchE2E(t *testing.T) {
 			}
 		})
 		for name, d := range map[string]time.Duration{names[0]: dBare, names[1]: dRead, names[2]: dDirect, names[3]: dPre, names[4]: dCommit, names[5]: dPre + dCommit,
-			names[6]: dMCPRead, names[7]: dList, names[8]: dBareBatch, names[9]: dBatch} {
+			names[6]: dMCPRead, names[7]: dPing, names[8]: dList, names[9]: dBareBatch, names[10]: dBatch} {
 			lat[name] = append(lat[name], d)
 		}
 		ratios["preflight + commit / bare updateBlock"] = append(ratios["preflight + commit / bare updateBlock"], float64(dPre+dCommit)/float64(dBare))
