@@ -174,11 +174,16 @@ type Store struct {
 	mu sync.Mutex
 
 	// A cached store keeps what it read for ttl; its own changes replace
-	// it at once.
-	ttl      time.Duration
-	cacheMu  sync.Mutex
-	cached   *Config
-	cachedAt time.Time
+	// it at once. Past half the ttl a call still gets the cached value and
+	// starts one refresh in the background, so that a steady stream of
+	// calls never waits for the files; a value is never served older than
+	// ttl (cachedAt is when its read began).
+	ttl        time.Duration
+	cacheMu    sync.Mutex
+	cached     *Config
+	cachedAt   time.Time
+	gen        uint64 // Invalidate's count: a read begun before one is not kept
+	refreshing bool
 }
 
 // NewStore returns a store that reads the files on every Load.
@@ -192,31 +197,69 @@ func NewCachedStore(kernel *siyuan.Client, ttl time.Duration) *Store {
 }
 
 // Invalidate drops the cached configuration (a change was made elsewhere
-// in this process).
+// in this process); a read begun before it is not kept.
 func (s *Store) Invalidate() {
 	s.cacheMu.Lock()
 	s.cached = nil
+	s.gen++
 	s.cacheMu.Unlock()
 }
+
+// refreshTimeout bounds a background refresh of the cache.
+const refreshTimeout = 10 * time.Second
 
 // Load returns the configuration: read now, or for a cached store what was
 // read less than ttl ago.
 func (s *Store) Load(ctx context.Context) (*Config, error) {
 	if s.ttl > 0 {
 		s.cacheMu.Lock()
-		c, at := s.cached, s.cachedAt
+		c, age, gen := s.cached, time.Since(s.cachedAt), s.gen
+		ahead := c != nil && age >= s.ttl/2 && age < s.ttl && !s.refreshing
+		if ahead {
+			s.refreshing = true
+		}
 		s.cacheMu.Unlock()
-		if c != nil && time.Since(at) < s.ttl {
+		if c != nil && age < s.ttl {
+			if ahead {
+				go s.refresh(gen)
+			}
 			return c, nil
 		}
 	}
+	s.cacheMu.Lock()
+	gen := s.gen
+	s.cacheMu.Unlock()
+	began := time.Now()
 	c, err := s.readNow(ctx)
 	if err == nil && s.ttl > 0 {
-		s.cacheMu.Lock()
-		s.cached, s.cachedAt = c, time.Now()
-		s.cacheMu.Unlock()
+		s.keep(c, gen, began)
 	}
 	return c, err
+}
+
+// refresh reads the files for the cache, off any call's path.
+func (s *Store) refresh(gen uint64) {
+	defer func() {
+		s.cacheMu.Lock()
+		s.refreshing = false
+		s.cacheMu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+	defer cancel()
+	began := time.Now()
+	if c, err := s.readNow(ctx); err == nil {
+		s.keep(c, gen, began)
+	}
+}
+
+// keep caches what a read begun at began found, unless an Invalidate came
+// since it began.
+func (s *Store) keep(c *Config, gen uint64, began time.Time) {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	if s.gen == gen && (s.cached == nil || began.After(s.cachedAt)) {
+		s.cached, s.cachedAt = c, began
+	}
 }
 
 // readNow reads both files now. A missing file is the default; one that

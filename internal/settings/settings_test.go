@@ -265,3 +265,54 @@ func TestCachedStore(t *testing.T) {
 		t.Fatal("after Invalidate the edit applies")
 	}
 }
+
+// TestCachedStoreRefreshesAhead: past half its ttl a cached store answers
+// from memory and refreshes in the background, so that the next call sees
+// an outside edit without reading the files itself; a refresh begun before
+// an Invalidate never puts its older read back.
+func TestCachedStoreRefreshesAhead(t *testing.T) {
+	c := kernel(t)
+	ctx := context.Background()
+	s := NewCachedStore(c, 400*time.Millisecond)
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelRead {
+		t.Fatal("default")
+	}
+	put(t, c, PermissionsFile, `{"`+nb1+`": "rw"}`)
+	time.Sleep(250 * time.Millisecond) // past half the ttl
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelRead {
+		t.Fatal("within the ttl the cached value answers, while the refresh runs")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		s.cacheMu.Lock()
+		done := !s.refreshing
+		s.cacheMu.Unlock()
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background refresh did not finish")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if p, _ := s.Policy(ctx); p.Level(nb1) != tools.LevelWrite {
+		t.Fatal("the refresh ahead did not pick up the edit")
+	}
+
+	// A read that began before an Invalidate is not kept.
+	s.cacheMu.Lock()
+	gen := s.gen
+	s.cacheMu.Unlock()
+	stale, err := s.readNow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Invalidate()
+	s.keep(stale, gen, time.Now())
+	s.cacheMu.Lock()
+	kept := s.cached
+	s.cacheMu.Unlock()
+	if kept != nil {
+		t.Fatal("a read from before an Invalidate was kept")
+	}
+}
