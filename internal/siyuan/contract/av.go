@@ -36,6 +36,7 @@ var avChecks = []check{
 	{"av_primary_key_values", checkAVPrimaryKeyValues},
 	{"av_duplicate_database_block", checkAVDuplicate},
 	{"av_api_forms_of_the_operations", checkAVAPIForms},
+	{"av_render_whole_view", checkAVRenderWhole},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
