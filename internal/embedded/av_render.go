@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -82,6 +83,17 @@ func (r *avRenderer) save(av *wire.AttributeView) error {
 		c.KeyValues = append(c.KeyValues, nkv)
 	}
 	return r.k.saveAV(&c)
+}
+
+// strip removes the values the render filled in from av.
+func (r *avRenderer) strip(av *wire.AttributeView) {
+	if len(r.autoFill) == 0 {
+		return
+	}
+	for _, kv := range av.KeyValues {
+		kv.Values = slices.DeleteFunc(kv.Values, func(v *wire.AVValue) bool { return r.autoFill[v] })
+	}
+	clear(r.autoFill)
 }
 
 // view renders a view of a database (tables only), at most 7 levels of
@@ -277,26 +289,30 @@ func fillCell(cell *wire.AVCell, keyID, itemID, numberFormat, template string, d
 // fillKeyValues is fillAttributeViewKeyValues: the cells made for the
 // table join the database's values (auto-filled, never saved).
 func (r *avRenderer) fillKeyValues(av *wire.AttributeView, t *wire.AVTable) {
+	ids := map[*wire.AVKeyValues]map[string]bool{}
 	for _, row := range t.Rows {
 		for _, cell := range row.Cells {
 			v := cell.Value
 			kv := avKeyValues(av, v.KeyID)
-			if kv == nil || hasValueID(kv, v.ID) {
+			if kv == nil {
 				continue
 			}
+			have := ids[kv]
+			if have == nil {
+				have = make(map[string]bool, len(kv.Values))
+				for _, x := range kv.Values {
+					have[x.ID] = true
+				}
+				ids[kv] = have
+			}
+			if have[v.ID] {
+				continue
+			}
+			have[v.ID] = true
 			r.autoFill[v] = true
 			kv.Values = append(kv.Values, v)
 		}
 	}
-}
-
-func hasValueID(kv *wire.AVKeyValues, id string) bool {
-	for _, v := range kv.Values {
-		if v.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // boundIALs are the attributes of the rows' bound blocks.

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -24,21 +25,34 @@ import (
 func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbBlockID, viewID, previousItemID string, ignoreDefaultFill bool) error {
 	slices.Reverse(srcs)
 	now := time.Now().UnixMilli()
+	k.avMu.Lock()
+	defer k.avMu.Unlock()
+	// The kernel reads and saves the database for each src; this kernel
+	// keeps it in memory through the operation and saves once, also when
+	// a src fails after others were added (as the kernel's saves would
+	// have left it).
+	var av *wire.AttributeView
+	save := func() error {
+		if av == nil {
+			return nil
+		}
+		return k.saveAV(av)
+	}
 	for _, src := range srcs {
 		if src == nil {
-			return errf("invalid srcs")
+			return errors.Join(errf("invalid srcs"), save())
 		}
 		itemID := ast.NewNodeID()
 		if v, ok := src["itemID"]; ok && v != nil {
 			s, ok := v.(string)
 			if !ok {
-				return errf("srcs itemID must be a string")
+				return errors.Join(errf("srcs itemID must be a string"), save())
 			}
 			itemID = s
 		}
 		detached, ok := src["isDetached"].(bool)
 		if !ok {
-			return errf("srcs isDetached must be a boolean")
+			return errors.Join(errf("srcs isDetached must be a boolean"), save())
 		}
 		var boundID string
 		if !detached {
@@ -47,35 +61,32 @@ func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbB
 				continue
 			}
 			if _, ok := k.lookup(boundID); !ok {
-				return fmt.Errorf("load tree [%s] failed: %w", boundID, errBlockNotFound)
+				return errors.Join(fmt.Errorf("load tree [%s] failed: %w", boundID, errBlockNotFound), save())
+			}
+		} else if itemID == "" {
+			itemID = ast.NewNodeID()
+		}
+		if av == nil {
+			var err error
+			if av, err = k.readAV(avID); err != nil {
+				return err
 			}
 		}
 		content, _ := src["content"].(string)
-		if err := k.avAddRow(ctx, now, avID, dbBlockID, viewID, previousItemID, itemID, boundID, content, src, detached, ignoreDefaultFill); err != nil {
-			return err
+		if err := k.avAddRow(ctx, av, now, dbBlockID, viewID, previousItemID, itemID, boundID, content, src, detached, ignoreDefaultFill); err != nil {
+			return errors.Join(err, save())
 		}
 	}
-	return nil
+	return save()
 }
 
 // errBlockNotFound is the kernel's ErrBlockNotFound.
-var errBlockNotFound = fmt.Errorf("block not found")
+var errBlockNotFound = errors.New("block not found")
 
-func (k *Kernel) avAddRow(ctx context.Context, now int64, avID, dbBlockID, viewID, previousItemID, itemID, boundID, content string,
+// avAddRow adds one row to av (in memory). Callers hold writeMu and avMu.
+func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64, dbBlockID, viewID, previousItemID, itemID, boundID, content string,
 	src map[string]any, detached, ignoreDefaultFill bool) error {
-	if !detached {
-		if _, ok := k.lookup(boundID); !ok {
-			return errBlockNotFound
-		}
-	} else if itemID == "" {
-		itemID = ast.NewNodeID()
-	}
-	k.avMu.Lock()
-	defer k.avMu.Unlock()
-	av, err := k.readAV(avID)
-	if err != nil {
-		return err
-	}
+	avID := av.ID
 	var icon string
 	if !detached {
 		icon, content = k.avBlockText(boundID)
@@ -91,9 +102,6 @@ func (k *Kernel) avAddRow(ctx context.Context, now int64, avID, dbBlockID, viewI
 				return err
 			}
 			bv.IsDetached, bv.Block.Icon, bv.Block.Content, bv.UpdatedAt = false, icon, content, now
-			if err := k.saveAV(av); err != nil {
-				return err
-			}
 			k.notify(fmt.Sprintf("This block has already been added to the database [%s]", searchEscape(avName(av))), false, 5000)
 			src["itemID"] = bv.BlockID
 			return nil
@@ -116,7 +124,8 @@ func (k *Kernel) avAddRow(ctx context.Context, now int64, avID, dbBlockID, viewI
 		}
 	}
 	// Filling default values renders the view (to find the row next to
-	// the new one): the kernel then saves its database as rendered.
+	// the new one): the kernel then saves its database as rendered, less
+	// the values the render filled in.
 	r := k.newAVRenderer(ctx, av)
 	if !ignoreDefaultFill && len(view.Filters) > 0 && view.Table != nil {
 		r.view(av, view, "")
@@ -134,6 +143,7 @@ func (k *Kernel) avAddRow(ctx context.Context, now int64, avID, dbBlockID, viewI
 			delete(r.autoFill, v)
 		}
 	}
+	r.strip(av)
 	if !detached {
 		if err := k.bindBlock(avID, boundID); err != nil {
 			return err
@@ -142,7 +152,7 @@ func (k *Kernel) avAddRow(ctx context.Context, now int64, avID, dbBlockID, viewI
 	for _, v := range av.Views {
 		v.ItemIDs = insertItem(v.ItemIDs, itemID, previousItemID)
 	}
-	return r.save(av)
+	return nil
 }
 
 // insertItem puts an item after previous (at the end when previous is not

@@ -141,6 +141,11 @@ func checkAVCellNumber(t *testing.T, s *suite) {
 	s.setCells(t, db, [3]string{col, items[3], `{"number":{"content":0.5,"isNotEmpty":true,"format":"percent"}}`})
 	wantEqual(t, "stored in the sent format", cellText(storedCell(s.storedAV(t, db.av), col, items[3]), nil),
 		`{"type":"number","number":{"content":0.5,"isNotEmpty":true,"format":"percent","formattedContent":"50%"}}`)
+	// Adding a row renders the view and saves the database as rendered:
+	// the stored numbers take the column's format.
+	s.detachedRows(t, db, "e")
+	wantEqual(t, "stored after a row was added", cellText(storedCell(s.storedAV(t, db.av), col, items[0]), nil),
+		`{"type":"number","number":{"content":1234.5,"isNotEmpty":true,"format":"CNY","formattedContent":"CN¥1,234.50"}}`)
 	// A format name the column does not apply to: the type must match.
 	s.tx(t, siyuan.Operation{Action: "updateAttrViewColNumberFormat", AvID: db.av, ID: col, Type: "text", Format: "USD"})
 	if k := storedKey(s.storedAV(t, db.av), col); k.NumberFormat != "CNY" {

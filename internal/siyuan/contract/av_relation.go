@@ -87,6 +87,12 @@ func checkAVRelation(t *testing.T, s *suite) {
 	wantEqual(t, "rendered back relation", cellText(cellOf(t, rb, b1, x.back).Value, names),
 		`{"type":"relation","relation":{"blockIDs":["A0"],"contents":[{"blockID":"A0","type":"block","block":{"content":"a0"}}]}}`)
 
+	// Adding a row saves the database as rendered: the relation's
+	// contents are then stored too.
+	s.detachedRows(t, x.a, "a2")
+	if v := storedCell(s.storedAV(t, x.a.av), x.rel, a0); len(v.Relation.Contents) != 2 || v.Relation.Contents[1].BlockID != b1 {
+		t.Fatalf("stored relation after a row was added = %+v", v.Relation)
+	}
 	// Fewer IDs: the dropped row loses its back link.
 	s.setCells(t, x.a, [3]string{x.rel, a0, `{"relation":{"blockIDs":["` + b0 + `"]}}`})
 	b = s.storedAV(t, x.b.av)
