@@ -61,7 +61,7 @@ func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbB
 				continue
 			}
 			if _, ok := k.lookup(boundID); !ok {
-				return errors.Join(fmt.Errorf("load tree [%s] failed: %w", boundID, errBlockNotFound), save())
+				return errors.Join(errf("tree not found"), save())
 			}
 		} else if itemID == "" {
 			itemID = ast.NewNodeID()
@@ -79,9 +79,6 @@ func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbB
 	}
 	return save()
 }
-
-// errBlockNotFound is the kernel's ErrBlockNotFound.
-var errBlockNotFound = errors.New("block not found")
 
 // avAddRow adds one row to av (in memory). Callers hold writeMu and avMu.
 func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64, dbBlockID, viewID, previousItemID, itemID, boundID, content string,

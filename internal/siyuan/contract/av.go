@@ -37,6 +37,7 @@ var avChecks = []check{
 	{"av_duplicate_database_block", checkAVDuplicate},
 	{"av_api_forms_of_the_operations", checkAVAPIForms},
 	{"av_render_whole_view", checkAVRenderWhole},
+	{"av_delete_database_block_unbinds_rows", checkAVDeleteBlock},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

@@ -388,9 +388,62 @@ func checkAVAPIForms(t *testing.T, s *suite) {
 	}
 	must(t, "RemoveAttributeViewKey", s.c.RemoveAttributeViewKey(ctx, db.av, key, false))
 	requireOrder(t, "keys after removal", keyNames(s.storedAV(t, db.av)), []string{"Primary Key:block", "Select:select"})
-	err = s.c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.av, Srcs: []siyuan.AVSrc{{ItemID: freshID(), ID: unknownID}}})
-	var api *siyuan.APIError
-	if !errors.As(err, &api) || api.Code != -1 {
-		t.Fatalf("add an unknown block: %v", err)
+	for _, tc := range []struct {
+		what string
+		err  error
+		msg  string
+	}{
+		{"add an unknown block", s.c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.av, Srcs: []siyuan.AVSrc{{ItemID: freshID(), ID: unknownID}}}), "tree not found"},
+		{"add to an unknown database", s.c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: unknownID, Srcs: []siyuan.AVSrc{{Detached: true}}}), "view not found"},
+		{"add to a malformed ID", s.c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: "bad", Srcs: []siyuan.AVSrc{{Detached: true}}}), "invalid attribute view id"},
+		{"remove from an unknown database", s.c.RemoveAttributeViewBlocks(ctx, unknownID, []string{det}), "view not found"},
+		{"remove a key of an unknown database", s.c.RemoveAttributeViewKey(ctx, unknownID, key, false), "view not found"},
+		{"set a cell of an unknown database", func() error { _, err := s.c.SetAttributeViewBlockAttr(ctx, unknownID, key, det, &num); return err }(), "view not found"},
+		{"batch of an unknown database", s.c.BatchSetAttributeViewBlockAttrs(ctx, unknownID, []siyuan.AVCellUpdate{{KeyID: key, ItemID: det, Value: &num}}), "view not found"},
+	} {
+		var api *siyuan.APIError
+		if !errors.As(tc.err, &api) || api.Code != -1 || api.Msg != tc.msg {
+			t.Fatalf("%s: %v, want code -1 %q", tc.what, tc.err, tc.msg)
+		}
+	}
+}
+
+// checkAVDeleteBlock: deleting a database's last block unbinds its rows'
+// blocks (the database stays, rows and all); a mirror keeps them bound;
+// inserting a block for the database again binds them again and shows
+// its current view.
+func checkAVDeleteBlock(t *testing.T, s *suite) {
+	db, paras := s.newDB(t, "bound")
+	bound := freshID()
+	s.tx(t, siyuan.InsertAttrViewBlockOp(db.av, db.block, []siyuan.AVSrc{{ItemID: bound, ID: paras[0]}}, ""))
+	mirror := freshID()
+	s.tx(t, siyuan.InsertDatabaseBlockOp(mirror, db.av, paras[0], ""))
+	del := func(id string) {
+		_, err := s.c.DeleteBlock(t.Context(), id)
+		must(t, "DeleteBlock", err)
+		s.eventually(t, "the block is gone", func() bool { return !s.exists(t, id) })
+	}
+	del(mirror)
+	if a := s.treeAttrs(t, paras[0]); a["custom-avs"] != db.av {
+		t.Fatalf("after deleting a mirror: %v", a)
+	}
+	del(db.block)
+	if a := s.treeAttrs(t, paras[0]); a["custom-avs"] != "" {
+		t.Fatalf("after deleting the last block: %v", a)
+	}
+	if blocks, err := s.c.GetMirrorDatabaseBlocks(t.Context(), db.av); err != nil || len(blocks) != 0 {
+		t.Fatalf("blocks after the delete = %v, %v", blocks, err)
+	}
+	av := s.storedAV(t, db.av)
+	if v := storedCell(av, db.pk, bound); v == nil || v.Block.ID != paras[0] {
+		t.Fatalf("the row after the delete = %+v", v)
+	}
+	again := freshID()
+	s.tx(t, siyuan.InsertDatabaseBlockOp(again, db.av, "", db.doc))
+	if a := s.treeAttrs(t, paras[0]); a["custom-avs"] != db.av {
+		t.Fatalf("after inserting a block again: %v", a)
+	}
+	if a := s.treeAttrs(t, again); a["custom-sy-av-view"] != av.ViewID {
+		t.Fatalf("the new block's attributes = %v", a)
 	}
 }
