@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -224,7 +225,7 @@ func (k *Kernel) searchAttributeView(ctx context.Context, a args) (any, error) {
 	entries, _ := os.ReadDir(k.avDir())
 	for _, e := range entries {
 		id := strings.TrimSuffix(e.Name(), ".json")
-		if e.IsDir() || !validID(id) || contains(excludes, id) || len(k.mirrorBlocks(id)) == 0 {
+		if e.IsDir() || !validID(id) || slices.Contains(excludes, id) || len(k.mirrorBlocks(id)) == 0 {
 			continue
 		}
 		k.avMu.Lock()
@@ -283,15 +284,6 @@ func (k *Kernel) searchAttributeView(ctx context.Context, a args) (any, error) {
 		results = append(results, parent)
 	}
 	return map[string]any{"results": results}, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (k *Kernel) duplicateAttributeViewBlock(ctx context.Context, a args) (any, error) {

@@ -37,9 +37,14 @@ var (
 	errAVSpecTooNew   = errors.New("attribute view spec is too new")
 )
 
-// avLang holds the English names SiYuan gives new views and keys (its
-// _attrView language strings) and its name for an unnamed database.
-var avLang = struct{ table, key, sel, untitled string }{"Table", "Primary Key", "Select", "Untitled"}
+// The English names SiYuan gives new views and keys (its _attrView
+// language strings) and its name for an unnamed database.
+const (
+	avLangTable    = "Table"
+	avLangKey      = "Primary Key"
+	avLangSelect   = "Select"
+	avLangUntitled = "Untitled"
+)
 
 func (k *Kernel) avDir() string { return filepath.Join(k.dataDir, "storage", "av") }
 
@@ -181,9 +186,9 @@ func cloneJSON[T any](v *T) *T {
 // newAV is av.NewAttributeView: a table view with a primary key and one
 // select key, both shown.
 func newAV(id string) *wire.AttributeView {
-	blockKey := &wire.AVKey{ID: ast.NewNodeID(), Name: avLang.key, Type: wire.AVKeyBlock}
+	blockKey := &wire.AVKey{ID: ast.NewNodeID(), Name: avLangKey, Type: wire.AVKeyBlock}
 	view := newTableView(blockKey.ID)
-	selectKey := &wire.AVKey{ID: ast.NewNodeID(), Name: avLang.sel, Type: wire.AVKeySelect}
+	selectKey := &wire.AVKey{ID: ast.NewNodeID(), Name: avLangSelect, Type: wire.AVKeySelect}
 	view.Table.Columns = append(view.Table.Columns, &wire.AVViewColumn{ID: selectKey.ID})
 	return &wire.AttributeView{Spec: avSpec, ID: id,
 		KeyValues: []*wire.AVKeyValues{{Key: blockKey}, {Key: selectKey}},
@@ -193,7 +198,7 @@ func newAV(id string) *wire.AttributeView {
 // newTableView is NewTableViewWithBlockKey's view: an empty "and" filter
 // group, no sorts, 50 rows a page, the primary key as the only column.
 func newTableView(blockKeyID string) *wire.AVView {
-	return &wire.AVView{ID: ast.NewNodeID(), Name: avLang.table,
+	return &wire.AVView{ID: ast.NewNodeID(), Name: avLangTable,
 		Filters: []*wire.AVViewFilter{{Combination: "and"}}, Sorts: []*wire.AVViewSort{},
 		PageSize: avDefaultPageSize, LayoutType: "table",
 		Table: &wire.AVLayoutTable{ID: ast.NewNodeID(), ShowIcon: true,
@@ -289,5 +294,5 @@ func avName(av *wire.AttributeView) string {
 	if n := strings.TrimSpace(av.Name); n != "" {
 		return n
 	}
-	return avLang.untitled
+	return avLangUntitled
 }

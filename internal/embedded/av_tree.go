@@ -117,7 +117,7 @@ func (k *Kernel) avBlockText(blockID string) (icon, text string) {
 	}
 	text = strings.TrimSpace(text)
 	if text == "" {
-		text = avLang.untitled
+		text = avLangUntitled
 	}
 	return icon, unescapeHTML(text)
 }

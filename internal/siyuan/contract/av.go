@@ -26,6 +26,7 @@ var avChecks = []check{
 	{"av_cell_checkbox_and_url", checkAVCellCheckboxURL},
 	{"av_cell_template", checkAVCellTemplate},
 	{"av_cell_primary_key", checkAVCellPrimaryKey},
+	{"av_cell_created_updated_assets_email_phone", checkAVCellTimesAssets},
 	{"av_relation_two_way_across_databases", checkAVRelation},
 	{"av_rollup_of_related_rows", checkAVRollup},
 	{"av_remove_rows_and_columns", checkAVRemove},

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
@@ -322,5 +323,63 @@ func checkAVCellPrimaryKey(t *testing.T, s *suite) {
 	wantEqual(t, "detached primary key", cellText(storedCell(av, db.pk, bound), names), `{"type":"block","isDetached":true,"block":{"content":"now detached"}}`)
 	if a := s.treeAttrs(t, paras[0]); a["custom-avs"] != "" {
 		t.Fatalf("detached block still bound: %v", a)
+	}
+}
+
+// checkAVCellTimesAssets: created and updated columns are computed when
+// rendered (a bound row from its block's ID and updated attribute, a
+// detached one from its item ID and its primary key's update time, in
+// local time to the minute); assets, emails and phone numbers are stored
+// as sent.
+func checkAVCellTimesAssets(t *testing.T, s *suite) {
+	db, paras := s.newDB(t, "bound")
+	created, updated, assets, email, phone := freshID(), freshID(), freshID(), freshID(), freshID()
+	s.addCols(t, db, [3]string{created, "Created", "created"}, [3]string{updated, "Updated", "updated"},
+		[3]string{assets, "Files", "mAsset"}, [3]string{email, "Mail", "email"}, [3]string{phone, "Phone", "phone"})
+	bound := freshID()
+	s.tx(t, siyuan.InsertAttrViewBlockOp(db.av, db.block, []siyuan.AVSrc{{ItemID: bound, ID: paras[0]}}, ""))
+	items := s.detachedRows(t, db, "d")
+	s.setCells(t, db,
+		[3]string{assets, items[0], `{"mAsset":[{"type":"image","name":"","content":"assets/a.png"},{"type":"file","name":"doc","content":"https://example.com/x.pdf"}]}`},
+		[3]string{email, items[0], `{"email":{"content":"a@example.com"}}`},
+		[3]string{phone, items[0], `{"phone":{"content":"+1 555"}}`})
+	r := s.render(t, siyuan.RenderAVRequest{ID: db.av})
+	local := func(ms int64) string { return time.UnixMilli(ms).Format("2006-01-02 15:04") }
+	idTime := func(id string) int64 {
+		tm, err := time.ParseInLocation("20060102150405", id[:14], time.Local)
+		must(t, "parse "+id, err)
+		return tm.UnixMilli()
+	}
+	for _, tc := range []struct {
+		item, key string
+		ms        int64
+	}{
+		{bound, created, idTime(paras[0])},
+		{items[0], created, idTime(items[0])},
+		{bound, updated, idTime(s.treeAttrs(t, paras[0])["updated"])},
+		{items[0], updated, storedCell(s.storedAV(t, db.av), db.pk, items[0]).Block.Updated},
+	} {
+		v := cellOf(t, r, tc.item, tc.key).Value
+		tv := v.Created
+		if tc.key == updated {
+			tv = v.Updated
+		}
+		if tv == nil || tv.Content != tc.ms || !tv.IsNotEmpty || tv.FormattedContent != local(tc.ms) || tv.Content2 != 0 || tv.IsNotEmpty2 {
+			t.Fatalf("%s of %s = %+v, want %d (%s)", v.Type, tc.item, tv, tc.ms, local(tc.ms))
+		}
+		if v.CreatedAt != 0 || v.UpdatedAt != 0 {
+			t.Fatalf("a computed value has times: %+v", v)
+		}
+	}
+	wantEqual(t, "rendered assets", cellText(cellOf(t, r, items[0], assets).Value, nil),
+		`{"type":"mAsset","mAsset":[{"type":"image","name":"","content":"assets/a.png"},{"type":"file","name":"doc","content":"https://example.com/x.pdf"}]}`)
+	wantEqual(t, "rendered empty assets", cellText(cellOf(t, r, bound, assets).Value, nil), `{"type":"mAsset"}`)
+	wantEqual(t, "rendered email", cellText(cellOf(t, r, items[0], email).Value, nil), `{"type":"email","email":{"content":"a@example.com"}}`)
+	wantEqual(t, "rendered phone", cellText(cellOf(t, r, items[0], phone).Value, nil), `{"type":"phone","phone":{"content":"+1 555"}}`)
+	wantEqual(t, "rendered empty phone", cellText(cellOf(t, r, bound, phone).Value, nil), `{"type":"phone","phone":{"content":""}}`)
+	// Created and updated values are never stored.
+	av := s.storedAV(t, db.av)
+	if storedCell(av, created, bound) != nil || storedCell(av, updated, items[0]) != nil {
+		t.Fatal("a created or updated value was stored")
 	}
 }
