@@ -25,6 +25,7 @@ var avChecks = []check{
 	{"av_cell_date", checkAVCellDate},
 	{"av_cell_checkbox_and_url", checkAVCellCheckboxURL},
 	{"av_cell_template", checkAVCellTemplate},
+	{"av_cell_template_rendered_twice", checkAVTemplateTwice},
 	{"av_cell_primary_key", checkAVCellPrimaryKey},
 	{"av_cell_created_updated_assets_email_phone", checkAVCellTimesAssets},
 	{"av_relation_two_way_across_databases", checkAVRelation},

@@ -383,3 +383,30 @@ func checkAVCellTimesAssets(t *testing.T, s *suite) {
 		t.Fatal("a created or updated value was stored")
 	}
 }
+
+// checkAVTemplateTwice: template columns are rendered in passes, those
+// naming an unrendered template column waiting for a later pass; every
+// pass renders again the columns of the passes before, their output
+// taken as a template. So a template whose cell reads
+// `.action{upper "x"}` shows it as text when one pass is enough, and "X"
+// when a template column before it in the database names one after it.
+func checkAVTemplateTwice(t *testing.T, s *suite) {
+	db, _ := s.newDB(t)
+	text, first, last := freshID(), freshID(), freshID()
+	s.addCols(t, db, [3]string{text, "Notes", "text"}, [3]string{last, "Last", "template"})
+	items := s.detachedRows(t, db, "r")
+	s.setCells(t, db, [3]string{text, items[0], `{"text":{"content":".action{upper \"x\"}"}}`})
+	s.tx(t, siyuan.UpdateAttrViewColTemplateOp(db.av, last, `.action{.Notes}`))
+	r := s.render(t, siyuan.RenderAVRequest{ID: db.av})
+	wantEqual(t, "one pass", cellOf(t, r, items[0], last).Value.Template.Content, `.action{upper "x"}`)
+	// A template column added after Last but naming it comes later in the
+	// database's keys: still one pass. Removing Last and adding it again
+	// after First makes two.
+	s.tx(t, siyuan.RemoveAttrViewColOp(db.av, last, false))
+	s.addCols(t, db, [3]string{first, "First", "template"}, [3]string{last, "Last", "template"})
+	s.tx(t, siyuan.UpdateAttrViewColTemplateOp(db.av, first, `F(.action{.Last})`),
+		siyuan.UpdateAttrViewColTemplateOp(db.av, last, `.action{.Notes}`))
+	r = s.render(t, siyuan.RenderAVRequest{ID: db.av})
+	wantEqual(t, "rendered twice", cellOf(t, r, items[0], last).Value.Template.Content, `X`)
+	wantEqual(t, "the column that waited", cellOf(t, r, items[0], first).Value.Template.Content, `F(.action{upper "x"})`)
+}
