@@ -827,6 +827,11 @@ func (k *Kernel) getChildBlocks(ctx context.Context, a args) (any, error) {
 	}
 	for _, c := range children {
 		row := sqlBlockOf(cloneSubtree(c), tree)
+		if c.Type == ast.NodeAttributeView {
+			rows := []sqlBlockRow{row}
+			k.avContentRows(rows) // the database's text, as SiYuan builds the row now
+			row = rows[0]
+		}
 		ret = append(ret, wire.ChildBlock{ID: c.ID, Type: row.Type, SubType: row.SubType, Content: row.Content, Markdown: row.Markdown})
 	}
 	return ret, nil

@@ -15,6 +15,7 @@ import (
 // avChecks are the database checks, run after the others.
 var avChecks = []check{
 	{"av_create_block_then_render_writes_file", checkAVCreate},
+	{"av_insert_block_markdown", checkAVInsertMarkdown},
 	{"av_render_unknown_and_malformed", checkAVRenderUnknown},
 	{"av_columns_added_in_place", checkAVAddCols},
 	{"av_rows_bound_and_detached", checkAVRows},
@@ -114,6 +115,30 @@ func checkAVCreate(t *testing.T, s *suite) {
 	if len(rows) == 0 || str(rows[0]["type"]) != "av" || str(rows[0]["content"]) != content ||
 		str(rows[0]["markdown"]) != `<div data-type="NodeAttributeView" data-av-id="`+db.av+`" data-av-type="table"></div>` {
 		t.Fatalf("SQL row of the database block = %v", rows)
+	}
+}
+
+// checkAVInsertMarkdown: insertBlock with the database block's HTML as
+// Markdown makes a database block too; getChildBlocks gives a database
+// block the database's text as its content once the file exists.
+func checkAVInsertMarkdown(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "dbmd-"+randWord(6), "p")
+	avID := freshID()
+	s.removeAV(t, avID)
+	txs, err := s.c.InsertBlock(t.Context(), siyuan.InsertBlockRequest{DataType: "markdown", ParentID: doc,
+		Data: `<div data-type="NodeAttributeView" data-av-id="` + avID + `" data-av-type="table"></div>`})
+	must(t, "InsertBlock", err)
+	block := oneInsert(t, txs).ID
+	kids := s.children(t, doc)
+	if kids[0].ID != block || kids[0].Type != "av" || kids[0].Content != "" ||
+		kids[0].Markdown != `<div data-type="NodeAttributeView" data-av-id="`+avID+`" data-av-type="table"></div>` {
+		t.Fatalf("children = %+v", kids)
+	}
+	_, err = s.c.RenderAttributeViewOrCreate(t.Context(), siyuan.RenderAVRequest{ID: avID, BlockID: block})
+	must(t, "RenderAttributeViewOrCreate", err)
+	s.tx(t, siyuan.SetAttrViewNameOp(avID, "Named"))
+	if kids := s.children(t, doc); kids[0].Content != "Named Table Primary Key Select" {
+		t.Fatalf("children after the render = %+v", kids)
 	}
 }
 
