@@ -30,6 +30,7 @@ var avChecks = []check{
 	{"av_cell_primary_key", checkAVCellPrimaryKey},
 	{"av_cell_created_updated_assets_email_phone", checkAVCellTimesAssets},
 	{"av_relation_two_way_across_databases", checkAVRelation},
+	{"av_relation_to_itself_and_remove_dest", checkAVRelationSelf},
 	{"av_rollup_of_related_rows", checkAVRollup},
 	{"av_remove_rows_and_columns", checkAVRemove},
 	{"av_rename_and_failed_operation", checkAVRename},

@@ -75,6 +75,16 @@ func checkAVRename(t *testing.T, s *suite) {
 	wantEqual(t, "name after a failed operation", s.storedAV(t, db.av).Name, "Before")
 	// Renaming a database that does not exist fails silently too.
 	s.tx(t, siyuan.SetAttrViewNameOp(freshID(), "nobody"))
+	// doUpdateUpdated, sent after a change as the editor does, sets the
+	// database block's updated time and its document's; an unknown block
+	// is no error.
+	s.tx(t, siyuan.DoUpdateUpdatedOp(db.block, "20991231235959"), siyuan.DoUpdateUpdatedOp(unknownID, "20991231235959"))
+	if a := s.treeAttrs(t, db.block); a["updated"] != "20991231235959" {
+		t.Fatalf("database block attrs = %v", a)
+	}
+	if a := s.treeAttrs(t, db.doc); a["updated"] != "20991231235959" {
+		t.Fatalf("document attrs = %v", a)
+	}
 }
 
 // checkAVKeys: getAttributeViewKeys of a bound block lists every key of

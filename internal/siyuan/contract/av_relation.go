@@ -158,6 +158,22 @@ func checkAVRollup(t *testing.T, s *suite) {
 	wantEqual(t, "count all", rollup(a0, count), "[number:3]")
 	wantEqual(t, "sum of no rows", rollup(a1, sum), "[number:$0.00]")
 	wantEqual(t, "values of no rows", rollup(a1, vals), "[]")
+	// A rollup of a template column reads a render of the other
+	// database's first view.
+	tpl, rollTpl, unique := freshID(), freshID(), freshID()
+	s.addCols(t, x.b, [3]string{tpl, "Label", "template"})
+	s.addCols(t, x.a, [3]string{rollTpl, "Labels", "rollup"}, [3]string{unique, "Unique", "rollup"})
+	s.setCells(t, x.b, [3]string{x.bNum, x.bRows[2], `{"number":{"content":10,"isNotEmpty":true}}`})
+	s.tx(t, siyuan.UpdateAttrViewColTemplateOp(x.b.av, tpl, `L.action{.Hours}`),
+		siyuan.UpdateAttrViewColRollupOp(x.a.av, rollTpl, x.rel, tpl, ""),
+		siyuan.UpdateAttrViewColRollupOp(x.a.av, unique, x.rel, x.bNum, "Count unique values"))
+	r = s.render(t, siyuan.RenderAVRequest{ID: x.a.av})
+	var labels []string
+	for _, c := range cellOf(t, r, a0, rollTpl).Value.Rollup.Contents {
+		labels = append(labels, c.Type+":"+c.Template.Content)
+	}
+	wantEqual(t, "rollup of a template", joinComma(labels), "template:L10,template:L2.5,template:L10")
+	wantEqual(t, "count unique values", rollup(a0, unique), "[number:2]")
 	// The stored rollup key has no stored values.
 	if v := storedCell(s.storedAV(t, x.a.av), sum, a0); v != nil {
 		t.Fatalf("a rollup value was stored: %+v", v)
@@ -173,4 +189,27 @@ func joinComma(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// checkAVRelationSelf: a two-way relation of a database to itself keeps
+// both keys in the one database; removing one with removeDest removes the
+// other too.
+func checkAVRelationSelf(t *testing.T, s *suite) {
+	db, _ := s.newDB(t)
+	s.tx(t, siyuan.SetAttrViewNameOp(db.av, "Self"))
+	rel, back := freshID(), freshID()
+	s.addCols(t, db, [3]string{rel, "Parent", "relation"})
+	s.tx(t, siyuan.UpdateAttrViewColRelationOp(db.av, rel, "Parent", db.av, true, back, "Children"))
+	items := s.detachedRows(t, db, "child", "parent")
+	s.setCells(t, db, [3]string{rel, items[0], `{"relation":{"blockIDs":["` + items[1] + `"]}}`})
+	av := s.storedAV(t, db.av)
+	requireOrder(t, "keys", keyNames(av), []string{"Primary Key:block", "Select:select", "Parent:relation", "Children:relation"})
+	requireOrder(t, "back link", relIDs(storedCell(av, back, items[1])), []string{items[0]})
+	r := s.render(t, siyuan.RenderAVRequest{ID: db.av})
+	names := map[string]string{items[0]: "C", items[1]: "P"}
+	wantEqual(t, "children of the parent", cellText(cellOf(t, r, items[1], back).Value, names),
+		`{"type":"relation","relation":{"blockIDs":["C"],"contents":[{"blockID":"C","type":"block","block":{"content":"child"}}]}}`)
+	s.tx(t, siyuan.RemoveAttrViewColOp(db.av, rel, true))
+	requireOrder(t, "keys after removeDest", keyNames(s.storedAV(t, db.av)), []string{"Primary Key:block", "Select:select"})
+	requireOrder(t, "columns after removeDest", viewColumns(s.storedAV(t, db.av).Views[0]), []string{db.pk, db.sel})
 }
