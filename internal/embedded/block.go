@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -239,12 +240,16 @@ func (k *Kernel) doInsert(op *wire.Operation) error {
 			node.PrependChild(inserted)
 		}
 	}
+	k.prepareInsertedAV(inserted)
 	stamp := nowStamp()
 	touchUpdated(inserted, stamp)
 	for _, r := range remains {
 		touchUpdated(r, stamp)
 	}
 	if err := k.writeTree(tree); err != nil {
+		return err
+	}
+	if err := k.rebindInsertedAV(inserted); err != nil {
 		return err
 	}
 	op.ID = inserted.ID
@@ -535,6 +540,9 @@ func (k *Kernel) applyPendingLocked() {
 
 // applyDelete removes a block now.
 func (k *Kernel) applyDelete(id string) error {
+	if _, n, err := k.viewOf(id); err == nil && n.Type != ast.NodeDocument {
+		k.beforeDeleteAV(n)
+	}
 	tree, node, err := k.loadTreeOf(id)
 	if err != nil {
 		return nil // already gone: a queued delete of an unknown block is a no-op
@@ -873,6 +881,11 @@ func (k *Kernel) getChildBlocks(ctx context.Context, a args) (any, error) {
 	}
 	for _, c := range children {
 		row := sqlBlockOf(cloneSubtree(c), tree)
+		if c.Type == ast.NodeAttributeView {
+			rows := []sqlBlockRow{row}
+			k.avContentRows(rows) // the database's text, as SiYuan builds the row now
+			row = rows[0]
+		}
 		ret = append(ret, wire.ChildBlock{ID: c.ID, Type: row.Type, SubType: row.SubType, Content: row.Content, Markdown: row.Markdown})
 	}
 	return ret, nil
@@ -986,6 +999,12 @@ func (k *Kernel) transactions(ctx context.Context, a args) (any, error) {
 				return nil, errf("null operation")
 			}
 			if err := k.applyOp(&tx.DoOperations[j]); err != nil {
+				var failed *txFailure
+				if errors.As(err, &failed) {
+					// Reported only on SiYuan's websocket; the reply is code 0.
+					k.log.Warn("transaction operation failed", "err", err)
+					break
+				}
 				return nil, err
 			}
 		}
@@ -1032,6 +1051,9 @@ func (k *Kernel) applyOp(op *wire.Operation) error {
 			return errf("setAttrs data must be a JSON object string")
 		}
 		return call(k.setBlockAttrs, args{"id": op.ID, "attrs": attrs})
+	}
+	if handled, err := k.applyAVOp(op); handled {
+		return err
 	}
 	return errf("unsupported transaction action [%s]", op.Action)
 }

@@ -11,5 +11,9 @@
 // real kernel panics into {code:0,data:null} on malformed input, this kernel
 // answers code -1 with a clear message instead.
 //
+// Databases (attribute views) are kept as SiYuan keeps them, one file per
+// database in data/storage/av/, and rendered as its kernel renders table
+// views (see av_render.go for what is and is not rendered).
+//
 // The package is imported only by cmd/sisyphus and by tests.
 package embedded

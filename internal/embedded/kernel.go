@@ -45,6 +45,9 @@ type Kernel struct {
 	// writeMu serialises every mutating request, as SiYuan's per-path write
 	// mutex and single transaction queue do.
 	writeMu sync.Mutex
+	// avMu serialises the read-modify-write cycles of database files; it
+	// is taken after writeMu.
+	avMu sync.Mutex
 
 	// mu guards the block tree below; it is held only for map access.
 	mu         sync.RWMutex
@@ -264,6 +267,12 @@ func (k *Kernel) push(a args, isErr bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return map[string]any{"id": k.notify(msg, isErr, timeout)}, nil
+}
+
+// notify records a notification, as SiYuan shows one in its UI, and
+// returns its ID.
+func (k *Kernel) notify(msg string, isErr bool, timeout int) string {
 	m := Message{ID: randomAlnum(7), Text: msg, Error: isErr, Timeout: timeout}
 	k.msgMu.Lock()
 	k.msgs = append(k.msgs, m)
@@ -272,5 +281,5 @@ func (k *Kernel) push(a args, isErr bool) (any, error) {
 	}
 	k.msgMu.Unlock()
 	k.log.Info("notification", "error", isErr, "msg", msg)
-	return map[string]any{"id": m.ID}, nil
+	return m.ID
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -143,6 +144,7 @@ func (k *Kernel) routes() map[string]route {
 // Handler returns the kernel's HTTP API.
 func (k *Kernel) Handler() http.Handler {
 	routes := k.routes()
+	maps.Copy(routes, k.avRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {

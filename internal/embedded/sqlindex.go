@@ -320,6 +320,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 		switch {
 		case err == nil:
 			d.blocks, d.attrs = sqlRowsOf(tree)
+			s.k.avContentRows(d.blocks)
 		case errors.Is(err, errNotFound):
 		default:
 			s.k.log.Warn("SQL index: unreadable document dropped from the index", "id", id, "err", err)

@@ -25,6 +25,7 @@ type blockLoc struct {
 	Box  string
 	Path string // storage path of the document, e.g. /2024.../2025....sy
 	Type string // SiYuan type abbreviation
+	AvID string // the database a database block shows
 }
 
 // docEntry describes one document of the file tree. It is replaced, never
@@ -194,7 +195,7 @@ func (k *Kernel) indexTreeLocked(tree *parse.Tree, size int) {
 		if !entering || !n.IsBlock() || n.ID == "" || n.Type == ast.NodeKramdownBlockIAL {
 			return ast.WalkContinue
 		}
-		k.blocks[n.ID] = blockLoc{Root: tree.ID, Box: tree.Box, Path: tree.Path, Type: abbr(n)}
+		k.blocks[n.ID] = blockLoc{Root: tree.ID, Box: tree.Box, Path: tree.Path, Type: abbr(n), AvID: n.AttributeViewID}
 		ids = append(ids, n.ID)
 		return ast.WalkContinue
 	})

@@ -34,7 +34,7 @@ type apiCase struct {
 func apiCases() []apiCase {
 	txData := `[{"timestamp":0,"doOperations":[{"action":"insert","data":"<div data-node-id=\"` + blk + `\"></div>","id":"` + blk + `","parentID":"` + doc + `"}],"undoOperations":null}]`
 	txWant := []Transaction{{DoOperations: []Operation{{Action: "insert", Data: `<div data-node-id="` + blk + `"></div>`, ID: blk, ParentID: doc}}}}
-	return []apiCase{
+	return append(avAPICases(), []apiCase{
 		// System
 		{"Version", func(ctx context.Context, c *Client) (any, error) { return c.Version(ctx) },
 			epVersion, `{}`, `"3.7.3"`, "3.7.3", Read},
@@ -199,7 +199,7 @@ func apiCases() []apiCase {
 			epPushMsg, `{"msg":"hi","timeout":3000}`, `{"id":"m1"}`, "m1", Write},
 		{"PushErrMsg default timeout", func(ctx context.Context, c *Client) (any, error) { return c.PushErrMsg(ctx, "bad", 0) },
 			epPushErrMsg, `{"msg":"bad"}`, `{"id":"m2"}`, "m2", Write},
-	}
+	}...)
 }
 
 // TestTypedMethods checks every typed method's endpoint, request JSON,

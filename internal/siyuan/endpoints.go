@@ -75,6 +75,22 @@ const (
 	epRenderSprig       = "/api/template/renderSprig"
 	epDocSaveAsTemplate = "/api/template/docSaveAsTemplate"
 
+	epRenderAV                = "/api/av/renderAttributeView"
+	epGetAV                   = "/api/av/getAttributeView"
+	epGetAVKeys               = "/api/av/getAttributeViewKeys"
+	epGetAVKeysByAvID         = "/api/av/getAttributeViewKeysByAvID"
+	epGetAVFilterSort         = "/api/av/getAttributeViewFilterSort"
+	epSearchAV                = "/api/av/searchAttributeView"
+	epGetAVPrimaryKeyValues   = "/api/av/getAttributeViewPrimaryKeyValues"
+	epGetMirrorDatabaseBlocks = "/api/av/getMirrorDatabaseBlocks"
+	epDuplicateAVBlock        = "/api/av/duplicateAttributeViewBlock"
+	epAddAVBlocks             = "/api/av/addAttributeViewBlocks"
+	epRemoveAVBlocks          = "/api/av/removeAttributeViewBlocks"
+	epAddAVKey                = "/api/av/addAttributeViewKey"
+	epRemoveAVKey             = "/api/av/removeAttributeViewKey"
+	epSetAVBlockAttr          = "/api/av/setAttributeViewBlockAttr"
+	epBatchSetAVBlockAttrs    = "/api/av/batchSetAttributeViewBlockAttrs"
+
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
@@ -103,7 +119,14 @@ func kindOf(endpoint string) CallKind {
 		// getImageOCRText is routed as an admin write but only reads the
 		// in-memory OCR table (ocr, which runs an OCR engine, is another endpoint).
 		epGetImageOCRText,
-		epSearchTemplate:
+		epSearchTemplate,
+		// Databases: renderAttributeView is sent with createIfNotExist false
+		// here (RenderAttributeViewOrCreate sends it as a write). Render and
+		// getAttributeViewKeys save corrections the kernel makes while
+		// rendering (the current view, the keys' order): repeating them
+		// changes nothing further.
+		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
+		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -122,7 +145,9 @@ func kindOf(endpoint string) CallKind {
 		epExportResources,
 		// Notifications are shown to the user; repeating one is visible.
 		epPushMsg, epPushErrMsg,
-		epTransactions:
+		epTransactions,
+		epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
+		epSetAVBlockAttr, epBatchSetAVBlockAttrs:
 		return Write
 	}
 	return Write

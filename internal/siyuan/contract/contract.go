@@ -12,7 +12,8 @@
 // notebooks (named sisyphus-contract-<random>), keeps every document, block
 // and asset inside them, writes plain files only under
 // /data/storage/sisyphus-contract-<random>/,
-// /data/storage/petal/sisyphus-contract-<random>/ and temp/export/, and the
+// /data/storage/petal/sisyphus-contract-<random>/, temp/export/ and the
+// database files it makes in data/storage/av/, and the
 // Sisyphus plugin's two configuration files in
 // /data/storage/petal/siyuan-plugins-mcp-sisyphus/ only when the workspace
 // has neither, and removes all of it when it finishes (with
@@ -119,7 +120,7 @@ func Run(t *testing.T, k Kernel) {
 			t.Errorf("cleanup: RemoveNotebook(%s): %v", s.box, err)
 		}
 	})
-	for _, ch := range checks {
+	for _, ch := range append(checks[:len(checks):len(checks)], avChecks...) {
 		t.Run(ch.name, func(t *testing.T) { ch.fn(t, s) })
 	}
 }
