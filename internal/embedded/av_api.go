@@ -109,9 +109,7 @@ func (k *Kernel) getAttributeViewFilterSort(ctx context.Context, a args) (any, e
 	if err != nil {
 		return nil, err
 	}
-	k.avMu.Lock()
-	av, err := k.readAV(id)
-	k.avMu.Unlock()
+	av, err := k.loadAV(id)
 	if err != nil {
 		return map[string]any{"filters": nil, "sorts": nil}, nil
 	}
@@ -161,9 +159,7 @@ func (k *Kernel) getAttributeViewPrimaryKeyValues(ctx context.Context, a args) (
 	if err != nil {
 		return nil, err
 	}
-	k.avMu.Lock()
-	av, err := k.readAV(id)
-	k.avMu.Unlock()
+	av, err := k.loadAV(id)
 	if err != nil {
 		return nil, err
 	}
@@ -228,9 +224,7 @@ func (k *Kernel) searchAttributeView(ctx context.Context, a args) (any, error) {
 		if e.IsDir() || !validID(id) || slices.Contains(excludes, id) || len(k.mirrorBlocks(id)) == 0 {
 			continue
 		}
-		k.avMu.Lock()
-		av, err := k.readAV(id)
-		k.avMu.Unlock()
+		av, err := k.loadAV(id)
 		if err != nil {
 			continue
 		}
@@ -266,9 +260,7 @@ func (k *Kernel) searchAttributeView(ctx context.Context, a args) (any, error) {
 		if err != nil {
 			continue
 		}
-		k.avMu.Lock()
-		av, err := k.readAV(h.id)
-		k.avMu.Unlock()
+		av, err := k.loadAV(h.id)
 		if err != nil {
 			continue
 		}

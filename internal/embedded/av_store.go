@@ -61,6 +61,13 @@ func (k *Kernel) avExists(id string) bool {
 
 // readAV reads and parses a database file, as ParseAttributeView: a
 // malformed id is errAVInvalidID, a missing file errAVViewNotFound.
+// loadAV reads a database under avMu, for a handler that only reads it.
+func (k *Kernel) loadAV(id string) (*wire.AttributeView, error) {
+	k.avMu.Lock()
+	defer k.avMu.Unlock()
+	return k.readAV(id)
+}
+
 func (k *Kernel) readAV(id string) (*wire.AttributeView, error) {
 	if !validID(id) {
 		return nil, errAVInvalidID

@@ -143,9 +143,7 @@ func (k *Kernel) prepareInsertedAV(n *ast.Node) {
 	if !validID(n.AttributeViewID) {
 		n.AttributeViewID = ast.NewNodeID()
 	}
-	k.avMu.Lock()
-	av, err := k.readAV(n.AttributeViewID)
-	k.avMu.Unlock()
+	av, err := k.loadAV(n.AttributeViewID)
 	if err != nil {
 		return
 	}
@@ -164,9 +162,7 @@ func (k *Kernel) rebindInsertedAV(n *ast.Node) error {
 	if n == nil || n.Type != ast.NodeAttributeView {
 		return nil
 	}
-	k.avMu.Lock()
-	av, err := k.readAV(n.AttributeViewID)
-	k.avMu.Unlock()
+	av, err := k.loadAV(n.AttributeViewID)
 	if err != nil {
 		return nil
 	}
@@ -226,9 +222,7 @@ func (k *Kernel) beforeDeleteAV(node *ast.Node) {
 		if len(k.mirrorBlocks(n.AttributeViewID)) > 1 {
 			continue // another block still shows the database
 		}
-		k.avMu.Lock()
-		av, err := k.readAV(n.AttributeViewID)
-		k.avMu.Unlock()
+		av, err := k.loadAV(n.AttributeViewID)
 		if err != nil {
 			continue
 		}
