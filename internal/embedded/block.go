@@ -897,7 +897,13 @@ func (k *Kernel) blockDOM(id string) (string, bool) {
 		return "", false
 	}
 	l := newLute()
-	return l.RenderNodeBlockDOM(cloneSubtree(node)), true
+	c := cloneSubtree(node)
+	if node.Parent != nil && node.Parent.Type == ast.NodeDocument {
+		// SiYuan renders the node where it lives: a document's child is
+		// numbered (data-node-index, from 1), a nested block is not.
+		(&ast.Node{Type: ast.NodeDocument}).AppendChild(c)
+	}
+	return l.RenderNodeBlockDOM(c), true
 }
 
 func (k *Kernel) getBlockDOM(ctx context.Context, a args) (any, error) {

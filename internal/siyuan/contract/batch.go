@@ -129,3 +129,34 @@ func sortTagAttrs(dom string) string {
 		return out + m[3] + ">"
 	})
 }
+
+// checkBlockDOMNodeIndex: SiYuan renders a block where it lives, so a
+// document's child carries data-node-index="1" (it is the first of what is
+// rendered), a document's children are numbered from 1, and a nested block
+// has none.
+func checkBlockDOMNodeIndex(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "nodeindex-"+randWord(6), "# H\n\n- a\n- b\n\nlast")
+	kids := s.childIDs(t, doc)
+	index := regexp.MustCompile(`data-node-index="(\d+)"`)
+	indexes := func(id string) []string {
+		d, err := s.c.GetBlockDOM(t.Context(), id)
+		must(t, "GetBlockDOM", err)
+		var out []string
+		for _, m := range index.FindAllStringSubmatch(d.DOM, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	for _, id := range kids {
+		if got := indexes(id); !slices.Equal(got, []string{"1"}) {
+			t.Fatalf("a document's child %s renders data-node-index %v, want [1]", id, got)
+		}
+	}
+	if got := indexes(doc); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Fatalf("a document renders data-node-index %v, want [1 2 3]", got)
+	}
+	items := s.childIDs(t, kids[1])
+	if got := indexes(items[1]); len(got) != 0 {
+		t.Fatalf("a list item renders data-node-index %v, want none", got)
+	}
+}

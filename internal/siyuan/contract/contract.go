@@ -198,6 +198,7 @@ var checks = []check{
 	{"block_batch_update_argument_errors", checkBatchUpdateArgs},
 	{"block_update_unknown_id_is_tree_not_found", checkUpdateUnknown},
 	{"block_batch_reads_equal_single_reads", checkBatchReadsEqualSingle},
+	{"block_dom_node_index_where_it_lives", checkBlockDOMNodeIndex},
 	// move, delete, fold
 	{"block_move_after_previous", checkMovePrevious},
 	{"block_move_across_documents", checkMoveAcross},
