@@ -981,8 +981,29 @@ func (k *Kernel) checkBlockExist(ctx context.Context, a args) (any, error) {
 // prependInsert, update, delete, move, setAttrs) in order, one transaction
 // at a time, as /api/transactions does for these actions.
 func (k *Kernel) transactions(ctx context.Context, a args) (any, error) {
-	if _, ok := a["reqId"]; !ok {
-		return nil, errf("missing argument [reqId]")
+	// SiYuan binds transactions (required, not empty) before reqId
+	// (required, a number), and stamps every transaction with the reqId.
+	switch v, ok := a["transactions"]; {
+	case !ok || v == nil:
+		return nil, errf("Field [transactions] is required")
+	default:
+		if l, isList := v.([]any); !isList {
+			return nil, errf("Field [transactions] should be of type [Array]")
+		} else if len(l) == 0 {
+			return nil, errf("Field [transactions] must not be empty")
+		}
+	}
+	var stamp int64
+	switch v, ok := a["reqId"]; {
+	case !ok || v == nil:
+		return nil, errf("Field [reqId] is required")
+	default:
+		n, isNum := v.(json.Number)
+		f, err := n.Float64()
+		if !isNum || err != nil {
+			return nil, errf("Field [reqId] should be of type [Number]")
+		}
+		stamp = int64(f)
 	}
 	raw, err := json.Marshal(a["transactions"])
 	if err != nil {
@@ -999,7 +1020,7 @@ func (k *Kernel) transactions(ctx context.Context, a args) (any, error) {
 	}
 	_ = json.Unmarshal(raw, &present)
 	for i, tx := range txs {
-		tx.Timestamp = time.Now().UnixMilli()
+		tx.Timestamp = stamp
 		for j := range tx.DoOperations {
 			if present[i].DoOperations[j] == nil {
 				return nil, errf("null operation")

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"maps"
 	"net/http"
 	"regexp"
@@ -158,5 +159,29 @@ func checkBlockDOMNodeIndex(t *testing.T, s *suite) {
 	items := s.childIDs(t, kids[1])
 	if got := indexes(items[1]); len(got) != 0 {
 		t.Fatalf("a list item renders data-node-index %v, want none", got)
+	}
+}
+
+// checkTransactionsArguments: /api/transactions binds transactions (an
+// array, not empty) before reqId (a number), and stamps every transaction
+// it answers with the reqId, truncated.
+func checkTransactionsArguments(t *testing.T, s *suite) {
+	for _, c := range []struct{ what, body, msg string }{
+		{"no transactions", `{"reqId":1}`, "Field [transactions] is required"},
+		{"empty transactions", `{"transactions":[],"reqId":1}`, "Field [transactions] must not be empty"},
+		{"no reqId", `{"transactions":[{"doOperations":[]}]}`, "Field [reqId] is required"},
+		{"a string reqId", `{"transactions":[{"doOperations":[]}],"reqId":"x"}`, "Field [reqId] should be of type [Number]"},
+	} {
+		wantEnvelope(t, "transactions with "+c.what, s.rawJSON(t, "/api/transactions", c.body), http.StatusOK, -1, c.msg, 1)
+	}
+	r := s.rawJSON(t, "/api/transactions", `{"transactions":[{"doOperations":[]},{"doOperations":[]}],"reqId":1234567.9}`)
+	var env struct {
+		Code int `json:"code"`
+		Data []struct {
+			Timestamp int64 `json:"timestamp"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(r.body, &env) != nil || env.Code != 0 || len(env.Data) != 2 || env.Data[0].Timestamp != 1234567 || env.Data[1].Timestamp != 1234567 {
+		t.Fatalf("transactions answer: %s", r.body)
 	}
 }
