@@ -241,10 +241,9 @@ func (k *Kernel) doInsert(op *wire.Operation) error {
 		}
 	}
 	k.prepareInsertedAV(inserted)
-	stamp := nowStamp()
-	touchUpdated(inserted, stamp)
+	touchInserted(inserted)
 	for _, r := range remains {
-		touchUpdated(r, stamp)
+		touchInserted(r)
 	}
 	if err := k.writeTree(tree); err != nil {
 		return err
@@ -293,7 +292,6 @@ func (k *Kernel) pushBlock(a args, prepend bool) (any, error) {
 			toInserts[i], toInserts[j] = toInserts[j], toInserts[i]
 		}
 	}
-	stamp := nowStamp()
 	for _, n := range toInserts {
 		switch {
 		case node.Type == ast.NodeList && n.Type == ast.NodeList:
@@ -336,7 +334,7 @@ func (k *Kernel) pushBlock(a args, prepend bool) (any, error) {
 				node.AppendChild(n)
 			}
 		}
-		touchUpdated(n, stamp)
+		touchInserted(n)
 	}
 	if err := k.writeTree(tree); err != nil {
 		return nil, err

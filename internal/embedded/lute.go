@@ -165,6 +165,18 @@ func headingParent(n *ast.Node) *ast.Node {
 	return nil
 }
 
+// touchInserted stamps a new node and its descendants as SiYuan's insert
+// does: each block's updated is the time of its own id (a pinned id's too),
+// and the blocks around it keep theirs.
+func touchInserted(node *ast.Node) {
+	ast.Walk(node, func(n *ast.Node, entering bool) ast.WalkStatus {
+		if entering && n.IsBlock() && n.Type != ast.NodeKramdownBlockIAL && validID(n.ID) {
+			n.SetIALAttr("updated", timeFromID(n.ID))
+		}
+		return ast.WalkContinue
+	})
+}
+
 // touchUpdated stamps the updated attribute on a changed node and every
 // ancestor, as SiYuan's CreatedUpdated does, and fills missing updated
 // attributes of new descendants from their ids.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
@@ -183,5 +184,22 @@ func checkTransactionsArguments(t *testing.T, s *suite) {
 	}
 	if json.Unmarshal(r.body, &env) != nil || env.Code != 0 || len(env.Data) != 2 || env.Data[0].Timestamp != 1234567 || env.Data[1].Timestamp != 1234567 {
 		t.Fatalf("transactions answer: %s", r.body)
+	}
+}
+
+// checkInsertUpdatedFromID: a new block's updated is the time of its own
+// id, a pinned old id's too, and the document it goes into keeps its own.
+func checkInsertUpdatedFromID(t *testing.T, s *suite) {
+	doc, _ := s.docWithParas(t, "insupd-"+randWord(6), "a")
+	before := s.attrs(t, doc)["updated"]
+	time.Sleep(1100 * time.Millisecond) // a later second than the document's
+	old := "20210101120000-" + randLower(7)
+	_, err := s.c.AppendBlock(t.Context(), "markdown", "pinned\n{: id=\""+old+"\"}", doc)
+	must(t, "AppendBlock", err)
+	if got := s.attrs(t, old)["updated"]; got != "20210101120000" {
+		t.Fatalf("a block inserted with id %s has updated %q, want its id's time", old, got)
+	}
+	if got := s.attrs(t, doc)["updated"]; got != before {
+		t.Fatalf("the document's updated went from %q to %q on an insert", before, got)
 	}
 }

@@ -200,6 +200,7 @@ var checks = []check{
 	{"block_batch_reads_equal_single_reads", checkBatchReadsEqualSingle},
 	{"block_dom_node_index_where_it_lives", checkBlockDOMNodeIndex},
 	{"block_transactions_arguments_and_timestamp", checkTransactionsArguments},
+	{"block_insert_updated_from_its_id", checkInsertUpdatedFromID},
 	// move, delete, fold
 	{"block_move_after_previous", checkMovePrevious},
 	{"block_move_across_documents", checkMoveAcross},
