@@ -23,7 +23,9 @@ func TestStrictWrites(t *testing.T) {
 		drift func(t *testing.T, s *fix)
 	}
 	cases := []tc{
-		{"rename", func(s *fix) map[string]any { return map[string]any{"action": "rename", "avID": s.db.AV, "name": " Reading\nlist "} }, "expectedStateHash",
+		{"rename", func(s *fix) map[string]any {
+			return map[string]any{"action": "rename", "avID": s.db.AV, "name": " Reading\nlist "}
+		}, "expectedStateHash",
 			func(t *testing.T, s *fix, _, after DBState, _ map[string]any) {
 				if after.Name != "Reading list" {
 					t.Fatalf("name %q", after.Name)
