@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -17,12 +20,36 @@ func TestAVToolThroughTheBinary(t *testing.T) {
 	k := startKernel(t, t.TempDir())
 	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
-	c := kernelClient(t, k.url, "tok")
-	ctx := context.Background()
 	doc, para := firstParagraph(a)
+	avFlow(t, a, kernelClient(t, k.url, "tok"), doc, para)
+}
 
+// TestAVToolLive runs the same walk against a real SiYuan when
+// SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in a
+// notebook it creates and removes (and the database file with it).
+func TestAVToolLive(t *testing.T) {
+	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
+	if url == "" || tok == "" {
+		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
+	}
+	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-av-%d", time.Now().UnixNano())})["notebook"].(string)
+	s.config(t, "permission", nb, "rwd")
+	s.config(t, "enable", "notebook.remove")
+	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
+	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Databases", "markdown": "a row block\n\nsecond"})["id"].(string)
+	para := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)[0].(map[string]any)["id"].(string)
+	avFlow(t, a, kernelClient(t, url, tok), doc, para)
+}
+
+// avFlow walks every av action on a database it makes first in doc (para
+// becomes a bound row).
+func avFlow(t *testing.T, a *agent, c *siyuan.Client, doc, para string) {
+	ctx := context.Background()
 	// A database first in the document, as SiYuan's editor makes one.
-	block, av := time.Now().Format("20060102150405")+"-avblock", time.Now().Format("20060102150405")+"-avfile0"
+	block, av := freshNodeID(), freshNodeID()
+	t.Cleanup(func() { c.RemoveFile(context.Background(), "/data/storage/av/"+av+".json") })
 	if _, err := c.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{siyuan.InsertDatabaseBlockOp(block, av, "", doc)}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -102,4 +129,15 @@ func TestAVToolThroughTheBinary(t *testing.T) {
 	if n := len(stored().KeyValues); n != 2 {
 		t.Fatalf("keys after the removal: %d", n)
 	}
+}
+
+// freshNodeID is a new, well-formed SiYuan ID.
+func freshNodeID() string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 7)
+	rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return time.Now().Format("20060102150405") + "-" + string(b)
 }
