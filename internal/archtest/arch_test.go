@@ -39,6 +39,7 @@ var layers = map[string]int{
 	"internal/tools/kernelview": 3,
 	"internal/settings":         3,
 
+	"internal/tools/av":       4,
 	"internal/tools/block":    4,
 	"internal/tools/document": 4,
 	"internal/tools/fs":       4,

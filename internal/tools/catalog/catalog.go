@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/av"
 	"github.com/sisyphus-go/sisyphus/internal/tools/block"
 	"github.com/sisyphus-go/sisyphus/internal/tools/document"
 	"github.com/sisyphus-go/sisyphus/internal/tools/file"
@@ -15,7 +16,7 @@ import (
 // All returns every tool, in the order tools/list shows them. Each call
 // builds new values: a registry owns its tools.
 func All() []*tools.Tool {
-	return []*tools.Tool{notebook.Tool(), document.Tool(), block.Tool(), search.Tool(), system.Tool(), fs.Tool(), file.Tool()}
+	return []*tools.Tool{notebook.Tool(), document.Tool(), block.Tool(), search.Tool(), system.Tool(), fs.Tool(), file.Tool(), av.Tool()}
 }
 
 // NewRegistry returns the registry of every tool bound to env.

@@ -1,0 +1,113 @@
+// Package av is the av tool: SiYuan's databases (attribute views) —
+// read one whole, render a view as a compact table, list columns, filters
+// and sorts, primary-key values, search databases by name; rename a
+// database, add and remove rows and columns, set cells — with upstream
+// Sisyphus's action names and arguments.
+//
+// A database belongs to no notebook of its own: it lives in
+// data/storage/av/<avID>.json and is shown in documents by database blocks
+// (several blocks may show one: mirrors). Its permission is that of every
+// notebook holding a block that shows it, resolved with
+// getMirrorDatabaseBlocks; a database no block shows is refused, since no
+// notebook's permission covers it.
+package av
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// Tool returns the av tool.
+func Tool() *tools.Tool {
+	return &tools.Tool{
+		Name:  "av",
+		Title: "Databases (attribute views)",
+		Description: "SiYuan's databases (attribute views): get one whole, render a view as a compact table, list its columns, " +
+			"filters and sorts or primary-key values, search databases by name; rename a database, add rows (bound to blocks or " +
+			"detached), remove rows, add and remove columns, set cells. Row IDs (rowID, srcIDs) are the database's item IDs, not block IDs. " +
+			"Writes are strict: call with validateOnly:true first, then repeat with the requestId (and the credential) it returns.",
+		Actions: []*tools.Action{
+			get.Action(), render.Action(), getKeys.Action(), getFilterSort.Action(), search.Action(), getPrimaryKeyValues.Action(),
+			rename.Action(), addColumn.Action(), addRows.Action(), setCells.Action(), removeRows.Action(), removeColumn.Action(),
+		},
+	}
+}
+
+// dbTouches resolves a database to the database blocks showing it, each
+// needing the level in its notebook. A database no block shows cannot be
+// placed in a notebook: refused (not_found when it does not exist at all).
+func dbTouches(ctx context.Context, env *tools.Env, avID string, need tools.Level) ([]tools.Touch, error) {
+	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
+	if err != nil {
+		return nil, fmt.Errorf("find the blocks showing database %s: %w", avID, err)
+	}
+	if len(blocks) == 0 {
+		av, err := env.Kernel.GetAttributeView(ctx, avID)
+		if err != nil {
+			return nil, fmt.Errorf("read database %s: %w", avID, err)
+		}
+		if av == nil {
+			return nil, failure.Missing("database", avID)
+		}
+		e := failure.New(failure.PermissionDenied, "database %s is shown by no database block, so no notebook's permission covers it; nothing was run", avID)
+		e.Action = "insert a database block for it in a document (SiYuan's editor), then call again"
+		return nil, e.Attempted(false)
+	}
+	return tools.OnBlocks(blocks, need), nil
+}
+
+// scopeOn is the scope of an action on one database.
+func scopeOn[A any](avID func(A) string, need tools.Level) tools.Scope[A] {
+	return tools.Scope[A]{Resolve: func(ctx context.Context, env *tools.Env, a A) ([]tools.Touch, error) {
+		return dbTouches(ctx, env, avID(a), need)
+	}}
+}
+
+// avIDOf reads the database's ID from id or its alias avID.
+func avIDOf(a *tools.Args) (string, error) {
+	id, alias := a.String("id"), a.String("avID")
+	switch {
+	case id != "" && alias != "" && id != alias:
+		return "", failure.Invalid("id and avID name the same database; pass one of them")
+	case id == "":
+		id = alias
+	}
+	if id == "" {
+		return "", failure.Invalid("missing argument \"avID\" (the database's ID; id is an alias)")
+	}
+	return id, tools.CheckID("avID", id)
+}
+
+// avIDParams are the database's ID under both its names.
+func avIDParams() []tools.Param {
+	return []tools.Param{
+		tools.IDParam("avID", "the database (attribute view), as data-av-id shows it on its database block", false),
+		tools.IDParam("id", "alias of avID", false),
+	}
+}
+
+// newID is a fresh SiYuan ID for a key or a row the kernel would otherwise
+// name without saying which: pinned IDs let the readback find exactly what
+// was added.
+func newID() string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, 7)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return time.Now().Format("20060102150405") + "-" + string(b)
+}
+
+// exists refuses an action on a database whose file does not exist.
+func exists(st DBState) error {
+	if st.Missing {
+		return failure.Missing("database", st.ID)
+	}
+	return nil
+}

@@ -1,0 +1,669 @@
+package av
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// ---- set_cells ------------------------------------------------------------
+
+// cellEdit is one cell to set: the row (item ID), the column, the type the
+// caller expects it to have ("" takes the column's), and the value as sent.
+type cellEdit struct {
+	Row, Key, Type string
+	// Value is a string, number or boolean; Values the options of an
+	// mSelect.
+	Value  any
+	Values []string
+}
+
+type cellsArgs struct {
+	AvID  string
+	Cells []cellEdit
+}
+
+// settable are the column types set_cells writes; the others are computed
+// (template, rollup, created, updated, line number) or need another
+// database (relation) or assets (mAsset).
+var settable = []string{siyuan.AVKeyBlock, siyuan.AVKeyText, siyuan.AVKeyNumber, siyuan.AVKeyDate, siyuan.AVKeySelect,
+	siyuan.AVKeyMSelect, siyuan.AVKeyURL, siyuan.AVKeyEmail, siyuan.AVKeyPhone, siyuan.AVKeyCheckbox}
+
+func parseCell(field string, m map[string]any) (cellEdit, error) {
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	c := cellEdit{Row: str("rowID"), Key: str("columnID"), Type: str("valueType"), Value: m["value"]}
+	if c.Key == "" {
+		c.Key = str("keyID")
+	}
+	if err := tools.CheckID(field+"rowID", c.Row); err != nil {
+		return c, err
+	}
+	if err := tools.CheckID(field+"columnID", c.Key); err != nil {
+		return c, err
+	}
+	if c.Type != "" && !slices.Contains(settable, c.Type) {
+		return c, failure.Invalid("%svalueType must be one of %s", field, strings.Join(settable, ", "))
+	}
+	if raw, ok := m["values"]; ok && raw != nil {
+		l, ok := raw.([]any)
+		if !ok {
+			return c, failure.Invalid("%svalues must be an array of option names", field)
+		}
+		for _, v := range l {
+			s, ok := v.(string)
+			if !ok {
+				return c, failure.Invalid("%svalues must be an array of option names", field)
+			}
+			c.Values = append(c.Values, s)
+		}
+	}
+	switch c.Value.(type) {
+	case nil, string, float64, bool:
+	default:
+		return c, failure.Invalid("%svalue must be a string, a number or a boolean", field)
+	}
+	if c.Value == nil && c.Values == nil {
+		return c, failure.Invalid("%svalue (or values, for a multi-select) is required", field)
+	}
+	for k := range m {
+		if !slices.Contains([]string{"rowID", "columnID", "keyID", "valueType", "value", "values"}, k) {
+			return c, failure.Invalid("%s does not take %s", strings.TrimSuffix(field, "."), k)
+		}
+	}
+	return c, nil
+}
+
+func parseCells(a *tools.Args) (cellsArgs, error) {
+	out := cellsArgs{AvID: a.String("avID")}
+	if err := tools.CheckID("avID", out.AvID); err != nil {
+		return out, err
+	}
+	list := "cells"
+	if a.Has("items") {
+		list = "items"
+	}
+	if a.Has("cells") && a.Has("items") {
+		return out, failure.Invalid("cells and items are the same list; pass one")
+	}
+	single := a.Has("rowID")
+	if single == a.Has(list) {
+		return out, failure.Invalid("pass one cell (rowID, columnID, value) or many (cells[]), not both")
+	}
+	if single {
+		m := map[string]any{"rowID": a.String("rowID"), "columnID": a.String("columnID"), "valueType": a.String("valueType")}
+		if a.String("columnID") == "" {
+			m["columnID"] = a.String("keyID")
+		}
+		if a.Has("value") {
+			m["value"] = a.String("value")
+		}
+		if a.Has("values") {
+			var l []any
+			for _, s := range a.Strings("values") {
+				l = append(l, s)
+			}
+			m["values"] = l
+		}
+		c, err := parseCell("", m)
+		out.Cells = []cellEdit{c}
+		return out, err
+	}
+	raw := a.Objects(list)
+	if len(raw) == 0 || len(raw) > 100 {
+		return out, failure.Invalid("%s[] must hold 1 to 100 cells", list)
+	}
+	seen := map[[2]string]bool{}
+	for i, m := range raw {
+		c, err := parseCell(fmt.Sprintf("%s[%d].", list, i), m)
+		if err != nil {
+			return out, err
+		}
+		if seen[[2]string{c.Row, c.Key}] {
+			return out, failure.Invalid("%s[%d] sets the cell of row %s in column %s again; one value per cell", list, i, c.Row, c.Key)
+		}
+		seen[[2]string{c.Row, c.Key}] = true
+		out.Cells = append(out.Cells, c)
+	}
+	return out, nil
+}
+
+// cellsState is set_cells' manifest: the columns and the cells it sets, as
+// stored (a row or key that is not there is marked).
+type cellsState struct {
+	AvID    string      `json:"avID"`
+	Missing bool        `json:"missing,omitempty"`
+	Keys    []KeyState  `json:"keys"`
+	Cells   []cellState `json:"cells"`
+}
+
+type cellState struct {
+	Row        string          `json:"row"`
+	Key        string          `json:"key"`
+	RowMissing bool            `json:"rowMissing,omitempty"`
+	Value      *siyuan.AVValue `json:"value,omitempty"`
+}
+
+func readCells(ctx context.Context, env *tools.Env, a cellsArgs) (cellsState, error) {
+	db, err := ReadDBState(ctx, env, a.AvID)
+	if err != nil {
+		return cellsState{}, err
+	}
+	return cellsOf(db, a), nil
+}
+
+func cellsOf(db DBState, a cellsArgs) cellsState {
+	st := cellsState{AvID: a.AvID, Missing: db.Missing, Keys: []KeyState{}, Cells: []cellState{}}
+	var keys []string
+	for _, c := range a.Cells {
+		if k, ok := db.key(c.Key); ok && !slices.Contains(keys, c.Key) {
+			keys = append(keys, c.Key)
+			st.Keys = append(st.Keys, k)
+		}
+		cs := cellState{Row: c.Row, Key: c.Key}
+		if r, ok := db.row(c.Row); ok {
+			cs.Value = r.Cells[c.Key]
+		} else {
+			cs.RowMissing = true
+		}
+		st.Cells = append(st.Cells, cs)
+	}
+	sort.Slice(st.Keys, func(i, j int) bool { return st.Keys[i].ID < st.Keys[j].ID })
+	sort.Slice(st.Cells, func(i, j int) bool {
+		if st.Cells[i].Row != st.Cells[j].Row {
+			return st.Cells[i].Row < st.Cells[j].Row
+		}
+		return st.Cells[i].Key < st.Cells[j].Key
+	})
+	return st
+}
+
+func (s cellsState) key(id string) (KeyState, bool) {
+	for _, k := range s.Keys {
+		if k.ID == id {
+			return k, true
+		}
+	}
+	return KeyState{}, false
+}
+
+// valueOf builds the value SiYuan stores for an edit in a column: only
+// the part of the column's type (the kernel decodes it over the cell).
+func valueOf(c cellEdit, k KeyState) (*siyuan.AVValue, error) {
+	where := fmt.Sprintf("the cell of row %s in column %s (%s)", c.Row, k.Name, k.Type)
+	if c.Type != "" && c.Type != k.Type {
+		return nil, failure.Invalid("%s: valueType %s does not match the column's type %s", where, c.Type, k.Type)
+	}
+	text := func() (string, error) {
+		switch v := c.Value.(type) {
+		case string:
+			return v, nil
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64), nil
+		case bool:
+			return strconv.FormatBool(v), nil
+		}
+		return "", failure.Invalid("%s needs a value", where)
+	}
+	v := &siyuan.AVValue{Type: k.Type}
+	switch k.Type {
+	case siyuan.AVKeyBlock, siyuan.AVKeyText, siyuan.AVKeyURL, siyuan.AVKeyEmail, siyuan.AVKeyPhone:
+		s, err := text()
+		if err != nil {
+			return nil, err
+		}
+		content := &siyuan.AVValueContent{Content: s}
+		switch k.Type {
+		case siyuan.AVKeyBlock:
+			if strings.TrimSpace(s) == "" {
+				return nil, failure.Invalid("%s: a primary key needs a text", where)
+			}
+			v.Block = &siyuan.AVValueBlock{Content: s}
+		case siyuan.AVKeyText:
+			v.Text = content
+		case siyuan.AVKeyURL:
+			v.URL = content
+		case siyuan.AVKeyEmail:
+			v.Email = content
+		case siyuan.AVKeyPhone:
+			v.Phone = content
+		}
+	case siyuan.AVKeyNumber:
+		switch x := c.Value.(type) {
+		case float64:
+			v.Number = &siyuan.AVValueNumber{Content: x, IsNotEmpty: true}
+		case string:
+			if strings.TrimSpace(x) == "" {
+				v.Number = &siyuan.AVValueNumber{}
+				break
+			}
+			n, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
+				return nil, failure.Invalid("%s: %q is not a number", where, x)
+			}
+			v.Number = &siyuan.AVValueNumber{Content: n, IsNotEmpty: true}
+		default:
+			return nil, failure.Invalid("%s needs a number", where)
+		}
+	case siyuan.AVKeyCheckbox:
+		switch x := c.Value.(type) {
+		case bool:
+			v.Checkbox = &siyuan.AVValueCheckbox{Checked: x}
+		case string:
+			b, err := strconv.ParseBool(x)
+			if err != nil {
+				return nil, failure.Invalid("%s: %q is not true or false", where, x)
+			}
+			v.Checkbox = &siyuan.AVValueCheckbox{Checked: b}
+		default:
+			return nil, failure.Invalid("%s needs true or false", where)
+		}
+	case siyuan.AVKeyDate:
+		d, err := dateOf(c.Value)
+		if err != nil {
+			return nil, failure.Invalid("%s: %s", where, err.Error())
+		}
+		v.Date = d
+	case siyuan.AVKeySelect, siyuan.AVKeyMSelect:
+		names := c.Values
+		if names == nil {
+			s, err := text()
+			if err != nil {
+				return nil, err
+			}
+			names = []string{s}
+		}
+		names = slices.DeleteFunc(slices.Clone(names), func(s string) bool { return strings.TrimSpace(s) == "" })
+		if len(names) == 0 {
+			// SiYuan does not store a select left without options.
+			return nil, failure.Invalid("%s: name at least one option (clearing a select is not available)", where)
+		}
+		if k.Type == siyuan.AVKeySelect && len(names) > 1 {
+			return nil, failure.Invalid("%s: a select holds one option; use an mSelect column for several", where)
+		}
+		for _, n := range names {
+			color := ""
+			for _, o := range k.Options {
+				if o.Name == n {
+					color = o.Color
+				}
+			}
+			if color == "" {
+				color = "1" // a new option: SiYuan would pick a random colour
+			}
+			v.MSelect = append(v.MSelect, &siyuan.AVValueSelect{Content: n, Color: color})
+		}
+	default:
+		return nil, failure.Invalid("%s: set_cells does not set %s columns (settable: %s)", where, k.Type, strings.Join(settable, ", "))
+	}
+	return v, nil
+}
+
+// dateOf reads a date: Unix milliseconds, or YYYY-MM-DD (a date without
+// time), YYYY-MM-DD HH:MM or RFC 3339 (local time unless it says);
+// "" empties the cell.
+func dateOf(x any) (*siyuan.AVValueDate, error) {
+	switch v := x.(type) {
+	case float64:
+		return &siyuan.AVValueDate{Content: int64(v), IsNotEmpty: true}, nil
+	case string:
+		s := strings.TrimSpace(v)
+		if s == "" {
+			return &siyuan.AVValueDate{}, nil
+		}
+		if t, err := time.ParseInLocation("2006-01-02", s, time.Local); err == nil {
+			return &siyuan.AVValueDate{Content: t.UnixMilli(), IsNotEmpty: true, IsNotTime: true}, nil
+		}
+		for _, layout := range []string{"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05"} {
+			if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+				return &siyuan.AVValueDate{Content: t.UnixMilli(), IsNotEmpty: true}, nil
+			}
+		}
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return &siyuan.AVValueDate{Content: t.UnixMilli(), IsNotEmpty: true}, nil
+		}
+		return nil, fmt.Errorf("%q is not a date (YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339 or Unix milliseconds)", s)
+	}
+	return nil, fmt.Errorf("a date is a string or Unix milliseconds")
+}
+
+// matches reports whether a stored cell holds what was set.
+func matches(stored, want *siyuan.AVValue) bool {
+	if want.Block != nil {
+		return stored != nil && stored.Block != nil && stored.Block.Content == want.Block.Content
+	}
+	content := func(c *siyuan.AVValueContent) string {
+		if c == nil {
+			return ""
+		}
+		return c.Content
+	}
+	if stored == nil {
+		// An emptied cell may be stored as nothing at all.
+		return want.Number != nil && !want.Number.IsNotEmpty || want.Date != nil && !want.Date.IsNotEmpty ||
+			want.Checkbox != nil && !want.Checkbox.Checked || content(want.Text)+content(want.URL)+content(want.Email)+content(want.Phone) == "" && want.MSelect == nil
+	}
+	switch {
+	case want.Text != nil:
+		return content(stored.Text) == want.Text.Content
+	case want.URL != nil:
+		return content(stored.URL) == want.URL.Content
+	case want.Email != nil:
+		return content(stored.Email) == want.Email.Content
+	case want.Phone != nil:
+		return content(stored.Phone) == want.Phone.Content
+	case want.Number != nil:
+		n := stored.Number
+		return n != nil && n.IsNotEmpty == want.Number.IsNotEmpty && (!n.IsNotEmpty || n.Content == want.Number.Content)
+	case want.Checkbox != nil:
+		return stored.Checkbox != nil && stored.Checkbox.Checked == want.Checkbox.Checked ||
+			stored.Checkbox == nil && !want.Checkbox.Checked
+	case want.Date != nil:
+		d := stored.Date
+		return d != nil && d.IsNotEmpty == want.Date.IsNotEmpty && (!d.IsNotEmpty || d.Content == want.Date.Content)
+	case want.MSelect != nil:
+		if len(stored.MSelect) != len(want.MSelect) {
+			return false
+		}
+		for i := range want.MSelect {
+			if stored.MSelect[i].Content != want.MSelect[i].Content {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// buildCells turns the edits into the kernel's updates, against the
+// columns as they are.
+func buildCells(a cellsArgs, st cellsState) ([]siyuan.AVCellUpdate, error) {
+	var out []siyuan.AVCellUpdate
+	for _, c := range a.Cells {
+		k, ok := st.key(c.Key)
+		if !ok {
+			return nil, failure.New(failure.NotFound, "columnID %s: database %s has no such column", c.Key, a.AvID)
+		}
+		v, err := valueOf(c, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, siyuan.AVCellUpdate{KeyID: c.Key, ItemID: c.Row, Value: v})
+	}
+	return out, nil
+}
+
+var setCells = tools.Write[cellsArgs, cellsState]{
+	Name: "set_cells", Summary: "set one cell (rowID, columnID, value) or many (cells[]: {rowID, columnID, value | values, valueType})", Policy: manifest,
+	Example: map[string]any{"avID": "20260812120000-abcdefg", "rowID": "20260812120100-hijklmn", "columnID": "20260812120200-opqrstu",
+		"value": "done", "validateOnly": true},
+	Params: []tools.Param{tools.IDParam("avID", "the database", true),
+		tools.IDParam("rowID", "one cell: the row (its item ID, as render shows it; not the bound block's ID)", false),
+		tools.IDParam("columnID", "one cell: the column (keyID is an alias)", false),
+		tools.IDParam("keyID", "alias of columnID", false),
+		{Name: "valueType", Type: tools.String, Description: "the column's type, checked when given", Enum: settable},
+		{Name: "value", Type: tools.String, Description: "the value as text: a number, true/false, a date (YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339), an option name; \"\" empties a number, date or text"},
+		{Name: "values", Type: tools.Strings, Description: "a multi-select's option names, in order"},
+		{Name: "cells", Type: tools.Objects, Description: "many cells: [{rowID, columnID, value | values, valueType}] (value may be a JSON number or boolean); at most 100"},
+		{Name: "items", Type: tools.Objects, Description: "alias of cells"}},
+	Parse:   parseCells,
+	Scope:   scopeOn(func(a cellsArgs) string { return a.AvID }, tools.LevelWrite),
+	Targets: func(a cellsArgs) []string { return []string{a.AvID} },
+	State:   readCells,
+	Check: func(a cellsArgs, st cellsState) error {
+		if st.Missing {
+			return failure.Missing("database", a.AvID)
+		}
+		for _, c := range st.Cells {
+			if c.RowMissing {
+				return failure.New(failure.NotFound, "rowID %s: database %s has no such row (row IDs are item IDs, as render shows them)", c.Row, a.AvID)
+			}
+		}
+		_, err := buildCells(a, st)
+		return err
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a cellsArgs, st cellsState) (tools.Payload, error) {
+		updates, err := buildCells(a, st)
+		if err != nil {
+			return nil, tools.Refuse(err)
+		}
+		if err := env.Kernel.BatchSetAttributeViewBlockAttrs(ctx, a.AvID, updates); err != nil {
+			// The kernel sets the cells in order and saves once at the end.
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"avID": a.AvID, "set": len(updates), "_updates": updates}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a cellsArgs, p tools.Payload) (any, error) {
+		updates, _ := p["_updates"].([]siyuan.AVCellUpdate)
+		var st cellsState
+		var last error
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = readCells(ctx, env, a); err != nil {
+				return false, err
+			}
+			last = nil
+			for _, u := range updates {
+				for _, c := range st.Cells {
+					if c.Row == u.ItemID && c.Key == u.KeyID && !matches(c.Value, u.Value) {
+						last = fmt.Errorf("the cell of row %s in column %s does not hold the value set", u.ItemID, u.KeyID)
+					}
+				}
+			}
+			return last == nil, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, last
+		}
+		return st, nil
+	},
+}
+
+// ---- remove_rows ----------------------------------------------------------
+
+type removeRowsArgs struct {
+	AvID   string
+	SrcIDs []string
+}
+
+// rowsState is remove_rows' manifest: the rows it removes, whole (cells
+// included: removing a row removes them), or marked missing.
+type rowsState struct {
+	AvID    string     `json:"avID"`
+	Missing bool       `json:"missing,omitempty"`
+	Rows    []rowEntry `json:"rows"`
+	// bound maps a block ID to its row's item ID, for a helpful refusal
+	// of a block ID passed as a row ID (not hashed).
+	bound map[string]string
+}
+
+type rowEntry struct {
+	ID      string    `json:"id"`
+	Missing bool      `json:"missing,omitempty"`
+	Row     *RowState `json:"row,omitempty"`
+}
+
+func readRows(ctx context.Context, env *tools.Env, a removeRowsArgs) (rowsState, error) {
+	db, err := ReadDBState(ctx, env, a.AvID)
+	if err != nil {
+		return rowsState{}, err
+	}
+	st := rowsState{AvID: a.AvID, Missing: db.Missing, Rows: []rowEntry{}, bound: map[string]string{}}
+	for _, r := range db.Rows {
+		if r.Block != "" {
+			st.bound[r.Block] = r.ID
+		}
+	}
+	ids := slices.Sorted(slices.Values(a.SrcIDs))
+	for _, id := range ids {
+		if r, ok := db.row(id); ok {
+			st.Rows = append(st.Rows, rowEntry{ID: id, Row: &r})
+		} else {
+			st.Rows = append(st.Rows, rowEntry{ID: id, Missing: true})
+		}
+	}
+	return st, nil
+}
+
+var removeRows = tools.Write[removeRowsArgs, rowsState]{
+	Name: "remove_rows", Summary: "remove rows by row (item) ID, with their cells; a bound block keeps its content and loses the binding (a person must confirm)",
+	Policy: manifest, Destructive: true, Dangerous: true,
+	Example: map[string]any{"avID": "20260812120000-abcdefg", "srcIDs": []string{"20260812120100-hijklmn"}, "validateOnly": true},
+	Params: []tools.Param{tools.IDParam("avID", "the database", true),
+		{Name: "srcIDs", Type: tools.Strings, Description: "the rows' item IDs (as render shows them; not the bound blocks' IDs); at most 100", Required: true}},
+	Parse: func(a *tools.Args) (removeRowsArgs, error) {
+		out := removeRowsArgs{a.String("avID"), a.Strings("srcIDs")}
+		if err := tools.CheckID("avID", out.AvID); err != nil {
+			return out, err
+		}
+		if len(out.SrcIDs) == 0 || len(out.SrcIDs) > 100 {
+			return out, failure.Invalid("srcIDs must hold 1 to 100 row IDs")
+		}
+		for i, id := range out.SrcIDs {
+			if err := tools.CheckID(fmt.Sprintf("srcIDs[%d]", i), id); err != nil {
+				return out, err
+			}
+			if slices.Index(out.SrcIDs, id) != i {
+				return out, failure.Invalid("srcIDs names %s twice", id)
+			}
+		}
+		return out, nil
+	},
+	// Delete in the notebooks of the database's blocks; the bound blocks
+	// of the rows lose their binding (an attribute): write in theirs.
+	Scope: tools.Scope[removeRowsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a removeRowsArgs) ([]tools.Touch, error) {
+		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelDelete)
+		if err != nil {
+			return nil, err
+		}
+		av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
+		if err != nil || av == nil {
+			return ts, err
+		}
+		db := canonical(av, nil)
+		for _, id := range a.SrcIDs {
+			if r, ok := db.row(id); ok && r.Block != "" {
+				ts = append(ts, tools.OnBlock(r.Block, tools.LevelWrite))
+			}
+		}
+		return ts, nil
+	}},
+	Targets: func(a removeRowsArgs) []string { return []string{a.AvID} },
+	State:   readRows,
+	Check: func(a removeRowsArgs, st rowsState) error {
+		if st.Missing {
+			return failure.Missing("database", a.AvID)
+		}
+		for _, r := range st.Rows {
+			if !r.Missing {
+				continue
+			}
+			if item, ok := st.bound[r.ID]; ok {
+				e := failure.Invalid("%s is the block bound to row %s; srcIDs are row (item) IDs, so nothing was removed", r.ID, item)
+				return e.With("rowID", item)
+			}
+			return failure.New(failure.NotFound, "srcIDs: database %s has no row %s", a.AvID, r.ID)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a removeRowsArgs, _ rowsState) (tools.Payload, error) {
+		if err := env.Kernel.RemoveAttributeViewBlocks(ctx, a.AvID, a.SrcIDs); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"avID": a.AvID, "removed": slices.Sorted(slices.Values(a.SrcIDs))}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a removeRowsArgs, _ tools.Payload) (any, error) {
+		var st rowsState
+		ok, err := tools.Poll(ctx, func() (bool, error) {
+			var err error
+			if st, err = readRows(ctx, env, a); err != nil {
+				return false, err
+			}
+			return !slices.ContainsFunc(st.Rows, func(r rowEntry) bool { return !r.Missing }), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("database %s still shows some of the removed rows", a.AvID)
+		}
+		return st, nil
+	},
+}
+
+// ---- remove_column --------------------------------------------------------
+
+type removeColumnArgs struct{ AvID, Key string }
+
+var removeColumn = tools.Write[removeColumnArgs, DBState]{
+	Name: "remove_column", Summary: "remove a column (key) with all its cells; not the primary key (a person must confirm)",
+	Policy: guarded, Destructive: true, Dangerous: true,
+	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyID": "20260812120200-opqrstu", "validateOnly": true},
+	Params: []tools.Param{tools.IDParam("avID", "the database", true),
+		tools.IDParam("keyID", "the column", false), tools.IDParam("columnID", "alias of keyID", false)},
+	Parse: func(a *tools.Args) (removeColumnArgs, error) {
+		out := removeColumnArgs{a.String("avID"), a.String("keyID")}
+		if c := a.String("columnID"); c != "" {
+			if out.Key != "" && out.Key != c {
+				return out, failure.Invalid("keyID and columnID name the same column; pass one of them")
+			}
+			out.Key = c
+		}
+		if err := tools.CheckID("avID", out.AvID); err != nil {
+			return out, err
+		}
+		return out, tools.CheckID("keyID", out.Key)
+	},
+	Scope:   scopeOn(func(a removeColumnArgs) string { return a.AvID }, tools.LevelDelete),
+	Targets: func(a removeColumnArgs) []string { return []string{a.AvID} },
+	State: func(ctx context.Context, env *tools.Env, a removeColumnArgs) (DBState, error) {
+		return ReadDBState(ctx, env, a.AvID)
+	},
+	Check: func(a removeColumnArgs, st DBState) error {
+		if err := exists(st); err != nil {
+			return err
+		}
+		k, ok := st.key(a.Key)
+		switch {
+		case !ok:
+			return failure.New(failure.NotFound, "keyID %s: database %s has no such column", a.Key, a.AvID)
+		case k.Type == siyuan.AVKeyBlock:
+			return failure.Invalid("column %s is the primary key, which a database cannot lose", a.Key)
+		case k.Type == siyuan.AVKeyRelation && k.Relation != nil && k.Relation.IsTwoWay:
+			// Removing it changes the other database too, whose hashes this
+			// version does not report.
+			return failure.Invalid("column %s is a two-way relation with database %s; removing it would change that database too, which is not available yet", a.Key, k.Relation.AvID)
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a removeColumnArgs, st DBState) (tools.Payload, error) {
+		if err := env.Kernel.RemoveAttributeViewKey(ctx, a.AvID, a.Key, false); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"avID": a.AvID, "keyID": a.Key, "removed": true, "_before": st}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a removeColumnArgs, p tools.Payload) (any, error) {
+		before, _ := beforeOf(p)
+		return readChanged(ctx, env, a.AvID, func(st DBState) error {
+			if _, ok := st.key(a.Key); ok {
+				return fmt.Errorf("database %s still has column %s", a.AvID, a.Key)
+			}
+			want := shapeOf(before.without(nil, []string{a.Key}))
+			if !same(shapeOf(st), want) {
+				return fmt.Errorf("database %s changed beyond the removed column", a.AvID)
+			}
+			return nil
+		})
+	},
+}

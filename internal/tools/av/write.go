@@ -1,0 +1,364 @@
+package av
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+var (
+	guarded  = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+	manifest = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash}
+	additive = strict.Policy{Class: strict.Additive}
+)
+
+// The writes use the /api/av/* forms where SiYuan has one (rows, keys,
+// cells): they apply at once and answer an error, where the transaction
+// operations the editor sends fail inside the kernel's queue with code 0
+// (a clean rejection is then indistinguishable from success). Renaming has
+// only the operation (setAttrViewName), so its readback alone tells.
+
+// shape is what a readback compares around the requested change: the
+// name, the keys, the rows' IDs and bindings, and the views' columns and
+// order. Cells are left out: rendering (which adding a row does) stores
+// some of them again in the kernel's own form.
+type shape struct {
+	Name  string
+	Keys  []KeyState
+	Rows  []RowState
+	Views []ViewState
+}
+
+func shapeOf(s DBState) shape {
+	out := shape{Name: s.Name, Keys: s.Keys, Views: s.Views}
+	for _, r := range s.Rows {
+		out.Rows = append(out.Rows, RowState{ID: r.ID, Block: r.Block, Detached: r.Detached})
+	}
+	return out
+}
+
+// beforeOf is the state Execute read at commit, passed to the readback.
+func beforeOf(p tools.Payload) (DBState, bool) {
+	st, ok := p["_before"].(DBState)
+	return st, ok
+}
+
+// readChanged reads the database again until check passes (the kernel may
+// apply a change a little after it answers), and then requires it.
+func readChanged(ctx context.Context, env *tools.Env, avID string, check func(DBState) error) (DBState, error) {
+	var st DBState
+	var last error
+	ok, err := tools.Poll(ctx, func() (bool, error) {
+		var err error
+		if st, err = ReadDBState(ctx, env, avID); err != nil {
+			return false, err
+		}
+		if st.Missing {
+			last = fmt.Errorf("database %s is gone", avID)
+			return false, nil
+		}
+		last = check(st)
+		return last == nil, nil
+	})
+	if err != nil {
+		return st, err
+	}
+	if !ok {
+		return st, last
+	}
+	return st, nil
+}
+
+// ---- rename ---------------------------------------------------------------
+
+type renameArgs struct{ AvID, Name string }
+
+// storedName is a name as SiYuan stores it: line breaks as spaces, trimmed.
+func storedName(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return strings.TrimSpace(s)
+}
+
+var rename = tools.Write[renameArgs, DBState]{
+	Name: "rename", Summary: "rename a database (line breaks become spaces; trimmed)", Policy: guarded,
+	Example: map[string]any{"avID": "20260812120000-abcdefg", "name": "Reading list", "validateOnly": true},
+	Params: []tools.Param{tools.IDParam("avID", "the database", true),
+		{Name: "name", Type: tools.String, Description: "the new name (at most 512 characters)", Required: true}},
+	Parse: func(a *tools.Args) (renameArgs, error) {
+		out := renameArgs{a.String("avID"), a.String("name")}
+		if err := tools.CheckID("avID", out.AvID); err != nil {
+			return out, err
+		}
+		if storedName(out.Name) == "" {
+			return out, failure.Invalid("name must not be empty")
+		}
+		if utf8.RuneCountInString(storedName(out.Name)) > 512 {
+			return out, failure.Invalid("name has more than 512 characters; SiYuan would cut it")
+		}
+		return out, nil
+	},
+	Scope:   scopeOn(func(a renameArgs) string { return a.AvID }, tools.LevelWrite),
+	Targets: func(a renameArgs) []string { return []string{a.AvID} },
+	State: func(ctx context.Context, env *tools.Env, a renameArgs) (DBState, error) {
+		return ReadDBState(ctx, env, a.AvID)
+	},
+	Check: func(_ renameArgs, st DBState) error { return exists(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, st DBState) (tools.Payload, error) {
+		_, err := env.Kernel.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{siyuan.SetAttrViewNameOp(a.AvID, a.Name)}}})
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"avID": a.AvID, "name": storedName(a.Name), "_before": st}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, p tools.Payload) (any, error) {
+		before, _ := beforeOf(p)
+		want := storedName(a.Name)
+		return readChanged(ctx, env, a.AvID, func(st DBState) error {
+			if st.Name != want {
+				return fmt.Errorf("database %s is named %q, want %q", a.AvID, st.Name, want)
+			}
+			b := shapeOf(before)
+			b.Name = want
+			if !same(shapeOf(st), b) {
+				return fmt.Errorf("database %s changed beyond its name", a.AvID)
+			}
+			return nil
+		})
+	},
+}
+
+// ---- add_column -----------------------------------------------------------
+
+// columnTypes are the key types add_column makes: every type but the
+// primary key's, and relation and rollup, which need their other database
+// (not available yet).
+var columnTypes = []string{siyuan.AVKeyText, siyuan.AVKeyNumber, siyuan.AVKeyDate, siyuan.AVKeySelect, siyuan.AVKeyMSelect,
+	siyuan.AVKeyURL, siyuan.AVKeyEmail, siyuan.AVKeyPhone, siyuan.AVKeyMAsset, siyuan.AVKeyTemplate, siyuan.AVKeyCreated,
+	siyuan.AVKeyUpdated, siyuan.AVKeyCheckbox, siyuan.AVKeyLineNumber}
+
+type addColumnArgs struct{ AvID, Name, Type, Icon, Previous string }
+
+var addColumn = tools.Write[addColumnArgs, DBState]{
+	Name: "add_column", Summary: "add a column (key) of a type, after previousKeyID (default: after the last column)", Policy: guarded,
+	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyName": "Status", "keyType": "select", "validateOnly": true},
+	Params: []tools.Param{tools.IDParam("avID", "the database", true),
+		{Name: "keyName", Type: tools.String, Description: "the column's name", Required: true},
+		{Name: "keyType", Type: tools.String, Description: "the column's type", Required: true, Enum: columnTypes},
+		{Name: "keyIcon", Type: tools.String, Description: "an emoji code (optional)"},
+		tools.IDParam("previousKeyID", "put the column after this one (default: last)", false)},
+	Parse: func(a *tools.Args) (addColumnArgs, error) {
+		out := addColumnArgs{a.String("avID"), strings.TrimSpace(a.String("keyName")), a.String("keyType"), a.String("keyIcon"), a.String("previousKeyID")}
+		if err := tools.CheckID("avID", out.AvID); err != nil {
+			return out, err
+		}
+		if out.Name == "" {
+			return out, failure.Invalid("keyName must not be empty")
+		}
+		if out.Previous != "" {
+			return out, tools.CheckID("previousKeyID", out.Previous)
+		}
+		return out, nil
+	},
+	Scope:   scopeOn(func(a addColumnArgs) string { return a.AvID }, tools.LevelWrite),
+	Targets: func(a addColumnArgs) []string { return []string{a.AvID} },
+	State: func(ctx context.Context, env *tools.Env, a addColumnArgs) (DBState, error) {
+		return ReadDBState(ctx, env, a.AvID)
+	},
+	Check: func(a addColumnArgs, st DBState) error {
+		if err := exists(st); err != nil {
+			return err
+		}
+		if a.Previous != "" {
+			if _, ok := st.key(a.Previous); !ok {
+				return failure.New(failure.NotFound, "previousKeyID %s: database %s has no such column", a.Previous, a.AvID)
+			}
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a addColumnArgs, st DBState) (tools.Payload, error) {
+		prev := a.Previous
+		if prev == "" {
+			prev = lastColumn(st)
+		}
+		id := newID()
+		err := env.Kernel.AddAttributeViewKey(ctx, siyuan.AddAVKeyRequest{AvID: a.AvID, KeyID: id, KeyName: a.Name, KeyType: a.Type, KeyIcon: a.Icon, PreviousKeyID: prev})
+		if err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"avID": a.AvID, "keyID": id, "columnID": id, "previousKeyID": prev, "_before": st}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a addColumnArgs, p tools.Payload) (any, error) {
+		before, _ := beforeOf(p)
+		id, _ := p["columnID"].(string)
+		return readChanged(ctx, env, a.AvID, func(st DBState) error {
+			k, ok := st.key(id)
+			if !ok || k.Name != a.Name || k.Type != a.Type {
+				return fmt.Errorf("database %s shows no %s column %q with ID %s", a.AvID, a.Type, a.Name, id)
+			}
+			if !same(shapeOf(st.without(nil, []string{id})), shapeOf(before)) {
+				return fmt.Errorf("database %s changed beyond the new column", a.AvID)
+			}
+			return nil
+		})
+	},
+}
+
+// lastColumn is the last column of the first table view (the editor's
+// order), else the last key.
+func lastColumn(st DBState) string {
+	for _, v := range st.Views {
+		if len(v.Columns) > 0 {
+			return v.Columns[len(v.Columns)-1].ID
+		}
+	}
+	if len(st.Keys) > 0 {
+		return st.Keys[len(st.Keys)-1].ID
+	}
+	return ""
+}
+
+// ---- add_rows -------------------------------------------------------------
+
+type addRowsArgs struct {
+	AvID     string
+	BlockIDs []string
+	Texts    []string
+}
+
+// addState is the database and whether each block to bind exists.
+type addState struct {
+	DB     DBState
+	Exists map[string]bool
+}
+
+var addRows = tools.Write[addRowsArgs, addState]{
+	Name: "add_rows", Summary: "add rows: bound to blocks (blockIDs) and/or detached with a primary-key text (primaryKeyTexts); first in every view", Policy: additive,
+	Example: map[string]any{"avID": "20260812120000-abcdefg", "primaryKeyTexts": []string{"Read Dune"}, "validateOnly": true},
+	Params: []tools.Param{tools.IDParam("avID", "the database", true),
+		{Name: "blockIDs", Type: tools.Strings, Description: "blocks to add as rows (bound: the row's primary key shows the block); at most 100"},
+		{Name: "primaryKeyTexts", Type: tools.Strings, Description: "detached rows, one per text; at most 100"}},
+	Parse: func(a *tools.Args) (addRowsArgs, error) {
+		out := addRowsArgs{a.String("avID"), a.Strings("blockIDs"), a.Strings("primaryKeyTexts")}
+		if err := tools.CheckID("avID", out.AvID); err != nil {
+			return out, err
+		}
+		n := len(out.BlockIDs) + len(out.Texts)
+		if n == 0 || n > 100 {
+			return out, failure.Invalid("pass 1 to 100 rows in blockIDs and primaryKeyTexts")
+		}
+		for i, id := range out.BlockIDs {
+			if err := tools.CheckID(fmt.Sprintf("blockIDs[%d]", i), id); err != nil {
+				return out, err
+			}
+			if slices.Index(out.BlockIDs, id) != i {
+				return out, failure.Invalid("blockIDs names %s twice; a block is one row", id)
+			}
+		}
+		return out, nil
+	},
+	// The database's blocks, and each bound block, which binding marks
+	// (custom-avs): write in every notebook holding one.
+	Scope: tools.Scope[addRowsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a addRowsArgs) ([]tools.Touch, error) {
+		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelWrite)
+		if err != nil {
+			return nil, err
+		}
+		return append(ts, tools.OnBlocks(a.BlockIDs, tools.LevelWrite)...), nil
+	}},
+	Targets: func(a addRowsArgs) []string { return []string{a.AvID} },
+	State: func(ctx context.Context, env *tools.Env, a addRowsArgs) (addState, error) {
+		db, err := ReadDBState(ctx, env, a.AvID)
+		if err != nil {
+			return addState{}, err
+		}
+		st := addState{DB: db, Exists: map[string]bool{}}
+		for _, id := range a.BlockIDs {
+			ok, err := env.Kernel.CheckBlockExist(ctx, id)
+			if err != nil {
+				return st, err
+			}
+			st.Exists[id] = ok
+		}
+		return st, nil
+	},
+	Check: func(a addRowsArgs, st addState) error {
+		if err := exists(st.DB); err != nil {
+			return err
+		}
+		if len(st.DB.Blocks) == 0 {
+			return failure.Invalid("database %s is shown by no database block; nothing was added", a.AvID)
+		}
+		for _, id := range a.BlockIDs {
+			if !st.Exists[id] {
+				return failure.Missing("block", id)
+			}
+			if slices.Contains(st.DB.Blocks, id) {
+				return failure.Invalid("block %s is a database block of this database; it cannot be its row", id)
+			}
+			if r, ok := st.DB.rowOfBlock(id); ok {
+				e := failure.Invalid("block %s is already a row of database %s (row %s); nothing was added", id, a.AvID, r.ID)
+				return e.With("rowID", r.ID)
+			}
+		}
+		return nil
+	},
+	Execute: func(ctx context.Context, env *tools.Env, a addRowsArgs, st addState) (tools.Payload, error) {
+		var srcs []siyuan.AVSrc
+		var bound, detached []string
+		for _, id := range a.BlockIDs {
+			item := newID()
+			bound = append(bound, item)
+			srcs = append(srcs, siyuan.AVSrc{ItemID: item, ID: id})
+		}
+		for _, text := range a.Texts {
+			item := newID()
+			detached = append(detached, item)
+			srcs = append(srcs, siyuan.AVSrc{ItemID: item, Detached: true, Content: text})
+		}
+		err := env.Kernel.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: a.AvID, BlockID: st.DB.Blocks[0], Srcs: srcs})
+		if err != nil {
+			// SiYuan adds the rows one by one: a failure after the first
+			// may leave some added.
+			return nil, tools.WriteFailure(err, len(srcs) > 1)
+		}
+		if bound == nil {
+			bound = []string{}
+		}
+		if detached == nil {
+			detached = []string{}
+		}
+		return tools.Payload{"avID": a.AvID, "rowIDs": append(slices.Clone(bound), detached...), "boundRowIDs": bound, "detachedRowIDs": detached,
+			"added": len(srcs), "_before": st.DB}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a addRowsArgs, p tools.Payload) (any, error) {
+		before, _ := beforeOf(p)
+		bound, _ := p["boundRowIDs"].([]string)
+		detached, _ := p["detachedRowIDs"].([]string)
+		st, err := readChanged(ctx, env, a.AvID, func(st DBState) error {
+			for i, item := range bound {
+				if r, ok := st.row(item); !ok || r.Block != a.BlockIDs[i] {
+					return fmt.Errorf("database %s shows no row %s bound to %s", a.AvID, item, a.BlockIDs[i])
+				}
+			}
+			pk := st.primary().ID
+			for i, item := range detached {
+				r, ok := st.row(item)
+				if !ok || !r.Detached || r.Cells[pk] == nil || r.Cells[pk].Block == nil || r.Cells[pk].Block.Content != a.Texts[i] {
+					return fmt.Errorf("database %s shows no detached row %s with the text %q", a.AvID, item, a.Texts[i])
+				}
+			}
+			if !same(shapeOf(st.without(append(slices.Clone(bound), detached...), nil)), shapeOf(before)) {
+				return fmt.Errorf("database %s changed beyond the new rows", a.AvID)
+			}
+			return nil
+		})
+		return addState{DB: st}, err
+	},
+}
