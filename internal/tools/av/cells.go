@@ -414,8 +414,21 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		{Name: "values", Type: tools.Strings, Description: "a multi-select's option names, in order"},
 		{Name: "cells", Type: tools.Objects, Description: "many cells: [{rowID, columnID, value | values, valueType}] (value may be a JSON number or boolean); at most 100"},
 		{Name: "items", Type: tools.Objects, Description: "alias of cells"}},
-	Parse:   parseCells,
-	Scope:   scopeOn(func(a cellsArgs) string { return a.AvID }, tools.LevelWrite),
+	Parse: parseCells,
+	// The database's blocks, and the block bound to each row whose primary
+	// key the call sets: SiYuan writes that text onto the bound block, which
+	// may live in another notebook.
+	Scope: tools.Scope[cellsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a cellsArgs) ([]tools.Touch, error) {
+		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelWrite)
+		if err != nil {
+			return nil, err
+		}
+		bound, err := boundByPrimaryKeyEdits(ctx, env, a)
+		if err != nil {
+			return nil, err
+		}
+		return append(ts, tools.OnBlocks(bound, tools.LevelWrite)...), nil
+	}},
 	Targets: func(a cellsArgs) []string { return []string{a.AvID} },
 	State:   readCells,
 	Check: func(a cellsArgs, st cellsState) error {
@@ -666,4 +679,40 @@ var removeColumn = tools.Write[removeColumnArgs, DBState]{
 			return nil
 		})
 	},
+}
+
+// boundByPrimaryKeyEdits are the blocks bound to the rows whose primary-key
+// cell the call sets (detached rows have none).
+func boundByPrimaryKeyEdits(ctx context.Context, env *tools.Env, a cellsArgs) ([]string, error) {
+	av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
+	if err != nil {
+		return nil, fmt.Errorf("read database %s: %w", a.AvID, err)
+	}
+	if av == nil {
+		return nil, nil // the state read refuses a missing database
+	}
+	var pk *siyuan.AVKeyValues
+	for _, kv := range av.KeyValues {
+		if kv.Key != nil && kv.Key.Type == siyuan.AVKeyBlock {
+			pk = kv
+		}
+	}
+	if pk == nil {
+		return nil, nil
+	}
+	boundTo := map[string]string{}
+	for _, v := range pk.Values {
+		if v != nil && !v.IsDetached && v.Block != nil && v.Block.ID != "" {
+			boundTo[v.BlockID] = v.Block.ID
+		}
+	}
+	var out []string
+	for _, c := range a.Cells {
+		if c.Key == pk.Key.ID {
+			if b := boundTo[c.Row]; b != "" {
+				out = append(out, b)
+			}
+		}
+	}
+	return out, nil
 }

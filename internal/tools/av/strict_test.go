@@ -223,3 +223,29 @@ func TestPermissionsAndConfirmation(t *testing.T) {
 	}
 	s.WantErr(t, "av", rename, failure.PermissionDenied)
 }
+
+// TestPrimaryKeyOfABoundRowNeedsItsBlock: setting a bound row's primary key
+// writes the bound block's text, so it needs write where that block lives;
+// the row's other cells do not.
+func TestPrimaryKeyOfABoundRowNeedsItsBlock(t *testing.T) {
+	s := newFix(t)
+	ctx := context.Background()
+	other, err := s.C.CreateNotebook(ctx, "Elsewhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := s.MkDoc(t, other.ID, "/Bound", "a bound block")
+	row := tooltest.NewID()
+	if err := s.C.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: s.db.AV, BlockID: s.db.Block,
+		Srcs: []siyuan.AVSrc{{ItemID: row, ID: bound}}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{other.ID: tools.LevelRead}, Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "ro-elsewhere"}
+	pk := map[string]any{"action": "set_cells", "avID": s.db.AV, "rowID": row, "columnID": s.db.Primary, "value": "renamed", "validateOnly": true}
+	if e := s.WantErr(t, "av", pk, failure.PermissionDenied); e.Details["notebook"] != other.ID {
+		t.Fatalf("refusal %+v", e)
+	}
+	s.OK(t, "av", map[string]any{"action": "set_cells", "avID": s.db.AV, "rowID": row, "columnID": s.text, "value": "a note", "validateOnly": true})
+	s.Policy = nil
+	s.OK(t, "av", pk)
+}
