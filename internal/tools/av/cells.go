@@ -684,6 +684,25 @@ var removeColumn = tools.Write[removeColumnArgs, DBState]{
 // boundByPrimaryKeyEdits are the blocks bound to the rows whose primary-key
 // cell the call sets (detached rows have none).
 func boundByPrimaryKeyEdits(ctx context.Context, env *tools.Env, a cellsArgs) ([]string, error) {
+	// The columns first (a small read): most calls set no primary key,
+	// and need not read a large database whole.
+	keys, err := env.Kernel.GetAttributeViewKeysByAvID(ctx, a.AvID)
+	if err != nil {
+		return nil, fmt.Errorf("read the columns of database %s: %w", a.AvID, err)
+	}
+	pkID := ""
+	for _, k := range keys {
+		if k.Type == siyuan.AVKeyBlock {
+			pkID = k.ID
+		}
+	}
+	setsPK := false
+	for _, c := range a.Cells {
+		setsPK = setsPK || pkID != "" && c.Key == pkID
+	}
+	if !setsPK {
+		return nil, nil
+	}
 	av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
 	if err != nil {
 		return nil, fmt.Errorf("read database %s: %w", a.AvID, err)
@@ -691,24 +710,20 @@ func boundByPrimaryKeyEdits(ctx context.Context, env *tools.Env, a cellsArgs) ([
 	if av == nil {
 		return nil, nil // the state read refuses a missing database
 	}
-	var pk *siyuan.AVKeyValues
-	for _, kv := range av.KeyValues {
-		if kv.Key != nil && kv.Key.Type == siyuan.AVKeyBlock {
-			pk = kv
-		}
-	}
-	if pk == nil {
-		return nil, nil
-	}
 	boundTo := map[string]string{}
-	for _, v := range pk.Values {
-		if v != nil && !v.IsDetached && v.Block != nil && v.Block.ID != "" {
-			boundTo[v.BlockID] = v.Block.ID
+	for _, kv := range av.KeyValues {
+		if kv.Key == nil || kv.Key.ID != pkID {
+			continue
+		}
+		for _, v := range kv.Values {
+			if v != nil && !v.IsDetached && v.Block != nil && v.Block.ID != "" {
+				boundTo[v.BlockID] = v.Block.ID
+			}
 		}
 	}
 	var out []string
 	for _, c := range a.Cells {
-		if c.Key == pk.Key.ID {
+		if c.Key == pkID {
 			if b := boundTo[c.Row]; b != "" {
 				out = append(out, b)
 			}
