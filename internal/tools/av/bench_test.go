@@ -2,15 +2,11 @@ package av
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -33,17 +29,7 @@ import (
 //	go test ./internal/tools/av -run '^$' -bench BenchmarkAVWrites -benchtime 40x
 func BenchmarkAVWrites(b *testing.B) {
 	ctx := context.Background()
-	url, token := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
-	if url == "" {
-		k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "bench"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := httptest.NewServer(k.Handler())
-		b.Cleanup(func() { srv.Close(); k.Close() })
-		url, token = srv.URL, "bench"
-	}
-	c, _ := siyuan.New(siyuan.Config{BaseURL: url, Token: token})
+	c := tooltest.BenchKernel(b)
 	nb, err := c.CreateNotebook(ctx, fmt.Sprintf("sisyphus-bench-av-%d", time.Now().UnixNano()))
 	if err != nil {
 		b.Fatal(err)
@@ -90,17 +76,7 @@ func BenchmarkAVWrites(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	call := func(args map[string]any) map[string]any {
-		raw, _ := json.Marshal(args)
-		v, err := r.Call(ctx, "av", raw)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := json.Marshal(v)
-		var m map[string]any
-		json.Unmarshal(out, &m)
-		return m
-	}
+	call := tooltest.Caller(b, ctx, r, "av")
 	strictDo := func(args map[string]any) {
 		pre := call(tooltest.CopyArgs(args, "validateOnly", true))
 		if res := call(tooltest.CommitArgs(args, pre)); res["status"] != "committed" {

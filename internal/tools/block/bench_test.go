@@ -3,18 +3,14 @@ package block
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -34,17 +30,7 @@ import (
 // SISYPHUS_BENCH_TOKEN it runs against any SiYuan kernel.
 func BenchmarkStrictUpdate(b *testing.B) {
 	ctx := context.Background()
-	url, token := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
-	if url == "" {
-		k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "bench"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := httptest.NewServer(k.Handler())
-		b.Cleanup(func() { srv.Close(); k.Close() })
-		url, token = srv.URL, "bench"
-	}
-	c, _ := siyuan.New(siyuan.Config{BaseURL: url, Token: token})
+	c := tooltest.BenchKernel(b)
 	nb, err := c.CreateNotebook(ctx, fmt.Sprintf("sisyphus-bench-%d", time.Now().UnixNano()))
 	if err != nil {
 		b.Fatal(err)
@@ -86,18 +72,7 @@ func BenchmarkStrictUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := &tools.Env{Kernel: c}
-	callOn := func(r *tools.Registry, args map[string]any) map[string]any {
-		raw, _ := json.Marshal(args)
-		v, err := r.Call(ctx, "block", raw)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := json.Marshal(v)
-		var m map[string]any
-		json.Unmarshal(out, &m)
-		return m
-	}
-	call := func(args map[string]any) map[string]any { return callOn(r, args) }
+	call, callGated := tooltest.Caller(b, ctx, r, "block"), tooltest.Caller(b, ctx, gated, "block")
 	ops := []tooltest.Op{
 		{Name: "strict", Fn: func(i int) {
 			args := map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("strict %d", i)}
@@ -106,8 +81,8 @@ func BenchmarkStrictUpdate(b *testing.B) {
 		}},
 		{Name: "strict-gated", Fn: func(i int) {
 			args := map[string]any{"action": "update", "id": id, "data": fmt.Sprintf("gated %d", i)}
-			pre := callOn(gated, tooltest.CopyArgs(args, "validateOnly", true))
-			callOn(gated, tooltest.CommitArgs(args, pre))
+			pre := callGated(tooltest.CopyArgs(args, "validateOnly", true))
+			callGated(tooltest.CommitArgs(args, pre))
 		}},
 		{Name: "bare-calls", Fn: func(i int) {
 			if _, err := kernelview.ReadBlockStates(ctx, env, []string{id}); err != nil {

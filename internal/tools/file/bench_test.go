@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -35,17 +31,7 @@ import (
 //	go test ./internal/tools/file -run '^$' -bench BenchmarkFileWrites -benchtime 100x
 func BenchmarkFileWrites(b *testing.B) {
 	ctx := context.Background()
-	url, token := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
-	if url == "" {
-		k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "bench"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := httptest.NewServer(k.Handler())
-		b.Cleanup(func() { srv.Close(); k.Close() })
-		url, token = srv.URL, "bench"
-	}
-	c, _ := siyuan.New(siyuan.Config{BaseURL: url, Token: token})
+	c := tooltest.BenchKernel(b)
 	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -57,17 +43,7 @@ func BenchmarkFileWrites(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx = tools.WithConfirmed(ctx, "file", "upload_asset")
-	call := func(args map[string]any) map[string]any {
-		raw, _ := json.Marshal(args)
-		v, err := r.Call(ctx, "file", raw)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := json.Marshal(v)
-		var m map[string]any
-		json.Unmarshal(out, &m)
-		return m
-	}
+	call := tooltest.Caller(b, ctx, r, "file")
 	stamp := time.Now().UnixNano()
 	dir := fmt.Sprintf("/assets/sisyphus-bench-%d/", stamp)
 	tplDir := fmt.Sprintf("sisyphus-bench-%d", stamp)

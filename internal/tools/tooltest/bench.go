@@ -1,9 +1,17 @@
 package tooltest
 
 import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 // Op is one operation a latency benchmark times.
@@ -34,5 +42,43 @@ func BenchLatency(b *testing.B, ops []Op) {
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 		})
+	}
+}
+
+// BenchKernel is the kernel a benchmark runs against: the one
+// SISYPHUS_BENCH_URL and SISYPHUS_BENCH_TOKEN name, or an embedded kernel
+// of its own.
+func BenchKernel(b *testing.B) *siyuan.Client {
+	b.Helper()
+	url, token := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
+	if url == "" {
+		k, err := embedded.Open(context.Background(), embedded.Options{Dir: b.TempDir(), Token: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := httptest.NewServer(k.Handler())
+		b.Cleanup(func() { srv.Close(); k.Close() })
+		url, token = srv.URL, "bench"
+	}
+	c, err := siyuan.New(siyuan.Config{BaseURL: url, Token: token})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// Caller returns a function that calls tool on r and returns the answer as
+// generic JSON, failing the benchmark on an error.
+func Caller(b *testing.B, ctx context.Context, r *tools.Registry, tool string) func(args map[string]any) map[string]any {
+	return func(args map[string]any) map[string]any {
+		raw, _ := json.Marshal(args)
+		v, err := r.Call(ctx, tool, raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := json.Marshal(v)
+		var m map[string]any
+		json.Unmarshal(out, &m)
+		return m
 	}
 }
