@@ -120,7 +120,14 @@ func Run(t *testing.T, k Kernel) {
 			t.Errorf("cleanup: RemoveNotebook(%s): %v", s.box, err)
 		}
 	})
-	for _, ch := range append(checks[:len(checks):len(checks)], avChecks...) {
+	var all []check
+	for _, group := range [][]check{
+		checks,
+		avChecks,
+	} {
+		all = append(all, group...)
+	}
+	for _, ch := range all {
 		t.Run(ch.name, func(t *testing.T) { ch.fn(t, s) })
 	}
 }

@@ -16,7 +16,16 @@ import (
 // All returns every tool, in the order tools/list shows them. Each call
 // builds new values: a registry owns its tools.
 func All() []*tools.Tool {
-	return []*tools.Tool{notebook.Tool(), document.Tool(), block.Tool(), search.Tool(), system.Tool(), fs.Tool(), file.Tool(), av.Tool()}
+	return []*tools.Tool{
+		notebook.Tool(),
+		document.Tool(),
+		block.Tool(),
+		search.Tool(),
+		system.Tool(),
+		fs.Tool(),
+		file.Tool(),
+		av.Tool(),
+	}
 }
 
 // NewRegistry returns the registry of every tool bound to env.
