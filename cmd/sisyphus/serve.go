@@ -31,6 +31,7 @@ type serveFlags struct {
 	strictOff               bool
 	authority, authToken    string
 	drainTimeout            time.Duration
+	noUIRefresh             bool
 	stagingTTL              time.Duration
 }
 
@@ -72,6 +73,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	cmd.Flags().BoolVar(&f.strictOff, "strict-off", os.Getenv("SISYPHUS_STRICT") == "off", "turn Strict Safe Writes off: plain schemas and direct writes, still attempted once, answered with writeSafetyGuaranteed:false")
 	cmd.Flags().StringVar(&f.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "run as a front of the write authority at this URL")
 	cmd.Flags().StringVar(&f.authToken, "authority-token", envOr("SISYPHUS_AUTHORITY_TOKEN", ""), "with --authority: the authority's bearer token (default: this server's token)")
+	cmd.Flags().BoolVar(&f.noUIRefresh, "no-ui-refresh", os.Getenv("SISYPHUS_UI_REFRESH") == "off", "do not ask SiYuan to reload open editors and the document tree after a committed write")
 	cmd.Flags().DurationVar(&f.drainTimeout, "drain-timeout", 30*time.Second, "on shutdown, how long committing writes may take to finish")
 	// Staged uploads are kept 10 minutes; a shorter time frees memory
 	// sooner (and lets the tests see expiry).
@@ -103,7 +105,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return fmt.Errorf("open the write ledger in %s: %w", f.stateDir, err)
 	}
 	defer closeLedger()
-	cfg := authority.ServiceConfig{Kernel: c, Coordinator: coord, Version: buildVersion(), Logger: log}
+	cfg := authority.ServiceConfig{Kernel: c, Coordinator: coord, Version: buildVersion(), Logger: log, UIRefresh: !f.noUIRefresh}
 	if err := f.limits.apply(&cfg); err != nil {
 		return err
 	}

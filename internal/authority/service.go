@@ -48,6 +48,8 @@ type Service struct {
 	// coord is the authority's coordinator (nil on a front), for the
 	// settings page's view of the ledger and the alias pool.
 	coord *strict.Coordinator
+	// ui sends the nudges after committed writes (nil: none).
+	ui *tools.UIRefresher
 }
 
 // ServiceConfig configures a Service. Exactly one of Coordinator (the
@@ -72,6 +74,9 @@ type ServiceConfig struct {
 	// Progress, at a front, shows long downloads (a terminal's standard
 	// error; nil: none).
 	Progress io.Writer
+	// UIRefresh, on the authority, asks SiYuan's open windows to show each
+	// committed write (best effort, after the answer).
+	UIRefresh bool
 }
 
 // maxMessage is the largest MCP message a service takes: a write at its cap
@@ -108,6 +113,9 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
 	}
+	if cfg.Coordinator != nil && cfg.UIRefresh {
+		env.UI = tools.NewUIRefresher(cfg.Kernel, log)
+	}
 	var staging *transfer.Store
 	var stg *transfer.Stager
 	var dl *transfer.Downloader
@@ -126,7 +134,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ConfigPermissions(store.Policy)})
 	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout}
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
-		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator}
+		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator, ui: env.UI}
 	svc.Staging, svc.Stager, svc.Downloader = staging, stg, dl
 	return svc, nil
 }
@@ -155,4 +163,10 @@ func (s *Service) WatchConfig(ctx context.Context, every time.Duration) {
 }
 
 // Close closes the MCP server (its sessions and streams).
-func (s *Service) Close() { s.MCP.Close() }
+func (s *Service) Close() {
+	s.MCP.Close()
+	// The last writes' nudges, briefly: they are only a convenience.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	s.ui.Wait(ctx)
+}

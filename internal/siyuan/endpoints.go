@@ -94,6 +94,11 @@ const (
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
+
+	epReloadProtyle       = "/api/ui/reloadProtyle"
+	epReloadFiletree      = "/api/ui/reloadFiletree"
+	epReloadTag           = "/api/ui/reloadTag"
+	epReloadAttributeView = "/api/ui/reloadAttributeView"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -126,7 +131,9 @@ func kindOf(endpoint string) CallKind {
 		// rendering (the current view, the keys' order): repeating them
 		// changes nothing further.
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
-		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks:
+		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
+		// The UI nudges change no data; a repeated one reloads a view again.
+		epReloadProtyle, epReloadFiletree, epReloadTag, epReloadAttributeView:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,

@@ -48,6 +48,10 @@ type Env struct {
 	Stager     Stager
 	Downloader Downloader
 
+	// UI, on the authority, asks SiYuan's open windows to show each
+	// committed write (nil: it does not).
+	UI *UIRefresher
+
 	// tools lists the registry's tools, for system.bootstrap.
 	tools func() []*Tool
 }

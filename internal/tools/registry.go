@@ -112,7 +112,7 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 	}
 	ctx = WithPolicy(ctx, pc.policy)
 	if pc.writes {
-		v, err := r.write(ctx, pc.tool, pc.action, pc.args, pc.parsed, pc.fields, pc.gate)
+		v, err := r.write(ctx, pc.tool, pc.action, pc.args, pc.parsed, pc.fields, pc.gate, pc.touches)
 		if gerr := pc.gate.wait(); gerr != nil {
 			// Whatever ran (a replay answered from the ledger, a refusal),
 			// a call the gate refuses answers only the refusal.
@@ -187,6 +187,9 @@ type prepared struct {
 	answer any // help answers here, without an action
 	// gate, when set, is the notebook decision still running (see gate).
 	gate *gate
+	// touches are what the call touches: the gate's input, and what a
+	// committed write asks SiYuan's windows to show again.
+	touches []Touch
 }
 
 // prepare decodes a call, applies the gate (configuration readable, tool
@@ -267,6 +270,7 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 			gctx := siyuan.WithoutReadMeter(ctx)
 			var touches []Touch
 			if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
+				pc.touches = touches
 				// A write waits in its state read and its dispatch, so one
 				// without a state reader decides first.
 				waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
@@ -310,7 +314,7 @@ func unknownAction(t *Tool, p *Policy, e *failure.Error) *failure.Error {
 }
 
 // write hands a non-read action to the coordinator, or to the authority.
-func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, parsed any, fields map[string]json.RawMessage, g *gate) (any, error) {
+func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, parsed any, fields map[string]json.RawMessage, g *gate, touches []Touch) (any, error) {
 	env := r.env
 	if env.Coordinator == nil && env.Delegate != nil {
 		fields = maps.Clone(fields)
@@ -428,6 +432,11 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 			e = e.Clone().Attempted(false)
 		}
 		return nil, e
+	}
+	if env.UI != nil && v["status"] == string(strict.StatusCommitted) && v["replayed"] == false {
+		// After the answer is decided and outside the guarantee: a failed
+		// nudge never turns the committed write into a failure.
+		env.UI.Refresh(refreshOf(t.Name, touches, business, v))
 	}
 	return v, nil
 }
