@@ -25,8 +25,8 @@ type uiProxy struct {
 	seen []string // "reloadProtyle <id>", "reloadFiletree", ...
 	// answers are the kernel's replies to the nudges, in order.
 	answers []string
-	hold chan struct{}
-	fail bool
+	hold    chan struct{}
+	fail    bool
 }
 
 func startUIProxy(t *testing.T, kernelURL string) *uiProxy {
