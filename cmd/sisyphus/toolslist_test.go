@@ -109,4 +109,3 @@ func TestToolsListSize(t *testing.T) {
 		}
 	}
 }
-
