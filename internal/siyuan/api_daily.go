@@ -26,15 +26,17 @@ type (
 // CreateDailyNote returns the id of today's daily note of a notebook,
 // creating it at the human path the notebook's dailyNoteSavePath template
 // renders to (with its dailyNoteTemplatePath body) when none exists there.
-// A note found there gains the custom-dailynote-YYYYMMDD attribute.
-func (c *Client) CreateDailyNote(ctx context.Context, notebook string) (string, error) {
+// A note found there gains the custom-dailynote-YYYYMMDD attribute. app,
+// when set, names the SiYuan app the kernel's "created" event is for.
+func (c *Client) CreateDailyNote(ctx context.Context, notebook, app string) (string, error) {
 	if err := need(epCreateDailyNote, "notebook", notebook); err != nil {
 		return "", err
 	}
 	var out DailyNote
 	if err := c.invoke(ctx, epCreateDailyNote, struct {
 		Notebook string `json:"notebook"`
-	}{notebook}, &out); err != nil {
+		App      string `json:"app,omitempty"`
+	}{notebook, app}, &out); err != nil {
 		return "", err
 	}
 	if out.ID == "" {

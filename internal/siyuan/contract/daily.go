@@ -44,9 +44,9 @@ func (s *suite) setDailyConf(t *testing.T, nb, savePath, tpl string) {
 
 func checkDailyNoteOnce(t *testing.T, s *suite) {
 	nb, _ := s.auxNotebook(t, "daily1")
-	id, err := s.c.CreateDailyNote(t.Context(), nb)
+	id, err := s.c.CreateDailyNote(t.Context(), nb, "")
 	must(t, "CreateDailyNote", err)
-	again, err := s.c.CreateDailyNote(t.Context(), nb)
+	again, err := s.c.CreateDailyNote(t.Context(), nb, "")
 	must(t, "CreateDailyNote again", err)
 	if again != id {
 		t.Fatalf("second CreateDailyNote = %s, want the same note %s", again, id)
@@ -80,7 +80,7 @@ func checkDailyNoteFound(t *testing.T, s *suite) {
 	now := today()
 	doc, err := s.c.CreateDocWithMd(t.Context(), siyuan.CreateDocRequest{Notebook: nb, Path: "/j/" + now.Format("2006-01-02"), Markdown: "already here"})
 	must(t, "CreateDocWithMd", err)
-	id, err := s.c.CreateDailyNote(t.Context(), nb)
+	id, err := s.c.CreateDailyNote(t.Context(), nb, "")
 	must(t, "CreateDailyNote", err)
 	if id != doc {
 		t.Fatalf("CreateDailyNote = %s, want the document at the path, %s", id, doc)
@@ -101,7 +101,7 @@ func checkDailyNoteTemplate(t *testing.T, s *suite) {
 	name := s.templateName("daily")
 	s.putTemplate(t, name+".md", "## Log\n\n- item\n")
 	s.setDailyConf(t, nb, `/t/{{now | date "2006-01-02"}}`, name+".md")
-	id, err := s.c.CreateDailyNote(t.Context(), nb)
+	id, err := s.c.CreateDailyNote(t.Context(), nb, "")
 	must(t, "CreateDailyNote", err)
 	kids := s.children(t, id)
 	if len(kids) != 2 || kids[0].Type != "h" || kids[0].Markdown != "## Log" || kids[1].Type != "l" {
@@ -113,7 +113,7 @@ func checkDailyNoteTemplate(t *testing.T, s *suite) {
 	}
 	// A template that does not exist is skipped: an empty note.
 	s.setDailyConf(t, nb, `/u/{{now | date "2006-01-02"}}`, name+"-missing.md")
-	id2, err := s.c.CreateDailyNote(t.Context(), nb)
+	id2, err := s.c.CreateDailyNote(t.Context(), nb, "")
 	must(t, "CreateDailyNote without its template", err)
 	if kids := s.children(t, id2); len(kids) != 1 || kids[0].Markdown != "" {
 		t.Fatalf("daily note of a missing template = %+v", kids)
@@ -122,21 +122,21 @@ func checkDailyNoteTemplate(t *testing.T, s *suite) {
 
 func checkDailyNoteErrors(t *testing.T, s *suite) {
 	nb, _ := s.auxNotebook(t, "daily4")
-	_, err := s.c.CreateDailyNote(t.Context(), freshID())
+	_, err := s.c.CreateDailyNote(t.Context(), freshID(), "")
 	if api := apiError(t, "CreateDailyNote of a missing notebook", err); api.Code != 1 || api.Msg != "notebook not found" {
 		t.Fatalf("missing notebook: %+v", api)
 	}
-	_, err = s.c.CreateDailyNote(t.Context(), "not-an-id")
+	_, err = s.c.CreateDailyNote(t.Context(), "not-an-id", "")
 	if api := apiError(t, "CreateDailyNote of a malformed id", err); api.Code != 1 || api.Msg != "notebook not found" {
 		t.Fatalf("malformed id: %+v", api)
 	}
 	s.setDailyConf(t, nb, "", "")
-	_, err = s.c.CreateDailyNote(t.Context(), nb)
+	_, err = s.c.CreateDailyNote(t.Context(), nb, "")
 	if api := apiError(t, "CreateDailyNote without a path", err); api.Code != -1 || api.Msg != "Please specify the daily note save path in the Notebook Settings" {
 		t.Fatalf("no save path: %+v", api)
 	}
 	s.setDailyConf(t, nb, `/j/{{ nosuchfunc }}`, "")
-	_, err = s.c.CreateDailyNote(t.Context(), nb)
+	_, err = s.c.CreateDailyNote(t.Context(), nb, "")
 	if api := apiError(t, "CreateDailyNote with a bad template", err); api.Code != -1 || !strings.HasPrefix(api.Msg, "Parse template failed: ") {
 		t.Fatalf("bad path template: %+v", api)
 	}
@@ -155,7 +155,7 @@ func checkDailyNoteInsert(t *testing.T, s *suite) {
 	txs, err := s.c.AppendDailyNoteBlock(t.Context(), nb, "markdown", "appended **x**")
 	must(t, "AppendDailyNoteBlock", err)
 	app := oneInsert(t, txs)
-	note, err := s.c.CreateDailyNote(t.Context(), nb)
+	note, err := s.c.CreateDailyNote(t.Context(), nb, "")
 	must(t, "CreateDailyNote", err)
 	kids := s.children(t, note)
 	if app.ParentID != note || len(kids) != 2 || app.ID != kids[1].ID || app.PreviousID != kids[0].ID {
