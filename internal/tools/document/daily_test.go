@@ -205,4 +205,3 @@ func TestDocToHeading(t *testing.T) {
 		t.Fatal("a refused doc_to_heading moved the document")
 	}
 }
-
