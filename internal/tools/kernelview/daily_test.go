@@ -1,6 +1,9 @@
 package kernelview
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDailyDateParsing(t *testing.T) {
 	for _, c := range []struct{ kd, want string }{
@@ -14,4 +17,18 @@ func TestDailyDateParsing(t *testing.T) {
 			t.Errorf("dailyDate(%q) = %q, want %q", c.kd, got, c.want)
 		}
 	}
+}
+
+// FuzzDailyDate: any kramdown the kernel answers yields no date or an
+// eight-digit one found in it.
+func FuzzDailyDate(f *testing.F) {
+	f.Add("{: custom-dailynote-20261201=\"20261201\" id=\"x\"}")
+	f.Add("a\n{: id=\"b\"}\n\n{: custom-dailynote-")
+	f.Add("\n{:custom-dailynote-99999999")
+	f.Fuzz(func(t *testing.T, kd string) {
+		d := dailyDate(kd)
+		if d != "" && (len(d) != 8 || !isDigits(d) || !strings.Contains(kd, DailyAttrPrefix+d)) {
+			t.Fatalf("dailyDate(%q) = %q", kd, d)
+		}
+	})
 }
