@@ -111,6 +111,7 @@ func TestHeadingToDoc(t *testing.T) {
 	src := s.MkDoc(t, s.NB, "/Src", "# H1\n\npara\n\n## H2\n\nunder\n\n# Other\n\ntail")
 	kids := s.Kids(t, src)
 	h1 := kids[0]
+	h2 := s.Kids(t, s.MkDoc(t, s.NB, "/Spare", "## Spare\n\nx"))[0]
 	args := map[string]any{"action": "heading_to_doc", "headingID": h1, "targetNotebook": s.NB}
 	pre := s.Preflight(t, "document", args, "expectedStructureHash", 2)
 	res := s.Commit(t, "document", args, pre)
@@ -137,6 +138,15 @@ func TestHeadingToDoc(t *testing.T) {
 	if p := s.Where(t, kids[4]).Path; p != strings.TrimSuffix(s.Where(t, s.Doc).Path, ".sy")+"/"+kids[4]+".sy" {
 		t.Fatalf("under a document: %s", p)
 	}
+	// After a sibling document, by its storage path: at the root, next to it.
+	next := map[string]any{"action": "heading_to_doc", "headingID": kids[2], "targetNotebook": s.NB, "previousPath": s.Where(t, s.Doc).Path}
+	res = s.Commit(t, "document", next, s.Preflight(t, "document", next, "expectedStructureHash", 2))
+	if res["path"] != "/"+kids[2]+".sy" || s.Where(t, kids[2]).Path != "/"+kids[2]+".sy" || res["previousPath"] != s.Where(t, s.Doc).Path {
+		t.Fatalf("after a sibling: %v", res)
+	}
+	if order := s.childOrder(t, s.NB, "/"); slices.Index(order, kids[2]) != slices.Index(order, s.Doc)+1 {
+		t.Fatalf("root order %v: %s is not right after %s", order, kids[2], s.Doc)
+	}
 	for _, bad := range []struct {
 		args map[string]any
 		code failure.Code
@@ -144,10 +154,10 @@ func TestHeadingToDoc(t *testing.T) {
 		{map[string]any{"action": "heading_to_doc", "headingID": s.Blocks[0], "targetNotebook": s.NB}, failure.InvalidArguments},
 		{map[string]any{"action": "heading_to_doc", "headingID": s.Doc, "targetNotebook": s.NB}, failure.InvalidArguments},
 		{map[string]any{"action": "heading_to_doc", "headingID": "20200101010101-abcdefg", "targetNotebook": s.NB}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": kids[2], "targetNotebook": "20200101010101-abcdefg"}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": kids[2], "targetNotebook": s.NB, "targetPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": kids[2], "targetNotebook": s.NB, "previousPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": kids[2], "targetNotebook": s.NB, "targetPath": "Doc"}, failure.InvalidArguments},
+		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": "20200101010101-abcdefg"}, failure.NotFound},
+		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": s.NB, "targetPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
+		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": s.NB, "previousPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
+		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": s.NB, "targetPath": "Doc"}, failure.InvalidArguments},
 	} {
 		e := s.WantErr(t, "document", tooltest.CopyArgs(bad.args, "validateOnly", true), bad.code)
 		if e.WriteAttempted == nil || *e.WriteAttempted || e.RequestID != "" {

@@ -243,8 +243,13 @@ var headingToDoc = tools.Write[h2dArgs, H2DState]{
 		if err := env.Kernel.Heading2Doc(ctx, req); err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"id": a.HeadingID, "notebook": a.TargetNotebook, "path": a.newPath(), "sourceID": st.Doc.ID,
-			"_section": strings.Join(st.Section, ","), "_source": strings.Join(st.SourceChildren, ",")}, nil
+		p := tools.Payload{"id": a.HeadingID, "headingID": a.HeadingID, "targetNotebook": a.TargetNotebook, "targetPath": a.TargetPath,
+			"notebook": a.TargetNotebook, "path": a.newPath(), "sourceID": st.Doc.ID,
+			"_section": strings.Join(st.Section, ","), "_source": strings.Join(st.SourceChildren, ",")}
+		if a.PreviousPath != "" {
+			p["previousPath"] = a.PreviousPath
+		}
+		return p, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a h2dArgs, p tools.Payload) (any, error) {
 		section := splitIDs(p["_section"])
