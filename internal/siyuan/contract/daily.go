@@ -111,6 +111,16 @@ func checkDailyNoteTemplate(t *testing.T, s *suite) {
 	if k := s.kramdown(t, id); !strings.Contains(k, `custom-dailynote-`+date+`="`+date+`"`) {
 		t.Fatalf("templated note kramdown = %q", k)
 	}
+	// A trailing IAL in the template stays on its last block: the note's
+	// own attributes are not taken from it.
+	s.putTemplate(t, name+"-ial.md", "body line\n\n{: custom-t=\"1\" icon=\"1f4d4\"}\n")
+	s.setDailyConf(t, nb, `/v/{{now | date "2006-01-02"}}`, name+"-ial.md")
+	idIAL, err := s.c.CreateDailyNote(t.Context(), nb, "")
+	must(t, "CreateDailyNote with a trailing IAL", err)
+	kids = s.children(t, idIAL)
+	if len(kids) != 1 || kids[0].Markdown != "body line" || s.attrs(t, kids[0].ID)["custom-t"] != "1" || s.attrs(t, idIAL)["custom-t"] != "" {
+		t.Fatalf("template with a trailing IAL: %+v, note attrs %v", kids, s.attrs(t, idIAL))
+	}
 	// A template that does not exist is skipped: an empty note.
 	s.setDailyConf(t, nb, `/u/{{now | date "2006-01-02"}}`, name+"-missing.md")
 	id2, err := s.c.CreateDailyNote(t.Context(), nb, "")
