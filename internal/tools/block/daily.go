@@ -62,7 +62,9 @@ var addToDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 		if len(ids) == 0 || note == "" {
 			return nil, errors.New("the kernel reported no inserted block")
 		}
-		at, err := kernelview.ReadDailyNote(ctx, env, note, a.Notebook)
+		at, err := tools.Await(ctx, func(ctx context.Context) (kernelview.DailyNoteAt, error) {
+			return kernelview.ReadDailyNote(ctx, env, note)
+		}, func(n kernelview.DailyNoteAt) error { return n.Of(a.Notebook) })
 		if err != nil {
 			return nil, err
 		}

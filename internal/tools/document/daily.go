@@ -46,8 +46,8 @@ var createDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 	Readback: func(ctx context.Context, env *tools.Env, a dailyArgs, p tools.Payload) (any, error) {
 		id, _ := p["id"].(string)
 		note, err := tools.Await(ctx, func(ctx context.Context) (kernelview.DailyNoteAt, error) {
-			return kernelview.ReadDailyNote(ctx, env, id, a.Notebook)
-		}, func(kernelview.DailyNoteAt) error { return nil })
+			return kernelview.ReadDailyNote(ctx, env, id)
+		}, func(n kernelview.DailyNoteAt) error { return n.Of(a.Notebook) })
 		if err != nil {
 			return nil, err
 		}

@@ -62,31 +62,36 @@ type DailyNoteAt struct {
 	Date     string `json:"date"`
 }
 
-// ReadDailyNote reads a document and requires it to be a daily note of the
-// notebook. The date attribute is read from the document's kramdown:
-// SiYuan writes it into the tree of a note it found, while getBlockAttrs
-// keeps serving the cached attributes without it.
-func ReadDailyNote(ctx context.Context, env *tools.Env, id, notebook string) (DailyNoteAt, error) {
+// ReadDailyNote reads where a document lives and the daily-note date
+// attribute it carries ("" when none). The date is read from the
+// document's kramdown: SiYuan writes it into the tree of a note it found,
+// while getBlockAttrs keeps serving the cached attributes without it.
+func ReadDailyNote(ctx context.Context, env *tools.Env, id string) (DailyNoteAt, error) {
 	p, err := env.Kernel.GetPathByID(ctx, id)
 	if err != nil {
 		return DailyNoteAt{}, err
-	}
-	if p.Notebook != notebook || !strings.HasSuffix(p.Path, "/"+id+".sy") {
-		return DailyNoteAt{}, fmt.Errorf("daily note %s is at %s in notebook %s, not a document of notebook %s", id, p.Path, p.Notebook, notebook)
 	}
 	kd, err := env.Kernel.GetBlockKramdown(ctx, id)
 	if err != nil {
 		return DailyNoteAt{}, err
 	}
-	date := dailyDate(kd.Kramdown)
-	if date == "" {
-		return DailyNoteAt{}, fmt.Errorf("document %s has no %s attribute", id, DailyAttrPrefix+"YYYYMMDD")
-	}
 	hp, err := env.Kernel.GetHPathByID(ctx, id)
 	if err != nil {
 		return DailyNoteAt{}, err
 	}
-	return DailyNoteAt{ID: id, Notebook: notebook, Path: p.Path, HPath: hp, Date: date}, nil
+	return DailyNoteAt{ID: id, Notebook: p.Notebook, Path: p.Path, HPath: hp, Date: dailyDate(kd.Kramdown)}, nil
+}
+
+// Of requires the note to be a daily note: a document of the notebook
+// with the date attribute.
+func (d DailyNoteAt) Of(notebook string) error {
+	switch {
+	case d.Notebook != notebook || !strings.HasSuffix(d.Path, "/"+d.ID+".sy"):
+		return fmt.Errorf("daily note %s is at %s in notebook %s, not a document of notebook %s", d.ID, d.Path, d.Notebook, notebook)
+	case d.Date == "":
+		return fmt.Errorf("document %s has no %s attribute", d.ID, DailyAttrPrefix+"YYYYMMDD")
+	}
+	return nil
 }
 
 // dailyDate finds the newest custom-dailynote-YYYYMMDD date in the

@@ -32,3 +32,26 @@ func FuzzDailyDate(f *testing.F) {
 		}
 	})
 }
+
+func TestDailyChecks(t *testing.T) {
+	const nb = "20260101000000-nbnbnbn"
+	for _, c := range []struct {
+		name string
+		err  error
+		ok   bool
+	}{
+		{"target ok", DailyTarget{Notebook: nb, SavePath: "/daily/{{now}}"}.Check(), true},
+		{"target missing", DailyTarget{Notebook: nb, Missing: true}.Check(), false},
+		{"target closed", DailyTarget{Notebook: nb, Closed: true, SavePath: "/d"}.Check(), false},
+		{"target without path", DailyTarget{Notebook: nb}.Check(), false},
+		{"target at root", DailyTarget{Notebook: nb, SavePath: "/"}.Check(), false},
+		{"note ok", DailyNoteAt{ID: "d", Notebook: nb, Path: "/a/d.sy", Date: "20260101"}.Of(nb), true},
+		{"note elsewhere", DailyNoteAt{ID: "d", Notebook: "other", Path: "/d.sy", Date: "20260101"}.Of(nb), false},
+		{"note is a block", DailyNoteAt{ID: "b", Notebook: nb, Path: "/d.sy", Date: "20260101"}.Of(nb), false},
+		{"note without date", DailyNoteAt{ID: "d", Notebook: nb, Path: "/d.sy"}.Of(nb), false},
+	} {
+		if (c.err == nil) != c.ok {
+			t.Errorf("%s: %v", c.name, c.err)
+		}
+	}
+}
