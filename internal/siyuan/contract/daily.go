@@ -24,6 +24,7 @@ var dailyChecks = []check{
 	{"duplicate_doc_errors", checkDuplicateDocErrors},
 	{"heading_to_doc", checkHeadingToDoc},
 	{"heading_to_doc_odd_inputs", checkHeadingToDocOdd},
+	{"heading_doc_across_notebooks", checkHeadingDocAcrossNotebooks},
 	{"doc_to_heading", checkDocToHeading},
 	{"doc_to_heading_refusals", checkDocToHeadingRefusals},
 }
@@ -509,4 +510,34 @@ func checkDocToHeadingRefusals(t *testing.T, s *suite) {
 	s.eventually(t, "source removed", func() bool { return !s.exists(t, src) })
 	requireOrder(t, "target of a document target", s.childIDs(t, target), before)
 	s.removeDocs(t, kid, parent, target)
+}
+
+func checkHeadingDocAcrossNotebooks(t *testing.T, s *suite) {
+	aux, _ := s.auxNotebook(t, "h2d")
+	doc := s.newDoc(t, "cross-"+randWord(6), "# CH\n\ncross body")
+	kids := s.childIDs(t, doc)
+	must(t, "Heading2Doc to another notebook", s.c.Heading2Doc(t.Context(), siyuan.Heading2DocRequest{HeadingID: kids[0], TargetNotebook: aux, TargetPath: "/"}))
+	p, err := s.c.GetPathByID(t.Context(), kids[0])
+	must(t, "GetPathByID", err)
+	if p.Notebook != aux || p.Path != "/"+kids[0]+".sy" {
+		t.Fatalf("across notebooks: %+v", p)
+	}
+	requireOrder(t, "moved section", s.childIDs(t, kids[0]), kids[1:])
+	// And back, as a heading before the source's new empty paragraph.
+	para := s.childIDs(t, doc)
+	if len(para) != 1 {
+		t.Fatalf("emptied source: %v", para)
+	}
+	res, err := s.c.Doc2Heading(t.Context(), kids[0], para[0], false)
+	must(t, "Doc2Heading from another notebook", err)
+	if res.SrcTreeBox != aux || res.SrcTreePath != "/"+kids[0]+".sy" {
+		t.Fatalf("Doc2Heading across notebooks = %+v", res)
+	}
+	requireOrder(t, "back in the source", s.childIDs(t, doc), []string{kids[0], kids[1], para[0]})
+	p, err = s.c.GetPathByID(t.Context(), kids[0])
+	must(t, "GetPathByID", err)
+	if p.Notebook != s.box {
+		t.Fatalf("heading back in %+v", p)
+	}
+	s.removeDocs(t, doc)
 }

@@ -112,6 +112,7 @@ func TestHeadingToDoc(t *testing.T) {
 	kids := s.Kids(t, src)
 	h1 := kids[0]
 	h2 := s.Kids(t, s.MkDoc(t, s.NB, "/Spare", "## Spare\n\nx"))[0]
+	h3 := s.Kids(t, s.MkDoc(t, s.NB, "/Spare3", "## Spare3\n\ny"))[0]
 	args := map[string]any{"action": "heading_to_doc", "headingID": h1, "targetNotebook": s.NB}
 	pre := s.Preflight(t, "document", args, "expectedStructureHash", 2)
 	res := s.Commit(t, "document", args, pre)
@@ -138,6 +139,25 @@ func TestHeadingToDoc(t *testing.T) {
 	if p := s.Where(t, kids[4]).Path; p != strings.TrimSuffix(s.Where(t, s.Doc).Path, ".sy")+"/"+kids[4]+".sy" {
 		t.Fatalf("under a document: %s", p)
 	}
+	// Write permission is needed in both notebooks.
+	other, err := s.C.CreateNotebook(ctx, "Other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{other.ID: tools.LevelRead}, Default: tools.LevelWrite, AllActions: true, Strict: true, Version: "t"}
+	cross := map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": other.ID, "validateOnly": true}
+	if e := s.WantErr(t, "document", cross, failure.PermissionDenied); e.Details["notebook"] != other.ID {
+		t.Fatalf("read-only target notebook: %+v", e)
+	}
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{s.NB: tools.LevelRead}, Default: tools.LevelWrite, AllActions: true, Strict: true, Version: "t2"}
+	if e := s.WantErr(t, "document", cross, failure.PermissionDenied); e.Details["notebook"] != s.NB {
+		t.Fatalf("read-only source notebook: %+v", e)
+	}
+	s.Policy = nil
+	res = s.Commit(t, "document", cross, s.Preflight(t, "document", cross, "expectedStructureHash", 2))
+	if s.Where(t, h2).Notebook != other.ID {
+		t.Fatalf("across notebooks: %v", res)
+	}
 	// After a sibling document, by its storage path: at the root, next to it.
 	next := map[string]any{"action": "heading_to_doc", "headingID": kids[2], "targetNotebook": s.NB, "previousPath": s.Where(t, s.Doc).Path}
 	res = s.Commit(t, "document", next, s.Preflight(t, "document", next, "expectedStructureHash", 2))
@@ -154,10 +174,10 @@ func TestHeadingToDoc(t *testing.T) {
 		{map[string]any{"action": "heading_to_doc", "headingID": s.Blocks[0], "targetNotebook": s.NB}, failure.InvalidArguments},
 		{map[string]any{"action": "heading_to_doc", "headingID": s.Doc, "targetNotebook": s.NB}, failure.InvalidArguments},
 		{map[string]any{"action": "heading_to_doc", "headingID": "20200101010101-abcdefg", "targetNotebook": s.NB}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": "20200101010101-abcdefg"}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": s.NB, "targetPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": s.NB, "previousPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
-		{map[string]any{"action": "heading_to_doc", "headingID": h2, "targetNotebook": s.NB, "targetPath": "Doc"}, failure.InvalidArguments},
+		{map[string]any{"action": "heading_to_doc", "headingID": h3, "targetNotebook": "20200101010101-abcdefg"}, failure.NotFound},
+		{map[string]any{"action": "heading_to_doc", "headingID": h3, "targetNotebook": s.NB, "targetPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
+		{map[string]any{"action": "heading_to_doc", "headingID": h3, "targetNotebook": s.NB, "previousPath": "/20200101010101-abcdefg.sy"}, failure.NotFound},
+		{map[string]any{"action": "heading_to_doc", "headingID": h3, "targetNotebook": s.NB, "targetPath": "Doc"}, failure.InvalidArguments},
 	} {
 		e := s.WantErr(t, "document", tooltest.CopyArgs(bad.args, "validateOnly", true), bad.code)
 		if e.WriteAttempted == nil || *e.WriteAttempted || e.RequestID != "" {
