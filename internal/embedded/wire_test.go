@@ -29,6 +29,7 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 	box := e.box()
 	doc := e.doc(box, "/Wire", "# H\n\npara wire\n\n- item")
 	e.doc(box, "/Wire/Sub", "child para wire")
+	d2h := e.doc(box, "/WireD2H", "moved")
 	var kids []siyuan.ChildBlock
 	e.ok("/api/block/getChildBlocks", map[string]any{"id": doc}, &kids)
 	blk := kids[1].ID
@@ -80,6 +81,9 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 		{"/api/search/searchAsset", map[string]any{"k": ""}, new([]siyuan.AssetSearchResult)},
 		{"/api/search/searchTemplate", map[string]any{"k": "wire"}, new(wire.TemplateSearch)},
 		{"/api/template/render", map[string]any{"id": doc, "path": tpl}, new(siyuan.RenderedTemplate)},
+		{"/api/filetree/createDailyNote", map[string]any{"notebook": nb.Notebook.ID}, new(siyuan.DailyNote)},
+		{"/api/filetree/duplicateDoc", map[string]any{"id": doc}, new(siyuan.DuplicatedDoc)},
+		{"/api/filetree/doc2Heading", map[string]any{"srcID": d2h, "targetID": blk, "after": false}, new(siyuan.Doc2Heading)},
 		{"/api/block/insertBlock", map[string]any{"dataType": "markdown", "data": "ins", "previousID": blk}, txs},
 		{"/api/block/appendBlock", map[string]any{"dataType": "markdown", "data": "app", "parentID": doc}, txs},
 		{"/api/block/prependBlock", map[string]any{"dataType": "markdown", "data": "pre", "parentID": doc}, txs},
@@ -277,6 +281,7 @@ func wireType(name string) reflect.Type {
 		wire.AVValueCheckbox{}, wire.AVValueRelation{}, wire.AVValueRollup{}, wire.AVRender{}, wire.AVViewData{},
 		wire.AVTable{}, wire.AVColumn{}, wire.AVRow{}, wire.AVCell{}, wire.AVBlockKeys{}, wire.AVFilterSort{},
 		wire.AVSearchResult{}, wire.AVPrimaryKeyValues{}, wire.AVRefDefs{}, wire.AVDuplicate{},
+		wire.DailyNote{}, wire.DuplicatedDoc{}, wire.Doc2Heading{},
 	} {
 		if typ := reflect.TypeOf(v); typ.Name() == name {
 			return typ

@@ -24,6 +24,7 @@ func Tool() *tools.Tool {
 			update.Action(), setAttrs.Action(), deleteBlock.Action(), setFoldState.Action(),
 			appendBlock.Action(), prependBlock.Action(), insertBlock.Action(),
 			move.Action(), replace.Action(),
+			addToDailyNote.Action(),
 		},
 	}
 }
