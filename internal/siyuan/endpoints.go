@@ -94,6 +94,17 @@ const (
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
+
+	epGetConf              = "/api/system/getConf"
+	epGetNetwork           = "/api/system/getNetwork"
+	epGetWorkspaceInfo     = "/api/system/getWorkspaceInfo"
+	epGetInstalledPlugin   = "/api/bazaar/getInstalledPlugin"
+	epGetInstalledWidget   = "/api/bazaar/getInstalledWidget"
+	epGetInstalledTheme    = "/api/bazaar/getInstalledTheme"
+	epGetInstalledIcon     = "/api/bazaar/getInstalledIcon"
+	epGetInstalledTemplate = "/api/bazaar/getInstalledTemplate"
+	epGetSnippet           = "/api/snippet/getSnippet"
+	epPerformSync          = "/api/sync/performSync"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -126,7 +137,9 @@ func kindOf(endpoint string) CallKind {
 		// rendering (the current view, the keys' order): repeating them
 		// changes nothing further.
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
-		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks:
+		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
+		epGetConf, epGetNetwork, epGetWorkspaceInfo, epGetSnippet,
+		epGetInstalledPlugin, epGetInstalledWidget, epGetInstalledTheme, epGetInstalledIcon, epGetInstalledTemplate:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -147,7 +160,9 @@ func kindOf(endpoint string) CallKind {
 		epPushMsg, epPushErrMsg,
 		epTransactions,
 		epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
-		epSetAVBlockAttr, epBatchSetAVBlockAttrs:
+		epSetAVBlockAttr, epBatchSetAVBlockAttrs,
+		// performSync starts a cloud sync: an external side effect.
+		epPerformSync:
 		return Write
 	}
 	return Write
