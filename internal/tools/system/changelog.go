@@ -50,7 +50,9 @@ func ParseChangelog(md string) []ChangelogEntry {
 	return out
 }
 
-func normVersion(v string) string { return strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V") }
+func normVersion(v string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
+}
 
 // CompareVersions orders dotted versions numerically part by part
 // ("0.0.0-dev.10" after "0.0.0-dev.9"); a part that is not a number sorts
