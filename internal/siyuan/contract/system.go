@@ -260,7 +260,6 @@ func checkInstalledOtherKinds(t *testing.T, s *suite) {
 		"Parses request [/api/bazaar/getInstalledWidget] failed: the request body is empty or truncated (EOF)", 1)
 }
 
-
 // checkGetSnippet: data/snippets/conf.json filtered by type (an unknown
 // one matches nothing), enabled (0 disabled, 2 all, any other number
 // enabled) and keyword (trimmed, case-insensitive, name or body); type and
