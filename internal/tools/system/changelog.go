@@ -23,7 +23,7 @@ type ChangelogEntry struct {
 	Raw     string   `json:"rawMarkdown,omitempty"`
 }
 
-var versionHeading = regexp.MustCompile(`(?m)^##\s+(v?[0-9][^\s]*)\s*(?:-\s*(.+?))?\s*$`)
+var versionHeading = regexp.MustCompile(`(?m)^##[ \t]+(v?[0-9][^\s]*)[ \t]*(?:-[ \t]*(.+?))?[ \t]*$`)
 
 // ParseChangelog splits a changelog into its version sections, newest
 // first as written.

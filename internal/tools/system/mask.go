@@ -88,6 +88,10 @@ var secretText = []*regexp.Regexp{
 // endpoint).
 var userinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+(?::[^/\s@]*)?@`)
 
+// bareUserinfo is user:password@ before a host without a scheme (a proxy
+// host as SiYuan stores it).
+var bareUserinfo = regexp.MustCompile(`^[^\s/:@]+:[^\s/@]*@`)
+
 // assignment is `name = value` or `name: "value"` for a secret-looking
 // name in text (a .env-like or a script file).
 var assignment = regexp.MustCompile(`(?i)\b([A-Za-z0-9_.-]*(?:token|password|passwd|secret|api[_-]?key|access[_-]?key|cookie|authorization|auth[_-]?code|private[_-]?key))\b(["']?\s*[:=]\s*)(?:"([^"\r\n]{4,})"|'([^'\r\n]{4,})'|([^\s"',;]{4,}))`)
@@ -99,6 +103,7 @@ func RedactText(s string) (out string, redacted bool) {
 		out = re.ReplaceAllString(out, Redacted)
 	}
 	out = userinfo.ReplaceAllString(out, "${1}"+Redacted+"@")
+	out = bareUserinfo.ReplaceAllString(out, Redacted+"@")
 	out = assignment.ReplaceAllStringFunc(out, func(m string) string {
 		sub := assignment.FindStringSubmatch(m)
 		switch {
