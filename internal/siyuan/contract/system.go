@@ -227,6 +227,29 @@ func checkInstalledPlugin(t *testing.T, s *suite) {
 			t.Errorf("keyword %q: listed %v, want %v", kw, !listed, listed)
 		}
 	}
+	// SiYuan keeps which plugins are enabled in petals.json; a plugin with
+	// an entry carries enabled.
+	const petals = petalDir + "/petals.json"
+	var old []byte
+	if rc, _, err := s.c.GetFile(t.Context(), petals); err == nil {
+		old = readAll(t, rc)
+	} else if !errors.Is(err, siyuan.ErrFileNotFound) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if old != nil {
+			s.c.PutFile(t.Context(), siyuan.PutFileRequest{Path: petals, Body: strings.NewReader(string(old))})
+		} else {
+			s.c.RemoveFile(t.Context(), petals)
+		}
+	})
+	pb, _ := json.Marshal([]map[string]any{{"name": name, "displayName": "Contract Plugin", "enabled": true}})
+	s.put(t, petals, pb)
+	got, err := s.c.InstalledPackages(t.Context(), "plugin", "desktop", name)
+	must(t, "InstalledPackages", err)
+	if p := findPackage(got, name); p == nil || p["enabled"] != true {
+		t.Errorf("with a petal: %v", p)
+	}
 	wantEnvelope(t, "no frontend", s.rawJSON(t, "/api/bazaar/getInstalledPlugin", `{"keyword":""}`), http.StatusOK, -1, "Field [frontend] is required", 1)
 	wantEnvelope(t, "empty frontend", s.rawJSON(t, "/api/bazaar/getInstalledPlugin", `{"frontend":" "}`), http.StatusOK, -1, "Field [frontend] must not be empty", 1)
 }
