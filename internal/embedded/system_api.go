@@ -115,7 +115,8 @@ func overlay(dst, src map[string]any) {
 
 // getConf is /api/system/getConf: GetMaskedConf (access code, user data
 // and MCP OAuth masked, nothing else), the sync status word when sync is
-// off, the absolute paths blanked for a non-app client.
+// off, the absolute paths blanked for a non-app client (every client of
+// this kernel: none is the SiYuan app).
 func (k *Kernel) getConf(ctx context.Context, a args) (any, error) {
 	c, err := k.conf()
 	if err != nil {
@@ -137,7 +138,8 @@ func (k *Kernel) getConf(ctx context.Context, a args) (any, error) {
 			sys[key] = ""
 		}
 	}
-	return map[string]any{"conf": c, "start": false, "isPublish": false}, nil
+	// start is !IsUILoaded: no UI ever loads from an embedded kernel.
+	return map[string]any{"conf": c, "start": true, "isPublish": false}, nil
 }
 
 // getNetwork is /api/system/getNetwork: the proxy settings.

@@ -2,6 +2,7 @@ package system
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -62,19 +63,10 @@ func networkAnswer(p siyuan.NetworkProxy) map[string]any {
 
 // maskHost removes the userinfo of a host ("user:pw@proxy" or a URL).
 func maskHost(h string) (string, bool) {
-	if i := lastAt(h); i >= 0 {
+	if i := strings.LastIndexByte(h, '@'); i >= 0 {
 		return Redacted + h[i:], true
 	}
 	return RedactText(h)
-}
-
-func lastAt(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '@' {
-			return i
-		}
-	}
-	return -1
 }
 
 var workspaceInfo = tools.Read[tools.NoArgs]{

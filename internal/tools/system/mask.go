@@ -3,6 +3,7 @@ package system
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"sort"
 	"strings"
@@ -167,16 +168,10 @@ func decodeJSON(data []byte) (any, error) {
 		return nil, err
 	}
 	if dec.More() {
-		return nil, errTrailing
+		return nil, errors.New("trailing data after the JSON value")
 	}
 	return v, nil
 }
-
-type trailingError struct{}
-
-func (trailingError) Error() string { return "trailing data after the JSON value" }
-
-var errTrailing = trailingError{}
 
 // RedactContent redacts a file's text: as JSON when it parses (keys and
 // values, re-indented), else as text.
