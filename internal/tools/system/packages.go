@@ -10,6 +10,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
 
 // Installed packages (plugins, widgets, themes, icons, templates): compact
@@ -264,16 +265,22 @@ var auditEnvironment = tools.Read[auditArgs]{
 			return nil, err
 		}
 		delete(conf, "hints")
+		// The kinds are read side by side: SiYuan looks a kind's local
+		// packages up in the online bazaar, which takes seconds (8 s each,
+		// measured on 3.7.3 offline) when any is installed.
+		kinds := kernelview.SortedUnique(siyuan.PackageKinds)
+		lists, err := kernelview.ReadEach(kinds, func(kind string) ([]map[string]any, error) {
+			return env.Kernel.InstalledPackages(ctx, kind, a.Frontend, "")
+		})
+		if err != nil {
+			return nil, err
+		}
 		totals := map[string]any{}
 		var plugins []map[string]any
-		for _, kind := range siyuan.PackageKinds {
-			pkgs, err := env.Kernel.InstalledPackages(ctx, kind, a.Frontend, "")
-			if err != nil {
-				return nil, err
-			}
-			totals[kind] = len(pkgs)
+		for i, kind := range kinds {
+			totals[kind] = len(lists[i])
 			if kind == "plugin" {
-				plugins = pkgs
+				plugins = lists[i]
 			}
 		}
 		states := map[string]int{"enabled": 0, "disabled": 0, "incompatible": 0, "outdated": 0}
