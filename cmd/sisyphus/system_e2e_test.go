@@ -37,7 +37,7 @@ func TestSystemToolThroughTheBinary(t *testing.T) {
 	k := startKernel(t, dir)
 	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
-	systemFlow(t, s, a, kernelClient(t, k.url, "tok"), "tok", append(secrets, "proxyuser"))
+	systemFlow(t, s, a, kernelClient(t, k.url, "tok"), "tok", append(secrets, "proxyuser"), true)
 	if p := a.ok("system", map[string]any{"action": "network"})["proxy"].(map[string]any); p["host"] != "[REDACTED]@proxy.local" {
 		t.Fatalf("network: %v", p)
 	}
@@ -54,7 +54,7 @@ func TestSystemToolLive(t *testing.T) {
 	}
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
-	systemFlow(t, s, a, kernelClient(t, url, tok), tok, nil)
+	systemFlow(t, s, a, kernelClient(t, url, tok), tok, nil, false)
 }
 
 // feedbackSink is a local feedback endpoint that records every POST.
@@ -113,9 +113,24 @@ func noneOf(t *testing.T, what string, v any, secrets []string) {
 
 // systemFlow walks every system action and feedback.submit; token is the
 // kernel's API token (which getConf answers in clear) and secrets more
-// strings no answer may show.
-func systemFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, token string, secrets []string) {
+// strings no answer may show. fresh tells a workspace Sisyphus has never
+// configured (the defaults apply); on another, the switches the walk
+// uses are set first. The switches are put back as the defaults have them
+// when it ends.
+func systemFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, token string, secrets []string, fresh bool) {
 	ctx := context.Background()
+	if !fresh {
+		s.config(t, "disable", "system.conf")
+		s.config(t, "disable", "system.workspace_info")
+		s.config(t, "enable", "system.list_packages")
+		s.config(t, "feedback", "off")
+	}
+	t.Cleanup(func() {
+		s.config(t, "disable", "system.conf")
+		s.config(t, "disable", "system.workspace_info")
+		s.config(t, "enable", "system.list_packages")
+		s.config(t, "feedback", "off")
+	})
 	secrets = append(secrets, token)
 	tag := fmt.Sprintf("%d", time.Now().UnixNano())
 	plugin := "sisyphus-e2e-" + tag
