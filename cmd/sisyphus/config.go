@@ -46,7 +46,9 @@ Examples:
   sisyphus config permission "Research" rw
   sisyphus config enable block.delete
   sisyphus config disable fs
-  sisyphus config strict on`,
+  sisyphus config strict on
+  sisyphus config feedback https://example.org/sisyphus-feedback
+  sisyphus config feedback off`,
 	}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print the configuration as JSON")
 
@@ -106,7 +108,17 @@ Examples:
 			return change(cmd, settings.Change{Strict: &on})
 		},
 	}
-	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd} {
+	feedbackCmd := &cobra.Command{
+		Use: "feedback URL|off", Short: "Set where feedback.submit posts agents' feedback (an http or https URL), or off to send none", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			u := args[0]
+			if u == "off" {
+				u = ""
+			}
+			return change(cmd, settings.Change{FeedbackURL: &u})
+		},
+	}
+	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, feedbackCmd} {
 		// Every subcommand finds the authority as sisyphus call does.
 		sub.Flags().StringVar(&ff.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and token)")
 		sub.Flags().StringVar(&ff.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "URL of the write authority (default: discovered from the state dir)")
@@ -174,7 +186,12 @@ func printConfig(w io.Writer, v authority.ConfigView) {
 	case !v.Strict.Config:
 		state = "off"
 	}
-	fmt.Fprintf(w, "\nStrict Safe Writes: %s\nStored in %s and %s (version %s)\n", state, v.Files["permissions"], v.Files["tools"], v.Version)
+	fmt.Fprintf(w, "\nStrict Safe Writes: %s\n", state)
+	feedback := "none (feedback.submit sends nothing; set one with sisyphus config feedback URL)"
+	if v.FeedbackEndpoint != "" {
+		feedback = v.FeedbackEndpoint
+	}
+	fmt.Fprintf(w, "Feedback endpoint: %s\nStored in %s and %s (version %s)\n", feedback, v.Files["permissions"], v.Files["tools"], v.Version)
 }
 
 func orDash(ss []string) string {

@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"internal/siyuan/wire":  0,
 	"internal/tools/markup": 0,
 	"internal/histcheck":    0,
+	"docs":                  0,
 
 	"internal/siyuan":    1,
 	"internal/strict":    1,
@@ -47,6 +48,7 @@ var layers = map[string]int{
 	"internal/tools/notebook": 4,
 	"internal/tools/search":   4,
 	"internal/tools/system":   4,
+	"internal/tools/feedback": 4,
 
 	"internal/tools/catalog":  5,
 	"internal/tools/tooltest": 5,

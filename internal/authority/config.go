@@ -28,6 +28,8 @@ type ConfigView struct {
 	Migrated          []string          `json:"migrated,omitempty"`
 	Files             map[string]string `json:"files"`
 	Version           string            `json:"version"`
+	// FeedbackEndpoint is where feedback.submit posts ("": none set).
+	FeedbackEndpoint string `json:"feedbackEndpoint,omitempty"`
 }
 
 // NotebookView is one notebook and what agents may do in it.
@@ -99,6 +101,7 @@ func (s *Service) View(ctx context.Context) (ConfigView, error) {
 	}
 	forced := !s.Registry.Env().StrictOn(context.Background())
 	v.Strict = StrictView{Config: cfg.Strict(), ForcedOff: forced, Effective: cfg.Strict() && !forced}
+	v.FeedbackEndpoint = cfg.FeedbackURL()
 	return v, nil
 }
 

@@ -147,6 +147,7 @@ func (k *Kernel) Handler() http.Handler {
 	maps.Copy(routes, k.avRoutes())
 	maps.Copy(routes, k.uiRoutes())
 	maps.Copy(routes, k.dailyRoutes())
+	maps.Copy(routes, k.systemRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {

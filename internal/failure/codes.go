@@ -88,6 +88,11 @@ const (
 	NotAuthority     Code = "not_authority"
 )
 
+// Codes of actions that need a setting the person makes.
+const (
+	NotConfigured Code = "not_configured"
+)
+
 // Surface says where a code is answered.
 type Surface string
 
@@ -207,6 +212,8 @@ var Codes = []Entry{
 	{NotAuthority, "The route is served only by the write authority, and this server is a front (HTTP 404)",
 		"Send the request to the authority the front delegates to (its --authority URL, or the URL in the state dir's authority.json)", false, HTTP},
 	{KernelMismatch, "The authority coordinates another workspace than the caller reads (HTTP 409)", "Point the front at the authority of its own workspace", false, HTTP},
+	{NotConfigured, "The action needs a setting the person has not made (feedback.submit: an endpoint); nothing was sent",
+		"Ask the person to make the setting the message names (sisyphus config ...)", false, ToolResult},
 }
 
 var byCode = func() map[Code]Entry {

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -147,6 +148,38 @@ func (c *Config) LargeUpload() int64 {
 	return int64(mb) << 20
 }
 
+// FeedbackURL is feedback.endpoint: where feedback.submit posts ("" when
+// none is set).
+func (c *Config) FeedbackURL() string {
+	var f struct {
+		Endpoint string `json:"endpoint"`
+	}
+	if json.Unmarshal(c.tools["feedback"], &f) != nil {
+		return ""
+	}
+	return f.Endpoint
+}
+
+// CheckFeedbackURL accepts an absolute http or https URL without
+// credentials in it, or "" (none).
+func CheckFeedbackURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || !u.IsAbs() || u.Host == "":
+		return fmt.Errorf("the feedback endpoint must be an absolute http or https URL, got %q", s)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("the feedback endpoint must be http or https, got %q", u.Scheme)
+	case u.User != nil:
+		return errors.New("the feedback endpoint must not carry a user or password: put credentials in a path or query the endpoint expects")
+	case len(s) > 2048:
+		return errors.New("the feedback endpoint is longer than 2048 characters")
+	}
+	return nil
+}
+
 // Version identifies the configuration's content.
 func (c *Config) Version() string {
 	h := sha256.New()
@@ -159,7 +192,7 @@ func (c *Config) Version() string {
 // Policy is the configuration as the gate applies it.
 func (c *Config) Policy() *tools.Policy {
 	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
-		LargeUpload: c.LargeUpload()}
+		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
 	}
@@ -354,6 +387,8 @@ type Change struct {
 	Enabled *bool  `json:"enabled,omitempty"`
 	// Strict sets writeSafety.strictMode.
 	Strict *bool `json:"strict,omitempty"`
+	// FeedbackURL sets feedback.endpoint ("" removes it).
+	FeedbackURL *string `json:"feedbackUrl,omitempty"`
 }
 
 // Validate checks the change's shape (not whether its names exist).
@@ -377,8 +412,14 @@ func (ch Change) Validate() error {
 	if ch.Strict != nil {
 		parts++
 	}
+	if ch.FeedbackURL != nil {
+		parts++
+		if err := CheckFeedbackURL(*ch.FeedbackURL); err != nil {
+			return err
+		}
+	}
 	if parts != 1 {
-		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode")
+		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode, the feedback endpoint")
 	}
 	return nil
 }
@@ -421,6 +462,12 @@ func (s *Store) Apply(ctx context.Context, ch Change) (*Config, error) {
 		}
 		if ch.Strict != nil {
 			next["writeSafety"] = merge(c.tools["writeSafety"], map[string]any{"strictMode": *ch.Strict})
+		} else if ch.FeedbackURL != nil {
+			entry := merge(c.tools["feedback"], map[string]any{"endpoint": *ch.FeedbackURL})
+			if *ch.FeedbackURL == "" {
+				delete(entry, "endpoint")
+			}
+			next["feedback"] = entry
 		} else {
 			entry := c.tools[ch.Tool]
 			if ch.Action == "" {
@@ -455,6 +502,8 @@ func (ch Change) shows(c *Config) bool {
 		return ok && got == l
 	case ch.Strict != nil:
 		return c.Strict() == *ch.Strict
+	case ch.FeedbackURL != nil:
+		return c.FeedbackURL() == *ch.FeedbackURL
 	}
 	sw := c.Switches()[ch.Tool]
 	if ch.Action == "" {

@@ -47,6 +47,8 @@ type Config struct {
 	Migrated []string
 	// PermissionsFile and ToolsFile are where the configuration lives.
 	PermissionsFile, ToolsFile string
+	// FeedbackEndpoint is where feedback.submit posts ("": none).
+	FeedbackEndpoint string
 }
 
 // Notebook is one notebook and what agents may do in it.

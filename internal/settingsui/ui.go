@@ -164,7 +164,7 @@ func (u *UI) Handler(base string) http.Handler {
 			if allow(w, r, http.MethodPost) {
 				u.signOut(w, r, base)
 			}
-		case "/notebook", "/tool", "/strict":
+		case "/notebook", "/tool", "/strict", "/feedback":
 			if allow(w, r, http.MethodPost) {
 				u.change(w, r, base, rest)
 			}
@@ -376,6 +376,9 @@ func (u *UI) change(w http.ResponseWriter, r *http.Request, base, what string) {
 			return
 		}
 		ch = settings.Change{Strict: &on}
+	case "/feedback":
+		endpoint := strings.TrimSpace(f.Get("endpoint"))
+		ch = settings.Change{FeedbackURL: &endpoint}
 	}
 	fl := &flash{change: ch}
 	if err := u.backend.Apply(r.Context(), s.principal, ch); err != nil {
@@ -436,6 +439,11 @@ func describe(f *flash, p Page) *flashView {
 		subject, state = "strict mode", onWord(*ch.Strict)
 		if *ch.Strict && p.Config != nil && p.Config.Strict.ForcedOff {
 			extra = " This server was started with --strict-off, so strict writes stay off here until it is restarted without it."
+		}
+	case ch.FeedbackURL != nil:
+		subject, state = "the feedback endpoint", *ch.FeedbackURL
+		if state == "" {
+			subject, state = "feedback", "off (nothing is sent)"
 		}
 	default:
 		return &flashView{OK: true, Text: f.note}

@@ -95,10 +95,20 @@ const (
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
 
-	epReloadProtyle       = "/api/ui/reloadProtyle"
-	epReloadFiletree      = "/api/ui/reloadFiletree"
-	epReloadTag           = "/api/ui/reloadTag"
-	epReloadAttributeView = "/api/ui/reloadAttributeView"
+	epReloadProtyle        = "/api/ui/reloadProtyle"
+	epReloadFiletree       = "/api/ui/reloadFiletree"
+	epReloadTag            = "/api/ui/reloadTag"
+	epReloadAttributeView  = "/api/ui/reloadAttributeView"
+	epGetConf              = "/api/system/getConf"
+	epGetNetwork           = "/api/system/getNetwork"
+	epGetWorkspaceInfo     = "/api/system/getWorkspaceInfo"
+	epGetInstalledPlugin   = "/api/bazaar/getInstalledPlugin"
+	epGetInstalledWidget   = "/api/bazaar/getInstalledWidget"
+	epGetInstalledTheme    = "/api/bazaar/getInstalledTheme"
+	epGetInstalledIcon     = "/api/bazaar/getInstalledIcon"
+	epGetInstalledTemplate = "/api/bazaar/getInstalledTemplate"
+	epGetSnippet           = "/api/snippet/getSnippet"
+	epPerformSync          = "/api/sync/performSync"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -133,7 +143,9 @@ func kindOf(endpoint string) CallKind {
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
 		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
 		// The UI nudges change no data; a repeated one reloads a view again.
-		epReloadProtyle, epReloadFiletree, epReloadTag, epReloadAttributeView:
+		epReloadProtyle, epReloadFiletree, epReloadTag, epReloadAttributeView,
+		epGetConf, epGetNetwork, epGetWorkspaceInfo, epGetSnippet,
+		epGetInstalledPlugin, epGetInstalledWidget, epGetInstalledTheme, epGetInstalledIcon, epGetInstalledTemplate:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -154,7 +166,9 @@ func kindOf(endpoint string) CallKind {
 		epPushMsg, epPushErrMsg,
 		epTransactions,
 		epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
-		epSetAVBlockAttr, epBatchSetAVBlockAttrs:
+		epSetAVBlockAttr, epBatchSetAVBlockAttrs,
+		// performSync starts a cloud sync: an external side effect.
+		epPerformSync:
 		return Write
 	}
 	return Write

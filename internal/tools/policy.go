@@ -106,6 +106,9 @@ type Policy struct {
 	// LargeUpload is the size above which an upload needs
 	// confirmLargeFile:true (file.uploadLargeFileThresholdMB; 0: 10 MiB).
 	LargeUpload int64
+	// FeedbackURL is where feedback.submit posts (feedback.endpoint; ""
+	// none: the action refuses and sends nothing).
+	FeedbackURL string
 	// Version identifies the configuration: a task result recorded under
 	// another answers access_changed.
 	Version string

@@ -126,6 +126,7 @@ func Run(t *testing.T, k Kernel) {
 		avChecks,
 		uiChecks,
 		dailyChecks,
+		systemChecks,
 	} {
 		all = append(all, group...)
 	}

@@ -251,6 +251,8 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"av.set_cells":                 {map[string]any{"avID": gone, "rowID": gone, "columnID": gone, "value": "x"}, failure.NotFound},
 		"av.remove_rows":               {map[string]any{"avID": gone, "srcIDs": []string{gone}}, failure.NotFound},
 		"av.remove_column":             {map[string]any{"avID": gone, "keyID": gone}, failure.NotFound},
+		"system.perform_sync":          {map[string]any{"upload": true}, failure.InvalidArguments},
+		"feedback.submit":              {map[string]any{"description": " "}, failure.InvalidArguments},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {

@@ -123,6 +123,20 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"av.set_cells":                      {map[string]any{"avID": db.AV, "rowID": row, "columnID": db.Primary, "value": "x"}, write},
 		"av.remove_rows":                    {map[string]any{"avID": db.AV, "srcIDs": []string{row}}, del},
 		"av.remove_column":                  {map[string]any{"avID": db.AV, "keyID": db.Select}, del},
+		"system.get_version":                {map[string]any{}, free},
+		"system.get_current_time":           {map[string]any{}, free},
+		"system.changelog":                  {map[string]any{}, free},
+		"system.conf":                       {map[string]any{}, free},
+		"system.network":                    {map[string]any{}, free},
+		"system.workspace_info":             {map[string]any{}, free},
+		"system.audit_environment":          {map[string]any{}, free},
+		"system.list_packages":              {map[string]any{"kind": "plugin"}, free},
+		"system.get_plugin":                 {map[string]any{"pluginName": "none"}, free},
+		"system.list_snippets":              {map[string]any{}, free},
+		"system.list_plugin_storage":        {map[string]any{"pluginName": "none"}, free},
+		"system.read_plugin_storage":        {map[string]any{"pluginName": "none", "path": "config.json"}, free},
+		"system.perform_sync":               {map[string]any{}, free},
+		"feedback.submit":                   {map[string]any{"description": "x"}, free},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
@@ -382,6 +396,21 @@ func TestConfirm(t *testing.T) {
 	}
 	s.Unconfirmed = false
 	s.OK(t, "block", commit)
+
+	// The system tool's dangerous actions: a read (workspace_info) and an
+	// external effect (perform_sync); validateOnly is no way around asking.
+	for _, action := range []string{"workspace_info", "perform_sync"} {
+		if _, pending := s.R.Pending("system", raw(map[string]any{"action": action})); !pending {
+			t.Errorf("system.%s needs confirmation", action)
+		}
+		s.Unconfirmed = true
+		s.WantErr(t, "system", map[string]any{"action": action}, failure.ConfirmationRequired)
+		if res, err := s.Call(t, "system", map[string]any{"action": action, "validateOnly": true}); err == nil {
+			t.Errorf("system.%s with validateOnly ran unconfirmed: %v", action, res)
+		}
+		s.Unconfirmed = false
+		s.OK(t, "system", map[string]any{"action": action})
+	}
 }
 
 func asFailure(err error, fe **failure.Error) bool {

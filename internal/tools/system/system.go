@@ -1,5 +1,7 @@
 // Package system is the system tool: what this server is, the SiYuan it
-// serves, how writes are kept safe (bootstrap), and notifications.
+// serves (versions, clock, configuration and network masked, installed
+// packages, snippets, plugin storage read in a sandbox), how writes are
+// kept safe (bootstrap), notifications and the sync trigger.
 package system
 
 import (
@@ -17,25 +19,29 @@ func Tool() *tools.Tool {
 		Name:  "system",
 		Title: "System",
 		Description: "What this server is, the SiYuan it serves, and how writes are kept safe (call bootstrap first); " +
-			"notify shows a message in SiYuan (an external effect, without the strict guarantee).",
+			"SiYuan's configuration, network, packages, snippets and plugin storage, always with secrets masked; " +
+			"notify and perform_sync are external effects, without the strict guarantee.",
 		Actions: []*tools.Action{
-			tools.Read[tools.NoArgs]{
-				Name: "version", Summary: "Sisyphus and SiYuan versions",
-				Scope: tools.Scope[tools.NoArgs]{None: true},
-				Run: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error) {
-					v, err := env.Kernel.Version(ctx)
-					if err != nil {
-						return nil, err
-					}
-					return map[string]any{"sisyphus": env.Version, "siyuan": v}, nil
-				},
-			}.Action(),
+			versionAction("get_version", "SiYuan's and Sisyphus's versions"),
+			versionAction("version", "the same as get_version (kept as an alias)"),
 			tools.Read[tools.NoArgs]{
 				Name: "bootstrap", Summary: "onboarding: server, notebooks (with your permission in each), tools and the write-safety protocol",
 				Scope: tools.Scope[tools.NoArgs]{Global: true},
 				Run:   bootstrap,
 			}.Action(),
 			notify.Action(),
+			currentTime.Action(),
+			changelog.Action(),
+			confAction.Action(),
+			network.Action(),
+			workspaceInfo.Action(),
+			auditEnvironment.Action(),
+			listPackages.Action(),
+			getPlugin.Action(),
+			listSnippets.Action(),
+			listPluginStorage.Action(),
+			readPluginStorage.Action(),
+			performSync.Action(),
 		},
 	}
 }

@@ -1,0 +1,167 @@
+// Package feedback is the feedback tool: an agent's report of what worked
+// badly or could be better, posted once to the endpoint the person
+// configured (sisyphus config feedback URL). Only the report's own fields
+// are sent: no configuration, environment, token or workspace content.
+package feedback
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// Timeout bounds one submission, connection to answer.
+const Timeout = 15 * time.Second
+
+// Report is what is posted, as JSON: the business arguments, nothing more.
+type Report struct {
+	Description string `json:"description"`
+	Impact      string `json:"impact,omitempty"`
+	Suggestion  string `json:"suggestion,omitempty"`
+	Agent       string `json:"agent,omitempty"`
+	Source      string `json:"source,omitempty"`
+}
+
+// Tool returns the feedback tool.
+func Tool() *tools.Tool {
+	return &tools.Tool{
+		Name:  "feedback",
+		Title: "Feedback",
+		Description: "Send plain-text, GitHub-issue-style feedback about this server (bugs, confusing behaviour, rough workflows) " +
+			"to the endpoint the person configured; an external effect, sent once.",
+		Actions: []*tools.Action{submit.Action()},
+	}
+}
+
+// fields are the arguments and their limits (upstream's).
+var fields = []struct {
+	name, desc string
+	max        int
+	required   bool
+}{
+	{"description", "the feedback, ideally as an issue body: ## Summary, ## What happened, ## Expected behavior, ## Steps or context, ## Impact, ## Suggested fix", 4000, true},
+	{"impact", "one or two sentences on the impact (the workflow affected, the risk, the confusion)", 1000, false},
+	{"suggestion", "one direct improvement, without repeating the description", 1000, false},
+	{"agent", "the agent product and model, e.g. Claude Desktop / Claude Sonnet 4.5", 200, false},
+	{"source", "a short label of where the feedback comes from", 100, false},
+}
+
+func params() []tools.Param {
+	out := make([]tools.Param, len(fields))
+	for i, f := range fields {
+		out[i] = tools.Param{Name: f.name, Type: tools.String, Description: fmt.Sprintf("%s (at most %d characters)", f.desc, f.max), Required: f.required}
+	}
+	return out
+}
+
+// ParseReport checks and trims the arguments.
+func ParseReport(get func(string) string) (Report, error) {
+	vals := map[string]string{}
+	for _, f := range fields {
+		v := strings.TrimSpace(get(f.name))
+		switch {
+		case f.required && v == "":
+			return Report{}, failure.Invalid("argument %q must not be empty", f.name)
+		case utf8.RuneCountInString(v) > f.max:
+			return Report{}, failure.Invalid("argument %q is longer than %d characters", f.name, f.max)
+		case !utf8.ValidString(v):
+			return Report{}, failure.Invalid("argument %q is not valid UTF-8", f.name)
+		}
+		vals[f.name] = v
+	}
+	return Report{vals["description"], vals["impact"], vals["suggestion"], vals["agent"], vals["source"]}, nil
+}
+
+var submit = tools.Write[Report, struct{}]{
+	Name:    "submit",
+	Summary: "post feedback once to the configured endpoint (an external effect: no preflight, no strict guarantee); nothing is sent when none is configured",
+	Example: map[string]any{"description": "## Summary\nfs.ls on a notebook with 5,000 documents took 40 s.\n\n## Expected behavior\nA page of results within a second.",
+		"impact": "Browsing large notebooks is impractical.", "agent": "Claude Desktop / Claude Sonnet 4.5"},
+	Policy: strict.Policy{Class: strict.External},
+	Scope:  tools.Scope[Report]{None: true},
+	Params: params(),
+	Parse:  func(a *tools.Args) (Report, error) { return ParseReport(a.String) },
+	Execute: func(ctx context.Context, env *tools.Env, r Report, _ struct{}) (tools.Payload, error) {
+		endpoint := ""
+		if p := tools.PolicyFrom(ctx); p != nil {
+			endpoint = p.FeedbackURL
+		}
+		if endpoint == "" {
+			e := failure.New(failure.NotConfigured, "no feedback endpoint is configured, so nothing was sent")
+			e.Action = "ask the person to set one with: sisyphus config feedback <http or https URL>; until then, tell them the feedback directly"
+			return nil, strict.Reject(e)
+		}
+		status, err := Post(ctx, endpoint, r)
+		if err != nil {
+			return nil, err
+		}
+		return tools.Payload{"submitted": true, "status": status, "fields": r.sent()}, nil
+	},
+}
+
+// sent lists the fields the report carried.
+func (r Report) sent() []string {
+	out := []string{"description"}
+	for _, f := range []struct{ n, v string }{{"impact", r.Impact}, {"suggestion", r.Suggestion}, {"agent", r.Agent}, {"source", r.Source}} {
+		if f.v != "" {
+			out = append(out, f.n)
+		}
+	}
+	return out
+}
+
+// Post sends the report once as JSON and returns the HTTP status. A
+// connection that never opened, or a 4xx answer, is a refusal (nothing
+// was taken); a failure after the request went out, or a 5xx, leaves the
+// outcome unknown. Redirects are not followed.
+func Post(ctx context.Context, endpoint string, r Report) (int, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return 0, strict.Reject(failure.Invalid("the configured feedback endpoint is not a usable URL; nothing was sent"))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "sisyphus-feedback")
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := hc.Do(req)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return 0, strict.Reject(failure.Wrap(failure.Rejected, err, "the feedback endpoint could not be reached; nothing was sent"))
+		}
+		return 0, failure.Wrap(failure.OutcomeUnknown, err, "the feedback was sent but no answer came back (%s); it will not be sent again", reason(err)).Attempted(true)
+	}
+	defer res.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	switch {
+	case res.StatusCode >= 200 && res.StatusCode < 300:
+		return res.StatusCode, nil
+	case res.StatusCode >= 500:
+		return 0, failure.New(failure.OutcomeUnknown, "the feedback endpoint answered HTTP %d: it may or may not have kept the feedback; it will not be sent again", res.StatusCode).Attempted(true)
+	}
+	return 0, strict.Reject(failure.New(failure.Rejected, "the feedback endpoint refused the feedback with HTTP %d", res.StatusCode))
+}
+
+func reason(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer within %s", Timeout)
+	}
+	return "the connection broke"
+}
