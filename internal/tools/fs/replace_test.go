@@ -1,0 +1,132 @@
+package fs
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+func TestFsReplace(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	nb, _ := s.fsNotebook(t, "R")
+	md := "# Heading teh\n\nfirst teh paragraph\n\n- item teh\n- other\n\n{{{row\nsuper teh\n}}}\n\nlast line"
+	doc, err := s.C.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb, Path: "/Page", Markdown: md})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kids, _ := s.C.GetChildBlocks(ctx, doc)
+	para := kids[1].ID
+	if err := s.C.SetBlockAttrs(ctx, para, map[string]string{"custom-k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Several matches without replace_all: refused, nothing changed.
+	s.InvalidAt(t, "fs", map[string]any{"action": "replace", "path": "/R/Page", "old": "teh", "new": "the"}, false)
+	// No match, and a match across two blocks: refused.
+	s.InvalidAt(t, "fs", map[string]any{"action": "replace", "path": "/R/Page", "old": "absent", "new": "x"}, false)
+	e := s.InvalidAt(t, "fs", map[string]any{"action": "replace", "path": "/R/Page", "old": "paragraph\n\nitem", "new": "x"}, false)
+	if !strings.Contains(e.Message, "block boundary") {
+		t.Fatalf("cross-block refusal: %v", e.Message)
+	}
+
+	args := map[string]any{"action": "replace", "path": "/R/Page", "edit": []any{
+		map[string]any{"old": "teh", "new": "the", "replace_all": true},
+		map[string]any{"old": "last line", "new": "final line"},
+	}}
+	pre := s.Preflight(t, "fs", args, "expectedManifestHash", 1)
+	if sk, _ := pre["skippedComplexBlocks"].([]any); len(sk) != 1 || sk[0].(map[string]any)["type"] != "NodeSuperBlock" {
+		t.Fatalf("preflight skipped blocks: %v", pre)
+	}
+	if ch, _ := pre["changesBlocks"].([]any); len(ch) != 4 {
+		t.Fatalf("preflight changed blocks: %v", pre)
+	}
+	res := s.Commit(t, "fs", args, pre)
+	if ch, _ := res["changedBlocks"].([]any); len(ch) != 4 || res["skippedComplexBlocks"] == nil {
+		t.Fatalf("commit: %v", res)
+	}
+	for k := range res {
+		if strings.HasPrefix(k, "_") {
+			t.Fatalf("detail %s leaked", k)
+		}
+	}
+	s.Replay(t, "fs", args, pre, res)
+	body := s.body(t, doc)
+	for _, want := range []string{"# Heading the", "first the paragraph", "item the", "super teh", "final line"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("body lacks %q:\n%s", want, body)
+		}
+	}
+	if attrs, _ := s.C.GetBlockAttrs(ctx, para); attrs["custom-k"] != "v" {
+		t.Fatalf("attribute lost: %v", attrs)
+	}
+
+	// A stale manifest: the block the edit targets changed.
+	one := map[string]any{"action": "replace", "path": "/R/Page", "old": "first the", "new": "1st the"}
+	pre = s.Preflight(t, "fs", one, "expectedManifestHash", 1)
+	s.Drifted(t, "fs", one, pre, func() {
+		if _, err := s.C.UpdateBlock(ctx, para, "markdown", "first the paragraph, edited\n{: custom-k=\"v\"}"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// A block the edit does not touch may change: the lease holds.
+	pre = s.Preflight(t, "fs", one, "expectedManifestHash", 1)
+	last := kids[len(kids)-1].ID
+	if _, err := s.C.UpdateBlock(ctx, last, "markdown", "unrelated edit"); err != nil {
+		t.Fatal(err)
+	}
+	s.Commit(t, "fs", one, pre)
+	// A block that now also matches changes the manifest.
+	pre = s.Preflight(t, "fs", map[string]any{"action": "replace", "path": "/R/Page", "old": "unrelated", "new": "related"}, "expectedManifestHash", 1)
+	s.Drifted(t, "fs", map[string]any{"action": "replace", "path": "/R/Page", "old": "unrelated", "new": "related"}, pre, func() {
+		if _, err := s.C.AppendBlock(ctx, "markdown", "another unrelated one", doc); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	s.WantErr(t, "fs", map[string]any{"action": "replace", "path": "/R/Nope", "old": "a", "new": "b", "validateOnly": true}, failure.NotFound)
+	for _, bad := range []map[string]any{
+		{"action": "replace", "path": "/R/Page"},
+		{"action": "replace", "path": "/R/Page", "old": "a"},
+		{"action": "replace", "path": "/R/Page", "edit": map[string]any{"old": "", "new": "b"}},
+		{"action": "replace", "path": "/R/Page", "edit": []any{}},
+		{"action": "replace", "path": "/R/Page", "edit": map[string]any{"old": "a", "new": "b", "bogus": 1}},
+		{"action": "replace", "path": "/R/Page", "edit": map[string]any{"old": "a", "new": "b"}, "old": "a", "new": "b"},
+		{"action": "replace", "path": "/R/Page", "old": "first", "new": "x\n{: id=\"y\"}"},
+	} {
+		s.WantErr(t, "fs", tooltest.CopyArgs(bad, "validateOnly", true), failure.InvalidArguments)
+	}
+}
+
+func TestPlanDoc(t *testing.T) {
+	st := replaceState{Path: "/n/d", order: []string{"a", "b"}, bodies: map[string]string{"a": "one two", "b": "two three"}}
+	for _, tc := range []struct {
+		name    string
+		edits   []textEdit
+		changed []string
+		err     string
+	}{
+		{"one match", []textEdit{{Old: "one", New: "1"}}, []string{"a"}, ""},
+		{"ambiguous", []textEdit{{Old: "two", New: "2"}}, nil, "occurs 2 times"},
+		{"all", []textEdit{{Old: "two", New: "2", ReplaceAll: true}}, []string{"a", "b"}, ""},
+		{"sequential", []textEdit{{Old: "one", New: "three"}, {Old: "three", New: "3", ReplaceAll: true}}, []string{"a", "b"}, ""},
+		{"crossing", []textEdit{{Old: "two\n\ntwo", New: "x"}}, nil, "block boundary"},
+		{"absent", []textEdit{{Old: "four", New: "x"}}, nil, "does not occur"},
+		{"empties", []textEdit{{Old: "one two", New: " "}}, nil, "empty"},
+		{"no change", []textEdit{{Old: "one", New: "one"}}, nil, ""},
+	} {
+		plan, err := planDoc(st, tc.edits)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.err == "" && strings.Join(plan.changed, ",") != strings.Join(tc.changed, ","):
+			t.Errorf("%s: changed %v, want %v", tc.name, plan.changed, tc.changed)
+		}
+	}
+}
