@@ -464,7 +464,9 @@ func replaceReadback(ctx context.Context, env *tools.Env, a replaceArgs, p tools
 		ids = append(ids, id)
 	}
 	ids = kernelview.SortedUnique(ids)
-	read := func(ctx context.Context) ([]kernelview.BlockState, error) { return kernelview.ReadBlockStates(ctx, env, ids) }
+	read := func(ctx context.Context) ([]kernelview.BlockState, error) {
+		return kernelview.ReadBlockStates(ctx, env, ids)
+	}
 	if _, err := tools.Await(ctx, read, func(sts []kernelview.BlockState) error {
 		for _, s := range sts {
 			if s.Missing {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
@@ -88,6 +89,7 @@ func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error)
 		}
 	}
 	return map[string]any{
+		"agentFiles":    agentFiles(ctx, env),
 		"schemaVersion": 1,
 		"server":        map[string]any{"name": "sisyphus", "version": env.Version},
 		"siyuan":        map[string]any{"version": v},
@@ -156,4 +158,21 @@ var notify = tools.Write[notifyArgs, struct{}]{
 		}
 		return tools.Payload{"id": id}, nil
 	},
+}
+
+// agentFiles describes the fs tool's virtual files: the person's rules (their
+// text, to follow) and the agents' memory (its size: read it with fs.read).
+// An unreadable configuration leaves them described without content.
+func agentFiles(ctx context.Context, env *tools.Env) map[string]any {
+	memory := map[string]any{"path": "/AGENTS.md", "about": "your memory across sessions, kept in Sisyphus's configuration: " +
+		"read it with fs read, keep it current with fs write (overwrite:true) or fs replace, clear it with fs rm"}
+	rules := map[string]any{"path": "/USER_RULES.md", "readOnly": true, "about": "the person's rules for agents: follow them; only the person changes them (sisyphus config user-rules)"}
+	cfg, err := settings.NewStore(env.Kernel).Load(ctx)
+	if err != nil || len(cfg.Problems()) > 0 {
+		memory["unavailable"], rules["unavailable"] = true, true
+	} else {
+		memory["bytes"], memory["updatedAt"] = len(cfg.AgentMemory()), cfg.AgentMemoryUpdatedAt()
+		rules["text"] = cfg.UserRules()
+	}
+	return map[string]any{"memory": memory, "userRules": rules}
 }
