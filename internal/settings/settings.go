@@ -152,13 +152,34 @@ func (c *Config) LargeUpload() int64 {
 	return int64(mb) << 20
 }
 
-// Version identifies the configuration's content.
+// Version identifies the configuration's content as far as it decides
+// access: the texts (agent memory, user rules) do not count, so that an
+// agent writing its memory does not make its own task results, or any
+// other, answer access_changed.
 func (c *Config) Version() string {
 	h := sha256.New()
 	h.Write(c.permsRaw)
 	h.Write([]byte{0})
-	h.Write(c.toolsRaw)
+	h.Write(c.accessRaw())
 	return "config:" + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// accessRaw is mcpToolsConfig without its text keys (as stored when it
+// cannot be parsed).
+func (c *Config) accessRaw() []byte {
+	if c.tools == nil {
+		return c.toolsRaw
+	}
+	rest := make(map[string]json.RawMessage, len(c.tools))
+	for k, v := range c.tools {
+		switch k {
+		case keyMemory, keyMemoryUpdated, keyUserRules:
+		default:
+			rest[k] = v
+		}
+	}
+	b, _ := json.Marshal(rest) // sorted keys; raw values as stored
+	return b
 }
 
 // Policy is the configuration as the gate applies it.

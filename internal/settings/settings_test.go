@@ -327,6 +327,7 @@ func TestTexts(t *testing.T) {
 	s.clock = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
 	ctx := context.Background()
 	mem, rules, empty, big := "remember this", "be brief", "", strings.Repeat("x", MaxTextBytes+1)
+	first, _ := s.Load(ctx)
 	for _, tc := range []struct {
 		ch                     Change
 		memory, updated, rules string
@@ -342,6 +343,10 @@ func TestTexts(t *testing.T) {
 		if cfg.AgentMemory() != tc.memory || cfg.AgentMemoryUpdatedAt() != tc.updated || cfg.UserRules() != tc.rules {
 			t.Fatalf("%+v: memory %q at %q, rules %q", tc.ch, cfg.AgentMemory(), cfg.AgentMemoryUpdatedAt(), cfg.UserRules())
 		}
+	}
+	// The texts are not access configuration: the version stays.
+	if after, _ := s.Load(ctx); after.Version() != first.Version() {
+		t.Fatalf("a text change changed the version: %s → %s", first.Version(), after.Version())
 	}
 	var stored map[string]any
 	json.Unmarshal([]byte(get(t, c, ToolsFile)), &stored)
