@@ -169,3 +169,18 @@ func TestTextBlocks(t *testing.T) {
 		}
 	}
 }
+
+// fs.write takes the body as markdown (upstream's name) or content.
+func TestFsWriteBodyNames(t *testing.T) {
+	s := newStrictFixture(t, false)
+	_, res := s.strictOK(t, map[string]any{"action": "write", "path": "/Strict/Upstream", "markdown": "upstream body"})
+	if id, _ := res["id"].(string); id == "" || s.body(t, id) != "upstream body" {
+		t.Fatalf("write with markdown: %v", res)
+	}
+	for _, bad := range []map[string]any{
+		{"action": "write", "path": "/Strict/Both", "markdown": "a", "content": "a"},
+		{"action": "write", "path": "/Strict/Neither"},
+	} {
+		s.WantErr(t, "fs", tooltest.CopyArgs(bad, "validateOnly", true), failure.InvalidArguments)
+	}
+}

@@ -36,15 +36,26 @@ func parseWrite(a *tools.Args) (writeArgs, error) {
 	if err != nil {
 		return writeArgs{}, err
 	}
+	// markdown is upstream's name of the body, content this server's first
+	// one: either is accepted, not both.
+	content := a.String("content")
+	switch {
+	case a.Has("markdown") && a.Has("content"):
+		return writeArgs{}, failure.Invalid("give the body as markdown or as content, not both")
+	case a.Has("markdown"):
+		content = a.String("markdown")
+	case !a.Has("content"):
+		return writeArgs{}, failure.Invalid("missing argument \"markdown\" (the body; content is accepted too)")
+	}
+	w := writeArgs{Path: p, Content: content, Overwrite: a.Bool("overwrite")}
 	switch p.Virtual {
 	case rulesFile:
 		return writeArgs{}, readOnly(p.Virtual)
 	case memoryFile:
-		if err := checkText(a.String("content")); err != nil {
+		if err := checkText(w.Content); err != nil {
 			return writeArgs{}, err
 		}
 	}
-	w := writeArgs{Path: p, Content: a.String("content"), Overwrite: a.Bool("overwrite")}
 	if w.Overwrite && strings.TrimSpace(w.body()) == "" {
 		return w, failure.Invalid("overwrite needs a non-empty body; to remove the document use rm")
 	}
@@ -55,7 +66,7 @@ var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.Expecte
 
 var write = tools.Write[writeArgs, docState]{
 	Name: "write", Destructive: true,
-	Example: map[string]any{"path": "/Research/Reading list", "content": "- Dune\n- The Left Hand of Darkness", "validateOnly": true},
+	Example: map[string]any{"path": "/Research/Reading list", "markdown": "- Dune\n- The Left Hand of Darkness", "validateOnly": true},
 	Summary: "create a document at a path from Markdown (additive: requestId only; refused if the path exists); " +
 		"overwrite:true replaces the body of the document there, or creates it where the path is free (guarded by expectedStateHash; refused for documents " +
 		"holding databases, super blocks, embeds, widgets, HTML, media or blocks with name/alias/memo/bookmark/style/custom-* attributes); " +
@@ -69,7 +80,8 @@ var write = tools.Write[writeArgs, docState]{
 	},
 	Params: []tools.Param{
 		{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>/<child title>; missing parents are created empty"},
-		{Name: "content", Type: tools.String, Required: true, Description: "the body as Markdown; a leading \"# <title>\" repeating the title is dropped"},
+		{Name: "markdown", Type: tools.String, Description: "the body as Markdown; a leading \"# <title>\" repeating the title is dropped (upstream's name; content is the same)"},
+		{Name: "content", Type: tools.String, Description: "the body, as markdown (give one of the two)"},
 		{Name: "overwrite", Type: tools.Boolean, Default: false, Description: "replace the body of the document at path (a guarded mutation: preflight returns expectedStateHash)"},
 	},
 	Parse: parseWrite,
