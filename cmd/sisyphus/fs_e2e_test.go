@@ -52,20 +52,37 @@ func fsFlow(t *testing.T, kernel []string, c *siyuan.Client) {
 	root := "/" + name
 
 	// Documents to work on, created through fs.write.
-	page := a.strictDo("fs", map[string]any{"action": "write", "path": root + "/Page", "content": "alpha teh\n\nbeta teh\n\ngamma"})["id"].(string)
+	page := a.strictDo("fs", map[string]any{"action": "write", "path": root + "/Page", "markdown": "alpha teh\n\nbeta teh\n\ngamma"})["id"].(string)
+	// A second document with a list, a super block (complex: skipped) and
+	// an attribute the edit must keep.
+	mixed := a.strictDo("fs", map[string]any{"action": "write", "path": root + "/Mixed",
+		"markdown": "- item teh\n- other\n\n{{{row\nsuper teh\n}}}\n\nplain teh"})["id"].(string)
 	a.strictDo("fs", map[string]any{"action": "write", "path": root + "/Page/Child", "content": "child teh"})
 
 	// tree and search.
-	tr := a.ok("fs", map[string]any{"action": "tree", "path": root})
-	p0 := tr["tree"].([]any)[0].(map[string]any)
-	if p0["path"] != root+"/Page" || p0["children"].([]any)[0].(map[string]any)["path"] != root+"/Page/Child" || tr["partial"] != false {
+	tr := a.ok("fs", map[string]any{"action": "tree", "path": root + "/Page", "maxDepth": 0})
+	if c0 := tr["tree"].([]any)[0].(map[string]any); c0["path"] != root+"/Page/Child" || c0["children"] != float64(0) {
+		t.Fatalf("tree of a document: %v", tr)
+	}
+	tr = a.ok("fs", map[string]any{"action": "tree", "path": root})
+	var p0 map[string]any
+	for _, n := range tr["tree"].([]any) {
+		if n.(map[string]any)["path"] == root+"/Page" {
+			p0 = n.(map[string]any)
+		}
+	}
+	if p0 == nil || p0["children"].([]any)[0].(map[string]any)["path"] != root+"/Page/Child" || tr["partial"] != false {
 		t.Fatalf("tree: %v", tr)
 	}
 	if top := a.ok("fs", map[string]any{"action": "tree", "path": "/", "maxDepth": 0})["tree"].([]any); top[0].(map[string]any)["path"] != "/AGENTS.md" {
 		t.Fatalf("tree /: %v", top)
 	}
 	found := a.ok("fs", map[string]any{"action": "search", "path": root, "query": "TEH"})
-	if found["total"] != float64(3) || found["data"].([]any)[0].(map[string]any)["path"] != root+"/Page" {
+	paths := map[any]int{}
+	for _, m := range found["data"].([]any) {
+		paths[m.(map[string]any)["path"]]++
+	}
+	if found["total"] != float64(6) || paths[root+"/Page"] != 2 || paths[root+"/Page/Child"] != 1 || paths[root+"/Mixed"] != 3 {
 		t.Fatalf("search: %v", found)
 	}
 	if m, isErr := a.call("fs", map[string]any{"action": "search", "path": root, "query": "([", "regex": true}); !isErr || errCodeOf(m) != "invalid_arguments" {
@@ -90,6 +107,26 @@ func fsFlow(t *testing.T, kernel []string, c *siyuan.Client) {
 	if md, err := c.ExportMdContent(ctx, page); err != nil || !strings.Contains(md.Content, "alpha the") || !strings.Contains(md.Content, "beta the") {
 		t.Fatalf("the kernel does not show the edit: %v %q", err, md.Content)
 	}
+	mkids, err := c.GetChildBlocks(ctx, mixed)
+	if err != nil || len(mkids) != 3 {
+		t.Fatalf("mixed document: %v %v", mkids, err)
+	}
+	if err := c.SetBlockAttrs(ctx, mkids[2].ID, map[string]string{"custom-keep": "yes"}); err != nil {
+		t.Fatal(err)
+	}
+	mrep := map[string]any{"action": "replace", "path": root + "/Mixed", "old": "teh", "new": "the", "replace_all": true}
+	mpre0 := a.ok("fs", with(mrep, "validateOnly", true))
+	mres := a.ok("fs", commitOf(mrep, mpre0))
+	if sk, _ := mres["skippedComplexBlocks"].([]any); mres["status"] != "committed" || len(mres["changedBlocks"].([]any)) != 2 || len(sk) != 1 {
+		t.Fatalf("replace in the mixed document: %v", mres)
+	}
+	if md, _ := c.ExportMdContent(ctx, mixed); !strings.Contains(md.Content, "- item the") || !strings.Contains(md.Content, "super teh") || !strings.Contains(md.Content, "plain the") {
+		t.Fatalf("mixed document after the replace: %q", md.Content)
+	}
+	if attrs, err := c.GetBlockAttrs(ctx, mkids[2].ID); err != nil || attrs["custom-keep"] != "yes" {
+		t.Fatalf("the replace dropped an attribute: %v %v", attrs, err)
+	}
+
 	// A stale commit: the target block changed after the preflight.
 	stale := map[string]any{"action": "replace", "path": root + "/Page", "old": "gamma", "new": "delta"}
 	pre = a.ok("fs", with(stale, "validateOnly", true))
