@@ -47,6 +47,10 @@ type Config struct {
 	Migrated []string
 	// PermissionsFile and ToolsFile are where the configuration lives.
 	PermissionsFile, ToolsFile string
+	// UserRules are the person's rules agents read at /USER_RULES.md;
+	// AgentMemoryBytes the size of their memory at /AGENTS.md.
+	UserRules        string
+	AgentMemoryBytes int
 }
 
 // Notebook is one notebook and what agents may do in it.
