@@ -18,7 +18,7 @@ func Tool() *tools.Tool {
 		Title: "Files by path",
 		Description: "SiYuan documents as Markdown files addressed by human paths /<notebook>/<title>/<child>: " +
 			"list, show as a tree, read in windows of whole blocks, search by line, create or overwrite, edit exact text, remove, move or rename, and set the manual order of children. " +
-			"Two virtual files sit at the root: /AGENTS.md, your memory across sessions (read, write, replace, rm clears it), and /USER_RULES.md, the person's rules (read-only). " +
+			"Two virtual files sit at the root: /AGENTS.md, your memory across sessions (read, write, replace, rm clears it), and /USER_RULES.md, the person's rules (read-only); a notebook named like one of them is shadowed here (reach it by id with the notebook and document tools). " +
 			"Writes are strict: call with validateOnly:true first, then repeat with the requestId (and for guarded actions the credential) it returns.",
 		Actions: []*tools.Action{
 			tools.Read[lsArgs]{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -39,6 +40,35 @@ type subtreeError struct {
 // subtreeLanes is how many top-level subtrees are read at once (upstream's 8).
 const subtreeLanes = 8
 
+// maxTreeLists bounds the directory listings of one tree, inside one read's
+// budget of kernel calls: past it, deeper documents show their child count
+// and the tree says it is truncated, where the whole read would otherwise
+// fail with read_budget_exceeded.
+const maxTreeLists = 96
+
+// lister lists directories within maxTreeLists; cut records that it
+// refused one.
+type lister struct {
+	n, max atomic.Int32
+	cut    atomic.Bool
+}
+
+func newLister(max int32) *lister {
+	l := &lister{}
+	l.max.Store(max)
+	return l
+}
+
+// list lists a directory; ok is false when the bound is reached.
+func (l *lister) list(ctx context.Context, env *tools.Env, nb, dir string) (docs []kernelview.ChildDoc, ok bool, err error) {
+	if l.n.Add(1) > l.max.Load() {
+		l.cut.Store(true)
+		return nil, false, nil
+	}
+	docs, err = kernelview.ListChildren(ctx, env, nb, dir)
+	return docs, err == nil, err
+}
+
 // scope is where a tree walk starts: a notebook and a storage path in it
 // ("/" for its root), with the fs path it shows as.
 type scope struct {
@@ -70,10 +100,13 @@ func scopeOf(ctx context.Context, env *tools.Env, p humanPath) (scope, error) {
 // direct children with their child counts). Each top-level subtree is read
 // on its own, subtreeLanes at a time; one that fails is reported in errs
 // and shown with its count, the others are complete.
-func walk(ctx context.Context, env *tools.Env, s scope, maxDepth int) (nodes []node, errs []subtreeError, err error) {
-	top, err := kernelview.ListChildren(ctx, env, s.Notebook, s.Storage)
-	if err != nil {
+func walk(ctx context.Context, env *tools.Env, l *lister, s scope, maxDepth int) (nodes []node, errs []subtreeError, err error) {
+	top, ok, err := l.list(ctx, env, s.Notebook, s.Storage)
+	switch {
+	case err != nil:
 		return nil, nil, kernelview.NotebookErr(s.Notebook, err)
+	case !ok:
+		return nil, nil, nil
 	}
 	nodes = make([]node, len(top))
 	fails := make([]error, len(top))
@@ -97,12 +130,13 @@ func walk(ctx context.Context, env *tools.Env, s scope, maxDepth int) (nodes []n
 				return
 			}
 			defer func() { <-sem }()
-			kids, err := below(ctx, env, s.Notebook, d, humanPathOf(nodes[i].Path), 1, maxDepth)
-			if err != nil {
+			kids, err := below(ctx, env, l, s.Notebook, d, humanPathOf(nodes[i].Path), 1, maxDepth)
+			switch {
+			case err != nil:
 				fails[i] = err
-				return
+			case kids != nil:
+				nodes[i].Children = kids
 			}
-			nodes[i].Children = kids
 		}()
 	}
 	wg.Wait()
@@ -122,10 +156,11 @@ func walk(ctx context.Context, env *tools.Env, s scope, maxDepth int) (nodes []n
 	return nodes, errs, nil
 }
 
-// below lists a document's children, depth levels below the scope.
-func below(ctx context.Context, env *tools.Env, nb string, d kernelview.ChildDoc, at humanPath, depth, maxDepth int) ([]node, error) {
-	kids, err := kernelview.ListChildren(ctx, env, nb, d.Path)
-	if err != nil {
+// below lists a document's children, depth levels below the scope (nil
+// when the lister's bound is reached: the caller keeps the count).
+func below(ctx context.Context, env *tools.Env, l *lister, nb string, d kernelview.ChildDoc, at humanPath, depth, maxDepth int) ([]node, error) {
+	kids, ok, err := l.list(ctx, env, nb, d.Path)
+	if err != nil || !ok {
 		return nil, err
 	}
 	out := make([]node, 0, len(kids))
@@ -134,11 +169,15 @@ func below(ctx context.Context, env *tools.Env, nb string, d kernelview.ChildDoc
 		if depth < maxDepth {
 			n.Children = []node{}
 			if k.SubFileCount > 0 {
-				sub, err := below(ctx, env, nb, k, humanPathOf(n.Path), depth+1, maxDepth)
-				if err != nil {
+				sub, err := below(ctx, env, l, nb, k, humanPathOf(n.Path), depth+1, maxDepth)
+				switch {
+				case err != nil:
 					return nil, err
+				case sub != nil:
+					n.Children = sub
+				default:
+					n.Children = k.SubFileCount
 				}
-				n.Children = sub
 			}
 		}
 		out = append(out, n)
@@ -153,6 +192,13 @@ func humanPathOf(raw string) humanPath { return humanPath{Raw: raw, Notebook: "-
 func tree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {
 	p := a.Path
 	out := map[string]any{"path": p.Raw, "maxDepth": a.MaxDepth}
+	l := newLister(maxTreeLists)
+	defer func() {
+		if l.cut.Load() {
+			out["partial"], out["truncated"] = true, true
+			out["hint"] = "the tree was cut short to stay within one read's kernel calls: documents past it show their child count; ask for a deeper path or a smaller maxDepth"
+		}
+	}()
 	switch {
 	case p.Virtual != "":
 		out["tree"], out["virtual"] = []node{}, true
@@ -177,11 +223,13 @@ func tree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {
 				all = append(all, nn)
 				continue
 			}
-			kids, e, err := walk(ctx, env, scope{Notebook: n.ID, Storage: "/", Path: humanPathOf(nn.Path)}, a.MaxDepth)
+			kids, e, err := walk(ctx, env, l, scope{Notebook: n.ID, Storage: "/", Path: humanPathOf(nn.Path)}, a.MaxDepth)
 			if err != nil {
 				return nil, err
 			}
-			nn.Children = kids
+			if kids != nil {
+				nn.Children = kids
+			}
 			all = append(all, nn)
 			errs = append(errs, e...)
 		}
@@ -192,9 +240,12 @@ func tree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, errs, err := walk(ctx, env, s, a.MaxDepth)
+	nodes, errs, err := walk(ctx, env, l, s, a.MaxDepth)
 	if err != nil {
 		return nil, err
+	}
+	if nodes == nil {
+		nodes = []node{}
 	}
 	if errs == nil {
 		errs = []subtreeError{}

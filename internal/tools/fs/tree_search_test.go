@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,4 +130,43 @@ func TestMatchLines(t *testing.T) {
 	if _, err := matcher("a(?=b)", true, false); err == nil {
 		t.Fatal("look-ahead compiled")
 	}
+}
+
+// A tree past its listing bound is cut short, not failed: deeper
+// documents keep their child count.
+func TestFsTreeBounded(t *testing.T) {
+	s := newStrictFixture(t, false)
+	nb, _ := s.fsNotebook(t, "Big", "/A", "/A/A1", "/A/A1/A2", "/B", "/B/B1")
+	env := &tools.Env{Kernel: s.C}
+	for _, tc := range []struct {
+		max  int32
+		cut  bool
+		want []string // subtrees are listed concurrently: which one the bound reaches first varies
+	}{
+		{2, true, []string{"[A:[A1:1] B:1]", "[A:1 B:[B1:[]]]"}},
+		{96, false, []string{"[A:[A1:[A2:[]]] B:[B1:[]]]"}},
+	} {
+		l := newLister(tc.max)
+		nodes, errs, err := walk(context.Background(), env, l, scope{Notebook: nb, Storage: "/", Path: humanPathOf("/Big")}, 3)
+		if err != nil || len(errs) != 0 {
+			t.Fatal(err, errs)
+		}
+		if got := shape(nodes); !slices.Contains(tc.want, got) || l.cut.Load() != tc.cut {
+			t.Errorf("bound %d: %s (cut %v), want %s (cut %v)", tc.max, got, l.cut.Load(), tc.want, tc.cut)
+		}
+	}
+}
+
+// shape renders a tree as name:children, children a count or a list.
+func shape(nodes []node) string {
+	parts := make([]string, len(nodes))
+	for i, n := range nodes {
+		switch c := n.Children.(type) {
+		case []node:
+			parts[i] = n.Name + ":" + shape(c)
+		default:
+			parts[i] = fmt.Sprintf("%s:%v", n.Name, c)
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }
