@@ -135,6 +135,7 @@ type replaceState struct {
 	text      string
 	order     []string          // candidate block ids, document order
 	bodies    map[string]string // candidate id → kramdown body
+	types     map[string]string // candidate id → block type
 	skipped   []skippedBlock
 	editables int
 }
@@ -212,10 +213,11 @@ func readReplace(ctx context.Context, env *tools.Env, a replaceArgs) (replaceSta
 	if err != nil {
 		return replaceState{}, err
 	}
-	st := replaceState{Path: p.Raw, RootID: t.DocID, Blocks: all, skipped: cx, editables: len(eds), bodies: map[string]string{}}
+	st := replaceState{Path: p.Raw, RootID: t.DocID, Blocks: all, skipped: cx, editables: len(eds), bodies: map[string]string{}, types: map[string]string{}}
 	ids := make([]string, len(eds))
 	for i, b := range eds {
 		ids[i] = b.ID
+		st.types[b.ID] = b.Type
 	}
 	if len(ids) > 0 {
 		kds, err := env.Kernel.GetBlockKramdowns(ctx, ids)
@@ -366,7 +368,32 @@ func checkReplace(a replaceArgs, st replaceState) error {
 	if err == nil && len(plan.changed) == 0 {
 		err = failure.Invalid("the edits leave %s as it is (each new equals what it replaces); nothing was changed", a.Path.Raw)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// Each edited block stays one block of its kind: an edit changes text,
+	// never the document's structure (Execute, after this passed, skips
+	// the parse).
+	for _, id := range plan.changed {
+		types, perr := markup.BlockTypes(plan.bodies[id])
+		if perr != nil || len(types) != 1 || types[0] != st.types[id] {
+			return failure.Invalid("the edits would turn block %s (%s) into %s; nothing was changed: an edit changes text inside one block "+
+				"(no blank lines or new block syntax; use block.update to restructure)", id, strings.TrimPrefix(st.types[id], "Node"), describeTypes(types))
+		}
+	}
+	return nil
+}
+
+// describeTypes names parsed blocks for a refusal.
+func describeTypes(types []string) string {
+	if len(types) == 0 {
+		return "nothing"
+	}
+	out := make([]string, len(types))
+	for i, t := range types {
+		out[i] = strings.TrimPrefix(t, "Node")
+	}
+	return strings.Join(out, " + ")
 }
 
 // Payload keys the readback consumes.

@@ -97,8 +97,16 @@ func TestFsReplace(t *testing.T) {
 		{"action": "replace", "path": "/R/Page", "edit": map[string]any{"old": "a", "new": "b", "bogus": 1}},
 		{"action": "replace", "path": "/R/Page", "edit": map[string]any{"old": "a", "new": "b"}, "old": "a", "new": "b"},
 		{"action": "replace", "path": "/R/Page", "old": "first", "new": "x\n{: id=\"y\"}"},
+
 	} {
 		s.WantErr(t, "fs", tooltest.CopyArgs(bad, "validateOnly", true), failure.InvalidArguments)
+	}
+	// An edit that would change the document's structure is refused.
+	for _, edit := range [][2]string{{"1st", "one\n\ntwo"}, {"1st the", "- a list now"}, {"# Heading", "Heading"}} {
+		e := s.WantErr(t, "fs", map[string]any{"action": "replace", "path": "/R/Page", "old": edit[0], "new": edit[1], "validateOnly": true}, failure.InvalidArguments)
+		if !strings.Contains(e.Message, "would turn block") {
+			t.Errorf("%q → %q: %s", edit[0], edit[1], e.Message)
+		}
 	}
 }
 

@@ -14,7 +14,15 @@ import (
 
 // TopLevelBlocks counts the top-level blocks a markdown fragment parses
 // into, with the engine SiYuan uses.
-func TopLevelBlocks(md string) (n int, err error) {
+func TopLevelBlocks(md string) (int, error) {
+	types, err := BlockTypes(md)
+	return len(types), err
+}
+
+// BlockTypes are the types (NodeParagraph, NodeHeading, ...) of the
+// top-level blocks a markdown fragment parses into, with the engine SiYuan
+// uses.
+func BlockTypes(md string) (types []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("malformed markdown: %v", r)
@@ -30,10 +38,10 @@ func TopLevelBlocks(md string) (n int, err error) {
 	tree := parse.Parse("", []byte(md), l.ParseOptions)
 	for c := tree.Root.FirstChild; c != nil; c = c.Next {
 		if c.Type != ast.NodeKramdownBlockIAL {
-			n++
+			types = append(types, c.Type.String())
 		}
 	}
-	return n, nil
+	return types, nil
 }
 
 // IALLine renders attributes as a kramdown block IAL, sorted for stability.

@@ -1,6 +1,9 @@
 package markup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNormalizeTitle(t *testing.T) {
 	for in, want := range map[string]string{
@@ -23,6 +26,22 @@ func TestBlockDOMText(t *testing.T) {
 	} {
 		if got := BlockDOMText(c.dom, c.id); got != c.want {
 			t.Errorf("BlockDOMText(%s) = %q, want %q", c.id, got, c.want)
+		}
+	}
+}
+
+func TestBlockTypes(t *testing.T) {
+	for _, tc := range []struct{ md, want string }{
+		{"plain text", "NodeParagraph"},
+		{"# Title", "NodeHeading"},
+		{"- item", "NodeList"},
+		{"one\n\ntwo", "NodeParagraph NodeParagraph"},
+		{"text\n{: custom-a=\"1\"}", "NodeParagraph"},
+		{"", ""},
+	} {
+		got, err := BlockTypes(tc.md)
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("BlockTypes(%q) = %v %v, want %s", tc.md, got, err, tc.want)
 		}
 	}
 }
