@@ -97,7 +97,6 @@ func TestFsReplace(t *testing.T) {
 		{"action": "replace", "path": "/R/Page", "edit": map[string]any{"old": "a", "new": "b", "bogus": 1}},
 		{"action": "replace", "path": "/R/Page", "edit": map[string]any{"old": "a", "new": "b"}, "old": "a", "new": "b"},
 		{"action": "replace", "path": "/R/Page", "old": "first", "new": "x\n{: id=\"y\"}"},
-
 	} {
 		s.WantErr(t, "fs", tooltest.CopyArgs(bad, "validateOnly", true), failure.InvalidArguments)
 	}
