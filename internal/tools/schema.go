@@ -59,7 +59,7 @@ func (p Param) schema() map[string]any {
 	}
 	if p.Type == OneOrObjects {
 		delete(s, "type")
-		s["oneOf"] = []any{map[string]any{"type": "object"}, map[string]any{"type": "array", "items": map[string]any{"type": "object"}, "minItems": 1}}
+		s["anyOf"] = []any{map[string]any{"type": "object"}, map[string]any{"type": "array", "items": map[string]any{"type": "object"}, "minItems": 1}}
 	}
 	if len(p.Enum) > 0 {
 		s["enum"] = p.Enum

@@ -137,3 +137,19 @@ func TestPlanDoc(t *testing.T) {
 		}
 	}
 }
+
+// With strict mode off, replace and the memory writes run once, directly,
+// and say that no guarantee applies.
+func TestFsReplaceStrictOff(t *testing.T) {
+	s := newStrictFixture(t, true)
+	res := s.OK(t, "fs", map[string]any{"action": "replace", "path": "/Strict/Doc", "old": "paragraph 3", "new": "paragraph three"})
+	if res["writeSafetyGuaranteed"] != false || !strings.Contains(s.body(t, s.Doc), "paragraph three") {
+		t.Fatalf("direct replace: %v", res)
+	}
+	if res := s.OK(t, "fs", map[string]any{"action": "write", "path": "/AGENTS.md", "markdown": "direct"}); res["writeSafetyGuaranteed"] != false {
+		t.Fatalf("direct memory write: %v", res)
+	}
+	if r := s.OK(t, "fs", map[string]any{"action": "read", "path": "/AGENTS.md"}); r["content"] != "direct" {
+		t.Fatalf("memory after a direct write: %v", r)
+	}
+}
