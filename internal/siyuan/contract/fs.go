@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
 
 // The checks fs.replace relies on: a document's DOM lists every block,
@@ -15,7 +17,17 @@ import (
 // attributes written in its IAL.
 var fsChecks = []check{
 	{"fs_document_dom_lists_nested_blocks_in_order", checkDocDOMLayout},
+	{"fs_document_kramdown_splits_into_block_kramdowns", checkDocKramdownSplit},
 }
+
+// richMD has the inline and nesting forms a paragraph or heading's
+// kramdown can take.
+const richMD = "# Title **bold** and *em*\n\n## Second `code`\n\n" +
+	"plain with [link](https://example.com/a b) and ![img](assets/x.png) and $x^2$ and ==mark== and ~~del~~ and \\*escaped\\*\n\n" +
+	"tag #topic# and <u>under</u> and <kbd>Ctrl</kbd> and a line  \nbreak\n\n" +
+	"- item one\n  - nested **two**\n- [ ] task three\n\n1. first\n2. second\n\n" +
+	"> quoted *text*\n>\n> - quoted item\n\n{{{row\ninside **super**\n\n### in super\n}}}\n\n" +
+	"| a | b |\n| - | - |\n| 1 | 2 |\n\nlast & <b>html</b> &amp; entities"
 
 const layoutMD = "# H\n\npara\n\n- item one\n- item two\n\n{{{row\ninside\n\nsecond\n}}}\n\n> quote para\n\n```go\ncode\n```\n\n<div>html</div>\n\nlast"
 
@@ -84,5 +96,41 @@ func checkDocDOMLayout(t *testing.T, s *suite) {
 	}
 	if got := s.kramdown(t, paras[1]); !strings.HasPrefix(got, "item ONE\n{:") {
 		t.Fatalf("kramdown after the update = %q", got)
+	}
+}
+
+// checkDocKramdownSplit: the document's kramdown, split per block with the
+// engine SiYuan uses (markup.BlockKramdowns), gives each paragraph and
+// heading the body the kernel answers for that block alone; fs.replace
+// reads a document so, in one call.
+func checkDocKramdownSplit(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "fs-split-"+randWord(6), richMD)
+	// A block reference to a block of the document, with its anchor.
+	kids := s.childIDs(t, doc)
+	s.newDoc(t, "fs-split-ref-"+randWord(6), "see (("+kids[0]+" 'the title')) here")
+	dom, err := s.c.GetBlockDOM(t.Context(), doc)
+	must(t, "GetBlockDOM(document)", err)
+	ids, types := domBlocks(t, dom.DOM)
+	var leaves []string
+	for i, typ := range types {
+		if typ == "NodeParagraph" || typ == "NodeHeading" {
+			leaves = append(leaves, ids[i])
+		}
+	}
+	if len(leaves) < 12 {
+		t.Fatalf("the document has %d paragraphs and headings, want at least 12: %v", len(leaves), types)
+	}
+	whole, err := s.c.GetBlockKramdown(t.Context(), doc)
+	must(t, "GetBlockKramdown(document)", err)
+	split, err := markup.BlockKramdowns(whole.Kramdown, leaves)
+	must(t, "BlockKramdowns", err)
+	single, err := s.c.GetBlockKramdowns(t.Context(), leaves)
+	must(t, "GetBlockKramdowns", err)
+	for _, id := range leaves {
+		got, _ := markup.SplitIAL(split[id])
+		want, _ := markup.SplitIAL(single[id])
+		if got != want {
+			t.Errorf("block %s: split body %q, the kernel's %q", id, got, want)
+		}
 	}
 }

@@ -220,30 +220,80 @@ func readReplace(ctx context.Context, env *tools.Env, a replaceArgs) (replaceSta
 		st.types[b.ID] = b.Type
 	}
 	if len(ids) > 0 {
-		kds, err := env.Kernel.GetBlockKramdowns(ctx, ids)
+		kds, err := candidateKramdowns(ctx, env, t.DocID, ids)
 		if err != nil {
 			return replaceState{}, err
 		}
 		for _, id := range ids {
-			kd, ok := kds[id]
-			if !ok {
-				return replaceState{}, fmt.Errorf("block %s of document %s did not read", id, t.DocID)
-			}
-			body, _ := markup.SplitIAL(kernelview.NormalizeKramdown(kd))
+			body, _ := markup.SplitIAL(kernelview.NormalizeKramdown(kds[id]))
 			st.bodies[id] = body
 			st.order = append(st.order, id)
 		}
 	}
-	plan, err := planDoc(st, a.Edits)
-	if err != nil || len(plan.changed) == 0 {
-		return st, nil // Check refuses it with the reason
+	// The blocks the edits change are read from the kernel one by one (the
+	// manifest); where one's own kramdown differs from the document's split
+	// (which the contract checks say it does not), the kernel's wins and
+	// the edits are planned again.
+	for range 3 {
+		plan, err := planDoc(st, a.Edits)
+		if err != nil || len(plan.changed) == 0 {
+			st.Targets = nil
+			return st, nil // Check refuses it with the reason
+		}
+		targets, err := kernelview.ReadBlockContents(ctx, env, plan.changed)
+		if err != nil {
+			return replaceState{}, err
+		}
+		st.Targets = targets
+		stable := true
+		for _, tg := range targets {
+			if tg.Missing {
+				return replaceState{}, fmt.Errorf("block %s of document %s went away while it was read", tg.ID, t.DocID)
+			}
+			if body, _ := markup.SplitIAL(tg.Kramdown); body != st.bodies[tg.ID] {
+				st.bodies[tg.ID], stable = body, false
+			}
+		}
+		if stable {
+			return st, nil
+		}
 	}
-	targets, err := kernelview.ReadBlockContents(ctx, env, plan.changed)
+	return replaceState{}, fmt.Errorf("document %s kept changing while it was read", t.DocID)
+}
+
+// candidateKramdowns reads the kramdown of a document's editable blocks:
+// the document's kramdown once, split per block (SiYuan's batch read loads
+// the document again for every block: seconds for a long one), and any
+// block the split misses read by itself.
+func candidateKramdowns(ctx context.Context, env *tools.Env, doc string, ids []string) (map[string]string, error) {
+	whole, err := env.Kernel.GetBlockKramdown(ctx, doc)
 	if err != nil {
-		return replaceState{}, err
+		return nil, err
 	}
-	st.Targets = targets
-	return st, nil
+	kds, err := markup.BlockKramdowns(whole.Kramdown, ids)
+	if err != nil {
+		kds = map[string]string{}
+	}
+	var missing []string
+	for _, id := range ids {
+		if _, ok := kds[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		more, err := env.Kernel.GetBlockKramdowns(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range missing {
+			kd, ok := more[id]
+			if !ok {
+				return nil, fmt.Errorf("block %s of document %s did not read", id, doc)
+			}
+			kds[id] = kd
+		}
+	}
+	return kds, nil
 }
 
 // editCount is what one edit did.
