@@ -56,7 +56,7 @@ func fsFlow(t *testing.T, kernel []string, c *siyuan.Client) {
 	// A second document with a list, a super block (complex: skipped) and
 	// an attribute the edit must keep.
 	mixed := a.strictDo("fs", map[string]any{"action": "write", "path": root + "/Mixed",
-		"markdown": "- item teh\n- other\n\n{{{row\nsuper teh\n}}}\n\nplain teh"})["id"].(string)
+		"markdown": "- item teh\n- other\n\n{{{row\nsuper teh\n}}}\n\nplain teh\n\n```sh\necho teh\n```"})["id"].(string)
 	a.strictDo("fs", map[string]any{"action": "write", "path": root + "/Page/Child", "content": "child teh"})
 
 	// tree and search.
@@ -82,7 +82,7 @@ func fsFlow(t *testing.T, kernel []string, c *siyuan.Client) {
 	for _, m := range found["data"].([]any) {
 		paths[m.(map[string]any)["path"]]++
 	}
-	if found["total"] != float64(6) || paths[root+"/Page"] != 2 || paths[root+"/Page/Child"] != 1 || paths[root+"/Mixed"] != 3 {
+	if found["total"] != float64(7) || paths[root+"/Page"] != 2 || paths[root+"/Page/Child"] != 1 || paths[root+"/Mixed"] != 4 {
 		t.Fatalf("search: %v", found)
 	}
 	if m, isErr := a.call("fs", map[string]any{"action": "search", "path": root, "query": "([", "regex": true}); !isErr || errCodeOf(m) != "invalid_arguments" {
@@ -108,7 +108,7 @@ func fsFlow(t *testing.T, kernel []string, c *siyuan.Client) {
 		t.Fatalf("the kernel does not show the edit: %v %q", err, md.Content)
 	}
 	mkids, err := c.GetChildBlocks(ctx, mixed)
-	if err != nil || len(mkids) != 3 {
+	if err != nil || len(mkids) != 4 {
 		t.Fatalf("mixed document: %v %v", mkids, err)
 	}
 	if err := c.SetBlockAttrs(ctx, mkids[2].ID, map[string]string{"custom-keep": "yes"}); err != nil {
@@ -117,10 +117,10 @@ func fsFlow(t *testing.T, kernel []string, c *siyuan.Client) {
 	mrep := map[string]any{"action": "replace", "path": root + "/Mixed", "old": "teh", "new": "the", "replace_all": true}
 	mpre0 := a.ok("fs", with(mrep, "validateOnly", true))
 	mres := a.ok("fs", commitOf(mrep, mpre0))
-	if sk, _ := mres["skippedComplexBlocks"].([]any); mres["status"] != "committed" || len(mres["changedBlocks"].([]any)) != 2 || len(sk) != 1 {
+	if sk, _ := mres["skippedComplexBlocks"].([]any); mres["status"] != "committed" || len(mres["changedBlocks"].([]any)) != 3 || len(sk) != 1 {
 		t.Fatalf("replace in the mixed document: %v", mres)
 	}
-	if md, _ := c.ExportMdContent(ctx, mixed); !strings.Contains(md.Content, "- item the") || !strings.Contains(md.Content, "super teh") || !strings.Contains(md.Content, "plain the") {
+	if md, _ := c.ExportMdContent(ctx, mixed); !strings.Contains(md.Content, "- item the") || !strings.Contains(md.Content, "super teh") || !strings.Contains(md.Content, "plain the") || !strings.Contains(md.Content, "echo the") {
 		t.Fatalf("mixed document after the replace: %q", md.Content)
 	}
 	if attrs, err := c.GetBlockAttrs(ctx, mkids[2].ID); err != nil || attrs["custom-keep"] != "yes" {

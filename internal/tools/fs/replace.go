@@ -19,7 +19,7 @@ import (
 // fs.replace: exact text edits across a document, each applied inside one
 // block. Edits run in order, each on the text the ones before it left. An
 // edit matches inside the kramdown body of the document's paragraphs and
-// headings (wherever they nest, except inside complex blocks, which are
+// headings, code and math blocks and tables (wherever they nest, except inside complex blocks, which are
 // skipped and reported); a match that would span two blocks is refused, as
 // is an edit with no match, and one with several matches without
 // replace_all. Only the blocks whose text changes are written, each once.
@@ -39,8 +39,9 @@ type replaceArgs struct {
 // maxEdits bounds one call's edits.
 const maxEdits = 64
 
-// editable are the block types whose kramdown body an edit changes.
-var editable = map[string]bool{"NodeParagraph": true, "NodeHeading": true}
+// editable are the block types whose kramdown body an edit changes: the
+// leaf blocks of text (paragraphs, headings, code, math and tables).
+var editable = map[string]bool{"NodeParagraph": true, "NodeHeading": true, "NodeCodeBlock": true, "NodeMathBlock": true, "NodeTable": true}
 
 func parseReplaceArgs(a *tools.Args) (replaceArgs, error) {
 	p, err := parseDocPath("path", a.String("path"))
@@ -376,7 +377,7 @@ func noMatch(st replaceState, cur map[string]string, i int, e textEdit) error {
 				"split it into one edit per block", i+1)
 		}
 	}
-	msg := fmt.Sprintf("edit #%d: old does not occur in the editable blocks (paragraphs and headings) of %s; nothing was changed", i+1, st.Path)
+	msg := fmt.Sprintf("edit #%d: old does not occur in the editable blocks (paragraphs, headings, code, math and tables) of %s; nothing was changed", i+1, st.Path)
 	if len(st.skipped) > 0 {
 		msg += fmt.Sprintf(" (%d complex blocks were not searched: edit them with the block tool)", len(st.skipped))
 	}
@@ -412,7 +413,7 @@ func checkReplace(a replaceArgs, st replaceState) error {
 	case st.Missing:
 		return noDoc(a.Path)
 	case st.editables == 0:
-		return failure.Invalid("%s has no editable blocks (paragraphs or headings outside complex blocks); nothing was changed", a.Path.Raw)
+		return failure.Invalid("%s has no editable blocks (paragraphs, headings, code, math or tables outside complex blocks); nothing was changed", a.Path.Raw)
 	}
 	plan, err := planDoc(st, a.Edits)
 	if err == nil && len(plan.changed) == 0 {
@@ -601,7 +602,7 @@ func digests(v any) map[string]string {
 }
 
 var replace = tools.Write[replaceArgs, replaceState]{
-	Name: "replace", Summary: "exact text edits across a document, each inside one paragraph or heading (complex blocks are skipped and listed); " +
+	Name: "replace", Summary: "exact text edits across a document, each inside one paragraph, heading, code or math block or table (complex blocks are skipped and listed); " +
 		"several matches need replace_all; on " + memoryFile + " the edits apply to the memory's text",
 	Example: map[string]any{"path": "/Research/Reading list", "edit": map[string]any{"old": "Dune", "new": "Dune Messiah"}, "validateOnly": true},
 	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},

@@ -153,3 +153,32 @@ func TestFsReplaceStrictOff(t *testing.T) {
 		t.Fatalf("memory after a direct write: %v", r)
 	}
 }
+
+// Code and math blocks and tables are edited too (a table's kramdown is
+// read by itself: the document's split respells it).
+func TestFsReplaceCodeMathTable(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	nb, _ := s.fsNotebook(t, "C")
+	doc, err := s.C.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb, Path: "/Code",
+		Markdown: "```go\nfmt.Println(\"hi\")\n\nreturn\n```\n\n$$\na^2\n$$\n\n| k | v |\n| --- | --- |\n| cell | 2 |"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"action": "replace", "path": "/C/Code", "edit": []any{
+		map[string]any{"old": "fmt.Println", "new": "log.Println"},
+		map[string]any{"old": "a^2", "new": "a^3"},
+		map[string]any{"old": "cell", "new": "row"},
+	}}
+	pre := s.Preflight(t, "fs", args, "expectedManifestHash", 1)
+	res := s.Commit(t, "fs", args, pre)
+	if len(res["changedBlocks"].([]any)) != 3 {
+		t.Fatalf("commit: %v", res)
+	}
+	md, err := s.C.ExportMdContent(ctx, doc)
+	if err != nil || !strings.Contains(md.Content, "log.Println(\"hi\")\n\nreturn") || !strings.Contains(md.Content, "a^3") || !strings.Contains(md.Content, "|row|2|") {
+		t.Fatalf("after the edits: %v %q", err, md.Content)
+	}
+	// Breaking the fence would make two blocks: refused.
+	s.InvalidAt(t, "fs", map[string]any{"action": "replace", "path": "/C/Code", "old": "return", "new": "```\n\nafter"}, false)
+}

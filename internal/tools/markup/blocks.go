@@ -9,6 +9,11 @@ import (
 	"github.com/88250/lute/render"
 )
 
+// leaf are the block types BlockKramdowns splits out: blocks without
+// child blocks whose kramdown survives a parse and render unchanged (a
+// table's does not: the delimiter row is respelled).
+var leaf = map[ast.NodeType]bool{ast.NodeParagraph: true, ast.NodeHeading: true, ast.NodeCodeBlock: true, ast.NodeMathBlock: true}
+
 // siyuanLute returns an engine configured as SiYuan's kernel configures its
 // own (kernel/util/lute.go NewLute; the embedded kernel keeps the same list,
 // which it may not share), so that parsing and rendering kramdown match it.
@@ -57,7 +62,8 @@ func siyuanLute() *lute.Lute {
 // named by ids, rendered as SiYuan renders one block's kramdown (the block
 // and its IAL alone through the format renderer). One document read then
 // stands for a batch read, which SiYuan answers by loading the document
-// once per block. Only leaf blocks (paragraphs, headings) are asked for:
+// once per block. Only leaf blocks (paragraphs, headings, code and math
+// blocks; not tables) are split out:
 // rendering detaches them from the parsed tree. An id the kramdown does not
 // hold is absent from the answer.
 func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, err error) {
@@ -74,7 +80,7 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 	tree := parse.Parse("", []byte(docKramdown), l.ParseOptions)
 	var nodes []*ast.Node
 	ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
-		if entering && n.IsBlock() && want[n.ID] && (n.Type == ast.NodeParagraph || n.Type == ast.NodeHeading) {
+		if entering && n.IsBlock() && want[n.ID] && leaf[n.Type] {
 			nodes = append(nodes, n)
 		}
 		return ast.WalkContinue
