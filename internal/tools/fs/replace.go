@@ -452,6 +452,7 @@ const (
 	detailExpect  = "_expect"  // id → digest of the expected body
 	detailApplied = "_applied" // id → digest of the text the kernel applied
 	detailText    = "_text"    // the memory's expected text digest
+	detailBlocks  = "_blocks"  // digest of the document's block list before
 )
 
 func execReplace(ctx context.Context, env *tools.Env, a replaceArgs, st replaceState) (tools.Payload, error) {
@@ -491,7 +492,7 @@ func execReplace(ctx context.Context, env *tools.Env, a replaceArgs, st replaceS
 		}
 	}
 	out := tools.Payload{"path": a.Path.Raw, "id": st.RootID, "changedBlocks": plan.changed, "replacements": plan.counts,
-		detailExpect: expect, detailApplied: applied}
+		detailExpect: expect, detailApplied: applied, detailBlocks: canon.DigestBytes([]byte(blockList(st.Blocks)))}
 	if len(st.skipped) > 0 {
 		out["skippedComplexBlocks"] = st.skipped
 	}
@@ -568,7 +569,7 @@ func replaceReadback(ctx context.Context, env *tools.Env, a replaceArgs, p tools
 		return nil, err
 	}
 	// Exactly the planned blocks changed: the document keeps its blocks.
-	want, _ := p["_blocks"].(string)
+	want, _ := p[detailBlocks].(string)
 	if got := canon.DigestBytes([]byte(blockList(st.Blocks))); want != "" && got != want {
 		return nil, fmt.Errorf("document %s has other blocks after the replace than before", st.RootID)
 	}
@@ -620,7 +621,7 @@ var replace = tools.Write[replaceArgs, replaceState]{
 	Targets:  func(a replaceArgs) []string { return []string{a.Path.Raw} },
 	State:    readReplace,
 	Check:    checkReplace,
-	Execute:  execReplaceWithBlocks,
+	Execute:  execReplace,
 	Readback: replaceReadback,
 	Notes: func(a replaceArgs, st replaceState) map[string]any {
 		out := map[string]any{}
@@ -636,14 +637,4 @@ var replace = tools.Write[replaceArgs, replaceState]{
 		}
 		return out
 	},
-}
-
-// execReplaceWithBlocks is execReplace, noting the block list the
-// readback compares.
-func execReplaceWithBlocks(ctx context.Context, env *tools.Env, a replaceArgs, st replaceState) (tools.Payload, error) {
-	out, err := execReplace(ctx, env, a, st)
-	if out != nil && !st.Virtual {
-		out["_blocks"] = canon.DigestBytes([]byte(blockList(st.Blocks)))
-	}
-	return out, err
 }
