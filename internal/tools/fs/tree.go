@@ -24,6 +24,7 @@ type node struct {
 	Path     string `json:"path"`
 	ID       string `json:"id,omitempty"`
 	Children any    `json:"children"`
+	Closed   bool   `json:"closed,omitempty"`
 	Virtual  bool   `json:"virtual,omitempty"`
 	ReadOnly bool   `json:"readOnly,omitempty"`
 	Shadowed bool   `json:"shadowed,omitempty"`
@@ -215,7 +216,7 @@ func tree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {
 			if !tools.Visible(ctx, n.ID) {
 				continue // hidden from agents
 			}
-			nn := node{Name: n.Name, Path: p.child(n.Name), ID: n.ID, Children: n.SubFileCount}
+			nn := node{Name: n.Name, Path: p.child(n.Name), ID: n.ID, Children: n.SubFileCount, Closed: n.Closed}
 			if n.Closed || shadowed(n.Name) {
 				// A closed notebook lists nothing; a shadowed one is not
 				// reachable by fs paths.

@@ -47,6 +47,20 @@ func TestFsTree(t *testing.T) {
 			t.Errorf("tree %s depth %d: %v", tc.path, tc.depth, got)
 		}
 	}
+	// A closed notebook is listed, marked, with its count.
+	closed, _ := s.fsNotebook(t, "Shut", "/X")
+	if err := s.C.CloseNotebook(context.Background(), closed); err != nil {
+		t.Fatal(err)
+	}
+	var shut map[string]any
+	for _, n := range s.OK(t, "fs", map[string]any{"action": "tree", "path": "/"})["tree"].([]any) {
+		if n.(map[string]any)["id"] == closed {
+			shut = n.(map[string]any)
+		}
+	}
+	if shut == nil || shut["closed"] != true {
+		t.Fatalf("closed notebook in tree /: %v", shut)
+	}
 	s.WantErr(t, "fs", map[string]any{"action": "tree", "path": "/T/Nope"}, failure.NotFound)
 	s.WantErr(t, "fs", map[string]any{"action": "tree", "path": "/T", "maxDepth": 21}, failure.InvalidArguments)
 }
