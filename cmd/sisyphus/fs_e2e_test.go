@@ -189,7 +189,7 @@ func fsFlow(t *testing.T, kernel []string, c *siyuan.Client) {
 	a.fails("fs", map[string]any{"action": "write", "path": "/USER_RULES.md", "content": "x", "overwrite": true, "validateOnly": true}, "permission_denied")
 	a.fails("fs", map[string]any{"action": "replace", "path": "/USER_RULES.md", "old": "English", "new": "French"}, "permission_denied")
 	boot := a.ok("system", map[string]any{"action": "bootstrap"})["agentFiles"].(map[string]any)
-	if boot["userRules"].(map[string]any)["text"] != "answer in English\n\nask before deleting" || boot["memory"].(map[string]any)["path"] != "/AGENTS.md" {
+	if boot["userRules"].(map[string]any)["text"] != "answer in English\n\nask before deleting" || boot["memory"].(map[string]any)["status"] != "missing" {
 		t.Fatalf("bootstrap agentFiles: %v", boot)
 	}
 	if ls := a.ok("fs", map[string]any{"action": "ls", "path": "/"})["data"].([]any); ls[0].(map[string]any)["path"] != "/AGENTS.md" || ls[1].(map[string]any)["readOnly"] != true {

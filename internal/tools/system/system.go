@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
-	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
@@ -158,21 +157,4 @@ var notify = tools.Write[notifyArgs, struct{}]{
 		}
 		return tools.Payload{"id": id}, nil
 	},
-}
-
-// agentFiles describes the fs tool's virtual files: the person's rules (their
-// text, to follow) and the agents' memory (its size: read it with fs.read).
-// An unreadable configuration leaves them described without content.
-func agentFiles(ctx context.Context, env *tools.Env) map[string]any {
-	memory := map[string]any{"path": "/AGENTS.md", "about": "your memory across sessions, kept in Sisyphus's configuration: " +
-		"read it with fs read, keep it current with fs write (overwrite:true) or fs replace, clear it with fs rm"}
-	rules := map[string]any{"path": "/USER_RULES.md", "readOnly": true, "about": "the person's rules for agents: follow them; only the person changes them (sisyphus config user-rules)"}
-	cfg, err := settings.NewStore(env.Kernel).Load(ctx)
-	if err != nil || len(cfg.Problems()) > 0 {
-		memory["unavailable"], rules["unavailable"] = true, true
-	} else {
-		memory["bytes"], memory["updatedAt"] = len(cfg.AgentMemory()), cfg.AgentMemoryUpdatedAt()
-		rules["text"] = cfg.UserRules()
-	}
-	return map[string]any{"memory": memory, "userRules": rules}
 }
