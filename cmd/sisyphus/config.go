@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -48,7 +49,8 @@ Examples:
   sisyphus config disable fs
   sisyphus config strict on
   sisyphus config feedback https://example.org/sisyphus-feedback
-  sisyphus config feedback off`,
+  sisyphus config feedback off
+  sisyphus config user-rules --file rules.md`,
 	}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print the configuration as JSON")
 
@@ -118,7 +120,38 @@ Examples:
 			return change(cmd, settings.Change{FeedbackURL: &u})
 		},
 	}
-	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, feedbackCmd} {
+	var rulesFile string
+	var rulesClear bool
+	rules := &cobra.Command{
+		Use: "user-rules [TEXT]", Short: "Set the rules agents read at /USER_RULES.md (read-only to them): TEXT, --file F (- for stdin) or --clear",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			given := 0
+			for _, set := range []bool{len(args) == 1, rulesFile != "", rulesClear} {
+				if set {
+					given++
+				}
+			}
+			if given != 1 {
+				return fmt.Errorf("give exactly one of TEXT, --file or --clear")
+			}
+			text := ""
+			switch {
+			case len(args) == 1:
+				text = args[0]
+			case rulesFile != "":
+				b, err := readRulesFile(cmd, rulesFile)
+				if err != nil {
+					return err
+				}
+				text = b
+			}
+			return change(cmd, settings.Change{UserRules: &text})
+		},
+	}
+	rules.Flags().StringVar(&rulesFile, "file", "", "read the rules from this file (- for standard input)")
+	rules.Flags().BoolVar(&rulesClear, "clear", false, "remove the rules")
+	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, feedbackCmd, rules} {
 		// Every subcommand finds the authority as sisyphus call does.
 		sub.Flags().StringVar(&ff.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and token)")
 		sub.Flags().StringVar(&ff.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "URL of the write authority (default: discovered from the state dir)")
@@ -191,7 +224,17 @@ func printConfig(w io.Writer, v authority.ConfigView) {
 	if v.FeedbackEndpoint != "" {
 		feedback = v.FeedbackEndpoint
 	}
-	fmt.Fprintf(w, "Feedback endpoint: %s\nStored in %s and %s (version %s)\n", feedback, v.Files["permissions"], v.Files["tools"], v.Version)
+	fmt.Fprintf(w, "Feedback endpoint: %s\n", feedback)
+	if strings.TrimSpace(v.UserRules) == "" {
+		fmt.Fprintf(w, "User rules (/USER_RULES.md): none\n")
+	} else {
+		fmt.Fprintf(w, "User rules (/USER_RULES.md):\n")
+		for _, line := range strings.Split(strings.TrimRight(v.UserRules, "\n"), "\n") {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	fmt.Fprintf(w, "Agent memory (/AGENTS.md): %d bytes\n", v.AgentMemoryBytes)
+	fmt.Fprintf(w, "Stored in %s and %s (version %s)\n", v.Files["permissions"], v.Files["tools"], v.Version)
 }
 
 func orDash(ss []string) string {
@@ -199,4 +242,28 @@ func orDash(ss []string) string {
 		return "-"
 	}
 	return strings.Join(ss, ", ")
+}
+
+// readRulesFile reads the user rules from a file, or standard input for
+// "-", at most the configuration's cap (and one byte, to tell it is over).
+func readRulesFile(cmd *cobra.Command, p string) (string, error) {
+	var r io.Reader
+	if p == "-" {
+		r = cmd.InOrStdin()
+	} else {
+		f, err := os.Open(p)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, settings.MaxTextBytes+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > settings.MaxTextBytes {
+		return "", fmt.Errorf("%s holds more than the %d bytes the user rules may hold", p, settings.MaxTextBytes)
+	}
+	return string(b), nil
 }

@@ -30,6 +30,10 @@ type ConfigView struct {
 	Version           string            `json:"version"`
 	// FeedbackEndpoint is where feedback.submit posts ("": none set).
 	FeedbackEndpoint string `json:"feedbackEndpoint,omitempty"`
+	// UserRules is the person's rules for agents (fs /USER_RULES.md);
+	// AgentMemoryBytes the size of the agents' memory (/AGENTS.md).
+	UserRules        string `json:"userRules"`
+	AgentMemoryBytes int    `json:"agentMemoryBytes"`
 }
 
 // NotebookView is one notebook and what agents may do in it.
@@ -86,7 +90,8 @@ func (s *Service) View(ctx context.Context) (ConfigView, error) {
 	p := cfg.Policy()
 	levels := cfg.Levels()
 	v := ConfigView{DefaultPermission: p.Default.String(), Problems: cfg.Problems(), Migrated: cfg.Migrated(), Version: cfg.Version(),
-		Files: map[string]string{"permissions": settings.PermissionsFile, "tools": settings.ToolsFile}}
+		Files:     map[string]string{"permissions": settings.PermissionsFile, "tools": settings.ToolsFile},
+		UserRules: cfg.UserRules(), AgentMemoryBytes: len(cfg.AgentMemory())}
 	for _, n := range nbs {
 		_, explicit := levels[n.ID]
 		v.Notebooks = append(v.Notebooks, NotebookView{n.ID, n.Name, n.Closed, p.Level(n.ID).String(), explicit})
@@ -187,7 +192,8 @@ func (rt *routes) config(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var ch settings.Change
-		data, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+		// Room for the user rules at their cap, JSON-escaped.
+		data, err := io.ReadAll(io.LimitReader(r.Body, 8*settings.MaxTextBytes))
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err != nil || dec.Decode(&ch) != nil {

@@ -9,7 +9,11 @@
 //     unknown → none);
 //   - .../mcpToolsConfig: {"<tool>": {"enabled": bool, "actions":
 //     {"<action>": bool}}, "writeSafety": {"strictMode": bool}, ...}; keys
-//     Sisyphus does not use are kept as they are.
+//     Sisyphus does not use are kept as they are. Two text keys hold the
+//     virtual files the fs tool shows at the root: agentSiyuanMemoryText
+//     (/AGENTS.md, the agents' memory, with agentSiyuanMemoryUpdatedAt) and
+//     userRulesText (/USER_RULES.md, the person's rules, read-only to
+//     agents); each is capped at MaxTextBytes.
 //
 // Both are read and written through the kernel API (getFile, putFile), never
 // on disk directly. A file that cannot be read or parsed makes the policy
@@ -30,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -180,13 +185,34 @@ func CheckFeedbackURL(s string) error {
 	return nil
 }
 
-// Version identifies the configuration's content.
+// Version identifies the configuration's content as far as it decides
+// access: the texts (agent memory, user rules) do not count, so that an
+// agent writing its memory does not make its own task results, or any
+// other, answer access_changed.
 func (c *Config) Version() string {
 	h := sha256.New()
 	h.Write(c.permsRaw)
 	h.Write([]byte{0})
-	h.Write(c.toolsRaw)
+	h.Write(c.accessRaw())
 	return "config:" + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// accessRaw is mcpToolsConfig without its text keys (as stored when it
+// cannot be parsed).
+func (c *Config) accessRaw() []byte {
+	if c.tools == nil {
+		return c.toolsRaw
+	}
+	rest := make(map[string]json.RawMessage, len(c.tools))
+	for k, v := range c.tools {
+		switch k {
+		case keyMemory, keyMemoryUpdated, keyUserRules:
+		default:
+			rest[k] = v
+		}
+	}
+	b, _ := json.Marshal(rest) // sorted keys; raw values as stored
+	return b
 }
 
 // Policy is the configuration as the gate applies it.
@@ -217,6 +243,15 @@ type Store struct {
 	cachedAt   time.Time
 	gen        uint64 // Invalidate's count: a read begun before one is not kept
 	refreshing bool
+	// clock stamps the memory's update time (nil: time.Now).
+	clock func() time.Time
+}
+
+func (s *Store) now() time.Time {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Now()
 }
 
 // NewStore returns a store that reads the files on every Load.
@@ -375,6 +410,37 @@ func (s *Store) read(ctx context.Context, p string) (data []byte, missing bool, 
 	return data, false, nil
 }
 
+// The text keys of mcpToolsConfig, as upstream names them.
+const (
+	keyMemory        = "agentSiyuanMemoryText"
+	keyMemoryUpdated = "agentSiyuanMemoryUpdatedAt"
+	keyUserRules     = "userRulesText"
+)
+
+// MaxTextBytes caps the agent memory and the user rules: both are read
+// whole into every call that shows them, and into the configuration file
+// every call reads.
+const MaxTextBytes = 64 << 10
+
+// text is a string key of mcpToolsConfig ("" when absent or not a string).
+func (c *Config) text(key string) string {
+	var s string
+	if json.Unmarshal(c.tools[key], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// AgentMemory is the agents' memory text (/AGENTS.md).
+func (c *Config) AgentMemory() string { return c.text(keyMemory) }
+
+// AgentMemoryUpdatedAt is when the memory was last set (RFC 3339, "" when
+// never or when it was cleared).
+func (c *Config) AgentMemoryUpdatedAt() string { return c.text(keyMemoryUpdated) }
+
+// UserRules is the person's rules text (/USER_RULES.md).
+func (c *Config) UserRules() string { return c.text(keyUserRules) }
+
 // Change is one change of the configuration; exactly one of its parts is
 // set.
 type Change struct {
@@ -389,6 +455,10 @@ type Change struct {
 	Strict *bool `json:"strict,omitempty"`
 	// FeedbackURL sets feedback.endpoint ("" removes it).
 	FeedbackURL *string `json:"feedbackUrl,omitempty"`
+	// AgentMemory sets the agents' memory text ("" clears it); UserRules
+	// the person's rules.
+	AgentMemory *string `json:"agentMemory,omitempty"`
+	UserRules   *string `json:"userRules,omitempty"`
 }
 
 // Validate checks the change's shape (not whether its names exist).
@@ -418,8 +488,23 @@ func (ch Change) Validate() error {
 			return err
 		}
 	}
+	for _, t := range []struct {
+		name string
+		v    *string
+	}{{"the agent memory", ch.AgentMemory}, {"the user rules", ch.UserRules}} {
+		if t.v == nil {
+			continue
+		}
+		parts++
+		if len(*t.v) > MaxTextBytes {
+			return fmt.Errorf("%s is %d bytes, more than the %d bytes it may hold", t.name, len(*t.v), MaxTextBytes)
+		}
+		if !utf8.ValidString(*t.v) {
+			return fmt.Errorf("%s is not valid UTF-8", t.name)
+		}
+	}
 	if parts != 1 {
-		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode, the feedback endpoint")
+		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode, the feedback endpoint, the agent memory, the user rules")
 	}
 	return nil
 }
@@ -460,15 +545,24 @@ func (s *Store) Apply(ctx context.Context, ch Change) (*Config, error) {
 		for k, v := range c.tools {
 			next[k] = v
 		}
-		if ch.Strict != nil {
+		switch {
+		case ch.AgentMemory != nil:
+			next[keyMemory] = *ch.AgentMemory
+			next[keyMemoryUpdated] = ""
+			if strings.TrimSpace(*ch.AgentMemory) != "" {
+				next[keyMemoryUpdated] = s.now().UTC().Format(time.RFC3339Nano)
+			}
+		case ch.UserRules != nil:
+			next[keyUserRules] = *ch.UserRules
+		case ch.Strict != nil:
 			next["writeSafety"] = merge(c.tools["writeSafety"], map[string]any{"strictMode": *ch.Strict})
-		} else if ch.FeedbackURL != nil {
+		case ch.FeedbackURL != nil:
 			entry := merge(c.tools["feedback"], map[string]any{"endpoint": *ch.FeedbackURL})
 			if *ch.FeedbackURL == "" {
 				delete(entry, "endpoint")
 			}
 			next["feedback"] = entry
-		} else {
+		default:
 			entry := c.tools[ch.Tool]
 			if ch.Action == "" {
 				next[ch.Tool] = merge(entry, map[string]any{"enabled": *ch.Enabled})
@@ -504,6 +598,10 @@ func (ch Change) shows(c *Config) bool {
 		return c.Strict() == *ch.Strict
 	case ch.FeedbackURL != nil:
 		return c.FeedbackURL() == *ch.FeedbackURL
+	case ch.AgentMemory != nil:
+		return c.AgentMemory() == *ch.AgentMemory
+	case ch.UserRules != nil:
+		return c.UserRules() == *ch.UserRules
 	}
 	sw := c.Switches()[ch.Tool]
 	if ch.Action == "" {

@@ -316,3 +316,51 @@ func TestCachedStoreRefreshesAhead(t *testing.T) {
 		t.Fatal("a read from before an Invalidate was kept")
 	}
 }
+
+// TestTexts: the agent memory and the user rules are text keys of
+// mcpToolsConfig, as upstream names them; other keys are kept; the memory's
+// update time is set with text and cleared with it; the cap holds.
+func TestTexts(t *testing.T) {
+	c := kernel(t)
+	put(t, c, ToolsFile, `{"fs":{"enabled":true},"userRulesText":"old rules","other":1}`)
+	s := NewStore(c)
+	s.clock = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+	ctx := context.Background()
+	mem, rules, empty, big := "remember this", "be brief", "", strings.Repeat("x", MaxTextBytes+1)
+	first, _ := s.Load(ctx)
+	for _, tc := range []struct {
+		ch                     Change
+		memory, updated, rules string
+	}{
+		{Change{AgentMemory: &mem}, mem, "2026-12-01T12:00:00Z", "old rules"},
+		{Change{UserRules: &rules}, mem, "2026-12-01T12:00:00Z", rules},
+		{Change{AgentMemory: &empty}, "", "", rules},
+	} {
+		cfg, err := s.Apply(ctx, tc.ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.AgentMemory() != tc.memory || cfg.AgentMemoryUpdatedAt() != tc.updated || cfg.UserRules() != tc.rules {
+			t.Fatalf("%+v: memory %q at %q, rules %q", tc.ch, cfg.AgentMemory(), cfg.AgentMemoryUpdatedAt(), cfg.UserRules())
+		}
+	}
+	// The texts are not access configuration: the version stays.
+	if after, _ := s.Load(ctx); after.Version() != first.Version() {
+		t.Fatalf("a text change changed the version: %s → %s", first.Version(), after.Version())
+	}
+	var stored map[string]any
+	json.Unmarshal([]byte(get(t, c, ToolsFile)), &stored)
+	if stored["other"] != float64(1) || stored["userRulesText"] != rules || stored["agentSiyuanMemoryText"] != "" {
+		t.Fatalf("stored: %v", stored)
+	}
+	if sw := (&Config{tools: map[string]json.RawMessage{"userRulesText": json.RawMessage(`"x"`)}}).Switches(); len(sw) != 0 {
+		t.Fatalf("a text key read as a tool switch: %v", sw)
+	}
+	for _, bad := range []Change{{AgentMemory: &big}, {UserRules: &big}, {AgentMemory: &mem, UserRules: &rules}, {UserRules: ptr("\xff")}} {
+		if _, err := s.Apply(ctx, bad); err == nil {
+			t.Errorf("accepted %d-byte change %+v", len(big), bad.Validate())
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }

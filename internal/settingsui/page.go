@@ -49,6 +49,10 @@ type Config struct {
 	PermissionsFile, ToolsFile string
 	// FeedbackEndpoint is where feedback.submit posts ("": none).
 	FeedbackEndpoint string
+	// UserRules are the person's rules agents read at /USER_RULES.md;
+	// AgentMemoryBytes the size of their memory at /AGENTS.md.
+	UserRules        string
+	AgentMemoryBytes int
 }
 
 // Notebook is one notebook and what agents may do in it.

@@ -70,6 +70,7 @@ func (c *clock) Advance(d time.Duration) {
 func demoPage() Page {
 	return Page{Role: "authority", Version: "test",
 		Config: &Config{DefaultPermission: "r", PermissionsFile: "/data/storage/p/notebookPermissions", ToolsFile: "/data/storage/p/mcpToolsConfig",
+			UserRules: "answer <briefly>", AgentMemoryBytes: 42,
 			Notebooks: []Notebook{
 				{ID: "20260101000000-aaaaaaa", Name: "Journal", Permission: "rw", Explicit: true},
 				{ID: "20260101000000-bbbbbbb", Name: "Research", Permission: "r"},
@@ -467,6 +468,8 @@ func TestPageShowsEverything(t *testing.T) {
 		// ledger outcomes: ids, codes, aliases
 		`<code>9c1e</code>`, `<code>block.update</code>`, `<code>committed</code>`, `<code>8ac2</code>`, `<code>51f0</code>`,
 		`2026-08-12 12:00:00`, `<code>executing</code> <span class="words">outcome unknown`,
+		// the user rules (escaped) and the memory's size
+		`<pre>answer &lt;briefly&gt;</pre>`, `<dd>42 bytes</dd>`,
 		// where the files live, and that this is sisyphus config
 		`/data/storage/p/notebookPermissions`, `the same as <code>sisyphus config</code>`,
 	} {

@@ -26,6 +26,9 @@ const (
 	Object  ParamType = "object"
 	Strings ParamType = "array" // an array of strings
 	Objects ParamType = "array-of-objects"
+	// OneOrObjects is an object or an array of objects (upstream's
+	// fs.replace edit); Args.Objects reads either as a list.
+	OneOrObjects ParamType = "object-or-array-of-objects"
 )
 
 // Param declares one argument of an action; schema, help and validation all
@@ -181,6 +184,19 @@ func (p Param) decode(raw json.RawMessage) (any, error) {
 			return nil, fmt.Errorf("argument %q must be an object", p.Name)
 		}
 		return m, nil
+	case OneOrObjects:
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
+			var m map[string]any
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return nil, fmt.Errorf("argument %q must be an object or an array of objects", p.Name)
+			}
+			return []map[string]any{m}, nil
+		}
+		var l []map[string]any
+		if err := json.Unmarshal(raw, &l); err != nil || len(l) == 0 || slices.ContainsFunc(l, func(m map[string]any) bool { return m == nil }) {
+			return nil, fmt.Errorf("argument %q must be an object or a non-empty array of objects", p.Name)
+		}
+		return l, nil
 	case Objects:
 		var l []map[string]any
 		if err := json.Unmarshal(raw, &l); err != nil {

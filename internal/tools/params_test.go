@@ -26,3 +26,22 @@ func FuzzUnstorable(f *testing.F) {
 	f.Add(`{"x":"\ud800\udc00"}`)
 	f.Fuzz(func(t *testing.T, raw string) { unstorable([]byte(raw)) })
 }
+
+func TestOneOrObjects(t *testing.T) {
+	p := Param{Name: "edit", Type: OneOrObjects}
+	for _, tt := range []struct {
+		raw  string
+		want int // list length; -1: refused
+	}{
+		{`{"old":"a"}`, 1}, {` [{"old":"a"},{"old":"b"}]`, 2}, {`[]`, -1}, {`[null]`, -1}, {`"x"`, -1}, {`[1]`, -1}, {`{`, -1},
+	} {
+		v, err := p.decode([]byte(tt.raw))
+		l, _ := v.([]map[string]any)
+		if tt.want < 0 && err == nil || tt.want >= 0 && (err != nil || len(l) != tt.want) {
+			t.Errorf("decode(%s) = %v, %v; want %d", tt.raw, v, err, tt.want)
+		}
+	}
+	if s := p.schema(); s["type"] != nil || s["anyOf"] == nil {
+		t.Errorf("schema: %v", s)
+	}
+}

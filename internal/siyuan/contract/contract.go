@@ -127,6 +127,7 @@ func Run(t *testing.T, k Kernel) {
 		uiChecks,
 		dailyChecks,
 		systemChecks,
+		fsChecks,
 	} {
 		all = append(all, group...)
 	}

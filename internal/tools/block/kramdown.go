@@ -3,14 +3,7 @@ package block
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
-
-	"github.com/88250/lute"
-	"github.com/88250/lute/ast"
-	"github.com/88250/lute/editor"
-	"github.com/88250/lute/html"
-	"github.com/88250/lute/parse"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
@@ -32,47 +25,9 @@ func userAttrs(attrs map[string]string) map[string]string {
 	return out
 }
 
-// topLevelBlocks counts the top-level blocks a markdown fragment parses into,
-// with the engine SiYuan uses.
-func topLevelBlocks(md string) (n int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("malformed markdown: %v", r)
-		}
-	}()
-	l := lute.New()
-	l.SetKramdownIAL(true)
-	l.SetSuperBlock(true)
-	l.SetCallout(true)
-	// Autolinks are inline and never change the block structure; Lute's
-	// autolink pass is quadratic in the length of a paragraph.
-	l.SetGFMAutoLink(false)
-	tree := parse.Parse("", []byte(md), l.ParseOptions)
-	for c := tree.Root.FirstChild; c != nil; c = c.Next {
-		if c.Type != ast.NodeKramdownBlockIAL {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// ialLine renders attributes as a kramdown block IAL, sorted for stability.
-func ialLine(attrs map[string]string) string {
-	keys := make([]string, 0, len(attrs))
-	for k := range attrs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("{:")
-	for _, k := range keys {
-		// As SiYuan stores IAL values: HTML-escaped, newlines as a marker.
-		v := strings.ReplaceAll(html.EscapeAttrVal(attrs[k]), "\n", editor.IALValEscNewLine)
-		fmt.Fprintf(&b, ` %s="%s"`, k, v)
-	}
-	b.WriteString("}")
-	return b.String()
-}
+// topLevelBlocks, ialLine: see markup (fs.replace shares them).
+func topLevelBlocks(md string) (int, error)  { return markup.TopLevelBlocks(md) }
+func ialLine(attrs map[string]string) string { return markup.IALLine(attrs) }
 
 // appliedText is the visible text of the DOM an update transaction applied
 // to id; ok is false when the kernel reported no update of id (a

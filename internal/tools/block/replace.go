@@ -37,16 +37,8 @@ func blockType(dom string) string {
 	}
 }
 
-// splitIAL separates a leaf block's kramdown into its body and its block
-// IAL line.
-func splitIAL(kd string) (body, ial string) {
-	kd = strings.TrimRight(kd, "\n")
-	i := strings.LastIndex(kd, "\n")
-	if i >= 0 && strings.HasPrefix(kd[i+1:], "{:") && strings.HasSuffix(kd[i+1:], "}") {
-		return kd[:i], kd[i+1:]
-	}
-	return kd, ""
-}
+// splitIAL: see markup (fs.replace shares it).
+func splitIAL(kd string) (body, ial string) { return markup.SplitIAL(kd) }
 
 // replaceEdit is a planned block.replace.
 type replaceEdit struct {

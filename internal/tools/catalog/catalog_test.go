@@ -234,6 +234,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"fs.rm":                        {map[string]any{"path": "/Strict/Nothing"}, failure.NotFound},
 		"fs.mv":                        {map[string]any{"from": "/Strict/Nothing", "to": "/Strict/Else"}, failure.NotFound},
 		"fs.reorder":                   {map[string]any{"path": "/Strict/Nothing", "orderedPaths": []string{}}, failure.NotFound},
+		"fs.replace":                   {map[string]any{"path": "/Strict/Nothing", "old": "a", "new": "b"}, failure.NotFound},
 		"file.upload_asset":            {map[string]any{"uploadSource": "staged:gone"}, failure.UploadSourceUnknown},
 		"file.create_template":         {map[string]any{"path": "t.md", "content": strings.Repeat("x", tools.DefaultTemplateBytes+1)}, failure.InvalidArguments},
 		"file.update_template":         {map[string]any{"path": "none.md", "content": "x"}, failure.NotFound},

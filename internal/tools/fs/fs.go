@@ -17,7 +17,8 @@ func Tool() *tools.Tool {
 		Name:  "fs",
 		Title: "Files by path",
 		Description: "SiYuan documents as Markdown files addressed by human paths /<notebook>/<title>/<child>: " +
-			"list, read in windows of whole blocks, create or overwrite, remove, move or rename, and set the manual order of children. " +
+			"list, show as a tree, read in windows of whole blocks, search by line, create or overwrite, edit exact text, remove, move or rename, and set the manual order of children. " +
+			"Two virtual files sit at the root: /AGENTS.md, your memory across sessions (read, write, replace, rm clears it), and /USER_RULES.md, the person's rules (read-only); a notebook named like one of them is shadowed here (reach it by id with the notebook and document tools). " +
 			"Writes are strict: call with validateOnly:true first, then repeat with the requestId (and for guarded actions the credential) it returns.",
 		Actions: []*tools.Action{
 			tools.Read[lsArgs]{
@@ -29,6 +30,7 @@ func Tool() *tools.Tool {
 				}},
 				Run: ls,
 			}.Action(),
+			treeAction.Action(),
 			tools.Read[readArgs]{
 				Name: "read", Summary: "a document as editable Markdown, in windows of whole top-level blocks",
 				Example: map[string]any{"path": "/Research/Reading list"},
@@ -38,7 +40,7 @@ func Tool() *tools.Tool {
 				}},
 				Run: readFile,
 			}.Action(),
-			write.Action(), rm.Action(), mv.Action(), reorder.Action(),
+			write.Action(), replace.Action(), rm.Action(), mv.Action(), reorder.Action(), searchAction.Action(),
 		},
 	}
 }
@@ -49,8 +51,8 @@ func Tool() *tools.Tool {
 func onPaths(ctx context.Context, env *tools.Env, need tools.Level, paths ...humanPath) ([]tools.Touch, error) {
 	var out []tools.Touch
 	for _, p := range paths {
-		if p.isRoot() {
-			continue
+		if p.isRoot() || p.Virtual != "" {
+			continue // in no notebook
 		}
 		nb, err := notebookNamed(ctx, env, p.Notebook)
 		var fe *failure.Error

@@ -61,6 +61,11 @@ func parseMv(a *tools.Args) (mvArgs, error) {
 	if m.To, err = parseDocPath("to", a.String("to")); err != nil {
 		return m, err
 	}
+	for _, p := range []humanPath{m.From, m.To} {
+		if p.Virtual != "" {
+			return m, failure.Invalid("%s is a fixed virtual file and cannot be moved or renamed, nor be moved onto: nothing was run", p.Virtual)
+		}
+	}
 	if m.From.Raw == m.To.Raw {
 		return m, failure.Invalid("from and to are the same path")
 	}

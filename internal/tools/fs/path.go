@@ -21,9 +21,12 @@ type humanPath struct {
 	Raw      string   // as normalised: "/", "/Notebook", "/Notebook/A/B"
 	Notebook string   // "" for "/"
 	Titles   []string // the document titles below the notebook
+	// Virtual names a virtual root file (/AGENTS.md, /USER_RULES.md);
+	// Notebook is then "".
+	Virtual string
 }
 
-func (p humanPath) isRoot() bool     { return p.Notebook == "" }
+func (p humanPath) isRoot() bool     { return p.Notebook == "" && p.Virtual == "" }
 func (p humanPath) isNotebook() bool { return p.Notebook != "" && len(p.Titles) == 0 }
 
 // HPath is the document's human path inside its notebook.
@@ -74,6 +77,13 @@ func parsePath(arg, raw string) (humanPath, error) {
 	if len(segs) > 8 {
 		return humanPath{}, failure.Invalid("argument %q is too deep: SiYuan nests documents at most 7 levels", arg)
 	}
+	if v := virtualFiles[segs[0]]; v != "" {
+		if len(segs) > 1 {
+			return humanPath{}, failure.Invalid("argument %q: %s is a virtual file and has no children (a notebook named %s is not reachable by fs paths: "+
+				"rename it, or use the notebook and document tools by id)", arg, v, segs[0])
+		}
+		return humanPath{Raw: v, Virtual: v}, nil
+	}
 	return humanPath{Raw: "/" + strings.Join(segs, "/"), Notebook: segs[0], Titles: segs[1:]}, nil
 }
 
@@ -83,7 +93,7 @@ func parseDocPath(arg, raw string) (humanPath, error) {
 	if err != nil {
 		return p, err
 	}
-	if len(p.Titles) == 0 {
+	if len(p.Titles) == 0 && p.Virtual == "" {
 		return p, failure.Invalid("argument %q must name a document (/<notebook>/<title>), got %q", arg, raw)
 	}
 	return p, nil
@@ -158,6 +168,9 @@ func resolve(ctx context.Context, env *tools.Env, p humanPath) (target, error) {
 	t := target{Path: p}
 	if p.isRoot() {
 		return t, nil
+	}
+	if p.Virtual != "" {
+		return t, failure.Invalid("%s is a virtual file, not a document or notebook", p.Virtual)
 	}
 	nb, err := notebookNamed(ctx, env, p.Notebook)
 	if err != nil {

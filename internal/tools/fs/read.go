@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
@@ -10,9 +11,14 @@ import (
 type entry struct {
 	Name     string `json:"name"`
 	Path     string `json:"path"`
-	ID       string `json:"id"`
+	ID       string `json:"id,omitempty"`
 	Children int    `json:"children"`
 	Closed   bool   `json:"closed,omitempty"`
+	// Virtual: a virtual root file (ReadOnly: the user rules). Shadowed: a
+	// notebook whose name is a virtual file's, which fs paths cannot reach.
+	Virtual  bool `json:"virtual,omitempty"`
+	ReadOnly bool `json:"readOnly,omitempty"`
+	Shadowed bool `json:"shadowed,omitempty"`
 }
 
 type lsArgs struct {
@@ -26,18 +32,22 @@ func ls(ctx context.Context, env *tools.Env, a lsArgs) (any, error) {
 		return nil, err
 	}
 	var entries []entry
-	if p.isRoot() {
+	switch {
+	case p.Virtual != "":
+		return nil, failure.Invalid("%s is a virtual file and has no children: read it with {\"action\":\"read\",\"path\":%q}", p.Virtual, p.Virtual)
+	case p.isRoot():
 		nbs, err := env.Kernel.ListNotebooks(ctx)
 		if err != nil {
 			return nil, err
 		}
+		entries = virtualEntries()
 		for _, n := range nbs {
 			if !tools.Visible(ctx, n.ID) {
 				continue // hidden from agents
 			}
-			entries = append(entries, entry{Name: n.Name, Path: p.child(n.Name), ID: n.ID, Children: n.SubFileCount, Closed: n.Closed})
+			entries = append(entries, entry{Name: n.Name, Path: p.child(n.Name), ID: n.ID, Children: n.SubFileCount, Closed: n.Closed, Shadowed: shadowed(n.Name)})
 		}
-	} else {
+	default:
 		t, err := resolveDoc(ctx, env, p)
 		if err != nil {
 			return nil, err
@@ -74,6 +84,9 @@ func readFile(ctx context.Context, env *tools.Env, a readArgs) (any, error) {
 	p, err := parseDocPath("path", a.Path)
 	if err != nil {
 		return nil, err
+	}
+	if p.Virtual != "" {
+		return readVirtualFile(ctx, env, p.Virtual, a.Window)
 	}
 	t, err := resolveDoc(ctx, env, p)
 	if err != nil {

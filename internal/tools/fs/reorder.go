@@ -132,6 +132,9 @@ var reorder = tools.Write[reorderArgs, reorderState]{
 	},
 	Parse: func(a *tools.Args) (reorderArgs, error) {
 		p, err := parsePath("path", a.String("path"))
+		if err == nil && p.Virtual != "" {
+			err = failure.Invalid("%s is a virtual file and has no children to reorder", p.Virtual)
+		}
 		return reorderArgs{p, a.Strings("orderedPaths")}, err
 	},
 	Scope: tools.Scope[reorderArgs]{Resolve: func(ctx context.Context, env *tools.Env, a reorderArgs) ([]tools.Touch, error) {

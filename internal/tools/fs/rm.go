@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
@@ -14,11 +15,14 @@ type pathArgs struct{ Path humanPath }
 
 func parsePathArg(a *tools.Args) (pathArgs, error) {
 	p, err := parseDocPath("path", a.String("path"))
+	if err == nil && p.Virtual == rulesFile {
+		err = readOnly(p.Virtual)
+	}
 	return pathArgs{p}, err
 }
 
 var rm = tools.Write[pathArgs, docState]{
-	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history)",
+	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history); on " + memoryFile + " it clears the memory",
 	Example: map[string]any{"path": "/Research/Old notes", "validateOnly": true},
 	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true, Dangerous: true,
 	Params: []tools.Param{{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>"}},
@@ -28,15 +32,28 @@ var rm = tools.Write[pathArgs, docState]{
 	}},
 	Targets: func(a pathArgs) []string { return []string{a.Path.Raw} },
 	State: func(ctx context.Context, env *tools.Env, a pathArgs) (docState, error) {
+		if a.Path.Virtual != "" {
+			return virtualState(ctx, env, a.Path.Virtual)
+		}
 		return pathState(ctx, env, a.Path, true)
 	},
 	Check: func(a pathArgs, st docState) error {
+		if st.Virtual && st.Missing {
+			return failure.New(failure.NotFound, "%s is already empty: nothing to clear", a.Path.Raw)
+		}
 		if st.Missing {
 			return noDoc(a.Path)
 		}
 		return nil
 	},
 	Execute: func(ctx context.Context, env *tools.Env, a pathArgs, st docState) (tools.Payload, error) {
+		if st.Virtual {
+			out, err := setMemory(ctx, env, "")
+			if out != nil {
+				out["cleared"] = true
+			}
+			return out, err
+		}
 		if err := env.Kernel.RemoveDocByID(ctx, st.RootID); err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
@@ -51,6 +68,9 @@ var rm = tools.Write[pathArgs, docState]{
 // outcome stays unknown), never proof of deletion.
 func rmReadback(ctx context.Context, env *tools.Env, a pathArgs, payload tools.Payload) (any, error) {
 	p := a.Path
+	if p.Virtual != "" {
+		return memoryReadback(ctx, env, "")
+	}
 	id, _ := payload["id"].(string)
 	if err := waitFor(ctx, func() (bool, error) {
 		ok, err := env.Kernel.CheckBlockExist(ctx, id)

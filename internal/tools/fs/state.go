@@ -49,7 +49,11 @@ type docState struct {
 	// Parent is, for a free path, the document that would hold a new
 	// document there ("" at a notebook's root or where it is missing).
 	Parent string `json:"parent,omitempty"`
-	dom    string // the body's DOM, for readback checks; not hashed
+	// Virtual is a virtual root file's state: the digest of its text.
+	Virtual  bool   `json:"virtual,omitempty"`
+	TextHash string `json:"textHash,omitempty"`
+	dom      string // the body's DOM, for readback checks; not hashed
+	text     string // a virtual file's text; hashed as TextHash only
 }
 
 // complexTypes are blocks an overwrite would destroy without a Markdown

@@ -22,15 +22,40 @@ type writeArgs struct {
 	Overwrite bool
 }
 
-// body is the content without a leading title line that repeats the title.
-func (a writeArgs) body() string { return stripTitle(a.Content, a.Path.Title()) }
+// body is the content without a leading title line that repeats the title
+// (a virtual file keeps its text as given).
+func (a writeArgs) body() string {
+	if a.Path.Virtual != "" {
+		return a.Content
+	}
+	return stripTitle(a.Content, a.Path.Title())
+}
 
 func parseWrite(a *tools.Args) (writeArgs, error) {
 	p, err := parseDocPath("path", a.String("path"))
 	if err != nil {
 		return writeArgs{}, err
 	}
-	w := writeArgs{Path: p, Content: a.String("content"), Overwrite: a.Bool("overwrite")}
+	// markdown is upstream's name of the body, content this server's first
+	// one: either is accepted, not both.
+	content := a.String("content")
+	switch {
+	case a.Has("markdown") && a.Has("content"):
+		return writeArgs{}, failure.Invalid("give the body as markdown or as content, not both")
+	case a.Has("markdown"):
+		content = a.String("markdown")
+	case !a.Has("content"):
+		return writeArgs{}, failure.Invalid("missing argument \"markdown\" (the body; content is accepted too)")
+	}
+	w := writeArgs{Path: p, Content: content, Overwrite: a.Bool("overwrite")}
+	switch p.Virtual {
+	case rulesFile:
+		return writeArgs{}, readOnly(p.Virtual)
+	case memoryFile:
+		if err := checkText(w.Content); err != nil {
+			return writeArgs{}, err
+		}
+	}
 	if w.Overwrite && strings.TrimSpace(w.body()) == "" {
 		return w, failure.Invalid("overwrite needs a non-empty body; to remove the document use rm")
 	}
@@ -41,10 +66,11 @@ var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.Expecte
 
 var write = tools.Write[writeArgs, docState]{
 	Name: "write", Destructive: true,
-	Example: map[string]any{"path": "/Research/Reading list", "content": "- Dune\n- The Left Hand of Darkness", "validateOnly": true},
+	Example: map[string]any{"path": "/Research/Reading list", "markdown": "- Dune\n- The Left Hand of Darkness", "validateOnly": true},
 	Summary: "create a document at a path from Markdown (additive: requestId only; refused if the path exists); " +
 		"overwrite:true replaces the body of the document there, or creates it where the path is free (guarded by expectedStateHash; refused for documents " +
-		"holding databases, super blocks, embeds, widgets, HTML, media or blocks with name/alias/memo/bookmark/style/custom-* attributes)",
+		"holding databases, super blocks, embeds, widgets, HTML, media or blocks with name/alias/memo/bookmark/style/custom-* attributes); " +
+		"on " + memoryFile + " it sets your memory text (overwrite:true to replace it), kept in Sisyphus's configuration",
 	Policy: guarded,
 	PolicyFor: func(a writeArgs) strict.Policy {
 		if a.Overwrite {
@@ -54,7 +80,8 @@ var write = tools.Write[writeArgs, docState]{
 	},
 	Params: []tools.Param{
 		{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>/<child title>; missing parents are created empty"},
-		{Name: "content", Type: tools.String, Required: true, Description: "the body as Markdown; a leading \"# <title>\" repeating the title is dropped"},
+		{Name: "markdown", Type: tools.String, Description: "the body as Markdown; a leading \"# <title>\" repeating the title is dropped (upstream's name; content is the same)"},
+		{Name: "content", Type: tools.String, Description: "the body, as markdown (give one of the two)"},
 		{Name: "overwrite", Type: tools.Boolean, Default: false, Description: "replace the body of the document at path (a guarded mutation: preflight returns expectedStateHash)"},
 	},
 	Parse: parseWrite,
@@ -68,6 +95,10 @@ var write = tools.Write[writeArgs, docState]{
 	State: writeState,
 	Check: func(a writeArgs, st docState) error {
 		switch {
+		case st.Virtual && !st.Missing && !a.Overwrite:
+			return failure.Invalid("%s already holds text; nothing was written: pass overwrite:true to replace it, or use replace to edit it", a.Path.Raw)
+		case st.Virtual:
+			return nil
 		case !st.Missing && !a.Overwrite:
 			return failure.Invalid("a document already exists at %s (%s); nothing was written: pass overwrite:true to replace its body", a.Path.Raw, st.RootID)
 		case !st.Missing:
@@ -81,6 +112,9 @@ var write = tools.Write[writeArgs, docState]{
 
 func writeState(ctx context.Context, env *tools.Env, a writeArgs) (docState, error) {
 	p := a.Path
+	if p.Virtual != "" {
+		return virtualState(ctx, env, p.Virtual)
+	}
 	t, err := resolve(ctx, env, p)
 	switch {
 	case err != nil:
@@ -110,6 +144,9 @@ func writeState(ctx context.Context, env *tools.Env, a writeArgs) (docState, err
 // writeExec overwrites the document the state, read just now, found at
 // the path, or creates one where the path is free.
 func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, error) {
+	if st.Virtual {
+		return setMemory(ctx, env, a.body())
+	}
 	if !st.Missing {
 		return overwriteDoc(ctx, env, a, st)
 	}
@@ -149,6 +186,9 @@ func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState)
 
 func writeReadback(ctx context.Context, env *tools.Env, a writeArgs, payload tools.Payload) (any, error) {
 	p := a.Path
+	if p.Virtual != "" {
+		return memoryReadback(ctx, env, a.body())
+	}
 	id, _ := payload["id"].(string)
 	if id == "" {
 		return nil, errors.New("the kernel reported no document id")

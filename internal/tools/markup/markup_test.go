@@ -1,6 +1,9 @@
 package markup
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNormalizeTitle(t *testing.T) {
 	for in, want := range map[string]string{
@@ -24,5 +27,48 @@ func TestBlockDOMText(t *testing.T) {
 		if got := BlockDOMText(c.dom, c.id); got != c.want {
 			t.Errorf("BlockDOMText(%s) = %q, want %q", c.id, got, c.want)
 		}
+	}
+}
+
+func TestBlockTypes(t *testing.T) {
+	for _, tc := range []struct{ md, want string }{
+		{"plain text", "NodeParagraph"},
+		{"# Title", "NodeHeading"},
+		{"- item", "NodeList"},
+		{"one\n\ntwo", "NodeParagraph NodeParagraph"},
+		{"text\n{: custom-a=\"1\"}", "NodeParagraph"},
+		{"", ""},
+	} {
+		got, err := BlockTypes(tc.md)
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("BlockTypes(%q) = %v %v, want %s", tc.md, got, err, tc.want)
+		}
+	}
+}
+
+func TestBlockKramdowns(t *testing.T) {
+	kd := "# H **b**\n{: id=\"20260101000000-hhhhhhh\"}\n\npara **b** ((20260101000000-zzzzzzz 'ref')) #tag#\n{: id=\"20260101000000-ppppppp\" custom-x=\"1\"}\n\n" +
+		"* {: id=\"20260101000000-iiiiiii\"}item one\n  {: id=\"20260101000000-qqqqqqq\"}\n{: id=\"20260101000000-lllllll\"}\n\n{: id=\"20260101000000-dddddd0\" title=\"d\"}"
+	got, err := BlockKramdowns(kd, []string{"20260101000000-hhhhhhh", "20260101000000-ppppppp", "20260101000000-qqqqqqq", "20260101000000-lllllll", "20260101000000-nnnnnnn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"20260101000000-hhhhhhh": "# H **b**",
+		"20260101000000-ppppppp": "para **b** ((20260101000000-zzzzzzz 'ref')) #tag#",
+		"20260101000000-qqqqqqq": "item one",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("BlockKramdowns = %q", got)
+	}
+	for id, w := range want {
+		// The bodies as the kernel's; the IAL keeps the block's attributes
+		// (the engine stamps updated where it is missing).
+		if body, ial := SplitIAL(got[id]); body != w || !strings.Contains(ial, `id="`+id+`"`) {
+			t.Errorf("%s: %q, want body %q", id, got[id], w)
+		}
+	}
+	if _, ial := SplitIAL(got["20260101000000-ppppppp"]); !strings.Contains(ial, `custom-x="1"`) {
+		t.Errorf("attributes lost: %q", ial)
 	}
 }

@@ -94,6 +94,7 @@ func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error)
 		}
 	}
 	return map[string]any{
+		"agentFiles":    agentFiles(ctx, env),
 		"schemaVersion": 1,
 		"server":        map[string]any{"name": "sisyphus", "version": env.Version},
 		"siyuan":        map[string]any{"version": v},

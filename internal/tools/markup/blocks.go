@@ -1,0 +1,99 @@
+package markup
+
+import (
+	"fmt"
+
+	"github.com/88250/lute"
+	"github.com/88250/lute/ast"
+	"github.com/88250/lute/parse"
+	"github.com/88250/lute/render"
+)
+
+// leaf are the block types BlockKramdowns splits out: blocks without
+// child blocks whose kramdown survives a parse and render unchanged (a
+// table's does not: the delimiter row is respelled).
+var leaf = map[ast.NodeType]bool{ast.NodeParagraph: true, ast.NodeHeading: true, ast.NodeCodeBlock: true, ast.NodeMathBlock: true}
+
+// siyuanLute returns an engine configured as SiYuan's kernel configures its
+// own (kernel/util/lute.go NewLute; the embedded kernel keeps the same list,
+// which it may not share), so that parsing and rendering kramdown match it.
+func siyuanLute() *lute.Lute {
+	l := lute.New()
+	l.SetTextMark(true)
+	l.SetProtyleWYSIWYG(true)
+	l.SetBlockRef(true)
+	l.SetFileAnnotationRef(true)
+	l.SetKramdownIAL(true)
+	l.SetTag(true)
+	l.SetSuperBlock(true)
+	l.SetImgPathAllowSpace(true)
+	l.SetGitConflict(true)
+	l.SetInlineAsterisk(true)
+	l.SetInlineUnderscore(true)
+	l.SetSup(true)
+	l.SetSub(true)
+	l.SetInlineMath(true)
+	l.SetGFMStrikethrough(true)
+	l.SetMark(true)
+	l.SetInlineMathAllowDigitAfterOpenMarker(true)
+	l.SetGFMStrikethrough1(false)
+	l.SetFootnotes(false)
+	l.SetToC(false)
+	l.SetIndentCodeBlock(false)
+	l.SetParagraphBeginningSpace(true)
+	l.SetAutoSpace(false)
+	l.SetHeadingID(false)
+	l.SetSetext(false)
+	l.SetYamlFrontMatter(false)
+	l.SetLinkRef(false)
+	l.SetCodeSyntaxHighlight(false)
+	l.SetSanitize(true)
+	l.SetUnorderedListMarker("-")
+	l.SetCallout(true)
+	l.SetDataTask(true)
+	l.SetArbitraryTaskListItemMarker(true)
+	l.SetExportNormalizeTaskListMarker(false)
+	l.SetEnsureListItemParagraph(true)
+	return l
+}
+
+// BlockKramdowns splits a document's kramdown (getBlockKramdown of the
+// document: every block with its IAL) into the kramdown of the blocks
+// named by ids, rendered as SiYuan renders one block's kramdown (the block
+// and its IAL alone through the format renderer). One document read then
+// stands for a batch read, which SiYuan answers by loading the document
+// once per block. Only leaf blocks (paragraphs, headings, code and math
+// blocks; not tables) are split out:
+// rendering detaches them from the parsed tree. An id the kramdown does not
+// hold is absent from the answer.
+func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("malformed kramdown: %v", r)
+		}
+	}()
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	l := siyuanLute()
+	tree := parse.Parse("", []byte(docKramdown), l.ParseOptions)
+	var nodes []*ast.Node
+	ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
+		if entering && n.IsBlock() && want[n.ID] && leaf[n.Type] {
+			nodes = append(nodes, n)
+		}
+		return ast.WalkContinue
+	})
+	out = make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		root := &ast.Node{Type: ast.NodeDocument}
+		if ial := n.Next; ial != nil && ial.Type == ast.NodeKramdownBlockIAL {
+			root.AppendChild(ial)
+		}
+		root.PrependChild(n)
+		one := &parse.Tree{Root: root, Context: tree.Context}
+		out[n.ID] = string(render.NewFormatRenderer(one, l.RenderOptions, l.ParseOptions).Render())
+	}
+	return out, nil
+}
