@@ -94,6 +94,11 @@ const (
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
+
+	epGetTag    = "/api/tag/getTag"
+	epSearchTag = "/api/search/searchTag"
+	epRenameTag = "/api/tag/renameTag"
+	epRemoveTag = "/api/tag/removeTag"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -126,7 +131,10 @@ func kindOf(endpoint string) CallKind {
 		// rendering (the current view, the keys' order): repeating them
 		// changes nothing further.
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
-		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks:
+		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
+		// getTag also stores its sort argument as the user's tag sort
+		// setting: repeating it stores the same value.
+		epGetTag, epSearchTag:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -147,7 +155,8 @@ func kindOf(endpoint string) CallKind {
 		epPushMsg, epPushErrMsg,
 		epTransactions,
 		epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
-		epSetAVBlockAttr, epBatchSetAVBlockAttrs:
+		epSetAVBlockAttr, epBatchSetAVBlockAttrs,
+		epRenameTag, epRemoveTag:
 		return Write
 	}
 	return Write
