@@ -47,6 +47,7 @@ var layers = map[string]int{
 	"internal/tools/notebook": 4,
 	"internal/tools/search":   4,
 	"internal/tools/system":   4,
+	"internal/tools/tag":      4,
 
 	"internal/tools/catalog":  5,
 	"internal/tools/tooltest": 5,

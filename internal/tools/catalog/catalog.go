@@ -11,6 +11,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/notebook"
 	"github.com/sisyphus-go/sisyphus/internal/tools/search"
 	"github.com/sisyphus-go/sisyphus/internal/tools/system"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tag"
 )
 
 // All returns every tool, in the order tools/list shows them. Each call
@@ -25,6 +26,7 @@ func All() []*tools.Tool {
 		fs.Tool(),
 		file.Tool(),
 		av.Tool(),
+		tag.Tool(),
 	}
 }
 

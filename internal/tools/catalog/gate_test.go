@@ -33,6 +33,8 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		Srcs: []siyuan.AVSrc{{ItemID: row, Detached: true, Content: "row"}}}); err != nil {
 		t.Fatal(err)
 	}
+	// A tag used in the notebook: tag.rename and tag.remove touch it.
+	s.MkDoc(t, nb, "/Tagged", "tagged #gate#")
 	const (
 		read  = tools.LevelRead
 		write = tools.LevelWrite
@@ -118,6 +120,9 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"av.set_cells":                      {map[string]any{"avID": db.AV, "rowID": row, "columnID": db.Primary, "value": "x"}, write},
 		"av.remove_rows":                    {map[string]any{"avID": db.AV, "srcIDs": []string{row}}, del},
 		"av.remove_column":                  {map[string]any{"avID": db.AV, "keyID": db.Select}, del},
+		"tag.list":                          {map[string]any{}, free},
+		"tag.rename":                        {map[string]any{"oldLabel": "gate", "newLabel": "g2"}, write},
+		"tag.remove":                        {map[string]any{"label": "gate"}, del},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
@@ -377,6 +382,13 @@ func TestConfirm(t *testing.T) {
 	}
 	s.Unconfirmed = false
 	s.OK(t, "block", commit)
+	// tag.remove is dangerous too.
+	s.MkDoc(t, s.NB, "/Tagged", "tagged #confirm#")
+	s.Unconfirmed = true
+	pre = s.OK(t, "tag", map[string]any{"action": "remove", "label": "confirm", "validateOnly": true})
+	s.WantErr(t, "tag", tooltest.CommitArgs(map[string]any{"action": "remove", "label": "confirm"}, pre), failure.ConfirmationRequired)
+	s.Unconfirmed = false
+	s.OK(t, "tag", tooltest.CommitArgs(map[string]any{"action": "remove", "label": "confirm"}, pre))
 }
 
 func asFailure(err error, fe **failure.Error) bool {
