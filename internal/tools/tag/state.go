@@ -50,22 +50,19 @@ func carries(label, tag string, nested bool) bool {
 // sqlText is s inside an SQL string literal.
 func sqlText(s string) string { return strings.ReplaceAll(s, "'", "''") }
 
-// likeText is s inside a LIKE pattern with ESCAPE '\'.
-func likeText(s string) string {
-	return sqlText(strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s))
-}
-
 // spanRow is one tag span.
 type spanRow struct{ Block, Root, Box, Label string }
 
-// tagSpans lists the tag spans whose label contains s (as the kernel's
-// LIKE '%s%' does: case-insensitively for ASCII), or those of the given
-// blocks; the index is flushed first (it lags writes).
-func tagSpans(ctx context.Context, env *tools.Env, contains string, blocks []string) ([]spanRow, error) {
+// tagSpans lists the tag spans whose label starts with prefix (the label
+// and the labels nested under it, and longer ones the caller filters out),
+// or those of the given blocks; the index is flushed first (it lags
+// writes). instr, not LIKE: real SiYuan's /api/query/sql answers null to a
+// statement with an ESCAPE clause, and LIKE ignores case where tags do not.
+func tagSpans(ctx context.Context, env *tools.Env, prefix string, blocks []string) ([]spanRow, error) {
 	if err := env.Kernel.FlushTransaction(ctx); err != nil {
 		return nil, err
 	}
-	where := "content LIKE '%" + likeText(contains) + "%' ESCAPE '\\'"
+	where := "instr(content, '" + sqlText(prefix) + "') = 1"
 	if blocks != nil {
 		quoted := make([]string, len(blocks))
 		for i, b := range blocks {
