@@ -146,6 +146,7 @@ func (k *Kernel) Handler() http.Handler {
 	routes := k.routes()
 	maps.Copy(routes, k.avRoutes())
 	maps.Copy(routes, k.tagRoutes())
+	maps.Copy(routes, k.riffRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {

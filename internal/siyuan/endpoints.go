@@ -99,6 +99,18 @@ const (
 	epSearchTag = "/api/search/searchTag"
 	epRenameTag = "/api/tag/renameTag"
 	epRemoveTag = "/api/tag/removeTag"
+
+	epGetRiffDecks            = "/api/riff/getRiffDecks"
+	epCreateRiffDeck          = "/api/riff/createRiffDeck"
+	epRemoveRiffDeck          = "/api/riff/removeRiffDeck"
+	epAddRiffCards            = "/api/riff/addRiffCards"
+	epRemoveRiffCards         = "/api/riff/removeRiffCards"
+	epGetRiffCards            = "/api/riff/getRiffCards"
+	epGetRiffDueCards         = "/api/riff/getRiffDueCards"
+	epGetNotebookRiffDueCards = "/api/riff/getNotebookRiffDueCards"
+	epGetTreeRiffDueCards     = "/api/riff/getTreeRiffDueCards"
+	epReviewRiffCard          = "/api/riff/reviewRiffCard"
+	epSkipReviewRiffCard      = "/api/riff/skipReviewRiffCard"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -134,7 +146,10 @@ func kindOf(endpoint string) CallKind {
 		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
 		// getTag also stores its sort argument as the user's tag sort
 		// setting: repeating it stores the same value.
-		epGetTag, epSearchTag:
+		epGetTag, epSearchTag,
+		// A due-card read without reviewed cards also starts a new review
+		// session (forgets skips): repeating it starts the same session.
+		epGetRiffDecks, epGetRiffCards, epGetRiffDueCards, epGetNotebookRiffDueCards, epGetTreeRiffDueCards:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -156,7 +171,8 @@ func kindOf(endpoint string) CallKind {
 		epTransactions,
 		epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
 		epSetAVBlockAttr, epBatchSetAVBlockAttrs,
-		epRenameTag, epRemoveTag:
+		epRenameTag, epRemoveTag,
+		epCreateRiffDeck, epRemoveRiffDeck, epAddRiffCards, epRemoveRiffCards, epReviewRiffCard, epSkipReviewRiffCard:
 		return Write
 	}
 	return Write

@@ -125,6 +125,7 @@ func Run(t *testing.T, k Kernel) {
 		checks,
 		avChecks,
 		tagChecks,
+		riffChecks,
 	} {
 		all = append(all, group...)
 	}
