@@ -49,6 +49,8 @@ var layers = map[string]int{
 	"internal/tools/system":   4,
 	"internal/tools/tag":      4,
 
+	"internal/tools/flashcard": 4,
+
 	"internal/tools/catalog":  5,
 	"internal/tools/tooltest": 5,
 	"internal/settingsui":     5,

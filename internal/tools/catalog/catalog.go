@@ -7,6 +7,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/block"
 	"github.com/sisyphus-go/sisyphus/internal/tools/document"
 	"github.com/sisyphus-go/sisyphus/internal/tools/file"
+	"github.com/sisyphus-go/sisyphus/internal/tools/flashcard"
 	"github.com/sisyphus-go/sisyphus/internal/tools/fs"
 	"github.com/sisyphus-go/sisyphus/internal/tools/notebook"
 	"github.com/sisyphus-go/sisyphus/internal/tools/search"
@@ -27,6 +28,7 @@ func All() []*tools.Tool {
 		file.Tool(),
 		av.Tool(),
 		tag.Tool(),
+		flashcard.Tool(),
 	}
 }
 

@@ -35,6 +35,18 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 	}
 	// A tag used in the notebook: tag.rename and tag.remove touch it.
 	s.MkDoc(t, nb, "/Tagged", "tagged #gate#")
+	// A card of the second block: flashcard.review_card and remove_card touch it.
+	if _, err := s.C.AddRiffCards(context.Background(), siyuan.BuiltinDeckID, []string{b1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.C.FlushTransaction(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cards, err := s.C.GetRiffCards(context.Background(), siyuan.BuiltinDeckID, 1, 0)
+	if err != nil || len(cards.Blocks) != 1 {
+		t.Fatalf("the card: %+v %v", cards, err)
+	}
+	card := cards.Blocks[0].RiffCardID
 	const (
 		read  = tools.LevelRead
 		write = tools.LevelWrite
@@ -123,6 +135,12 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"tag.list":                          {map[string]any{}, free},
 		"tag.rename":                        {map[string]any{"oldLabel": "gate", "newLabel": "g2"}, write},
 		"tag.remove":                        {map[string]any{"label": "gate"}, del},
+		"flashcard.list_cards":              {map[string]any{"scope": "notebook", "notebook": nb, "filter": "due"}, read},
+		"flashcard.get_decks":               {map[string]any{}, free},
+		"flashcard.get_cards":               {map[string]any{"deckID": ""}, free},
+		"flashcard.review_card":             {map[string]any{"deckID": siyuan.BuiltinDeckID, "cardID": card, "rating": 3}, write},
+		"flashcard.create_card":             {map[string]any{"deckID": "", "blockIDs": []string{b0}}, write},
+		"flashcard.remove_card":             {map[string]any{"deckID": "", "blockIDs": []string{b1}}, del},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
@@ -389,6 +407,16 @@ func TestConfirm(t *testing.T) {
 	s.WantErr(t, "tag", tooltest.CommitArgs(map[string]any{"action": "remove", "label": "confirm"}, pre), failure.ConfirmationRequired)
 	s.Unconfirmed = false
 	s.OK(t, "tag", tooltest.CommitArgs(map[string]any{"action": "remove", "label": "confirm"}, pre))
+	// So is flashcard.remove_card.
+	if _, err := s.C.AddRiffCards(ctx, siyuan.BuiltinDeckID, []string{s.Blocks[1]}); err != nil {
+		t.Fatal(err)
+	}
+	rm := map[string]any{"action": "remove_card", "deckID": "", "blockIDs": []string{s.Blocks[1]}}
+	s.Unconfirmed = true
+	pre = s.OK(t, "flashcard", tooltest.CopyArgs(rm, "validateOnly", true))
+	s.WantErr(t, "flashcard", tooltest.CommitArgs(rm, pre), failure.ConfirmationRequired)
+	s.Unconfirmed = false
+	s.OK(t, "flashcard", tooltest.CommitArgs(rm, pre))
 }
 
 func asFailure(err error, fe **failure.Error) bool {
