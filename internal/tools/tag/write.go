@@ -40,6 +40,12 @@ func newLabelOf(v string) (string, error) {
 	if l == "" {
 		return "", failure.Invalid("newLabel must name a tag, like project or project/2026")
 	}
+	// SiYuan checks the label as given; once trimmed of a non-ASCII space
+	// it may be ASCII with a marker, which would break the #…# it writes.
+	ascii = !strings.ContainsFunc(l, func(r rune) bool { return r > 0x7f })
+	if i := strings.IndexAny(l, markers); ascii && i >= 0 {
+		return "", failure.Invalid("newLabel %q holds the Markdown marker %q, which SiYuan refuses in a tag", v, l[i])
+	}
 	return l, nil
 }
 
