@@ -348,12 +348,9 @@ func (k *Kernel) rewriteTags(ctx context.Context, label string, doc func([]strin
 				continue
 			}
 			if n.Type == ast.NodeDocument {
+				// SiYuan keeps tags="" when the last label goes.
 				if cur := docTagLabels(n); len(cur) > 0 {
-					if next := doc(cur); len(next) > 0 {
-						n.SetIALAttr("tags", html.EscapeAttrVal(strings.Join(next, ",")))
-					} else {
-						n.RemoveIALAttr("tags")
-					}
+					n.SetIALAttr("tags", html.EscapeAttrVal(strings.Join(doc(cur), ",")))
 				}
 				continue
 			}

@@ -209,4 +209,11 @@ func checkTagRemove(t *testing.T, s *suite) {
 		t.Errorf("document's tags after remove = %q", got)
 	}
 	must(t, "RemoveTag unused", s.c.RemoveTag(t.Context(), "unused"+s.tag))
+	// The last label of a document goes: SiYuan keeps an empty tags="".
+	must(t, "RemoveTag last", s.c.RemoveTag(t.Context(), "x"+s.tag))
+	s.flush(t)
+	rows := s.sqlRows(t, "SELECT tag, ial FROM blocks WHERE id = '"+doc+"'")
+	if len(rows) == 0 || str(rows[0]["tag"]) != "" || !strings.Contains(str(rows[0]["ial"]), `tags=""`) {
+		t.Errorf("document after its last tag went: %v", rows)
+	}
 }
