@@ -164,6 +164,12 @@ func checkTagRename(t *testing.T, s *suite) {
 	if n, ok := findTag(tags, "n"+s.tag); !ok || len(n.Children) != 1 || n.Children[0].Label != nw || n.Count != 0 {
 		t.Errorf("GetTag n%s = %+v (%v), want a parent of count 0 with x under it", s.tag, n, ok)
 	}
+	// A nested label renamed alone leaves its parent.
+	must(t, "RenameTag nested", s.c.RenameTag(t.Context(), nw+"/kid", "k"+s.tag))
+	if got := s.blockTag(t, ids[0]); got != "#"+nw+"# #k"+s.tag+"#" {
+		t.Errorf("after renaming the nested label: %q", got)
+	}
+	must(t, "RenameTag nested back", s.c.RenameTag(t.Context(), "k"+s.tag, nw+"/kid"))
 	// A label nobody uses and a rename to itself succeed and change nothing.
 	must(t, "RenameTag unused", s.c.RenameTag(t.Context(), "unused"+s.tag, "u"+s.tag))
 	must(t, "RenameTag same", s.c.RenameTag(t.Context(), nw, nw))
