@@ -192,7 +192,7 @@ const searchTagLimit = 64
 func (k *Kernel) searchTag(ctx context.Context, a args) (any, error) {
 	kw, err := a.str("k")
 	if err != nil {
-		return nil, err
+		return nil, nil // SiYuan panics without k: code 0, data null
 	}
 	if err := k.flushForTags(ctx, false); err != nil {
 		return nil, err
