@@ -20,7 +20,7 @@ func FuzzTags(f *testing.F) {
 	}
 	f.Cleanup(func() { k.Close() })
 	h := k.Handler()
-	post := func(t *testing.T, path string, body any) map[string]any {
+	post := func(t testing.TB, path string, body any) map[string]any {
 		b, _ := json.Marshal(body)
 		req := httptest.NewRequest("POST", path, strings.NewReader(string(b)))
 		req.Header.Set("Authorization", "Token tok")
@@ -35,7 +35,7 @@ func FuzzTags(f *testing.F) {
 		}
 		return env
 	}
-	nbs := post(&testing.T{}, "/api/notebook/lsNotebooks", map[string]any{})["data"].(map[string]any)["notebooks"].([]any)
+	nbs := post(f, "/api/notebook/lsNotebooks", map[string]any{})["data"].(map[string]any)["notebooks"].([]any)
 	box := nbs[0].(map[string]any)["id"].(string)
 	for _, seed := range [][3]string{
 		{"a #x# b #x/y#", "x", "z"},
