@@ -284,14 +284,19 @@ func readBlocksText(ctx context.Context, env *tools.Env, ids []string) (map[stri
 		s := func(k string) string { v, _ := r[k].(string); return v }
 		out[s("id")] = &blockText{box: s("box"), typ: s("type"), markdown: s("markdown"), content: s("content")}
 	}
-	kids, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT parent_id, content FROM blocks WHERE parent_id IN (%s) ORDER BY id LIMIT %d", in, 64*len(ids)))
+	kids, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, parent_id, content FROM blocks WHERE parent_id IN (%s) ORDER BY id LIMIT %d", in, 64*len(ids)))
 	if err != nil {
 		return nil, err
 	}
+	// Real SiYuan's index may hold a block twice for a moment after a
+	// write: each child counts once.
+	seen := map[string]bool{}
 	for _, r := range kids {
+		id, _ := r["id"].(string)
 		p, _ := r["parent_id"].(string)
 		c, _ := r["content"].(string)
-		if b := out[p]; b != nil && strings.TrimSpace(c) != "" {
+		if b := out[p]; b != nil && !seen[id] && strings.TrimSpace(c) != "" {
+			seen[id] = true
 			b.children = append(b.children, strings.TrimSpace(c))
 		}
 	}

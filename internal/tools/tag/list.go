@@ -86,12 +86,18 @@ func visibleLabels(ctx context.Context, env *tools.Env) (map[string]int, error) 
 	if p == nil || !p.Hides() {
 		return nil, nil
 	}
-	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT box, content FROM spans WHERE type LIKE '%%tag%%' LIMIT %d", 50*maxTagged))
+	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, box, content FROM spans WHERE type LIKE '%%tag%%' LIMIT %d", 50*maxTagged))
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]int{}
+	seen := map[string]bool{} // a row the index holds twice counts once
 	for _, r := range rows {
+		id, _ := r["id"].(string)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
 		box, _ := r["box"].(string)
 		c, _ := r["content"].(string)
 		if tools.Visible(ctx, box) {

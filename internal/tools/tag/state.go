@@ -31,7 +31,7 @@ type taggedBlock struct {
 	ID       string   `json:"id"`
 	Notebook string   `json:"notebook"`
 	Root     string   `json:"rootID"`
-	Labels   []string `json:"labels"` // every tag label of the block, sorted
+	Labels   []string `json:"labels"` // every tag label of the block, sorted, each once
 	Content  string   `json:"contentHash"`
 }
 
@@ -70,16 +70,23 @@ func tagSpans(ctx context.Context, env *tools.Env, prefix string, blocks []strin
 		}
 		where = "block_id IN (" + strings.Join(quoted, ", ") + ")"
 	}
-	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT block_id, root_id, box, content FROM spans WHERE type LIKE '%%tag%%' AND %s LIMIT %d", where, 10*maxTagged+1))
+	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, block_id, root_id, box, content FROM spans WHERE type LIKE '%%tag%%' AND %s LIMIT %d", where, 10*maxTagged+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(rows) > 10*maxTagged {
 		return nil, tooMany()
 	}
+	// Real SiYuan's index may hold a row twice for a moment after a
+	// write: each span counts once.
+	seen := map[string]bool{}
 	out := make([]spanRow, 0, len(rows))
 	for _, r := range rows {
 		s := func(k string) string { v, _ := r[k].(string); return v }
+		if seen[s("id")] {
+			continue
+		}
+		seen[s("id")] = true
 		out = append(out, spanRow{s("block_id"), s("root_id"), s("box"), html.UnescapeString(s("content"))})
 	}
 	return out, nil
@@ -133,11 +140,19 @@ func readTagState(ctx context.Context, env *tools.Env, label string, nested bool
 	}
 	for _, id := range ids {
 		b := byID[id]
-		slices.Sort(b.Labels)
+		b.Labels = labelSet(b.Labels)
 		b.Content = contents[id]
 		st.Blocks = append(st.Blocks, *b)
 	}
 	return st, nil
+}
+
+// labelSet is labels sorted, each once: a block carries a label or not
+// (and real SiYuan's index may hold a span twice for a moment).
+func labelSet(labels []string) []string {
+	out := slices.Clone(labels)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // blockContents digests each block's indexed content: Markdown, IAL

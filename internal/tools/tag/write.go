@@ -174,8 +174,8 @@ func expectAfter(st tagState, change func(string) string) map[string][]string {
 }
 
 // verify is the readback of a rename or removal: no block carries the
-// tag any more, and every formerly tagged block carries exactly the
-// labels the change leaves it (the renamed ones, its others).
+// tag any more, and every formerly tagged block carries exactly the set
+// of labels the change leaves it (the renamed ones, its others).
 func verify(ctx context.Context, env *tools.Env, label string, nested bool, p tools.Payload) (any, error) {
 	expect, _ := p["_expect"].(map[string][]string)
 	ids := make([]string, 0, len(expect))
@@ -198,9 +198,7 @@ func verify(ctx context.Context, env *tools.Env, label string, nested bool, p to
 			got[s.Block] = append(got[s.Block], s.Label)
 		}
 		for _, id := range ids {
-			have, want := got[id], slices.Clone(expect[id])
-			slices.Sort(have)
-			slices.Sort(want)
+			have, want := labelSet(got[id]), labelSet(expect[id])
 			if !slices.Equal(have, want) {
 				return fmt.Errorf("block %s carries the tags %q, want %q", id, have, want)
 			}
