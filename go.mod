@@ -12,6 +12,7 @@ require (
 	github.com/dustin/go-humanize v1.1.0
 	github.com/gabriel-vasile/mimetype v1.4.12
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/open-spaced-repetition/go-fsrs/v3 v3.3.1
 	github.com/spf13/cast v1.10.0
 	github.com/spf13/cobra v1.10.2
 	github.com/xrash/smetrics v0.0.0-20250705151800-55b8f293f342

@@ -73,6 +73,9 @@ type Kernel struct {
 
 	msgMu sync.Mutex
 	msgs  []Message
+
+	// riff is the flashcard decks and review session (riff_store.go).
+	riff riffStore
 }
 
 // Message is a notification pushed with pushMsg or pushErrMsg; the embedded

@@ -148,6 +148,8 @@ func (k *Kernel) Handler() http.Handler {
 	maps.Copy(routes, k.uiRoutes())
 	maps.Copy(routes, k.dailyRoutes())
 	maps.Copy(routes, k.systemRoutes())
+	maps.Copy(routes, k.tagRoutes())
+	maps.Copy(routes, k.riffRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {

@@ -46,8 +46,8 @@ const (
 const sqlBlockColumns = "id, parent_id, root_id, hash, box, path, hpath, name, alias, memo, tag, content, fcontent, markdown, length, type, subtype, ial, sort, created, updated"
 
 // sqlSchema creates SiYuan's tables. The typed columns of blocks follow SiYuan's
-// value types (length and sort are integers); spans, assets, refs and
-// file_annotation_refs exist, empty, so the statements clients commonly send
+// value types (length and sort are integers); spans holds the tag spans
+// (tag_index.go); assets, refs and file_annotation_refs exist, empty, so the statements clients commonly send
 // (backlinks through refs, for one) answer [] rather than "no such table".
 var sqlSchema = []string{
 	"CREATE TABLE blocks (id TEXT, parent_id TEXT, root_id TEXT, hash TEXT, box TEXT, path TEXT, hpath TEXT, name TEXT, alias TEXT, memo TEXT, tag TEXT, content TEXT, fcontent TEXT, markdown TEXT, length INTEGER, type TEXT, subtype TEXT, ial TEXT, sort INTEGER, created TEXT, updated TEXT)",
@@ -308,6 +308,7 @@ type sqlDocRows struct {
 	rootID string
 	blocks []sqlBlockRow
 	attrs  []sqlAttrRow
+	spans  []sqlSpanRow
 }
 
 // apply recomputes the rows of the given documents (all: of every document,
@@ -320,6 +321,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 		switch {
 		case err == nil:
 			d.blocks, d.attrs = sqlRowsOf(tree)
+			d.spans = sqlTagSpansOf(tree)
 			s.k.avContentRows(d.blocks)
 		case errors.Is(err, errNotFound):
 		default:
@@ -333,7 +335,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 	}
 	defer tx.Rollback()
 	if all {
-		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes"} {
+		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes", "DELETE FROM spans"} {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("SQL index: %s: %w", stmt, err)
 			}
@@ -357,6 +359,9 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM attributes WHERE root_id = ?", d.rootID); err != nil {
 				return fmt.Errorf("SQL index: delete attributes %s: %w", d.rootID, err)
 			}
+			if _, err := tx.ExecContext(ctx, "DELETE FROM spans WHERE root_id = ?", d.rootID); err != nil {
+				return fmt.Errorf("SQL index: delete spans %s: %w", d.rootID, err)
+			}
 		}
 		for _, b := range d.blocks {
 			if _, err := insBlock.ExecContext(ctx, b.ID, b.ParentID, b.RootID, b.Hash, b.Box, b.Path, b.HPath, b.Name, b.Alias,
@@ -367,6 +372,12 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 		for _, a := range d.attrs {
 			if _, err := insAttr.ExecContext(ctx, a.ID, a.Name, a.Value, a.Type, a.BlockID, a.RootID, a.Box, a.Path); err != nil {
 				return fmt.Errorf("SQL index: insert attribute %s: %w", a.BlockID, err)
+			}
+		}
+		for _, sp := range d.spans {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO spans (id, block_id, root_id, box, path, content, markdown, type, ial) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				sp.ID, sp.BlockID, sp.RootID, sp.Box, sp.Path, sp.Content, sp.Markdown, sp.Type, sp.IAL); err != nil {
+				return fmt.Errorf("SQL index: insert span %s: %w", sp.BlockID, err)
 			}
 		}
 	}

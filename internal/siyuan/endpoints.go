@@ -109,6 +109,22 @@ const (
 	epGetInstalledTemplate = "/api/bazaar/getInstalledTemplate"
 	epGetSnippet           = "/api/snippet/getSnippet"
 	epPerformSync          = "/api/sync/performSync"
+	epGetTag               = "/api/tag/getTag"
+	epSearchTag            = "/api/search/searchTag"
+	epRenameTag            = "/api/tag/renameTag"
+	epRemoveTag            = "/api/tag/removeTag"
+
+	epGetRiffDecks            = "/api/riff/getRiffDecks"
+	epCreateRiffDeck          = "/api/riff/createRiffDeck"
+	epRemoveRiffDeck          = "/api/riff/removeRiffDeck"
+	epAddRiffCards            = "/api/riff/addRiffCards"
+	epRemoveRiffCards         = "/api/riff/removeRiffCards"
+	epGetRiffCards            = "/api/riff/getRiffCards"
+	epGetRiffDueCards         = "/api/riff/getRiffDueCards"
+	epGetNotebookRiffDueCards = "/api/riff/getNotebookRiffDueCards"
+	epGetTreeRiffDueCards     = "/api/riff/getTreeRiffDueCards"
+	epReviewRiffCard          = "/api/riff/reviewRiffCard"
+	epSkipReviewRiffCard      = "/api/riff/skipReviewRiffCard"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -145,7 +161,13 @@ func kindOf(endpoint string) CallKind {
 		// The UI nudges change no data; a repeated one reloads a view again.
 		epReloadProtyle, epReloadFiletree, epReloadTag, epReloadAttributeView,
 		epGetConf, epGetNetwork, epGetWorkspaceInfo, epGetSnippet,
-		epGetInstalledPlugin, epGetInstalledWidget, epGetInstalledTheme, epGetInstalledIcon, epGetInstalledTemplate:
+		epGetInstalledPlugin, epGetInstalledWidget, epGetInstalledTheme, epGetInstalledIcon, epGetInstalledTemplate,
+		// getTag also stores its sort argument as the user's tag sort
+		// setting: repeating it stores the same value.
+		epGetTag, epSearchTag,
+		// A due-card read without reviewed cards also starts a new review
+		// session (forgets skips): repeating it starts the same session.
+		epGetRiffDecks, epGetRiffCards, epGetRiffDueCards, epGetNotebookRiffDueCards, epGetTreeRiffDueCards:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -168,7 +190,9 @@ func kindOf(endpoint string) CallKind {
 		epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
 		epSetAVBlockAttr, epBatchSetAVBlockAttrs,
 		// performSync starts a cloud sync: an external side effect.
-		epPerformSync:
+		epPerformSync,
+		epRenameTag, epRemoveTag,
+		epCreateRiffDeck, epRemoveRiffDeck, epAddRiffCards, epRemoveRiffCards, epReviewRiffCard, epSkipReviewRiffCard:
 		return Write
 	}
 	return Write

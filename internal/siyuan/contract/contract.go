@@ -128,6 +128,8 @@ func Run(t *testing.T, k Kernel) {
 		dailyChecks,
 		systemChecks,
 		fsChecks,
+		tagChecks,
+		riffChecks,
 	} {
 		all = append(all, group...)
 	}

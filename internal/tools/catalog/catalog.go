@@ -8,10 +8,12 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/document"
 	"github.com/sisyphus-go/sisyphus/internal/tools/feedback"
 	"github.com/sisyphus-go/sisyphus/internal/tools/file"
+	"github.com/sisyphus-go/sisyphus/internal/tools/flashcard"
 	"github.com/sisyphus-go/sisyphus/internal/tools/fs"
 	"github.com/sisyphus-go/sisyphus/internal/tools/notebook"
 	"github.com/sisyphus-go/sisyphus/internal/tools/search"
 	"github.com/sisyphus-go/sisyphus/internal/tools/system"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tag"
 )
 
 // All returns every tool, in the order tools/list shows them. Each call
@@ -26,6 +28,8 @@ func All() []*tools.Tool {
 		fs.Tool(),
 		file.Tool(),
 		av.Tool(),
+		tag.Tool(),
+		flashcard.Tool(),
 		feedback.Tool(),
 	}
 }

@@ -254,6 +254,11 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"av.remove_column":             {map[string]any{"avID": gone, "keyID": gone}, failure.NotFound},
 		"system.perform_sync":          {map[string]any{"upload": true}, failure.InvalidArguments},
 		"feedback.submit":              {map[string]any{"description": " "}, failure.InvalidArguments},
+		"tag.rename":                   {map[string]any{"oldLabel": "nosuchtag", "newLabel": "x"}, failure.NotFound},
+		"tag.remove":                   {map[string]any{"label": "nosuchtag"}, failure.NotFound},
+		"flashcard.review_card":        {map[string]any{"deckID": gone, "cardID": gone, "rating": 3}, failure.NotFound},
+		"flashcard.create_card":        {map[string]any{"deckID": "", "blockIDs": []string{gone}}, failure.NotFound},
+		"flashcard.remove_card":        {map[string]any{"deckID": "", "blockIDs": []string{gone}}, failure.NotFound},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {

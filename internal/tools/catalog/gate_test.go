@@ -33,6 +33,20 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		Srcs: []siyuan.AVSrc{{ItemID: row, Detached: true, Content: "row"}}}); err != nil {
 		t.Fatal(err)
 	}
+	// A tag used in the notebook: tag.rename and tag.remove touch it.
+	s.MkDoc(t, nb, "/Tagged", "tagged #gate#")
+	// A card of the second block: flashcard.review_card and remove_card touch it.
+	if _, err := s.C.AddRiffCards(context.Background(), siyuan.BuiltinDeckID, []string{b1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.C.FlushTransaction(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cards, err := s.C.GetRiffCards(context.Background(), siyuan.BuiltinDeckID, 1, 0)
+	if err != nil || len(cards.Blocks) != 1 {
+		t.Fatalf("the card: %+v %v", cards, err)
+	}
+	card := cards.Blocks[0].RiffCardID
 	const (
 		read  = tools.LevelRead
 		write = tools.LevelWrite
@@ -140,6 +154,15 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"system.read_plugin_storage":        {map[string]any{"pluginName": "none", "path": "config.json"}, free},
 		"system.perform_sync":               {map[string]any{}, free},
 		"feedback.submit":                   {map[string]any{"description": "x"}, free},
+		"tag.list":                          {map[string]any{}, free},
+		"tag.rename":                        {map[string]any{"oldLabel": "gate", "newLabel": "g2"}, write},
+		"tag.remove":                        {map[string]any{"label": "gate"}, del},
+		"flashcard.list_cards":              {map[string]any{"scope": "notebook", "notebook": nb, "filter": "due"}, read},
+		"flashcard.get_decks":               {map[string]any{}, free},
+		"flashcard.get_cards":               {map[string]any{"deckID": ""}, free},
+		"flashcard.review_card":             {map[string]any{"deckID": siyuan.BuiltinDeckID, "cardID": card, "rating": 3}, write},
+		"flashcard.create_card":             {map[string]any{"deckID": "", "blockIDs": []string{b0}}, write},
+		"flashcard.remove_card":             {map[string]any{"deckID": "", "blockIDs": []string{b1}}, del},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
@@ -414,6 +437,23 @@ func TestConfirm(t *testing.T) {
 		s.Unconfirmed = false
 		s.OK(t, "system", map[string]any{"action": action})
 	}
+	// tag.remove is dangerous too.
+	s.MkDoc(t, s.NB, "/Tagged", "tagged #confirm#")
+	s.Unconfirmed = true
+	pre = s.OK(t, "tag", map[string]any{"action": "remove", "label": "confirm", "validateOnly": true})
+	s.WantErr(t, "tag", tooltest.CommitArgs(map[string]any{"action": "remove", "label": "confirm"}, pre), failure.ConfirmationRequired)
+	s.Unconfirmed = false
+	s.OK(t, "tag", tooltest.CommitArgs(map[string]any{"action": "remove", "label": "confirm"}, pre))
+	// So is flashcard.remove_card.
+	if _, err := s.C.AddRiffCards(ctx, siyuan.BuiltinDeckID, []string{s.Blocks[1]}); err != nil {
+		t.Fatal(err)
+	}
+	rm := map[string]any{"action": "remove_card", "deckID": "", "blockIDs": []string{s.Blocks[1]}}
+	s.Unconfirmed = true
+	pre = s.OK(t, "flashcard", tooltest.CopyArgs(rm, "validateOnly", true))
+	s.WantErr(t, "flashcard", tooltest.CommitArgs(rm, pre), failure.ConfirmationRequired)
+	s.Unconfirmed = false
+	s.OK(t, "flashcard", tooltest.CommitArgs(rm, pre))
 }
 
 func asFailure(err error, fe **failure.Error) bool {

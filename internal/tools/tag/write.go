@@ -1,0 +1,208 @@
+package tag
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash}
+
+// markers are the characters SiYuan refuses in a new label when the label
+// is all ASCII (it checks no other).
+const markers = "*_[]\n!\\`<>&~${}()=#^"
+
+type renameArgs struct {
+	OldLabel, NewLabel string
+}
+
+// parseLabel refuses an empty label.
+func parseLabel(field, v string) (string, error) {
+	if strings.TrimSpace(v) == "" {
+		return "", failure.Invalid("argument %q must name a tag, like project or project/2026", field)
+	}
+	return v, nil
+}
+
+// newLabelOf applies SiYuan's rules to a new label: no Markdown marker in
+// an ASCII label, slashes and spaces trimmed, not empty.
+func newLabelOf(v string) (string, error) {
+	ascii := !strings.ContainsFunc(v, func(r rune) bool { return r > 0x7f })
+	if i := strings.IndexAny(v, markers); ascii && i >= 0 {
+		return "", failure.Invalid("newLabel %q holds the Markdown marker %q, which SiYuan refuses in a tag", v, v[i])
+	}
+	l := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(v, "/"), "/"))
+	if l == "" {
+		return "", failure.Invalid("newLabel must name a tag, like project or project/2026")
+	}
+	// SiYuan checks the label as given; once trimmed of a non-ASCII space
+	// it may be ASCII with a marker, which would break the #…# it writes.
+	ascii = !strings.ContainsFunc(l, func(r rune) bool { return r > 0x7f })
+	if i := strings.IndexAny(l, markers); ascii && i >= 0 {
+		return "", failure.Invalid("newLabel %q holds the Markdown marker %q, which SiYuan refuses in a tag", v, l[i])
+	}
+	return l, nil
+}
+
+// renamed is a label after the rename (itself when it is not affected).
+func (a renameArgs) renamed(l string) string {
+	if carries(l, a.OldLabel, true) {
+		return strings.Replace(l, a.OldLabel, a.NewLabel, 1)
+	}
+	return l
+}
+
+var rename = tools.Write[renameArgs, tagState]{
+	Name: "rename", Summary: "rename a tag in every block and document that carries it; nested tags follow (old/x becomes new/x); needs write on every notebook that uses it",
+	Policy:  guarded,
+	Example: map[string]any{"oldLabel": "draft", "newLabel": "review/draft", "validateOnly": true},
+	Params: []tools.Param{
+		{Name: "oldLabel", Type: tools.String, Description: "the tag to rename", Required: true},
+		{Name: "newLabel", Type: tools.String, Description: "its new label (a/b nests it under a)", Required: true},
+	},
+	Parse: func(a *tools.Args) (renameArgs, error) {
+		old, err := parseLabel("oldLabel", a.String("oldLabel"))
+		if err != nil {
+			return renameArgs{}, err
+		}
+		nw, err := newLabelOf(a.String("newLabel"))
+		if err != nil {
+			return renameArgs{}, err
+		}
+		switch {
+		case nw == old:
+			return renameArgs{}, failure.Invalid("newLabel is the tag's current label; nothing to rename")
+		case strings.HasPrefix(nw, old+"/"):
+			e := failure.Invalid("newLabel %q is nested under %q itself, which a readback cannot tell from the old tag", nw, old)
+			e.Action = "rename it to a temporary label first, then to " + nw
+			return renameArgs{}, e
+		}
+		return renameArgs{old, nw}, nil
+	},
+	Scope: tools.Scope[renameArgs]{Resolve: func(ctx context.Context, env *tools.Env, a renameArgs) ([]tools.Touch, error) {
+		st, err := readTagState(ctx, env, a.OldLabel, true)
+		return st.touches(tools.LevelWrite), err
+	}},
+	Targets: func(a renameArgs) []string { return []string{a.OldLabel} },
+	State: func(ctx context.Context, env *tools.Env, a renameArgs) (tagState, error) {
+		return readTagState(ctx, env, a.OldLabel, true)
+	},
+	Check: func(a renameArgs, st tagState) error { return mustCarry(st) },
+	Notes: func(_ renameArgs, st tagState) map[string]any { return notes(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, st tagState) (tools.Payload, error) {
+		if err := env.Kernel.RenameTag(ctx, a.OldLabel, a.NewLabel); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		return tools.Payload{"oldLabel": a.OldLabel, "newLabel": a.NewLabel, "blockCount": len(st.Blocks),
+			"_expect": expectAfter(st, a.renamed)}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, p tools.Payload) (any, error) {
+		return verify(ctx, env, a.OldLabel, true, p)
+	},
+}
+
+var remove = tools.Write[string, tagState]{
+	Name: "remove", Summary: "remove a tag from every block (its #label# text goes) and document; nested tags (label/x) stay; needs delete on every notebook that uses it (a person must confirm)",
+	Policy: guarded, Destructive: true, Dangerous: true,
+	Example: map[string]any{"label": "obsolete", "validateOnly": true},
+	Params:  []tools.Param{{Name: "label", Type: tools.String, Description: "the tag to remove", Required: true}},
+	Parse:   func(a *tools.Args) (string, error) { return parseLabel("label", a.String("label")) },
+	// Removing a tag deletes text the user wrote, in every notebook that
+	// uses it, with no undo but SiYuan's history: as upstream checks for a
+	// dangerous action, each of those notebooks must allow delete.
+	Scope: tools.Scope[string]{Resolve: func(ctx context.Context, env *tools.Env, label string) ([]tools.Touch, error) {
+		st, err := readTagState(ctx, env, label, false)
+		return st.touches(tools.LevelDelete), err
+	}},
+	Targets: func(label string) []string { return []string{label} },
+	State: func(ctx context.Context, env *tools.Env, label string) (tagState, error) {
+		return readTagState(ctx, env, label, false)
+	},
+	Check: func(_ string, st tagState) error { return mustCarry(st) },
+	Notes: func(_ string, st tagState) map[string]any { return notes(st) },
+	Execute: func(ctx context.Context, env *tools.Env, label string, st tagState) (tools.Payload, error) {
+		if err := env.Kernel.RemoveTag(ctx, label); err != nil {
+			return nil, tools.WriteFailure(err, false)
+		}
+		drop := func(l string) string {
+			if l == label {
+				return ""
+			}
+			return l
+		}
+		return tools.Payload{"label": label, "blockCount": len(st.Blocks), "_expect": expectAfter(st, drop)}, nil
+	},
+	Readback: func(ctx context.Context, env *tools.Env, label string, p tools.Payload) (any, error) {
+		return verify(ctx, env, label, false, p)
+	},
+}
+
+func mustCarry(st tagState) error {
+	if len(st.Blocks) == 0 {
+		return failure.New(failure.NotFound, "no block or document carries the tag %q; nothing to change", st.Label).Attempted(false)
+	}
+	return nil
+}
+
+func notes(st tagState) map[string]any {
+	nbs := map[string]bool{}
+	for _, b := range st.Blocks {
+		nbs[b.Notebook] = true
+	}
+	return map[string]any{"blockCount": len(st.Blocks), "notebookCount": len(nbs)}
+}
+
+// expectAfter is each tagged block's labels after the change (map turns
+// a label into its new one, "" to drop it).
+func expectAfter(st tagState, change func(string) string) map[string][]string {
+	out := make(map[string][]string, len(st.Blocks))
+	for _, b := range st.Blocks {
+		var want []string
+		for _, l := range b.Labels {
+			if n := change(l); n != "" {
+				want = append(want, n)
+			}
+		}
+		out[b.ID] = want
+	}
+	return out
+}
+
+// verify is the readback of a rename or removal: no block carries the
+// tag any more, and every formerly tagged block carries exactly the set
+// of labels the change leaves it (the renamed ones, its others).
+func verify(ctx context.Context, env *tools.Env, label string, nested bool, p tools.Payload) (any, error) {
+	expect, _ := p["_expect"].(map[string][]string)
+	ids := make([]string, 0, len(expect))
+	for id := range expect {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return tools.Await(ctx, func(ctx context.Context) (tagState, error) {
+		return readTagState(ctx, env, label, nested)
+	}, func(st tagState) error {
+		if len(st.Blocks) > 0 {
+			return fmt.Errorf("%d blocks still carry the tag %q (%s first)", len(st.Blocks), label, st.Blocks[0].ID)
+		}
+		spans, err := tagSpans(ctx, env, "", ids)
+		if err != nil {
+			return err
+		}
+		got := map[string][]string{}
+		for _, s := range spans {
+			got[s.Block] = append(got[s.Block], s.Label)
+		}
+		for _, id := range ids {
+			have, want := labelSet(got[id]), labelSet(expect[id])
+			if !slices.Equal(have, want) {
+				return fmt.Errorf("block %s carries the tags %q, want %q", id, have, want)
+			}
+		}
+		return nil
+	})
+}
