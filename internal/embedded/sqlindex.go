@@ -1524,3 +1524,41 @@ func searchMaxContent(s string, maxLen int) string {
 	}
 	return string([]rune(s)[:maxLen]) + "..."
 }
+
+// blocksByID returns the indexed blocks of ids, in the order of ids (SiYuan's
+// sql.GetBlocks); ids missing from the index are left out.
+func (s *sqlIndex) blocksByID(ctx context.Context, ids []string) ([]map[string]any, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT "+sqlBlockColumns+" FROM blocks WHERE id IN (?"+strings.Repeat(",?", len(ids)-1)+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := sqlCollect(rows, -1)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]map[string]any{}
+	for _, r := range raw {
+		byID[sqlValueString(r["id"])] = r
+	}
+	var out []map[string]any
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// countBlocks counts the rows of blocks.
+func (s *sqlIndex) countBlocks(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM blocks").Scan(&n)
+	return n, err
+}

@@ -52,6 +52,10 @@ const (
 	epFlushTransaction    = "/api/sqlite/flushTransaction"
 	epFullTextSearchBlock = "/api/search/fullTextSearchBlock"
 
+	epListInvalidBlockRefs = "/api/search/listInvalidBlockRefs"
+	epSemanticSearchBlock  = "/api/search/semanticSearchBlock"
+	epEmbeddingStat        = "/api/ai/embeddingStat"
+
 	epUploadAsset     = "/api/asset/upload"
 	epGetFile         = "/api/file/getFile"
 	epPutFile         = "/api/file/putFile"
@@ -114,6 +118,10 @@ func kindOf(endpoint string) CallKind {
 		epFlushTransaction,
 		// Method 2 (raw SQL) is reclassified as a write by the method.
 		epFullTextSearchBlock,
+		// search: invalid references and embeddings only read (the stat
+		// counts rows; semantic search reads vectors, the query's own
+		// embedding is computed by the provider and not stored).
+		epListInvalidBlockRefs, epSemanticSearchBlock, epEmbeddingStat,
 		epGetFile, epReadDir, epExportMdContent,
 		epGetUnusedAssets, epGetDocAssets, epGetDocImageAssets, epSearchAsset,
 		// getImageOCRText is routed as an admin write but only reads the

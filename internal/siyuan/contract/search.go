@@ -1,0 +1,97 @@
+package contract
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+)
+
+// searchChecks cover the search endpoints beyond fullTextSearchBlock.
+var searchChecks = []check{
+	{"search_invalid_refs_lists_dangling_holders", checkInvalidRefs},
+	{"search_invalid_refs_page_past_end_is_empty", checkInvalidRefsPastEnd},
+	{"search_embeddings_disabled_semantic_is_empty", checkSemanticDisabled},
+}
+
+// checkInvalidRefs: a block ref and a siyuan://blocks link to a removed
+// block make their paragraphs invalid-ref holders; a ref to a live block
+// does not. The kernel walks the files, so no flush is needed for the ids,
+// but the blocks come from the SQL index.
+func checkInvalidRefs(t *testing.T, s *suite) {
+	_, ids := s.docWithParas(t, "invalid-ref-target", "doomed target", "kept target")
+	doomed, kept := ids[0], ids[1]
+	src := s.newDoc(t, "invalid-ref-source", "ref to (("+doomed+" 'gone'))\n\nlink to [gone](siyuan://blocks/"+doomed+")\n\nlive (("+kept+" 'kept'))")
+	holders := s.childIDs(t, src)
+	if len(holders) != 3 {
+		t.Fatalf("source doc has %d children, want 3", len(holders))
+	}
+	_, err := s.c.DeleteBlock(t.Context(), doomed)
+	must(t, "DeleteBlock", err)
+	s.flush(t)
+	var mine []siyuan.SearchBlock
+	s.eventually(t, "both holders listed", func() bool {
+		res, err := s.c.ListInvalidBlockRefs(t.Context(), 1, 128)
+		must(t, "ListInvalidBlockRefs", err)
+		if res.MatchedBlockCount < 2 || res.MatchedRootCount < 1 || res.PageCount < 1 {
+			return false
+		}
+		mine = mine[:0]
+		for _, b := range res.Blocks {
+			if b.Box == s.box && b.RootID == src {
+				mine = append(mine, b)
+			}
+		}
+		return len(mine) == 2
+	})
+	want := []string{holders[0], holders[1]}
+	slices.Sort(want)
+	got := []string{mine[0].ID, mine[1].ID}
+	if !slices.Equal(got, want) {
+		t.Fatalf("holders listed %v, want %v sorted (the live ref %s is valid)", got, want, holders[2])
+	}
+	for _, b := range mine {
+		if b.Type != "NodeParagraph" || b.HPath != "/invalid-ref-source" || b.ParentID != src ||
+			!strings.Contains(b.Markdown, doomed) || strings.Contains(b.Content, "<mark>") {
+			t.Errorf("holder %+v: want a paragraph of /invalid-ref-source with its markdown, unmarked content", b)
+		}
+	}
+	// Paging: one per page, the counts of all.
+	one, err := s.c.ListInvalidBlockRefs(t.Context(), 1, 1)
+	must(t, "ListInvalidBlockRefs page size 1", err)
+	if len(one.Blocks) != 1 || one.PageCount != one.MatchedBlockCount {
+		t.Fatalf("page size 1: %d blocks, pageCount %d, matched %d", len(one.Blocks), one.PageCount, one.MatchedBlockCount)
+	}
+}
+
+// checkInvalidRefsPastEnd: a page past the end answers nothing (SiYuan
+// panics there and answers data null).
+func checkInvalidRefsPastEnd(t *testing.T, s *suite) {
+	res, err := s.c.ListInvalidBlockRefs(t.Context(), 100000, 128)
+	must(t, "ListInvalidBlockRefs past end", err)
+	if len(res.Blocks) != 0 || res.MatchedBlockCount != 0 || res.PageCount != 0 {
+		t.Fatalf("past the end: %+v, want nothing", res)
+	}
+}
+
+// checkSemanticDisabled: with no embedding model configured (a fresh
+// workspace), the stat says disabled and semantic search answers an empty
+// page rather than an error.
+func checkSemanticDisabled(t *testing.T, s *suite) {
+	s.newDoc(t, "semantic-probe", "semantic probe words")
+	s.flush(t)
+	st, err := s.c.EmbeddingStat(t.Context())
+	must(t, "EmbeddingStat", err)
+	if st.Enabled {
+		t.Skip("this kernel has embeddings enabled")
+	}
+	if st.Indexed != 0 || st.Total < 1 || st.Pending != st.Total {
+		t.Errorf("stat %+v: want nothing indexed, every block pending", st)
+	}
+	res, err := s.c.SemanticSearchBlock(t.Context(), siyuan.SemanticSearchRequest{Query: "semantic probe words", Paths: []string{s.box}})
+	must(t, "SemanticSearchBlock", err)
+	if len(res.Blocks) != 0 || res.MatchedBlockCount != 0 || res.PageCount != 0 {
+		t.Fatalf("semantic with embeddings off: %+v, want an empty page", res)
+	}
+}
