@@ -18,6 +18,7 @@ func (k *Kernel) searchRoutes() map[string]route {
 		"/api/search/listInvalidBlockRefs": {json: k.listInvalidBlockRefs},
 		"/api/search/semanticSearchBlock":  {json: k.semanticSearchBlock},
 		"/api/ai/embeddingStat":            {json: k.embeddingStat, emptyOK: true},
+		"/api/search/findReplace":          {json: k.findReplace, write: true},
 	}
 }
 

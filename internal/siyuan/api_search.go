@@ -70,3 +70,38 @@ func (c *Client) EmbeddingStat(ctx context.Context) (EmbeddingStat, error) {
 	err := c.invoke(ctx, epEmbeddingStat, nil, &st)
 	return st, err
 }
+
+// FindReplaceRequest is /api/search/findReplace. ReplaceTypes says which
+// node kinds change: text, docTitle, codeBlock, mathBlock, htmlBlock, code,
+// em, strong, kbd, mark, s, sub, sup, u, tag, inlineMath, inlineMemo,
+// blockRef, fileAnnotationRef, imgText, imgTitle, imgSrc, aText, aTitle,
+// aHref; with none, nothing is replaced. Method 0 keyword (1 is taken as
+// 0), 3 regex; 2 (SQL) and GroupBy 1 are refused. Paths, Types and OrderBy
+// only matter for the search the kernel runs when IDs is empty.
+type FindReplaceRequest struct {
+	K            string          `json:"k"`
+	R            string          `json:"r"`
+	IDs          []string        `json:"ids"`
+	Paths        []string        `json:"paths,omitempty"`
+	Types        map[string]bool `json:"types,omitempty"`
+	Method       int             `json:"method"`
+	OrderBy      int             `json:"orderBy"`
+	GroupBy      int             `json:"groupBy"`
+	ReplaceTypes map[string]bool `json:"replaceTypes,omitempty"`
+}
+
+// FindReplace replaces K by R in the blocks IDs: in a non-document block's
+// whole subtree (text matches case-insensitively under SiYuan's default
+// configuration), in a document's title and tags only (docTitle). It
+// answers nothing about what changed: read the blocks back. An empty IDs
+// would make the kernel replace in every block the keyword finds across
+// the workspace, so it is refused here. Attempted once.
+func (c *Client) FindReplace(ctx context.Context, req FindReplaceRequest) error {
+	if err := needIDs(epFindReplace, "ids", req.IDs); err != nil {
+		return err
+	}
+	if err := need(epFindReplace, "k", req.K); err != nil {
+		return err
+	}
+	return c.call(ctx, epFindReplace, kindOf(epFindReplace), req, nil, true)
+}

@@ -55,6 +55,7 @@ const (
 	epListInvalidBlockRefs = "/api/search/listInvalidBlockRefs"
 	epSemanticSearchBlock  = "/api/search/semanticSearchBlock"
 	epEmbeddingStat        = "/api/ai/embeddingStat"
+	epFindReplace          = "/api/search/findReplace"
 
 	epUploadAsset     = "/api/asset/upload"
 	epGetFile         = "/api/file/getFile"
@@ -142,6 +143,7 @@ func kindOf(endpoint string) CallKind {
 		epInsertBlock, epPrependBlock, epAppendBlock, epUpdateBlock, epBatchUpdateBlock, epDeleteBlock,
 		epMoveBlock, epFoldBlock, epUnfoldBlock,
 		epSetBlockAttrs,
+		epFindReplace,
 		epUploadAsset, epPutFile, epRemoveFile,
 		epRenameAsset, epRemoveUnusedAsset, epRemoveUnusedAssets,
 		epRemoveTemplate, epDocSaveAsTemplate,

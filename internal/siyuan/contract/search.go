@@ -9,11 +9,11 @@ import (
 )
 
 // searchChecks cover the search endpoints beyond fullTextSearchBlock.
-var searchChecks = []check{
+var searchChecks = append([]check{
 	{"search_invalid_refs_lists_dangling_holders", checkInvalidRefs},
 	{"search_invalid_refs_page_past_end_is_empty", checkInvalidRefsPastEnd},
 	{"search_embeddings_disabled_semantic_is_empty", checkSemanticDisabled},
-}
+}, findReplaceChecks...)
 
 // checkInvalidRefs: a block ref and a siyuan://blocks link to a removed
 // block make their paragraphs invalid-ref holders; a ref to a live block
