@@ -152,8 +152,9 @@ func TestStrictSchemaAdvertisesControlFields(t *testing.T) {
 	if !strings.Contains(r, "append") || strings.Contains(r, "get_kramdown") {
 		t.Fatalf("requestId must name the strict writes only: %s", r)
 	}
-	if _, ok := tooltest.Schema(t, s.R, "search")["properties"].(map[string]any)["validateOnly"]; ok {
-		t.Fatal("a read-only tool must not advertise validateOnly")
+	m := tooltest.Schema(t, s.R, "search")["properties"].(map[string]any)["expectedManifestHash"].(map[string]any)["description"].(string)
+	if !strings.Contains(m, "find_replace") || strings.Contains(m, "fulltext") {
+		t.Fatalf("expectedManifestHash must name search's one write only: %s", m)
 	}
 }
 
@@ -250,6 +251,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"av.set_cells":                 {map[string]any{"avID": gone, "rowID": gone, "columnID": gone, "value": "x"}, failure.NotFound},
 		"av.remove_rows":               {map[string]any{"avID": gone, "srcIDs": []string{gone}}, failure.NotFound},
 		"av.remove_column":             {map[string]any{"avID": gone, "keyID": gone}, failure.NotFound},
+		"search.find_replace":          {map[string]any{"k": "x", "r": "y", "ids": []string{gone}}, failure.NotFound},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
