@@ -134,6 +134,21 @@ func searchFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb strin
 		t.Fatalf("check_anchor: %v", ca)
 	}
 
+	// Backlinks: the holder references the removed block; the tail is
+	// referenced once and its text mentioned once.
+	ref := a.strictDo("block", map[string]any{"action": "append", "parentID": doc, "data": "about ((" + tail + " 'the tail'))"})["ids"].([]any)[0].(string)
+	mention := a.strictDo("block", map[string]any{"action": "append", "parentID": doc, "data": "the plain tail again"})["ids"].([]any)[0].(string)
+	if err := c.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bl := a.ok("search", map[string]any{"action": "get_backlinks", "id": tail})
+	if got := idsOf(t, bl["backlinks"]); len(got) != 1 || got[0] != ref {
+		t.Fatalf("backlinks: %v", bl)
+	}
+	if got := idsOf(t, bl["backmentions"]); !has(got, mention) || has(got, ref) {
+		t.Fatalf("backmentions: %v", bl)
+	}
+
 	// Invalid references.
 	inv := a.ok("search", map[string]any{"action": "list_invalid_refs", "pageSize": 128})
 	if !has(idsOf(t, inv["data"]), holder) {

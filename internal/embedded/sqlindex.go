@@ -46,9 +46,9 @@ const (
 const sqlBlockColumns = "id, parent_id, root_id, hash, box, path, hpath, name, alias, memo, tag, content, fcontent, markdown, length, type, subtype, ial, sort, created, updated"
 
 // sqlSchema creates SiYuan's tables. The typed columns of blocks follow SiYuan's
-// value types (length and sort are integers); spans, assets, refs and
-// file_annotation_refs exist, empty, so the statements clients commonly send
-// (backlinks through refs, for one) answer [] rather than "no such table".
+// value types (length and sort are integers); refs holds the block refs;
+// spans, assets and file_annotation_refs exist, empty, so the statements
+// clients commonly send answer [] rather than "no such table".
 var sqlSchema = []string{
 	"CREATE TABLE blocks (id TEXT, parent_id TEXT, root_id TEXT, hash TEXT, box TEXT, path TEXT, hpath TEXT, name TEXT, alias TEXT, memo TEXT, tag TEXT, content TEXT, fcontent TEXT, markdown TEXT, length INTEGER, type TEXT, subtype TEXT, ial TEXT, sort INTEGER, created TEXT, updated TEXT)",
 	"CREATE INDEX idx_blocks_id ON blocks(id)",
@@ -308,6 +308,7 @@ type sqlDocRows struct {
 	rootID string
 	blocks []sqlBlockRow
 	attrs  []sqlAttrRow
+	refs   []sqlRefRow
 }
 
 // apply recomputes the rows of the given documents (all: of every document,
@@ -320,6 +321,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 		switch {
 		case err == nil:
 			d.blocks, d.attrs = sqlRowsOf(tree)
+			d.refs = s.k.sqlRefRowsOf(tree)
 			s.k.avContentRows(d.blocks)
 		case errors.Is(err, errNotFound):
 		default:
@@ -333,7 +335,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 	}
 	defer tx.Rollback()
 	if all {
-		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes"} {
+		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes", "DELETE FROM refs"} {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("SQL index: %s: %w", stmt, err)
 			}
@@ -368,6 +370,9 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 			if _, err := insAttr.ExecContext(ctx, a.ID, a.Name, a.Value, a.Type, a.BlockID, a.RootID, a.Box, a.Path); err != nil {
 				return fmt.Errorf("SQL index: insert attribute %s: %w", a.BlockID, err)
 			}
+		}
+		if err := sqlWriteRefs(ctx, tx, d.rootID, d.refs, all); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {

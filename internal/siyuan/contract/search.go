@@ -13,6 +13,7 @@ var searchChecks = append([]check{
 	{"search_invalid_refs_lists_dangling_holders", checkInvalidRefs},
 	{"search_invalid_refs_page_past_end_is_empty", checkInvalidRefsPastEnd},
 	{"search_embeddings_disabled_semantic_is_empty", checkSemanticDisabled},
+	{"search_refs_table_rows", checkRefsTable},
 }, findReplaceChecks...)
 
 // checkInvalidRefs: a block ref and a siyuan://blocks link to a removed
@@ -94,4 +95,44 @@ func checkSemanticDisabled(t *testing.T, s *suite) {
 	if len(res.Blocks) != 0 || res.MatchedBlockCount != 0 || res.PageCount != 0 {
 		t.Fatalf("semantic with embeddings off: %+v, want an empty page", res)
 	}
+}
+
+// checkRefsTable: the refs table holds one row per (holder, target) with
+// the target's parent, document and path, the anchor text and the ref's
+// Markdown; a ref to a removed block keeps its target id.
+func checkRefsTable(t *testing.T, s *suite) {
+	target, ids := s.docWithParas(t, "refs-target", "ref target", "doomed target")
+	src := s.newDoc(t, "refs-source", "see (("+ids[0]+" 'anchor one')) and (("+ids[0]+" 'twice'))\n\nand (("+ids[1]+" 'doomed'))")
+	holders := s.childIDs(t, src)
+	_, err := s.c.DeleteBlock(t.Context(), ids[1])
+	must(t, "DeleteBlock", err)
+	s.flush(t)
+	var rows []map[string]any
+	s.eventually(t, "refs indexed", func() bool {
+		rows = s.sqlRows(t, "SELECT def_block_id, def_block_parent_id, def_block_root_id, def_block_path, block_id, root_id, box, path, content, markdown, type, length(id) AS idlen FROM refs WHERE root_id = '"+src+"' ORDER BY block_id LIMIT 10")
+		return len(rows) == 2
+	})
+	want := []map[string]any{
+		{"def_block_id": ids[0], "def_block_parent_id": target, "def_block_root_id": target, "def_block_path": "/" + target + ".sy",
+			"block_id": holders[0], "root_id": src, "box": s.box, "path": "/" + src + ".sy", "content": "anchor one",
+			"markdown": "((" + ids[0] + " 'anchor one'))", "type": "textmark", "idlen": float64(22)},
+	}
+	if !sameRow(rows[0], want[0]) {
+		t.Errorf("ref row %v, want %v (one row per holder and target)", rows[0], want[0])
+	}
+	if rows[1]["block_id"] != holders[1] || rows[1]["def_block_id"] != ids[1] || rows[1]["content"] != "doomed" {
+		t.Errorf("the ref to a removed block: %v", rows[1])
+	}
+}
+
+func sameRow(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range b {
+		if a[k] != v {
+			return false
+		}
+	}
+	return true
 }

@@ -225,9 +225,15 @@ func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) 
 		return nil, err
 	}
 	hits := make([]searchHit, 0, len(res.Blocks))
-	filtered := 0
+	filtered, dups := 0, 0
+	seen := map[string]bool{}
 	for _, b := range res.Blocks {
 		switch {
+		case seen[b.ID]:
+			// Real SiYuan's index briefly holds a new document's rows
+			// twice; a block is shown once.
+			dups++
+			continue
 		case !tools.Visible(ctx, b.Box):
 			filtered++ // never shown, whatever the kernel answered
 			continue
@@ -236,9 +242,13 @@ func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) 
 		case a.HasTags != nil && (strings.TrimSpace(b.Tag) != "") != *a.HasTags:
 			continue
 		}
+		seen[b.ID] = true
 		hits = append(hits, hitOf(b))
 	}
 	ret["blocks"] = hits
+	if dups > 0 {
+		ret["duplicatesDropped"] = dups
+	}
 	ret["returnedCount"] = len(hits)
 	ret["kernelMatchedBlockCount"], ret["kernelMatchedRootCount"], ret["kernelPageCount"] = res.MatchedBlockCount, res.MatchedRootCount, res.PageCount
 	if a.ParentID != "" || a.HasTags != nil || filtered > 0 {

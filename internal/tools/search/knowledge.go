@@ -308,7 +308,7 @@ func knowledgeSemantic(ctx context.Context, env *tools.Env, k knowledgeArgs, see
 	}
 	var hits []string
 	for _, b := range res.Blocks {
-		if tools.Visible(ctx, b.Box) {
+		if tools.Visible(ctx, b.Box) && !slices.Contains(hits, b.ID) {
 			hits = append(hits, b.ID)
 		}
 	}

@@ -77,13 +77,17 @@ func loadNamespace(ctx context.Context, env *tools.Env) (rows []anchorRow, compl
 	if err != nil {
 		return nil, false, err
 	}
+	seen := map[string]bool{}
 	for _, r := range raw {
 		row := anchorRow{ID: rowString(r, "id"), RootID: rowString(r, "root_id"), Box: rowString(r, "box"), Path: rowString(r, "path"),
 			HPath: rowString(r, "hpath"), Type: rowString(r, "type"), SubType: rowString(r, "subtype"), Name: rowString(r, "name"),
 			Alias: rowString(r, "alias"), Content: rowString(r, "content"), Updated: rowString(r, "updated")}
-		if row.ID == "" || !tools.Visible(ctx, row.Box) {
-			continue // hidden notebooks are no part of the namespace an agent sees
+		if row.ID == "" || seen[row.ID] || !tools.Visible(ctx, row.Box) {
+			// Hidden notebooks are no part of the namespace an agent
+			// sees; a row the index briefly holds twice counts once.
+			continue
 		}
+		seen[row.ID] = true
 		rows = append(rows, row)
 	}
 	return rows, len(raw) < namespaceLimit, nil

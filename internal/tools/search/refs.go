@@ -19,7 +19,7 @@ type pageArgs struct{ Page, PageSize int }
 // visible ones itself: the kernel's counts include hidden notebooks.
 func listInvalidRefs(ctx context.Context, env *tools.Env, a pageArgs) (any, error) {
 	var all []searchHit
-	roots := map[string]bool{}
+	roots, seen := map[string]bool{}, map[string]bool{}
 	cut := false
 	for page := 1; ; page++ {
 		res, err := env.Kernel.ListInvalidBlockRefs(ctx, page, invalidRefsPage)
@@ -27,7 +27,8 @@ func listInvalidRefs(ctx context.Context, env *tools.Env, a pageArgs) (any, erro
 			return nil, err
 		}
 		for _, b := range res.Blocks {
-			if tools.Visible(ctx, b.Box) {
+			if tools.Visible(ctx, b.Box) && !seen[b.ID] {
+				seen[b.ID] = true
 				all = append(all, hitOf(b))
 				roots[b.RootID] = true
 			}

@@ -62,6 +62,7 @@ func Tool() *tools.Tool {
 				Scope: tools.Scope[assetArgs]{Global: true},
 				Run:   searchAssets,
 			}.Action(),
+			backlinksAction(),
 			listInvalidRefsAction(),
 			findReplaceAction(),
 		},

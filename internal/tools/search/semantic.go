@@ -92,8 +92,10 @@ func semantic(ctx context.Context, env *tools.Env, a semanticArgs) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	seen := map[string]bool{}
 	for _, b := range res.Blocks {
-		if tools.Visible(ctx, b.Box) {
+		if tools.Visible(ctx, b.Box) && !seen[b.ID] {
+			seen[b.ID] = true
 			hits = append(hits, hitOf(b))
 		}
 	}
