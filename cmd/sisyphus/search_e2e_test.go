@@ -149,6 +149,29 @@ func searchFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb strin
 		t.Fatalf("backmentions: %v", bl)
 	}
 
+	// Asset content: a text asset found by its words, then read whole.
+	up, err := c.UploadAsset(ctx, siyuan.AssetUploadRequest{AssetsDirPath: "/assets/", Files: []siyuan.UploadFile{{Name: word + ".txt", Body: strings.NewReader("notes on the " + word + "\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asset := up.SuccMap[word+".txt"]
+	t.Cleanup(func() { c.RemoveFile(context.Background(), "/data/"+asset) })
+	var found map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		r := a.ok("search", map[string]any{"action": "fulltext_asset_content", "query": word})
+		if r["total"] == float64(1) {
+			found = r["data"].([]any)[0].(map[string]any)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("asset content not found: %v", r)
+		}
+	}
+	whole := a.ok("search", map[string]any{"action": "fulltext_asset_content", "assetId": found["id"], "query": word})["assetContent"].(map[string]any)
+	if found["path"] != asset || whole["content"] != "notes on the <mark>"+word+"</mark><br>" {
+		t.Fatalf("asset content %v, whole %v", found, whole)
+	}
+
 	// Invalid references.
 	inv := a.ok("search", map[string]any{"action": "list_invalid_refs", "pageSize": 128})
 	if !has(idsOf(t, inv["data"]), holder) {

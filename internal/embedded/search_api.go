@@ -19,6 +19,9 @@ func (k *Kernel) searchRoutes() map[string]route {
 		"/api/search/semanticSearchBlock":  {json: k.semanticSearchBlock},
 		"/api/ai/embeddingStat":            {json: k.embeddingStat, emptyOK: true},
 		"/api/search/findReplace":          {json: k.findReplace, write: true},
+		// The asset content index is brought up to date before each read.
+		"/api/search/fullTextSearchAssetContent": {json: k.fullTextSearchAssetContent},
+		"/api/search/getAssetContent":            {json: k.getAssetContent},
 	}
 }
 

@@ -105,3 +105,70 @@ func (c *Client) FindReplace(ctx context.Context, req FindReplaceRequest) error 
 	}
 	return c.call(ctx, epFindReplace, kindOf(epFindReplace), req, nil, true)
 }
+
+// AssetContentRequest is /api/search/fullTextSearchAssetContent. Method: 0
+// keyword, 1 query syntax, 2 SQL (a read-only statement over
+// asset_contents_fts_case_insensitive), 3 regex. OrderBy: 0/1 relevance
+// descending/ascending, 2/3 updated ascending/descending. Types keeps
+// extensions such as ".txt".
+type AssetContentRequest struct {
+	Query    string          `json:"query"`
+	Types    map[string]bool `json:"types,omitempty"`
+	Method   int             `json:"method"`
+	OrderBy  int             `json:"orderBy"`
+	Page     int             `json:"page,omitempty"`
+	PageSize int             `json:"pageSize,omitempty"`
+}
+
+// AssetContent is one indexed asset (data/assets only): Content is a
+// snippet (at most 64 tokens around the matches, "..." where cut) with
+// <mark> highlights, HTML-escaped; Updated is the file's mtime in seconds.
+type AssetContent struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Ext     string `json:"ext"`
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	HSize   string `json:"hSize"`
+	Updated int64  `json:"updated"`
+	Content string `json:"content"`
+}
+
+// AssetContentResult is the answer of FullTextSearchAssetContent.
+type AssetContentResult struct {
+	AssetContents     []AssetContent `json:"assetContents"`
+	MatchedAssetCount int            `json:"matchedAssetCount"`
+	PageCount         int            `json:"pageCount"`
+}
+
+// FullTextSearchAssetContent searches the text SiYuan extracted from the
+// files in data/assets (text files at once; the real kernel also parses
+// Office, PDF and EPUB files, in the background).
+func (c *Client) FullTextSearchAssetContent(ctx context.Context, req AssetContentRequest) (AssetContentResult, error) {
+	var res AssetContentResult
+	if err := c.invoke(ctx, epSearchAssetContent, req, &res); err != nil {
+		return AssetContentResult{}, err
+	}
+	if res.AssetContents == nil {
+		res.AssetContents = []AssetContent{}
+	}
+	return res, nil
+}
+
+// GetAssetContent reads one indexed asset by the id a search answered,
+// its whole text with the query's matches highlighted and newlines as
+// <br>; nil when the id is unknown or the query does not match.
+func (c *Client) GetAssetContent(ctx context.Context, id, query string, queryMethod int) (*AssetContent, error) {
+	req := struct {
+		ID          string `json:"id"`
+		Query       string `json:"query"`
+		QueryMethod int    `json:"queryMethod"`
+	}{id, query, queryMethod}
+	var res struct {
+		AssetContent *AssetContent `json:"assetContent"`
+	}
+	if err := c.invoke(ctx, epGetAssetContent, req, &res); err != nil {
+		return nil, err
+	}
+	return res.AssetContent, nil
+}

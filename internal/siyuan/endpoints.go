@@ -56,6 +56,8 @@ const (
 	epSemanticSearchBlock  = "/api/search/semanticSearchBlock"
 	epEmbeddingStat        = "/api/ai/embeddingStat"
 	epFindReplace          = "/api/search/findReplace"
+	epSearchAssetContent   = "/api/search/fullTextSearchAssetContent"
+	epGetAssetContent      = "/api/search/getAssetContent"
 
 	epUploadAsset     = "/api/asset/upload"
 	epGetFile         = "/api/file/getFile"
@@ -123,6 +125,9 @@ func kindOf(endpoint string) CallKind {
 		// counts rows; semantic search reads vectors, the query's own
 		// embedding is computed by the provider and not stored).
 		epListInvalidBlockRefs, epSemanticSearchBlock, epEmbeddingStat,
+		// The asset content index: its SQL method is checked read-only by
+		// the kernel.
+		epSearchAssetContent, epGetAssetContent,
 		epGetFile, epReadDir, epExportMdContent,
 		epGetUnusedAssets, epGetDocAssets, epGetDocImageAssets, epSearchAsset,
 		// getImageOCRText is routed as an admin write but only reads the

@@ -14,7 +14,7 @@ var searchChecks = append([]check{
 	{"search_invalid_refs_page_past_end_is_empty", checkInvalidRefsPastEnd},
 	{"search_embeddings_disabled_semantic_is_empty", checkSemanticDisabled},
 	{"search_refs_table_rows", checkRefsTable},
-}, findReplaceChecks...)
+}, append(findReplaceChecks, assetContentChecks...)...)
 
 // checkInvalidRefs: a block ref and a siyuan://blocks link to a removed
 // block make their paragraphs invalid-ref holders; a ref to a live block
