@@ -22,6 +22,7 @@ func (k *Kernel) searchRoutes() map[string]route {
 		// The asset content index is brought up to date before each read.
 		"/api/search/fullTextSearchAssetContent": {json: k.fullTextSearchAssetContent},
 		"/api/search/getAssetContent":            {json: k.getAssetContent},
+		"/api/search/searchRefBlock":             {json: k.searchRefBlock},
 	}
 }
 

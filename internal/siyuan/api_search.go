@@ -172,3 +172,48 @@ func (c *Client) GetAssetContent(ctx context.Context, id, query string, queryMet
 	}
 	return res.AssetContent, nil
 }
+
+// RefSearchRequest is /api/search/searchRefBlock: the candidates for a
+// block ref typed with keyword K in block ID of document RootID. SiYuan
+// reads ID, RootID, K and BeforeLen unchecked (a missing one answers only
+// reqId), so all are always sent.
+type RefSearchRequest struct {
+	ID               string `json:"id"`
+	RootID           string `json:"rootID"`
+	K                string `json:"k"`
+	BeforeLen        int    `json:"beforeLen"`
+	IsSquareBrackets bool   `json:"isSquareBrackets"`
+	IsDatabase       bool   `json:"isDatabase"`
+	ReqID            any    `json:"reqId,omitempty"`
+}
+
+// RefSearchResult is the answer: the candidate blocks (content with <mark>
+// highlights, HPath prefixed with the notebook's name, a document's HPath
+// without its own title), RefText the anchor a ref would show, RefCount
+// the refs already pointing at each; NewDoc says whether a document named
+// K could be created beside the current one; ReqID is echoed.
+type RefSearchResult struct {
+	Blocks []SearchBlock `json:"blocks"`
+	NewDoc bool          `json:"newDoc"`
+	K      string        `json:"k"`
+	ReqID  any           `json:"reqId"`
+}
+
+// SearchRefBlock lists block ref candidates: without K the blocks
+// referenced most recently (at most 32, the current block included), with
+// K the blocks whose text, name, alias or memo hold it (at most 64, names
+// and documents first), without the current block, its document and the
+// container whose first leaf it is.
+func (c *Client) SearchRefBlock(ctx context.Context, req RefSearchRequest) (RefSearchResult, error) {
+	if err := need(epSearchRefBlock, "id", req.ID); err != nil {
+		return RefSearchResult{}, err
+	}
+	var res RefSearchResult
+	if err := c.invoke(ctx, epSearchRefBlock, req, &res); err != nil {
+		return RefSearchResult{}, err
+	}
+	if res.Blocks == nil {
+		res.Blocks = []SearchBlock{}
+	}
+	return res, nil
+}

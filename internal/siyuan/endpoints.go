@@ -58,6 +58,7 @@ const (
 	epFindReplace          = "/api/search/findReplace"
 	epSearchAssetContent   = "/api/search/fullTextSearchAssetContent"
 	epGetAssetContent      = "/api/search/getAssetContent"
+	epSearchRefBlock       = "/api/search/searchRefBlock"
 
 	epUploadAsset     = "/api/asset/upload"
 	epGetFile         = "/api/file/getFile"
@@ -127,7 +128,7 @@ func kindOf(endpoint string) CallKind {
 		epListInvalidBlockRefs, epSemanticSearchBlock, epEmbeddingStat,
 		// The asset content index: its SQL method is checked read-only by
 		// the kernel.
-		epSearchAssetContent, epGetAssetContent,
+		epSearchAssetContent, epGetAssetContent, epSearchRefBlock,
 		epGetFile, epReadDir, epExportMdContent,
 		epGetUnusedAssets, epGetDocAssets, epGetDocImageAssets, epSearchAsset,
 		// getImageOCRText is routed as an admin write but only reads the

@@ -14,6 +14,7 @@ var searchChecks = append([]check{
 	{"search_invalid_refs_page_past_end_is_empty", checkInvalidRefsPastEnd},
 	{"search_embeddings_disabled_semantic_is_empty", checkSemanticDisabled},
 	{"search_refs_table_rows", checkRefsTable},
+	{"search_ref_block_candidates", checkRefSearch},
 }, append(findReplaceChecks, assetContentChecks...)...)
 
 // checkInvalidRefs: a block ref and a siyuan://blocks link to a removed
@@ -135,4 +136,55 @@ func sameRow(a, b map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// checkRefSearch: ref candidates for a keyword (the document first, then
+// the heading, then paragraphs; the current block and its document left
+// out), and without a keyword the block referenced last.
+func checkRefSearch(t *testing.T, s *suite) {
+	word := "ibex" + randWord(6)
+	cur, curIDs := s.docWithParas(t, "refsearch-current", "typing "+word+" here")
+	doc := s.newDoc(t, "refsearch "+word, "# "+word+" heading\n\nthe "+word+" paragraph")
+	kids := s.childIDs(t, doc)
+	s.flush(t)
+	var res siyuan.RefSearchResult
+	s.eventually(t, "candidates indexed", func() bool {
+		var err error
+		res, err = s.c.SearchRefBlock(t.Context(), siyuan.RefSearchRequest{ID: curIDs[0], RootID: cur, K: word, BeforeLen: 512, ReqID: 42.0})
+		must(t, "SearchRefBlock", err)
+		return len(res.Blocks) == 3
+	})
+	got := []string{res.Blocks[0].ID, res.Blocks[1].ID, res.Blocks[2].ID}
+	if want := []string{doc, kids[0], kids[1]}; !slices.Equal(got, want) {
+		t.Fatalf("candidates %v, want %v (document, heading, paragraph; not the current block)", got, want)
+	}
+	d, h, p := res.Blocks[0], res.Blocks[1], res.Blocks[2]
+	if d.HPath != s.boxName+"/" || d.Content != "refsearch <mark>"+word+"</mark>" || d.RefText != "refsearch "+word || d.Type != "NodeDocument" {
+		t.Errorf("document candidate %+v", d)
+	}
+	if h.HPath != s.boxName+"/refsearch "+word || h.Content != "<mark>"+word+"</mark> heading" || h.RefText != word+" heading" {
+		t.Errorf("heading candidate %+v", h)
+	}
+	if p.Content != "the <mark>"+word+"</mark> paragraph" || p.RefText != "the "+word+" paragraph" || p.RefCount != 0 {
+		t.Errorf("paragraph candidate %+v", p)
+	}
+	if !res.NewDoc || res.K != word || res.ReqID != 42.0 {
+		t.Errorf("newDoc %v, k %q, reqId %v", res.NewDoc, res.K, res.ReqID)
+	}
+	// The paragraph referenced, then no keyword: it is a recent target.
+	s.newDoc(t, "refsearch-ref", "see (("+kids[1]+" 'it'))")
+	s.flush(t)
+	s.eventually(t, "recent ref listed", func() bool {
+		r, err := s.c.SearchRefBlock(t.Context(), siyuan.RefSearchRequest{ID: curIDs[0], RootID: cur, BeforeLen: 512})
+		must(t, "SearchRefBlock recent", err)
+		for _, b := range r.Blocks {
+			if b.ID == kids[1] {
+				if b.RefCount != 1 || b.Content != "the "+word+" paragraph" || r.NewDoc || r.K != "" {
+					t.Fatalf("recent candidate %+v (newDoc %v)", b, r.NewDoc)
+				}
+				return true
+			}
+		}
+		return false
+	})
 }
