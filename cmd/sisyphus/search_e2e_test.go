@@ -149,6 +149,13 @@ func searchFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb strin
 		t.Fatalf("backmentions: %v", bl)
 	}
 
+	// Ref candidates for a ref typed in the heading: the paragraphs, not
+	// the heading itself nor its document.
+	rs := a.ok("search", map[string]any{"action": "search_refs", "id": head, "rootID": doc, "k": word})
+	if got := idsOf(t, rs["blocks"]); has(got, head) || has(got, doc) || !has(got, para) {
+		t.Fatalf("search_refs: %v", rs)
+	}
+
 	// Asset content: a text asset found by its words, then read whole.
 	up, err := c.UploadAsset(ctx, siyuan.AssetUploadRequest{AssetsDirPath: "/assets/", Files: []siyuan.UploadFile{{Name: word + ".txt", Body: strings.NewReader("notes on the " + word + "\n")}}})
 	if err != nil {

@@ -93,6 +93,7 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"search.find_replace":               {map[string]any{"k": "paragraph", "r": "p", "ids": []string{b0}}, write},
 		"search.get_backlinks":              {map[string]any{"id": b0}, read},
 		"search.fulltext_asset_content":     {map[string]any{"query": "x"}, free},
+		"search.search_refs":                {map[string]any{"id": b0, "k": "paragraph"}, read},
 		"file.upload_asset":                 {map[string]any{"uploadSource": "staged:unknown"}, free},
 		"file.list_templates":               {map[string]any{}, free},
 		"file.read_template":                {map[string]any{"path": "t.md"}, free},
@@ -254,7 +255,7 @@ func TestDisabledActions(t *testing.T) {
 	off := false
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Strict: true, Version: "v", Tools: map[string]tools.Switch{
 		"block":  {Actions: map[string]bool{"update": false, "delete": true}},
-		"search": {Actions: map[string]bool{"fulltext": false, "query_sql": false, "search_assets": false, "semantic": false, "knowledge": false, "check_anchor": false, "list_invalid_refs": false, "find_replace": false, "get_backlinks": false, "fulltext_asset_content": false}},
+		"search": {Actions: map[string]bool{"fulltext": false, "query_sql": false, "search_assets": false, "semantic": false, "knowledge": false, "check_anchor": false, "list_invalid_refs": false, "find_replace": false, "get_backlinks": false, "fulltext_asset_content": false, "search_refs": false}},
 		"fs":     {Enabled: &off},
 	}}
 	ctx := tools.WithPolicy(context.Background(), s.Policy)

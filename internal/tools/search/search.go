@@ -63,6 +63,7 @@ func Tool() *tools.Tool {
 				Run:   searchAssets,
 			}.Action(),
 			backlinksAction(),
+			refSearchAction(),
 			assetContentAction(),
 			listInvalidRefsAction(),
 			findReplaceAction(),
