@@ -1,6 +1,7 @@
 // Package search is the search tool: full-text and semantic search over
 // blocks, the name/alias namespace (knowledge, check_anchor), read-only SQL
-// over SiYuan's index, assets by file name, and invalid references.
+// over SiYuan's index, backlinks and ref candidates, invalid references,
+// assets by name and by content, and find and replace (a strict write).
 package search
 
 import (
@@ -18,7 +19,7 @@ func Tool() *tools.Tool {
 	return &tools.Tool{
 		Name:        "search",
 		Title:       "Search",
-		Description: "Search SiYuan: full-text or semantic over blocks, exact name/alias anchors (knowledge, check_anchor), a read-only SQL query over the index (which lags writes by a few seconds), assets by file name, invalid references.",
+		Description: "Search SiYuan: full-text or semantic over blocks, exact name/alias anchors (knowledge, check_anchor), a read-only SQL query over the index (which lags writes by a few seconds), backlinks and ref candidates, invalid references, assets by name or content, and find and replace in given blocks.",
 		Actions: []*tools.Action{
 			fulltextAction(),
 			semanticAction(),
