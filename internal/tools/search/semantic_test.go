@@ -57,7 +57,9 @@ func TestKnowledgeSemantic(t *testing.T) {
 	if err := f.C.FlushTransaction(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hit := func(id, box string) map[string]any { return map[string]any{"id": id, "box": box, "type": "NodeParagraph"} }
+	hit := func(id, box string) map[string]any {
+		return map[string]any{"id": id, "box": box, "type": "NodeParagraph"}
+	}
 	embeddings(f, []map[string]any{hit(holder, f.NB), hit(secret, hidden.ID), hit(f.Blocks[3], f.NB)})
 	f.Policy = &tools.Policy{Notebooks: map[string]tools.Level{hidden.ID: tools.LevelNone}, Default: tools.LevelRead, AllActions: true}
 
