@@ -100,7 +100,8 @@ func TestToolsOverMCP(t *testing.T) {
 		m := tl.(map[string]any)
 		ann[m["name"].(string)] = m["annotations"].(map[string]any)
 	}
-	if ann["search"]["readOnlyHint"] != true || ann["search"]["destructiveHint"] != false {
+	// search writes through find_replace, which a person confirms.
+	if ann["search"]["readOnlyHint"] != false || ann["search"]["destructiveHint"] != true || ann["search"]["idempotentHint"] != false {
 		t.Fatalf("search annotations: %v", ann["search"])
 	}
 	if ann["block"]["readOnlyHint"] != false || ann["block"]["destructiveHint"] != true {

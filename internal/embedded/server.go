@@ -150,6 +150,7 @@ func (k *Kernel) Handler() http.Handler {
 	maps.Copy(routes, k.systemRoutes())
 	maps.Copy(routes, k.tagRoutes())
 	maps.Copy(routes, k.riffRoutes())
+	maps.Copy(routes, k.searchRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {

@@ -47,8 +47,9 @@ const sqlBlockColumns = "id, parent_id, root_id, hash, box, path, hpath, name, a
 
 // sqlSchema creates SiYuan's tables. The typed columns of blocks follow SiYuan's
 // value types (length and sort are integers); spans holds the tag spans
-// (tag_index.go); assets, refs and file_annotation_refs exist, empty, so the statements clients commonly send
-// (backlinks through refs, for one) answer [] rather than "no such table".
+// (tag_index.go), refs the block refs; assets and file_annotation_refs
+// exist, empty, so the statements clients commonly send answer [] rather
+// than "no such table".
 var sqlSchema = []string{
 	"CREATE TABLE blocks (id TEXT, parent_id TEXT, root_id TEXT, hash TEXT, box TEXT, path TEXT, hpath TEXT, name TEXT, alias TEXT, memo TEXT, tag TEXT, content TEXT, fcontent TEXT, markdown TEXT, length INTEGER, type TEXT, subtype TEXT, ial TEXT, sort INTEGER, created TEXT, updated TEXT)",
 	"CREATE INDEX idx_blocks_id ON blocks(id)",
@@ -309,6 +310,7 @@ type sqlDocRows struct {
 	blocks []sqlBlockRow
 	attrs  []sqlAttrRow
 	spans  []sqlSpanRow
+	refs   []sqlRefRow
 }
 
 // apply recomputes the rows of the given documents (all: of every document,
@@ -322,6 +324,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 		case err == nil:
 			d.blocks, d.attrs = sqlRowsOf(tree)
 			d.spans = sqlTagSpansOf(tree)
+			d.refs = s.k.sqlRefRowsOf(tree)
 			s.k.avContentRows(d.blocks)
 		case errors.Is(err, errNotFound):
 		default:
@@ -335,7 +338,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 	}
 	defer tx.Rollback()
 	if all {
-		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes", "DELETE FROM spans"} {
+		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes", "DELETE FROM spans", "DELETE FROM refs"} {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("SQL index: %s: %w", stmt, err)
 			}
@@ -379,6 +382,9 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 				sp.ID, sp.BlockID, sp.RootID, sp.Box, sp.Path, sp.Content, sp.Markdown, sp.Type, sp.IAL); err != nil {
 				return fmt.Errorf("SQL index: insert span %s: %w", sp.BlockID, err)
 			}
+		}
+		if err := sqlWriteRefs(ctx, tx, d.rootID, d.refs, all); err != nil {
+			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -1534,4 +1540,42 @@ func searchMaxContent(s string, maxLen int) string {
 		return s
 	}
 	return string([]rune(s)[:maxLen]) + "..."
+}
+
+// blocksByID returns the indexed blocks of ids, in the order of ids (SiYuan's
+// sql.GetBlocks); ids missing from the index are left out.
+func (s *sqlIndex) blocksByID(ctx context.Context, ids []string) ([]map[string]any, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT "+sqlBlockColumns+" FROM blocks WHERE id IN (?"+strings.Repeat(",?", len(ids)-1)+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := sqlCollect(rows, -1)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]map[string]any{}
+	for _, r := range raw {
+		byID[sqlValueString(r["id"])] = r
+	}
+	var out []map[string]any
+	for _, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// countBlocks counts the rows of blocks.
+func (s *sqlIndex) countBlocks(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM blocks").Scan(&n)
+	return n, err
 }

@@ -52,6 +52,14 @@ const (
 	epFlushTransaction    = "/api/sqlite/flushTransaction"
 	epFullTextSearchBlock = "/api/search/fullTextSearchBlock"
 
+	epListInvalidBlockRefs = "/api/search/listInvalidBlockRefs"
+	epSemanticSearchBlock  = "/api/search/semanticSearchBlock"
+	epEmbeddingStat        = "/api/ai/embeddingStat"
+	epFindReplace          = "/api/search/findReplace"
+	epSearchAssetContent   = "/api/search/fullTextSearchAssetContent"
+	epGetAssetContent      = "/api/search/getAssetContent"
+	epSearchRefBlock       = "/api/search/searchRefBlock"
+
 	epUploadAsset     = "/api/asset/upload"
 	epGetFile         = "/api/file/getFile"
 	epPutFile         = "/api/file/putFile"
@@ -145,6 +153,13 @@ func kindOf(endpoint string) CallKind {
 		epFlushTransaction,
 		// Method 2 (raw SQL) is reclassified as a write by the method.
 		epFullTextSearchBlock,
+		// search: invalid references and embeddings only read (the stat
+		// counts rows; semantic search reads vectors, the query's own
+		// embedding is computed by the provider and not stored).
+		epListInvalidBlockRefs, epSemanticSearchBlock, epEmbeddingStat,
+		// The asset content index: its SQL method is checked read-only by
+		// the kernel.
+		epSearchAssetContent, epGetAssetContent, epSearchRefBlock,
 		epGetFile, epReadDir, epExportMdContent,
 		epGetUnusedAssets, epGetDocAssets, epGetDocImageAssets, epSearchAsset,
 		// getImageOCRText is routed as an admin write but only reads the
@@ -175,6 +190,7 @@ func kindOf(endpoint string) CallKind {
 		epInsertBlock, epPrependBlock, epAppendBlock, epUpdateBlock, epBatchUpdateBlock, epDeleteBlock,
 		epMoveBlock, epFoldBlock, epUnfoldBlock,
 		epSetBlockAttrs,
+		epFindReplace,
 		epUploadAsset, epPutFile, epRemoveFile,
 		epRenameAsset, epRemoveUnusedAsset, epRemoveUnusedAssets,
 		epRemoveTemplate, epDocSaveAsTemplate,

@@ -130,6 +130,7 @@ func Run(t *testing.T, k Kernel) {
 		fsChecks,
 		tagChecks,
 		riffChecks,
+		searchChecks,
 	} {
 		all = append(all, group...)
 	}

@@ -73,7 +73,11 @@ func TestErrors(t *testing.T) {
 		{"block", map[string]any{"action": "get_kramdown", "id": "20200101000000-aaaaaaa"}, failure.NotFound, "block 20200101000000-aaaaaaa not found"},
 		{"block", map[string]any{"action": "get_children", "id": "x", "pageSize": 1000}, failure.InvalidArguments, "between 1 and 200"},
 		{"block", map[string]any{"action": "get_children", "id": "x", "page": 1.5}, failure.InvalidArguments, "must be an integer"},
-		{"search", map[string]any{"action": "fulltext", "query": "x", "method": "sql"}, failure.InvalidArguments, "must be one of keyword, query, regex"},
+		{"search", map[string]any{"action": "fulltext", "query": "x", "method": 4}, failure.InvalidArguments, "between 0 and 3"},
+		{"search", map[string]any{"action": "fulltext", "query": "x", "methodName": "fuzzy"}, failure.InvalidArguments, "must be one of keyword, query, query_syntax, sql, regex"},
+		{"search", map[string]any{"action": "fulltext", "query": "DELETE FROM blocks", "method": 2}, failure.InvalidArguments, "only a single SELECT"},
+		{"search", map[string]any{"action": "check_anchor", "candidates": []string{"a,b,c,d,e,f", "g,h,i,j,k"}, "candidateKind": "alias"}, failure.InvalidArguments, "at most 10 tokens"},
+		{"search", map[string]any{"action": "query_sql"}, failure.InvalidArguments, "or its alias \"sql\""},
 		{"search", map[string]any{"action": "fulltext", "query": "  "}, failure.InvalidArguments, "must not be empty"},
 		{"search", map[string]any{"action": "query_sql", "stmt": "DELETE FROM blocks"}, failure.InvalidArguments, "only a single SELECT"},
 		{"search", map[string]any{"action": "query_sql", "stmt": "SELECT 1; DELETE FROM blocks"}, failure.InvalidArguments, "single statement"},
@@ -148,8 +152,9 @@ func TestStrictSchemaAdvertisesControlFields(t *testing.T) {
 	if !strings.Contains(r, "append") || strings.Contains(r, "get_kramdown") {
 		t.Fatalf("requestId must name the strict writes only: %s", r)
 	}
-	if _, ok := tooltest.Schema(t, s.R, "search")["properties"].(map[string]any)["validateOnly"]; ok {
-		t.Fatal("a read-only tool must not advertise validateOnly")
+	m := tooltest.Schema(t, s.R, "search")["properties"].(map[string]any)["expectedManifestHash"].(map[string]any)["description"].(string)
+	if !strings.Contains(m, "find_replace") || strings.Contains(m, "fulltext") {
+		t.Fatalf("expectedManifestHash must name search's one write only: %s", m)
 	}
 }
 
@@ -259,6 +264,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"flashcard.review_card":        {map[string]any{"deckID": gone, "cardID": gone, "rating": 3}, failure.NotFound},
 		"flashcard.create_card":        {map[string]any{"deckID": "", "blockIDs": []string{gone}}, failure.NotFound},
 		"flashcard.remove_card":        {map[string]any{"deckID": "", "blockIDs": []string{gone}}, failure.NotFound},
+		"search.find_replace":          {map[string]any{"k": "x", "r": "y", "ids": []string{gone}}, failure.NotFound},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {

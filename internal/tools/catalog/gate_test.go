@@ -108,6 +108,14 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"search.fulltext":                   {map[string]any{"query": "paragraph", "paths": []string{nb}}, read},
 		"search.query_sql":                  {map[string]any{"stmt": "SELECT id FROM blocks LIMIT 1"}, free},
 		"search.search_assets":              {map[string]any{"keyword": "png"}, free},
+		"search.semantic":                   {map[string]any{"query": "paragraph", "paths": []string{nb}}, read},
+		"search.knowledge":                  {map[string]any{"query": "paragraph", "notebooks": []string{nb}}, read},
+		"search.check_anchor":               {map[string]any{"candidates": []string{"x"}, "candidateKind": "name"}, free},
+		"search.list_invalid_refs":          {map[string]any{}, free},
+		"search.find_replace":               {map[string]any{"k": "paragraph", "r": "p", "ids": []string{b0}}, write},
+		"search.get_backlinks":              {map[string]any{"id": b0}, read},
+		"search.fulltext_asset_content":     {map[string]any{"query": "x"}, free},
+		"search.search_refs":                {map[string]any{"id": b0, "k": "paragraph"}, read},
 		"file.upload_asset":                 {map[string]any{"uploadSource": "staged:unknown"}, free},
 		"file.list_templates":               {map[string]any{}, free},
 		"file.read_template":                {map[string]any{"path": "t.md"}, free},
@@ -292,7 +300,7 @@ func TestDisabledActions(t *testing.T) {
 	off := false
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Strict: true, Version: "v", Tools: map[string]tools.Switch{
 		"block":  {Actions: map[string]bool{"update": false, "delete": true}},
-		"search": {Actions: map[string]bool{"fulltext": false, "query_sql": false, "search_assets": false}},
+		"search": {Actions: map[string]bool{"fulltext": false, "query_sql": false, "search_assets": false, "semantic": false, "knowledge": false, "check_anchor": false, "list_invalid_refs": false, "find_replace": false, "get_backlinks": false, "fulltext_asset_content": false, "search_refs": false}},
 		"fs":     {Enabled: &off},
 	}}
 	ctx := tools.WithPolicy(context.Background(), s.Policy)

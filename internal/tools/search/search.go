@@ -1,5 +1,7 @@
-// Package search is the search tool: full-text search over blocks,
-// read-only SQL over SiYuan's blocks index, and assets by file name.
+// Package search is the search tool: full-text and semantic search over
+// blocks, the name/alias namespace (knowledge, check_anchor), read-only SQL
+// over SiYuan's index, backlinks and ref candidates, invalid references,
+// assets by name and by content, and find and replace (a strict write).
 package search
 
 import (
@@ -9,50 +11,39 @@ import (
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
-	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
-
-var searchMethods = map[string]int{"keyword": 0, "query": 1, "regex": 3}
 
 // Tool returns the search tool.
 func Tool() *tools.Tool {
 	return &tools.Tool{
 		Name:        "search",
 		Title:       "Search",
-		Description: "Search SiYuan: full-text over blocks, a read-only SQL query over the blocks index (which lags writes by a few seconds), or assets by file name.",
+		Description: "Search SiYuan: full-text or semantic over blocks, exact name/alias anchors (knowledge, check_anchor), a read-only SQL query over the index (which lags writes by a few seconds), backlinks and ref candidates, invalid references, assets by name or content, and find and replace in given blocks.",
 		Actions: []*tools.Action{
-			tools.Read[fulltextArgs]{
-				Name: "fulltext", Summary: "blocks matching a query, with highlights",
-				Example: map[string]any{"query": "quarterly plan", "pageSize": 10},
-				Params: []tools.Param{
-					{Name: "query", Type: tools.String, Description: "what to look for", Required: true},
-					{Name: "method", Type: tools.String, Description: "keyword, query (SiYuan query syntax) or regex", Enum: []string{"keyword", "query", "regex"}, Default: "keyword"},
-					{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
-					{Name: "pageSize", Type: tools.Integer, Description: "results per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
-					{Name: "paths", Type: tools.Strings, Description: "limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""},
-				},
-				Scope: tools.Scope[fulltextArgs]{Touches: func(a fulltextArgs) []tools.Touch {
-					var ts []tools.Touch
-					for _, p := range a.Paths {
-						nb, _, _ := strings.Cut(p, "/")
-						ts = append(ts, tools.OnNotebook(nb, tools.LevelRead))
-					}
-					return ts
-				}},
-				Run: fulltext,
-			}.Action(),
+			fulltextAction(),
+			semanticAction(),
+			knowledgeAction(),
+			checkAnchorAction(),
 			tools.Read[sqlArgs]{
 				Name: "query_sql", Summary: "one read-only SELECT over SiYuan's SQL index",
 				Example: map[string]any{"stmt": "SELECT id, content FROM blocks WHERE type = 'h' ORDER BY updated DESC", "maxRows": 20},
 				Params: []tools.Param{
 					{Name: "stmt", Type: tools.String, Description: "a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'. " +
 						"SiYuan cannot interrupt a query, so what can run without bound is refused: recursive WITH; joins other than JOIN t ON t.id = x.col (or t.col = x.id, or USING (id)); " +
-						"subqueries naming an outer table unless their WHERE ties them to it by an id; randomblob, zeroblob, printf, format", Required: true},
+						"subqueries naming an outer table unless their WHERE ties them to it by an id; randomblob, zeroblob, printf, format"},
+					{Name: "sql", Type: tools.String, Description: "upstream's name for stmt (wins when both are given)"},
 					{Name: "maxRows", Type: tools.Integer, Description: "at most this many rows; truncated says whether more exist", Default: 200, Min: tools.IntP(1), Max: tools.IntP(1000)},
 				},
 				Parse: func(a *tools.Args) (sqlArgs, error) {
-					stmt, err := checkSQL(a.String("stmt"))
+					raw := a.String("stmt")
+					if q := a.String("sql"); strings.TrimSpace(q) != "" {
+						raw = q
+					}
+					if strings.TrimSpace(raw) == "" {
+						return sqlArgs{}, failure.Invalid("missing argument \"stmt\" (or its alias \"sql\"): the SELECT to run")
+					}
+					stmt, err := checkSQL(raw)
 					return sqlArgs{stmt, a.Int("maxRows")}, err
 				},
 				// Raw SQL cannot be filtered by notebook: it is refused
@@ -72,67 +63,13 @@ func Tool() *tools.Tool {
 				Scope: tools.Scope[assetArgs]{Global: true},
 				Run:   searchAssets,
 			}.Action(),
+			backlinksAction(),
+			refSearchAction(),
+			assetContentAction(),
+			listInvalidRefsAction(),
+			findReplaceAction(),
 		},
 	}
-}
-
-type searchHit struct {
-	ID       string `json:"id"`
-	RootID   string `json:"rootID"`
-	Notebook string `json:"notebook"`
-	HPath    string `json:"hpath"`
-	Type     string `json:"type"`
-	SubType  string `json:"subType,omitempty"`
-	Content  string `json:"content"`
-}
-
-type fulltextArgs struct {
-	Query, Method  string
-	Page, PageSize int
-	Paths          []string
-}
-
-func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) {
-	q := strings.TrimSpace(a.Query)
-	if q == "" {
-		return nil, failure.Invalid("argument \"query\" must not be empty")
-	}
-	if err := checkPaths(ctx, env, a.Paths); err != nil {
-		return nil, err
-	}
-	paths := a.Paths
-	if p := tools.PolicyFrom(ctx); len(paths) == 0 && p != nil && p.Hides() {
-		// Search only the notebooks the agent may see, so that counts and
-		// pages say nothing of the hidden ones.
-		nbs, err := env.Kernel.ListNotebooks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range nbs {
-			if p.Visible(n.ID) {
-				paths = append(paths, n.ID)
-			}
-		}
-		if len(paths) == 0 {
-			return map[string]any{"blocks": []searchHit{}, "matchedBlockCount": 0, "matchedRootCount": 0, "page": a.Page, "pageCount": 0}, nil
-		}
-	}
-	res, err := env.Kernel.FullTextSearchBlock(ctx, siyuan.FullTextSearchRequest{
-		Query: q, Method: searchMethods[a.Method], Page: a.Page, PageSize: a.PageSize, Paths: paths,
-	})
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]searchHit, 0, len(res.Blocks))
-	for _, b := range res.Blocks {
-		if !tools.Visible(ctx, b.Box) {
-			continue // never shown, whatever the kernel answered
-		}
-		hits = append(hits, searchHit{b.ID, b.RootID, b.Box, b.HPath, b.Type, b.SubType, b.Content})
-	}
-	return map[string]any{"blocks": hits, "matchedBlockCount": res.MatchedBlockCount, "matchedRootCount": res.MatchedRootCount,
-		"page": a.Page, "pageCount": res.PageCount,
-		"hint": "content marks matches with <mark>; the index lags writes by a few seconds"}, nil
 }
 
 type sqlArgs struct {

@@ -1,0 +1,135 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+)
+
+// semanticSince is the first SiYuan with search/semanticSearchBlock.
+const semanticSince = "3.7.0"
+
+type semanticArgs struct {
+	Query           string
+	Paths           []string
+	Types, SubTypes map[string]bool
+	Page, PageSize  int
+}
+
+func boolMap(a *tools.Args, name string) (map[string]bool, error) {
+	obj := a.Object(name)
+	if obj == nil {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	for k, v := range obj {
+		b, ok := v.(bool)
+		if !ok {
+			return nil, failure.Invalid("%s: %q must map to true or false", name, k)
+		}
+		out[k] = b
+	}
+	return out, nil
+}
+
+func parseSemantic(a *tools.Args) (semanticArgs, error) {
+	s := semanticArgs{Query: a.String("query"), Paths: a.Strings("paths"), Page: a.Int("page"), PageSize: a.Int("pageSize")}
+	if s.Query == "" {
+		return s, failure.Invalid("argument \"query\" must not be empty")
+	}
+	var err error
+	if s.Types, err = resolveTypes(a); err != nil {
+		return s, err
+	}
+	s.SubTypes, err = boolMap(a, "subTypes")
+	return s, err
+}
+
+// semanticReady refuses semantic search where the kernel cannot do it: a
+// SiYuan before 3.7.0 has no endpoint, and 3.7+ answers an empty page, not
+// an error, while no embedding model is enabled.
+func semanticReady(ctx context.Context, env *tools.Env) error {
+	st, err := env.Kernel.EmbeddingStat(ctx)
+	var status *siyuan.StatusError
+	if errors.As(err, &status) && status.Status == http.StatusNotFound {
+		v, _ := env.Kernel.Version(ctx)
+		e := failure.New(failure.KernelError, "semantic search needs SiYuan %s or later (search/semanticSearchBlock); this kernel (SiYuan %s) does not offer it; nothing was searched", semanticSince, v)
+		e.Action = "use search.fulltext, or search.knowledge (which answers from names and aliases without it)"
+		return e.With("kernelVersion", v).With("semanticSince", semanticSince)
+	}
+	if err != nil {
+		return err
+	}
+	if !st.Enabled {
+		v, _ := env.Kernel.Version(ctx)
+		e := failure.New(failure.KernelError, "semantic search is unavailable: SiYuan %s has search/semanticSearchBlock (since %s) but no embedding model is enabled, and would answer nothing; nothing was searched", v, semanticSince)
+		e.Action = "enable an embedding model with an API key in SiYuan (Settings → AI), or use search.fulltext"
+		return e.With("kernelVersion", v).With("semanticSince", semanticSince).With("embeddingsEnabled", false)
+	}
+	return nil
+}
+
+func semantic(ctx context.Context, env *tools.Env, a semanticArgs) (any, error) {
+	if err := semanticReady(ctx, env); err != nil {
+		return nil, err
+	}
+	paths, ok, err := visiblePaths(ctx, env, a.Paths)
+	if err != nil {
+		return nil, err
+	}
+	hits := []searchHit{}
+	ret := map[string]any{"page": a.Page, "pageSize": a.PageSize, "dataEgress": true, "externalCost": true}
+	if !ok {
+		ret["blocks"], ret["matchedBlockCount"], ret["pageCount"], ret["hasNextPage"] = hits, 0, 0, false
+		return ret, nil
+	}
+	res, err := env.Kernel.SemanticSearchBlock(ctx, siyuan.SemanticSearchRequest{Query: a.Query, Page: a.Page, PageSize: a.PageSize,
+		Paths: paths, Types: a.Types, SubTypes: a.SubTypes})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, b := range res.Blocks {
+		if tools.Visible(ctx, b.Box) && !seen[b.ID] {
+			seen[b.ID] = true
+			hits = append(hits, hitOf(b))
+		}
+	}
+	ret["blocks"], ret["matchedBlockCount"], ret["matchedRootCount"], ret["pageCount"], ret["hasNextPage"] =
+		hits, res.MatchedBlockCount, res.MatchedRootCount, res.PageCount, a.Page < res.PageCount
+	ret["hint"] = "semantic hits are candidates, not evidence: read the block by id and check its source before reuse"
+	return ret, nil
+}
+
+func semanticAction() *tools.Action {
+	return tools.Read[semanticArgs]{
+		Name: "semantic", Summary: "blocks ranked by embedding similarity (SiYuan's embedding model must be enabled)",
+		Example: map[string]any{"query": "how we decided the release schedule", "pageSize": 10},
+		Params: []tools.Param{
+			{Name: "query", Type: tools.String, Description: "natural-language query, sent to the embedding provider SiYuan is configured with", Required: true},
+			{Name: "paths", Type: tools.Strings, Description: "limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""},
+			{Name: "types", Type: tools.Object, Description: "block types by name or shortcode, as for fulltext"},
+			{Name: "typeShortcodes", Type: tools.Strings, Description: "block types as shortcodes, merged with types"},
+			{Name: "subTypes", Type: tools.Object, Description: "block subtypes, e.g. {\"h1\":true}"},
+			{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
+			{Name: "pageSize", Type: tools.Integer, Description: "results per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
+		},
+		Parse: parseSemantic,
+		Scope: tools.Scope[semanticArgs]{Touches: func(a semanticArgs) []tools.Touch { return pathTouches(a.Paths) }},
+		Run:   semantic,
+	}.Action()
+}
+
+// pathTouches are the notebooks a paths filter names, read.
+func pathTouches(paths []string) []tools.Touch {
+	var ts []tools.Touch
+	for _, p := range paths {
+		nb, _, _ := cutNotebook(p)
+		ts = append(ts, tools.OnNotebook(nb, tools.LevelRead))
+	}
+	return ts
+}
