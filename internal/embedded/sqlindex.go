@@ -631,6 +631,7 @@ type sqlStmtInfo struct {
 	limitAt  int    // offset of the last top-level LIMIT keyword, -1 when none
 	end      int    // offset just past the first statement's last token
 	multiple bool   // another statement follows a top-level ';'
+	escape   bool   // an ESCAPE keyword (a LIKE ... ESCAPE clause), at any depth
 }
 
 // sqlScan is a small lexer: quotes (”, "", “, []), comments (--, /* */),
@@ -704,6 +705,9 @@ func sqlScan(stmt string) sqlStmtInfo {
 			}
 			if depth == 0 && word == "LIMIT" {
 				info.limitAt = i
+			}
+			if word == "ESCAPE" {
+				info.escape = true
 			}
 			i = j
 			info.end = i
@@ -839,6 +843,12 @@ func (k *Kernel) querySQL(ctx context.Context, a args) (any, error) {
 	case "multiple":
 	default:
 		return nil, errf("unknown [mode]")
+	}
+	if info.escape {
+		// SiYuan 3.7.3 cannot run a LIKE ... ESCAPE clause (its statement
+		// rewriting breaks it, and the raw statement's error is dropped):
+		// it answers code 0 with data null, whatever the rows would be.
+		return nil, nil
 	}
 	ret, err := k.sql.query(ctx, stmt, sqlSearchLimit, mode == "readonly")
 	if errors.Is(err, errSQLNotReadonly) {

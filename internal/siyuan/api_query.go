@@ -27,6 +27,28 @@ func (c *Client) QuerySQL(ctx context.Context, stmt string) ([]map[string]any, e
 	return rows, nil
 }
 
+// QuerySQLStrict is QuerySQL for answers something is decided on (which
+// notebooks a call touches): SiYuan 3.7.3 answers data:null, not an error,
+// to a statement it cannot run (any ESCAPE clause, for one), while a query
+// that matches nothing answers []; null is refused here, never read as no rows.
+func (c *Client) QuerySQLStrict(ctx context.Context, stmt string) ([]map[string]any, error) {
+	if err := need(epQuerySQL, "stmt", stmt); err != nil {
+		return nil, err
+	}
+	req := struct {
+		Stmt string `json:"stmt"`
+		Mode string `json:"mode"`
+	}{stmt, "readonly"}
+	var rows []map[string]any
+	if err := c.call(ctx, epQuerySQL, kindOf(epQuerySQL), req, &rows, true); err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		return nil, &APIError{Endpoint: epQuerySQL, Code: 0, Msg: "the kernel answered data:null: it could not run the statement"}
+	}
+	return rows, nil
+}
+
 // FlushTransaction waits for the kernel's transaction queue to drain and
 // flushes the SQL index, so that QuerySQL and FullTextSearchBlock see
 // earlier writes. It only waits, so it is classified as a read and retried.

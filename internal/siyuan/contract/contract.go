@@ -235,6 +235,7 @@ var checks = []check{
 	{"sql_row_columns", checkSQLColumns},
 	{"sql_readonly_refuses_writes", checkSQLReadonly},
 	{"sql_syntax_error_is_api_error", checkSQLSyntax},
+	{"sql_escape_clause_answers_null", checkSQLEscape},
 	{"search_finds_unique_word_after_flush", checkSearch},
 	// files, assets, export
 	{"asset_upload_roundtrip", checkAssetUpload},
@@ -1887,6 +1888,40 @@ func checkSQLSyntax(t *testing.T, s *suite) {
 	apiError(t, "QuerySQL(syntax error)", err)
 }
 
+// checkSQLEscape: a statement with a LIKE ... ESCAPE clause answers code 0
+// with data null, even where rows match (so nothing may read it as "no
+// rows"); the same condition with instr answers the rows, and a query
+// matching nothing answers [].
+func checkSQLEscape(t *testing.T, s *suite) {
+	word := "esc" + randWord(10)
+	doc := s.newDoc(t, "escape-"+randWord(6), "the "+word+" here")
+	s.flush(t)
+	where := " FROM blocks WHERE root_id='" + doc + "' AND "
+	for _, stmt := range []string{
+		"SELECT id" + where + "markdown LIKE '%" + word + "%' ESCAPE '\\'",
+		"SELECT id" + where + "markdown LIKE '%" + word + "%' ESCAPE '!' LIMIT 5",
+		"SELECT count(*) AS n FROM (SELECT id" + where + "content LIKE 'x!%' ESCAPE '!')",
+	} {
+		r := s.rawJSON(t, "/api/query/sql", `{"stmt":`+jsonString(stmt)+`,"mode":"readonly"}`)
+		if got := strings.TrimSpace(string(r.body)); got != `{"code":0,"msg":"","data":null}` {
+			t.Errorf("%s: %s, want data null", stmt, got)
+		}
+		if _, err := s.c.QuerySQLStrict(t.Context(), stmt); err == nil {
+			t.Errorf("QuerySQLStrict(%s) read null as rows", stmt)
+		}
+	}
+	rows, err := s.c.QuerySQLStrict(t.Context(), "SELECT id"+where+"instr(markdown, '"+word+"') > 0")
+	must(t, "QuerySQLStrict(instr)", err)
+	if len(rows) == 0 {
+		t.Fatalf("instr found nothing")
+	}
+	rows, err = s.c.QuerySQLStrict(t.Context(), "SELECT id"+where+"instr(markdown, 'zz"+word+"') > 0")
+	must(t, "QuerySQLStrict(no match)", err)
+	if rows == nil || len(rows) != 0 {
+		t.Fatalf("no match: %v, want []", rows)
+	}
+}
+
 func checkSearch(t *testing.T, s *suite) {
 	title := "search-" + randWord(6)
 	word := randWord(14)
@@ -2133,4 +2168,10 @@ func checkExportMd(t *testing.T, s *suite) {
 	if md.HPath != "/"+title || md.Content != want {
 		t.Fatalf("ExportMdContent(block) = %+v\nwant content %q", md, want)
 	}
+}
+
+// jsonString is s as a JSON string literal.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

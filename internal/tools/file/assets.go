@@ -281,9 +281,12 @@ var renameAsset = tools.Write[renameAssetArgs, assetState]{
 		if err := env.Kernel.FlushTransaction(ctx); err != nil {
 			return nil, err
 		}
-		like := "'%" + sqlText(strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(base(a.Old.Path))) + "%' ESCAPE '\\'"
-		rows, err := env.Kernel.QuerySQL(ctx, "SELECT DISTINCT box FROM assets WHERE path = '"+sqlText(a.Old.Path)+"'"+
-			" UNION SELECT DISTINCT box FROM blocks WHERE markdown LIKE "+like+" OR ial LIKE "+like+" LIMIT 1000")
+		// instr, not LIKE ... ESCAPE: SiYuan answers no rows to any
+		// statement with an ESCAPE clause; and an answer that is not rows
+		// fails the call (fail closed).
+		name := "'" + sqlText(base(a.Old.Path)) + "'"
+		rows, err := env.Kernel.QuerySQLStrict(ctx, "SELECT DISTINCT box FROM assets WHERE path = '"+sqlText(a.Old.Path)+"'"+
+			" UNION SELECT DISTINCT box FROM blocks WHERE instr(markdown, "+name+") > 0 OR instr(ial, "+name+") > 0 LIMIT 1000")
 		if err != nil {
 			return nil, err
 		}

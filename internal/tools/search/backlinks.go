@@ -32,8 +32,11 @@ func parseBacklinks(a *tools.Args) (backlinkArgs, error) {
 	return b, nil
 }
 
-func likeArg(s string) string {
-	return "'%" + strings.ReplaceAll(strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s), "'", "''") + "%' ESCAPE '\\'"
+// containsFold is an SQL condition: col holds s, ASCII case ignored, as
+// LIKE would match. Not LIKE ... ESCAPE: SiYuan answers no rows to any
+// statement with an ESCAPE clause.
+func containsFold(col, s string) string {
+	return "instr(lower(" + col + "), lower(" + sqlQuote(s) + ")) > 0"
 }
 
 type backlinkHit struct {
@@ -83,7 +86,7 @@ func getBacklinks(ctx context.Context, env *tools.Env, a backlinkArgs) (any, err
 	}
 	kw := ""
 	if a.Keyword != "" {
-		kw = " AND b.content LIKE " + likeArg(a.Keyword)
+		kw = " AND " + containsFold("b.content", a.Keyword)
 	}
 	ret := map[string]any{"id": a.ID, "mode": a.Mode, "backlinks": []backlinkHit{}, "backmentions": []backlinkHit{}}
 	if a.Scope != "" {
