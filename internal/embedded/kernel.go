@@ -73,6 +73,9 @@ type Kernel struct {
 
 	msgMu sync.Mutex
 	msgs  []Message
+
+	// mcpState holds the MCP endpoint's legacy sessions.
+	mcpState mcpSessions
 }
 
 // Message is a notification pushed with pushMsg or pushErrMsg; the embedded

@@ -145,6 +145,7 @@ func (k *Kernel) routes() map[string]route {
 func (k *Kernel) Handler() http.Handler {
 	routes := k.routes()
 	maps.Copy(routes, k.avRoutes())
+	maps.Copy(routes, k.mcpRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {
@@ -164,6 +165,8 @@ func methodAllowed(allowed, m string) bool {
 		return m == http.MethodPost
 	case "GET+POST":
 		return m == http.MethodPost || m == http.MethodGet
+	case "POST+GET+DELETE":
+		return m == http.MethodPost || m == http.MethodGet || m == http.MethodDelete
 	}
 	return m == allowed
 }

@@ -147,6 +147,27 @@ func (c *Config) LargeUpload() int64 {
 	return int64(mb) << 20
 }
 
+// Extension is mcpToolsConfig.extension: includeNativeTools (on unless set
+// to false, upstream's default) and blockedTools.
+func (c *Config) Extension() tools.ExtensionSettings {
+	out := tools.ExtensionSettings{NativeTools: true}
+	var e map[string]json.RawMessage
+	if json.Unmarshal(c.tools["extension"], &e) != nil {
+		return out
+	}
+	// Each field on its own: a malformed blockedTools must not undo
+	// includeNativeTools:false.
+	var native bool
+	if json.Unmarshal(e["includeNativeTools"], &native) == nil {
+		out.NativeTools = native
+	}
+	var blocked []string
+	if json.Unmarshal(e["blockedTools"], &blocked) == nil {
+		out.Blocked = blocked
+	}
+	return out
+}
+
 // Version identifies the configuration's content.
 func (c *Config) Version() string {
 	h := sha256.New()
@@ -159,7 +180,7 @@ func (c *Config) Version() string {
 // Policy is the configuration as the gate applies it.
 func (c *Config) Policy() *tools.Policy {
 	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
-		LargeUpload: c.LargeUpload()}
+		LargeUpload: c.LargeUpload(), Extension: c.Extension()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
 	}

@@ -94,6 +94,10 @@ const (
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
+
+	// The kernel's MCP endpoint: its kind is the JSON-RPC method's
+	// (discovery reads, tools/call a write sent once; see api_mcp.go).
+	epMCP = "/mcp"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -221,10 +222,22 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 		if !policy.ToolOn(t) {
 			return pc, disabled(t, &Action{Name: "help"}, true)
 		}
+		var topic string
+		if json.Unmarshal(fields["topic"], &topic) == nil && topic != "" && t.Dynamic != nil {
+			// A topic may name a tool discovered since (or never, in this
+			// process): look for it first; help answers an unknown one.
+			t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, topic)
+		}
 		pc.answer, err = t.help(policy, r.env.strictOn(policy), fields)
 		return pc, err
 	}
 	a, ok := t.Action(name)
+	if !ok && t.Dynamic != nil && name != "help" {
+		var err error
+		if a, ok, err = t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, name); err != nil {
+			return pc, KernelError(err)
+		}
+	}
 	if !ok {
 		return pc, unknownAction(t, policy, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
 	}
@@ -236,7 +249,7 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 		return pc, configFailure(policy, writes)
 	case !policy.ToolOn(t):
 		return pc, disabled(t, a, true)
-	case !policy.ActionOn(t, a):
+	case !policy.ActionOn(t, a), t.Dynamic != nil && !slices.Contains(t.Actions, a) && !t.Dynamic.Exposes(policy, a):
 		return pc, disabled(t, a, false)
 	}
 	max := r.env.maxWriteBytes()

@@ -6,6 +6,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/av"
 	"github.com/sisyphus-go/sisyphus/internal/tools/block"
 	"github.com/sisyphus-go/sisyphus/internal/tools/document"
+	"github.com/sisyphus-go/sisyphus/internal/tools/extension"
 	"github.com/sisyphus-go/sisyphus/internal/tools/file"
 	"github.com/sisyphus-go/sisyphus/internal/tools/fs"
 	"github.com/sisyphus-go/sisyphus/internal/tools/notebook"
@@ -25,6 +26,7 @@ func All() []*tools.Tool {
 		fs.Tool(),
 		file.Tool(),
 		av.Tool(),
+		extension.Tool(),
 	}
 }
 

@@ -1,0 +1,171 @@
+package siyuan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// SiYuan's own MCP endpoint (3.7.0 and later): POST /mcp behind the same
+// token as the API, answering JSON-RPC 2.0 with plain JSON (no SSE; GET is
+// 405). It serves the legacy handshake (initialize, Mcp-Session-Id,
+// revisions 2024-11-05 and 2025-06-18) and the stateless revision
+// 2026-07-28, chosen by the MCP-Protocol-Version header. The client speaks
+// the stateless one: no session to expire or lose between calls, and a
+// call is one HTTP exchange, so "sent once" is exactly one POST.
+
+// MCPProtocolVersion is the revision the client speaks to /mcp.
+const MCPProtocolVersion = "2026-07-28"
+
+// MCPTool is one tool the kernel's MCP endpoint lists, with SiYuan's own
+// fields: source ("native" for the kernel's tools, "plugin" for those a
+// kernel plugin registered as plugin__<plugin>__<tool>, "mcp" for tools of
+// MCP servers SiYuan itself connects to; empty means native), readOnlyHint
+// (top level, not under annotations: 3.7.3 sets it only for plugin tools
+// registered with readOnly:true) and effectScope.
+type MCPTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Source       string          `json:"source,omitempty"`
+	ReadOnlyHint bool            `json:"readOnlyHint,omitempty"`
+	EffectScope  string          `json:"effectScope,omitempty"`
+}
+
+// MCPServer is what server/discover answers.
+type MCPServer struct {
+	ProtocolVersion string `json:"protocolVersion"`
+	ServerInfo      struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"serverInfo"`
+}
+
+// MCPCallResult is a tools/call result as the kernel sent it. IsError is
+// the tool's own failure (an unknown tool, a bad argument): the call
+// reached the tool's handler, or its lookup.
+type MCPCallResult struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+}
+
+// MCPError is a JSON-RPC error the endpoint answered (-32601 method not
+// found, -32602 invalid params, ...): the request was refused before any
+// tool ran.
+type MCPError struct {
+	Method  string
+	Code    int
+	Message string
+}
+
+func (e *MCPError) Error() string {
+	return fmt.Sprintf("siyuan %s %s: JSON-RPC error %d: %s", epMCP, e.Method, e.Code, e.Message)
+}
+
+// mcp sends one JSON-RPC request to /mcp and decodes its result into out.
+// A Read is retried on transient failures like any read; a Write is sent
+// once, and a failure after it may have reached the kernel is an
+// *OutcomeUnknownError. maxBody caps the reply (0: the client's cap).
+func (c *Client) mcp(ctx context.Context, method string, params any, out any, kind CallKind, maxBody int64) error {
+	id := c.mcpSeq.Add(1) // any id works statelessly; a counter reads well in logs
+	if params == nil {
+		params = map[string]any{}
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		return invalidArg(epMCP, "encode %s: %v", method, err)
+	}
+	decode := func(b []byte) error {
+		var reply struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(b, &reply); err != nil {
+			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: not a JSON-RPC reply: %w", method, err)}
+		}
+		if reply.Error != nil {
+			return &MCPError{Method: method, Code: reply.Error.Code, Message: reply.Error.Message}
+		}
+		if !bytes.Equal(bytes.TrimSpace(reply.ID), []byte(strconv.FormatInt(id, 10))) {
+			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply to id %s, want %d", method, reply.ID, id)}
+		}
+		if len(reply.Result) == 0 || isJSONNull(reply.Result) {
+			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply without a result", method)}
+		}
+		if err := json.Unmarshal(reply.Result, out); err != nil {
+			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, err)}
+		}
+		return nil
+	}
+	r := &request{endpoint: epMCP, kind: kind, jsonBody: body, decode: decode, maxBody: maxBody,
+		headers: map[string]string{
+			"MCP-Protocol-Version": MCPProtocolVersion,
+			"Mcp-Method":           method,
+			"Accept":               "application/json, text/event-stream",
+		}}
+	_, err = c.run(ctx, r)
+	return err
+}
+
+// MCPDiscover asks the endpoint who it is (server/discover).
+func (c *Client) MCPDiscover(ctx context.Context) (MCPServer, error) {
+	var s MCPServer
+	err := c.mcp(ctx, "server/discover", nil, &s, Read, 0)
+	return s, err
+}
+
+// maxMCPPages bounds tools/list pagination (3.7.3 answers one page).
+const maxMCPPages = 32
+
+// MCPListTools lists every tool the endpoint serves, following nextCursor.
+func (c *Client) MCPListTools(ctx context.Context) ([]MCPTool, error) {
+	var all []MCPTool
+	cursor := ""
+	for range maxMCPPages {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		var page struct {
+			Tools      []MCPTool `json:"tools"`
+			NextCursor string    `json:"nextCursor"`
+		}
+		if err := c.mcp(ctx, "tools/list", params, &page, Read, 0); err != nil {
+			return nil, err
+		}
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" {
+			return all, nil
+		}
+		cursor = page.NextCursor
+	}
+	return nil, &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("tools/list: more than %d pages", maxMCPPages)}
+}
+
+// MCPCallTool calls one tool, sent exactly once whatever the tool does:
+// the kernel's tools have effects Sisyphus cannot read back, so a failure
+// after the request may have reached the kernel is an
+// *OutcomeUnknownError, never a retry. maxBody caps the reply; a larger
+// one is an outcome unknown too (the tool ran, its answer is lost).
+func (c *Client) MCPCallTool(ctx context.Context, name string, arguments map[string]any, maxBody int64) (*MCPCallResult, error) {
+	if name == "" {
+		return nil, invalidArg(epMCP, "tools/call needs a tool name")
+	}
+	if arguments == nil {
+		arguments = map[string]any{}
+	}
+	var res MCPCallResult
+	if err := c.mcp(ctx, "tools/call", map[string]any{"name": name, "arguments": arguments}, &res, Write, maxBody); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
