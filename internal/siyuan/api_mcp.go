@@ -80,32 +80,7 @@ func (c *Client) mcp(ctx context.Context, method string, params any, out any, ki
 	if err != nil {
 		return invalidArg(epMCP, "encode %s: %v", method, err)
 	}
-	decode := func(b []byte) error {
-		var reply struct {
-			ID     json.RawMessage `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(b, &reply); err != nil {
-			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: not a JSON-RPC reply: %w", method, err)}
-		}
-		if reply.Error != nil {
-			return &MCPError{Method: method, Code: reply.Error.Code, Message: reply.Error.Message}
-		}
-		if !bytes.Equal(bytes.TrimSpace(reply.ID), []byte(strconv.FormatInt(id, 10))) {
-			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply to id %s, want %d", method, reply.ID, id)}
-		}
-		if len(reply.Result) == 0 || isJSONNull(reply.Result) {
-			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply without a result", method)}
-		}
-		if err := json.Unmarshal(reply.Result, out); err != nil {
-			return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, err)}
-		}
-		return nil
-	}
+	decode := func(b []byte) error { return decodeRPC(method, id, b, out) }
 	r := &request{endpoint: epMCP, kind: kind, jsonBody: body, decode: decode, maxBody: maxBody,
 		headers: map[string]string{
 			"MCP-Protocol-Version": MCPProtocolVersion,
@@ -114,6 +89,36 @@ func (c *Client) mcp(ctx context.Context, method string, params any, out any, ki
 		}}
 	_, err = c.run(ctx, r)
 	return err
+}
+
+// decodeRPC decodes a JSON-RPC reply to request id into out: a JSON-RPC
+// error is an *MCPError, anything else that is not a result for id a
+// *DecodeError.
+func decodeRPC(method string, id int64, b []byte, out any) error {
+	var reply struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &reply); err != nil {
+		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: not a JSON-RPC reply: %w", method, err)}
+	}
+	if reply.Error != nil {
+		return &MCPError{Method: method, Code: reply.Error.Code, Message: reply.Error.Message}
+	}
+	if !bytes.Equal(bytes.TrimSpace(reply.ID), []byte(strconv.FormatInt(id, 10))) {
+		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply to id %s, want %d", method, reply.ID, id)}
+	}
+	if len(reply.Result) == 0 || isJSONNull(reply.Result) {
+		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply without a result", method)}
+	}
+	if err := json.Unmarshal(reply.Result, out); err != nil {
+		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, err)}
+	}
+	return nil
 }
 
 // MCPDiscover asks the endpoint who it is (server/discover).

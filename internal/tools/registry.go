@@ -223,7 +223,7 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 			return pc, disabled(t, &Action{Name: "help"}, true)
 		}
 		var topic string
-		if json.Unmarshal(fields["topic"], &topic) == nil && topic != "" && t.Dynamic != nil {
+		if json.Unmarshal(fields["topic"], &topic) == nil && topic != "" && t.Dynamic != nil && !hasAction(t, topic) {
 			// A topic may name a tool discovered since (or never, in this
 			// process): look for it first; help answers an unknown one.
 			t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, topic)
@@ -300,6 +300,10 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 	}
 	return pc, nil
 }
+
+// hasAction reports whether a tool has an action by name, declared or
+// already discovered.
+func hasAction(t *Tool, name string) bool { _, ok := t.Action(name); return ok }
 
 // policy is the policy ctx carries, or the one the env's source loads.
 func (r *Registry) policy(ctx context.Context) (*Policy, error) {

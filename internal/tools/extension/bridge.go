@@ -107,6 +107,9 @@ func (b *bridge) refresh(ctx context.Context, env *tools.Env) (snapshot, error) 
 }
 
 func (b *bridge) discoverOnce(ctx context.Context, env *tools.Env, next *snapshot) ([]*entry, error) {
+	if env == nil || env.Kernel == nil {
+		return nil, failure.New(failure.ExtensionUnavailable, "this process has no SiYuan kernel to discover tools on; nothing was sent").Attempted(false)
+	}
 	v, err := env.Kernel.Version(ctx)
 	if err != nil {
 		return nil, tools.KernelError(err)
