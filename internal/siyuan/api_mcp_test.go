@@ -88,7 +88,10 @@ func TestMCPCallAnswers(t *testing.T) {
 				return errors.As(err, &e) && e.Code == -32602 && !IsOutcomeUnknown(err)
 			}},
 		{"other id", `{"jsonrpc":"2.0","result":{"content":[]},"id":"x%s"}`,
-			func(_ *MCPCallResult, err error) bool { var d *DecodeError; return errors.As(err, &d) && IsOutcomeUnknown(err) }},
+			func(_ *MCPCallResult, err error) bool {
+				var d *DecodeError
+				return errors.As(err, &d) && IsOutcomeUnknown(err)
+			}},
 		{"no result", `{"jsonrpc":"2.0","id":%s}`,
 			func(_ *MCPCallResult, err error) bool { return IsOutcomeUnknown(err) }},
 		{"not JSON", `<html>%s</html>`,
