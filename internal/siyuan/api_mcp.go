@@ -3,9 +3,12 @@ package siyuan
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // SiYuan's own MCP endpoint (3.7.0 and later): POST /mcp behind the same
@@ -36,13 +39,35 @@ type MCPTool struct {
 	EffectScope  string          `json:"effectScope,omitempty"`
 }
 
-// MCPServer is what server/discover answers.
+// MCPServer is what server/discover answers. SiYuan 3.7.3 answers an
+// early draft's shape (protocolVersion and serverInfo at the top level);
+// the revision's is supportedVersions and _meta serverInfo. Both are read.
 type MCPServer struct {
-	ProtocolVersion string `json:"protocolVersion"`
-	ServerInfo      struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"serverInfo"`
+	ProtocolVersion   string        `json:"protocolVersion"`
+	SupportedVersions []string      `json:"supportedVersions"`
+	ServerInfo        MCPServerInfo `json:"serverInfo"`
+	Meta              struct {
+		ServerInfo MCPServerInfo `json:"io.modelcontextprotocol/serverInfo"`
+	} `json:"_meta"`
+}
+
+// MCPServerInfo names a server.
+type MCPServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Speaks reports whether the server serves the client's revision.
+func (s MCPServer) Speaks() bool {
+	return s.ProtocolVersion == MCPProtocolVersion || slices.Contains(s.SupportedVersions, MCPProtocolVersion)
+}
+
+// Info is the server's name and version, wherever it said them.
+func (s MCPServer) Info() MCPServerInfo {
+	if s.ServerInfo.Name != "" {
+		return s.ServerInfo
+	}
+	return s.Meta.ServerInfo
 }
 
 // MCPCallResult is a tools/call result as the kernel sent it. IsError is
@@ -71,10 +96,17 @@ func (e *MCPError) Error() string {
 // A Read is retried on transient failures like any read; a Write is sent
 // once, and a failure after it may have reached the kernel is an
 // *OutcomeUnknownError. maxBody caps the reply (0: the client's cap).
-func (c *Client) mcp(ctx context.Context, method string, params any, out any, kind CallKind, maxBody int64) error {
+func (c *Client) mcp(ctx context.Context, method string, params map[string]any, out any, kind CallKind, maxBody int64) error {
 	id := c.mcpSeq.Add(1) // any id works statelessly; a counter reads well in logs
 	if params == nil {
 		params = map[string]any{}
+	}
+	// The revision's per-request description of the client (3.7.3 reads
+	// none of it, a conforming server requires it).
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    MCPProtocolVersion,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "sisyphus-extension-bridge", "version": "1"},
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	if err != nil {
@@ -87,6 +119,9 @@ func (c *Client) mcp(ctx context.Context, method string, params any, out any, ki
 			"Mcp-Method":           method,
 			"Accept":               "application/json, text/event-stream",
 		}}
+	if name, ok := params["name"].(string); ok && method == "tools/call" {
+		r.headers["Mcp-Name"] = headerValue(name)
+	}
 	_, err = c.run(ctx, r)
 	return err
 }
@@ -119,6 +154,19 @@ func decodeRPC(method string, id int64, b []byte, out any) error {
 		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, err)}
 	}
 	return nil
+}
+
+// headerValue is a routing header's value: plain visible ASCII as is,
+// anything else as =?base64?...?= (the revision's encoding).
+func headerValue(v string) string {
+	plain := v != "" && strings.TrimSpace(v) == v && !strings.HasPrefix(v, "=?base64?")
+	for i := 0; plain && i < len(v); i++ {
+		plain = v[i] > 0x20 && v[i] < 0x7f || v[i] == ' '
+	}
+	if plain {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
 }
 
 // MCPDiscover asks the endpoint who it is (server/discover).

@@ -153,3 +153,43 @@ func FuzzDecodeRPC(f *testing.F) {
 		}
 	})
 }
+
+func TestMCPCallRoutingHeadersAndMeta(t *testing.T) {
+	var name string
+	fk := newFakeKernel(t, func(w http.ResponseWriter, r *http.Request, s seen) {
+		name = r.Header.Get("Mcp-Name")
+		rpcReply(w, s, map[string]any{"content": []any{}})
+	})
+	if _, err := newTestClient(t, fk.URL).MCPCallTool(context.Background(), "plugin__a__b", map[string]any{"k": "v"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Params struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+			Meta      map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	json.Unmarshal(fk.last(t).Body, &body)
+	if name != "plugin__a__b" || body.Params.Name != "plugin__a__b" || body.Params.Arguments["k"] != "v" ||
+		body.Params.Meta["io.modelcontextprotocol/protocolVersion"] != MCPProtocolVersion || body.Params.Meta["io.modelcontextprotocol/clientCapabilities"] == nil {
+		t.Fatalf("Mcp-Name %q, body %s", name, fk.last(t).Body)
+	}
+	for in, want := range map[string]string{"search": "search", "a b": "a b", " x": "=?base64?IHg=?=", "é": "=?base64?w6k=?=", "=?base64?x?=": "=?base64?PT9iYXNlNjQ/eD89?="} {
+		if got := headerValue(in); got != want {
+			t.Errorf("headerValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMCPServerShapes(t *testing.T) {
+	var siyuanShape, specShape MCPServer
+	json.Unmarshal([]byte(`{"capabilities":{"tools":{"listChanged":false}},"protocolVersion":"2026-07-28","serverInfo":{"name":"SiYuan","version":"3.7.3"}}`), &siyuanShape)
+	json.Unmarshal([]byte(`{"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25"],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"X","version":"2"}}}`), &specShape)
+	if !siyuanShape.Speaks() || siyuanShape.Info().Version != "3.7.3" || !specShape.Speaks() || specShape.Info().Name != "X" {
+		t.Fatalf("%+v %+v", siyuanShape, specShape)
+	}
+	if (MCPServer{ProtocolVersion: "2025-06-18"}).Speaks() {
+		t.Fatal("an older revision is not the client's")
+	}
+}

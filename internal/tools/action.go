@@ -409,5 +409,11 @@ func (t *Tool) Annotations(v View) Annotations {
 		ro = ro && a.Policy.Class == strict.Read
 		destructive = destructive || a.Destructive || a.Dangerous
 	}
-	return Annotations{Title: t.Title, ReadOnly: ro, Destructive: destructive, Idempotent: ro}
+	openWorld := false
+	if t.Dynamic != nil {
+		// Its actions are discovered, come and go, and may forward effects
+		// Sisyphus cannot see: hint the most they may do.
+		ro, destructive, openWorld = false, true, true
+	}
+	return Annotations{Title: t.Title, ReadOnly: ro, Destructive: destructive, Idempotent: ro, OpenWorld: openWorld}
 }

@@ -124,9 +124,9 @@ func (b *bridge) discoverOnce(ctx context.Context, env *tools.Env, next *snapsho
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	if srv.ProtocolVersion != siyuan.MCPProtocolVersion {
-		return nil, failure.New(failure.ExtensionUnavailable, "SiYuan's MCP endpoint speaks revision %q, not %s; nothing was forwarded",
-			srv.ProtocolVersion, siyuan.MCPProtocolVersion).Attempted(false)
+	if !srv.Speaks() {
+		return nil, failure.New(failure.ExtensionUnavailable, "SiYuan's MCP endpoint does not serve revision %s (it answered %q %v); nothing was forwarded",
+			siyuan.MCPProtocolVersion, srv.ProtocolVersion, srv.SupportedVersions).Attempted(false)
 	}
 	next.server = srv
 	listed, err := env.Kernel.MCPListTools(ctx)

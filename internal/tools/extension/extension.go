@@ -20,6 +20,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
@@ -115,7 +116,7 @@ func (b *bridge) describe(s snapshot, p *tools.Policy) map[string]any {
 	out := map[string]any{
 		"connected": s.err == nil, "supported": true,
 		"siyuanVersion": s.siyuanVersion, "minSupportedVersion": minVersion,
-		"protocolVersion": s.server.ProtocolVersion, "serverVersion": s.server.ServerInfo.Version,
+		"protocolVersion": siyuan.MCPProtocolVersion, "serverVersion": s.server.Info().Version,
 		"refreshedAt":        s.refreshed.UTC().Format(time.RFC3339),
 		"discoveredCount":    len(s.entries),
 		"discoveredBySource": bySource,
