@@ -205,6 +205,12 @@ func TestExtensionLive(t *testing.T) {
 		t.Fatalf("search: %q", out)
 	}
 	a.fails("extension", map[string]any{"action": "search", "arguments": map[string]any{"action": "asset", "query": word}}, "native_action_not_allowed")
+	// SiYuan 3.7.3 cannot run image through /mcp (its handler is not
+	// dispatched, the panic answers HTTP 200 with no body): a typed error.
+	m := a.fails("extension", map[string]any{"action": "image", "arguments": map[string]any{"action": "list", "documentID": doc}}, "extension_tool_error")
+	if !strings.Contains(fmt.Sprint(m["error"]), "answered nothing") {
+		t.Fatalf("image: %v", m)
+	}
 	// Native tools outside the allowlist are not actions at all.
 	if m, isErr := a.call("extension", map[string]any{"action": "document", "arguments": map[string]any{"action": "list"}}); !isErr ||
 		m["error"].(map[string]any)["code"] != "unknown_action" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -79,6 +80,11 @@ type MCPCallResult struct {
 	IsError           bool              `json:"isError,omitempty"`
 }
 
+// ErrMCPEmptyReply is an HTTP 200 without a body: SiYuan 3.7.3 answers so
+// when a tool's handler panics (its recovery writes no reply); it does for
+// every tools/call of image, whose handler /mcp does not dispatch.
+var ErrMCPEmptyReply = errors.New("the MCP endpoint answered HTTP 200 with an empty body")
+
 // MCPError is a JSON-RPC error the endpoint answered (-32601 method not
 // found, -32602 invalid params, ...): the request was refused before any
 // tool ran.
@@ -130,6 +136,9 @@ func (c *Client) mcp(ctx context.Context, method string, params map[string]any, 
 // error is an *MCPError, anything else that is not a result for id a
 // *DecodeError.
 func decodeRPC(method string, id int64, b []byte, out any) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, ErrMCPEmptyReply)}
+	}
 	var reply struct {
 		ID     json.RawMessage `json:"id"`
 		Result json.RawMessage `json:"result"`

@@ -94,6 +94,8 @@ func TestMCPCallAnswers(t *testing.T) {
 			}},
 		{"no result", `{"jsonrpc":"2.0","id":%s}`,
 			func(_ *MCPCallResult, err error) bool { return IsOutcomeUnknown(err) }},
+		{"empty 200 (a panicked handler)", ``,
+			func(_ *MCPCallResult, err error) bool { return errors.Is(err, ErrMCPEmptyReply) && IsOutcomeUnknown(err) }},
 		{"not JSON", `<html>%s</html>`,
 			func(_ *MCPCallResult, err error) bool { return IsOutcomeUnknown(err) }},
 	} {
@@ -102,7 +104,9 @@ func TestMCPCallAnswers(t *testing.T) {
 				ID json.RawMessage `json:"id"`
 			}
 			json.Unmarshal(s.Body, &req)
-			fmt.Fprintf(w, c.reply, req.ID)
+			if c.reply != "" {
+				fmt.Fprintf(w, c.reply, req.ID)
+			}
 		})
 		res, err := newTestClient(t, fk.URL).MCPCallTool(context.Background(), "t", nil, 0)
 		if !c.check(res, err) {

@@ -304,4 +304,26 @@ func TestReadAnswers(t *testing.T) {
 		return true
 	}))
 	s.WantErr(t, "extension", map[string]any{"action": "outline", "arguments": map[string]any{"action": "get", "id": doc}}, failure.ReadBudgetExceeded)
+	// SiYuan 3.7.3's answer when a tool's handler panics: 200, no body.
+	s.SetHook(mcpHook(func(w http.ResponseWriter, method, _, _ string) bool {
+		return method == "tools/call"
+	}))
+	e = s.WantErr(t, "extension", map[string]any{"action": "outline", "arguments": map[string]any{"action": "get", "id": doc}}, failure.ExtensionToolError)
+	if !strings.Contains(e.Message, "answered nothing") {
+		t.Fatalf("empty reply: %+v", e)
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"}, {"abcdef", 3, "abc…"}, {"ééé", 3, "é…"}, {"ééé", 4, "éé…"},
+	} {
+		if got := clip(c.in, c.n); got != c.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -56,9 +57,7 @@ func forwardAction(b *bridge, e *entry) *tools.Action {
 	if title == "" {
 		title = e.tool.Description
 	}
-	if len(title) > 160 {
-		title = title[:160] + "…"
-	}
+	title = clip(title, 160)
 	example := map[string]any{"arguments": exampleArguments(e)}
 	var act *tools.Action
 	if e.read {
@@ -176,12 +175,20 @@ func text(res *siyuan.MCPCallResult) string {
 	return strings.Join(parts, "\n")
 }
 
+// clip shortens s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // toolError is the forwarded tool's own failure.
 func toolError(name string, res *siyuan.MCPCallResult) *failure.Error {
-	msg := text(res)
-	if len(msg) > 2000 {
-		msg = msg[:2000] + "…"
-	}
+	msg := clip(text(res), 2000)
 	return failure.New(failure.ExtensionToolError, "SiYuan's tool %s answered an error: %s", name, msg).With("tool", name)
 }
 
@@ -198,6 +205,10 @@ func readFailure(name string, err error) error {
 		e := failure.New(failure.ReadBudgetExceeded, "SiYuan's tool %s answered more than %d bytes, which extension does not relay", name, maxResult)
 		e.Action = "narrow the call (a smaller page, a tighter query)"
 		return e
+	}
+	if errors.Is(err, siyuan.ErrMCPEmptyReply) {
+		return failure.Wrap(failure.ExtensionToolError, err, "SiYuan answered nothing for %s: the tool failed inside SiYuan (3.7.3 does this for tools it "+
+			"cannot run through /mcp, such as image); nothing was changed (it is a read), and calling again will not help", name).With("tool", name).Attempted(false)
 	}
 	var out *siyuan.OutcomeUnknownError
 	if errors.As(err, &out) {
