@@ -95,7 +95,9 @@ func TestMCPCallAnswers(t *testing.T) {
 		{"no result", `{"jsonrpc":"2.0","id":%s}`,
 			func(_ *MCPCallResult, err error) bool { return IsOutcomeUnknown(err) }},
 		{"empty 200 (a panicked handler)", ``,
-			func(_ *MCPCallResult, err error) bool { return errors.Is(err, ErrMCPEmptyReply) && IsOutcomeUnknown(err) }},
+			func(_ *MCPCallResult, err error) bool {
+				return errors.Is(err, ErrMCPEmptyReply) && IsOutcomeUnknown(err)
+			}},
 		{"not JSON", `<html>%s</html>`,
 			func(_ *MCPCallResult, err error) bool { return IsOutcomeUnknown(err) }},
 	} {
