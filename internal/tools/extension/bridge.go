@@ -88,8 +88,19 @@ func (b *bridge) find(name string) (*entry, bool) {
 // refresh discovers the endpoint's tools again. A failure keeps no tools
 // (a stale list could forward to a tool that is gone) and is returned.
 func (b *bridge) refresh(ctx context.Context, env *tools.Env) (snapshot, error) {
+	return b.refreshSince(ctx, env, time.Time{})
+}
+
+// refreshSince is refresh, unless a discovery that ended after since
+// succeeded while this one waited for its turn: calls that miss the cache
+// while one runs share it. (A tool registered while that discovery ran
+// may be missing from it; list with refresh:true finds it.)
+func (b *bridge) refreshSince(ctx context.Context, env *tools.Env, since time.Time) (snapshot, error) {
 	b.discover.Lock()
 	defer b.discover.Unlock()
+	if s := b.current(); !since.IsZero() && s.err == nil && s.refreshed.After(since) {
+		return s, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
 	next := snapshot{attempted: time.Now()}
@@ -98,7 +109,7 @@ func (b *bridge) refresh(ctx context.Context, env *tools.Env) (snapshot, error) 
 		next.err = err
 	} else {
 		next.entries = entries
-		next.refreshed = next.attempted
+		next.refreshed = time.Now()
 	}
 	b.mu.Lock()
 	b.snap = next
@@ -277,7 +288,7 @@ func (b *bridge) Lookup(ctx context.Context, env *tools.Env, name string) (*tool
 		// Known: exposable or not, another discovery would not change it.
 		return e.action, e.action != nil, nil
 	}
-	if _, err := b.refresh(ctx, env); err != nil {
+	if _, err := b.refreshSince(ctx, env, time.Now()); err != nil {
 		return nil, false, err
 	}
 	a, ok := b.Cached(name)

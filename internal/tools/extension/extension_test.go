@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -325,5 +326,31 @@ func TestClip(t *testing.T) {
 		if got := clip(c.in, c.n); got != c.want {
 			t.Errorf("clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
+	}
+}
+
+// TestMissesShareOneDiscovery: calls naming unknown tools at once wait for
+// one discovery instead of each sending their own.
+func TestMissesShareOneDiscovery(t *testing.T) {
+	s := tooltest.NewStrict(t, false, toolset)
+	var lists atomic.Int32
+	s.SetHook(mcpHook(func(w http.ResponseWriter, method, _, _ string) bool {
+		if method == "tools/list" && lists.Add(1) == 1 {
+			time.Sleep(300 * time.Millisecond) // the others miss while it runs
+		}
+		return false
+	}))
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			s.Call(t, "extension", map[string]any{"action": "nosuch", "arguments": map[string]any{}})
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if n := lists.Load(); n != 1 {
+		t.Fatalf("%d discoveries for 4 concurrent misses", n)
 	}
 }
