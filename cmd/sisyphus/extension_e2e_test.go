@@ -148,6 +148,21 @@ func TestExtensionThroughTheBinary(t *testing.T) {
 		t.Fatalf("after the CLI stamp: %v", attrs)
 	}
 
+	// Through a stdio front: it discovers on its own for reads, and sends
+	// the effect, confirmed by its client, to the authority.
+	st := stdioAgent(t, append(kernel, "--state-dir", state, "--token", "sekret")...)
+	if out := forwardedText(t, st.ok("extension", map[string]any{"action": wordCount, "arguments": map[string]any{"id": doc}})); out != "Words: 8" {
+		t.Fatalf("word count through stdio: %q", out)
+	}
+	st.fails("extension", with(stamp, "validateOnly", true), "preflight_unavailable")
+	res = st.ok("extension", map[string]any{"action": stampTool, "arguments": map[string]any{"id": para, "value": "stdio"}, "confirm": true})
+	if res["writeSafetyGuaranteed"] != false {
+		t.Fatalf("stamp through stdio: %v", res)
+	}
+	if attrs, _ := c.GetBlockAttrs(context.Background(), para); attrs["custom-sisyphus-stamp"] != "stdio" {
+		t.Fatalf("after the stdio stamp: %v", attrs)
+	}
+
 	// A hidden notebook refuses every forwarded call (their answers cannot
 	// be filtered); list still answers.
 	s.config(t, "permission", nb, "none")
