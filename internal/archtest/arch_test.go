@@ -39,14 +39,15 @@ var layers = map[string]int{
 	"internal/tools/kernelview": 3,
 	"internal/settings":         3,
 
-	"internal/tools/av":        4,
-	"internal/tools/block":     4,
-	"internal/tools/document":  4,
-	"internal/tools/fs":        4,
-	"internal/tools/file":      4,
-	"internal/tools/notebook":  4,
-	"internal/tools/search":    4,
-	"internal/tools/system":    4,
+	"internal/tools/av":       4,
+	"internal/tools/block":    4,
+	"internal/tools/document": 4,
+	"internal/tools/fs":       4,
+	"internal/tools/file":     4,
+	"internal/tools/notebook": 4,
+	"internal/tools/search":   4,
+	"internal/tools/system":   4,
+	// Its own group, so that its longer name does not realign the others.
 	"internal/tools/extension": 4,
 
 	"internal/tools/catalog":  5,
