@@ -107,7 +107,11 @@ func (b *bridge) describe(s snapshot, p *tools.Policy) map[string]any {
 		if e.degraded {
 			d["schemaDegraded"] = true
 		}
-		d["description"] = e.tool.Description
+		if on {
+			// Only what can be called is described: the rest would cost the
+			// agent context for nothing.
+			d["description"] = e.tool.Description
+		}
 		details = append(details, d)
 	}
 	if exposed == nil {
