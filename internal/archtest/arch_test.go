@@ -51,6 +51,7 @@ var layers = map[string]int{
 	"internal/tools/feedback":  4,
 	"internal/tools/tag":       4,
 	"internal/tools/flashcard": 4,
+	"internal/tools/extension": 4,
 
 	"internal/tools/catalog":  5,
 	"internal/tools/tooltest": 5,

@@ -102,6 +102,7 @@ func (r *Runner) laneOf(tool string, args json.RawMessage) (admission.Lane, stri
 // waits for a person, and only once the gate and the arguments let it run:
 // nobody is asked about a call that would be refused anyway.
 func (r *Runner) Run(ctx context.Context, c Call) (*mcp.CallResult, error) {
+	r.Registry.Prime(ctx, c.Tool, c.Args)
 	if p, ok := r.Registry.Pending(c.Tool, c.Args); ok {
 		if err := r.Registry.Check(ctx, c.Tool, c.Args); err != nil {
 			return errorResult(err), nil

@@ -76,6 +76,8 @@ type Kernel struct {
 
 	// riff is the flashcard decks and review session (riff_store.go).
 	riff riffStore
+	// mcpState holds the MCP endpoint's legacy sessions.
+	mcpState mcpSessions
 }
 
 // Message is a notification pushed with pushMsg or pushErrMsg; the embedded

@@ -151,6 +151,7 @@ func (k *Kernel) Handler() http.Handler {
 	maps.Copy(routes, k.tagRoutes())
 	maps.Copy(routes, k.riffRoutes())
 	maps.Copy(routes, k.searchRoutes())
+	maps.Copy(routes, k.mcpRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {
@@ -170,6 +171,8 @@ func methodAllowed(allowed, m string) bool {
 		return m == http.MethodPost
 	case "GET+POST":
 		return m == http.MethodPost || m == http.MethodGet
+	case "POST+GET+DELETE":
+		return m == http.MethodPost || m == http.MethodGet || m == http.MethodDelete
 	}
 	return m == allowed
 }

@@ -76,6 +76,14 @@ const (
 	TransferFailed      Code = "transfer_failed"
 )
 
+// Codes of the extension tool, the bridge to SiYuan's own MCP endpoint.
+const (
+	ExtensionUnsupported   Code = "extension_unsupported"
+	ExtensionUnavailable   Code = "extension_unavailable"
+	NativeActionNotAllowed Code = "native_action_not_allowed"
+	ExtensionToolError     Code = "extension_tool_error"
+)
+
 // Codes of the HTTP routes (answered as JSON bodies with an HTTP status,
 // not as tool results).
 const (
@@ -214,6 +222,14 @@ var Codes = []Entry{
 	{KernelMismatch, "The authority coordinates another workspace than the caller reads (HTTP 409)", "Point the front at the authority of its own workspace", false, HTTP},
 	{NotConfigured, "The action needs a setting the person has not made (feedback.submit: an endpoint); nothing was sent",
 		"Ask the person to make the setting the message names (sisyphus config ...)", false, ToolResult},
+	{ExtensionUnsupported, "SiYuan is older than 3.7.0, which has no MCP endpoint for extension to bridge (details: siyuanVersion); nothing was sent",
+		"Upgrade SiYuan to 3.7.0 or newer, then call extension list with refresh:true", false, ToolResult},
+	{ExtensionUnavailable, "SiYuan's MCP endpoint did not answer the discovery, or answered something else than MCP; nothing was forwarded",
+		"Check that SiYuan runs and Sisyphus's token is an administrator's, then call extension list with refresh:true", false, ToolResult},
+	{NativeActionNotAllowed, "The forwarded arguments name a sub-action of a native SiYuan tool outside the read allowlist (allowedActions lists it); nothing was sent",
+		"Pass one of allowedActions as arguments.action; other native actions are not forwarded (use Sisyphus's own tools)", false, ToolResult},
+	{ExtensionToolError, "The forwarded tool ran (or was looked up) and answered an error (content holds its text); for a tool with effects, writeAttempted is true",
+		"Read the tool's message; a tool with effects is never retried by Sisyphus, so inspect what it touches before calling again", false, ToolResult},
 }
 
 var byCode = func() map[Code]Entry {

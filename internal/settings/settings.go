@@ -185,6 +185,27 @@ func CheckFeedbackURL(s string) error {
 	return nil
 }
 
+// Extension is mcpToolsConfig.extension: includeNativeTools (on unless set
+// to false, upstream's default) and blockedTools.
+func (c *Config) Extension() tools.ExtensionSettings {
+	out := tools.ExtensionSettings{NativeTools: true}
+	var e map[string]json.RawMessage
+	if json.Unmarshal(c.tools["extension"], &e) != nil {
+		return out
+	}
+	// Each field on its own: a malformed blockedTools must not undo
+	// includeNativeTools:false.
+	var native bool
+	if json.Unmarshal(e["includeNativeTools"], &native) == nil {
+		out.NativeTools = native
+	}
+	var blocked []string
+	if json.Unmarshal(e["blockedTools"], &blocked) == nil {
+		out.Blocked = blocked
+	}
+	return out
+}
+
 // Version identifies the configuration's content as far as it decides
 // access: the texts (agent memory, user rules) do not count, so that an
 // agent writing its memory does not make its own task results, or any
@@ -218,7 +239,7 @@ func (c *Config) accessRaw() []byte {
 // Policy is the configuration as the gate applies it.
 func (c *Config) Policy() *tools.Policy {
 	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
-		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL()}
+		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
 	}

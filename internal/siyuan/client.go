@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,6 +59,7 @@ type Client struct {
 	readBackoff  time.Duration
 	timeout      time.Duration
 	maxResponse  int64
+	mcpSeq       atomic.Int64 // JSON-RPC ids of /mcp requests
 }
 
 // New validates cfg and returns a client.

@@ -133,6 +133,9 @@ const (
 	epGetTreeRiffDueCards     = "/api/riff/getTreeRiffDueCards"
 	epReviewRiffCard          = "/api/riff/reviewRiffCard"
 	epSkipReviewRiffCard      = "/api/riff/skipReviewRiffCard"
+	// The kernel's MCP endpoint: its kind is the JSON-RPC method's
+	// (discovery reads, tools/call a write sent once; see api_mcp.go).
+	epMCP = "/mcp"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint

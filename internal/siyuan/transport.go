@@ -33,6 +33,14 @@ type request struct {
 	out       any
 	nullable  bool // data:null is a valid answer (no NullDataError)
 	raw       bool // getFile: HTTP 200 carries the file itself
+	// headers are sent besides the usual ones (the MCP endpoint's
+	// protocol headers).
+	headers map[string]string
+	// decode, when set, reads a 2xx body that is not SiYuan's envelope
+	// (the MCP endpoint answers JSON-RPC); maxBody, when set, caps it
+	// instead of Config.MaxResponseBytes.
+	decode  func(body []byte) error
+	maxBody int64
 }
 
 // rawResult is the successful outcome of a raw (getFile) call.
@@ -192,7 +200,11 @@ func (c *Client) decodeReply(ctx context.Context, r *request, resp *http.Respons
 		}
 		return err
 	}
-	body, err := readCapped(resp.Body, c.maxResponse, r.endpoint)
+	limit := c.maxResponse
+	if r.maxBody > 0 {
+		limit = r.maxBody
+	}
+	body, err := readCapped(resp.Body, limit, r.endpoint)
 	if err != nil {
 		var tooLarge *ResponseTooLargeError
 		if errors.As(err, &tooLarge) {
@@ -209,6 +221,16 @@ func (c *Client) decodeReply(ctx context.Context, r *request, resp *http.Respons
 				return false, err
 			}
 		}
+	}
+	if r.decode != nil {
+		if err := r.decode(body); err != nil {
+			var de *DecodeError
+			if errors.As(err, &de) {
+				return false, unknown(err)
+			}
+			return false, err
+		}
+		return false, nil
 	}
 	env, err := decodeEnvelope(body)
 	if err != nil {
@@ -308,6 +330,9 @@ func (c *Client) newHTTPRequest(ctx context.Context, r *request) (*http.Request,
 	req.Header.Set("User-Agent", userAgent)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Token "+c.token)
+	}
+	for k, v := range r.headers {
+		req.Header.Set(k, v)
 	}
 	return req, localErr, nil
 }

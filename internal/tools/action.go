@@ -16,6 +16,26 @@ type Tool struct {
 	Title       string
 	Description string
 	Actions     []*Action
+	// Dynamic, when set, supplies actions discovered at run time (the
+	// extension tool's forwarded tools), after the declared ones.
+	Dynamic Dynamic
+}
+
+// Dynamic supplies a tool's actions discovered at run time. Each is built
+// like a declared one (a Read or a Write) and passes the same gate.
+type Dynamic interface {
+	// Actions are the discovered actions the policy shows, in order.
+	Actions(p *Policy) []*Action
+	// Exposes reports whether the policy shows a discovered action (a
+	// call of one it hides is refused as disabled before anything runs).
+	Exposes(p *Policy, a *Action) bool
+	// Cached returns a discovered action by name from what was discovered
+	// last, without asking anyone.
+	Cached(name string) (*Action, bool)
+	// Lookup returns it, discovering again when the name is not known yet
+	// (a call naming a tool that appeared since). A failed discovery is an
+	// error; an unknown name is false.
+	Lookup(ctx context.Context, env *Env, name string) (*Action, bool, error)
 }
 
 // Action is one value of a tool's `action` argument, as the registry runs
@@ -34,6 +54,9 @@ type Action struct {
 	Dangerous, OffByDefault bool
 	// Example is a complete, valid call an agent can copy (help shows it).
 	Example map[string]any
+	// HelpExtra are more fields help shows for the action (a forwarded
+	// tool's own input schema).
+	HelpExtra map[string]any
 
 	parse     func(*Args) (any, error)
 	policyFor func(parsed any) strict.Policy
@@ -324,6 +347,9 @@ func (t *Tool) Action(name string) (*Action, bool) {
 			return a, true
 		}
 	}
+	if t.Dynamic != nil && name != "help" {
+		return t.Dynamic.Cached(name)
+	}
 	return nil, false
 }
 
@@ -342,7 +368,11 @@ func (t *Tool) actionNames(p *Policy) []string {
 // enabled lists the actions the policy enables.
 func (t *Tool) enabled(p *Policy) []*Action {
 	var out []*Action
-	for _, a := range t.Actions {
+	all := t.Actions
+	if t.Dynamic != nil {
+		all = append(all[:len(all):len(all)], t.Dynamic.Actions(p)...) // Actions(p) holds only what p exposes
+	}
+	for _, a := range all {
 		if p.ActionOn(t, a) {
 			out = append(out, a)
 		}
@@ -379,5 +409,11 @@ func (t *Tool) Annotations(v View) Annotations {
 		ro = ro && a.Policy.Class == strict.Read
 		destructive = destructive || a.Destructive || a.Dangerous
 	}
-	return Annotations{Title: t.Title, ReadOnly: ro, Destructive: destructive, Idempotent: ro}
+	openWorld := false
+	if t.Dynamic != nil {
+		// Its actions are discovered, come and go, and may forward effects
+		// Sisyphus cannot see: hint the most they may do.
+		ro, destructive, openWorld = false, true, true
+	}
+	return Annotations{Title: t.Title, ReadOnly: ro, Destructive: destructive, Idempotent: ro, OpenWorld: openWorld}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
 
 // Confirmation of dangerous actions. A dangerous call runs only after its
@@ -88,6 +89,28 @@ func (r *Registry) Pending(tool string, raw json.RawMessage) (Pending, bool) {
 		}
 	}
 	return p, true
+}
+
+// Prime discovers a run-time action a call names before Pending looks at
+// it: an action discovered only once the call runs would reach Call
+// unconfirmed, and be refused. A failed discovery is left to Call, which
+// answers it.
+func (r *Registry) Prime(ctx context.Context, tool string, raw json.RawMessage) {
+	t, ok := r.tools[tool]
+	if !ok || t.Dynamic == nil {
+		return
+	}
+	fields, err := decodeObject(raw)
+	if err != nil {
+		return
+	}
+	var name string
+	if json.Unmarshal(fields["action"], &name) != nil || name == "help" {
+		return
+	}
+	if _, ok := t.Action(name); !ok {
+		t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, name)
+	}
 }
 
 // maxShown bounds the arguments a confirmation form shows.

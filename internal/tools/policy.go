@@ -112,15 +112,27 @@ type Policy struct {
 	// Version identifies the configuration: a task result recorded under
 	// another answers access_changed.
 	Version string
+	// Extension are the extension tool's settings.
+	Extension ExtensionSettings
 	// Err, when set, is why the configuration could not be read: every call
 	// that touches a notebook, and every write, fails closed with it.
 	Err error
 }
 
+// ExtensionSettings are mcpToolsConfig.extension: whether SiYuan's native
+// MCP tools are exposed at all (includeNativeTools; even then only the read
+// allowlist), and the tool names never exposed (blockedTools).
+type ExtensionSettings struct {
+	NativeTools bool
+	Blocked     []string
+}
+
 // Unrestricted is the policy of a registry without a configuration source:
-// every notebook rwd, every action enabled, strict mode on.
+// every notebook rwd, every action enabled, strict mode on, native MCP
+// tools exposed (upstream's default).
 func Unrestricted() *Policy {
-	return &Policy{Default: LevelDelete, AllActions: true, Strict: true, Version: "unrestricted"}
+	return &Policy{Default: LevelDelete, AllActions: true, Strict: true, Version: "unrestricted",
+		Extension: ExtensionSettings{NativeTools: true}}
 }
 
 // Level returns a notebook's level.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -224,10 +225,22 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 		if !policy.ToolOn(t) {
 			return pc, disabled(t, &Action{Name: "help"}, true)
 		}
+		var topic string
+		if json.Unmarshal(fields["topic"], &topic) == nil && topic != "" && t.Dynamic != nil && !hasAction(t, topic) {
+			// A topic may name a tool discovered since (or never, in this
+			// process): look for it first; help answers an unknown one.
+			t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, topic)
+		}
 		pc.answer, err = t.help(policy, r.env.strictOn(policy), fields)
 		return pc, err
 	}
 	a, ok := t.Action(name)
+	if !ok && t.Dynamic != nil && name != "help" {
+		var err error
+		if a, ok, err = t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, name); err != nil {
+			return pc, KernelError(err)
+		}
+	}
 	if !ok {
 		return pc, unknownAction(t, policy, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
 	}
@@ -239,7 +252,7 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 		return pc, configFailure(policy, writes)
 	case !policy.ToolOn(t):
 		return pc, disabled(t, a, true)
-	case !policy.ActionOn(t, a):
+	case !policy.ActionOn(t, a), t.Dynamic != nil && !slices.Contains(t.Actions, a) && !t.Dynamic.Exposes(policy, a):
 		return pc, disabled(t, a, false)
 	}
 	max := r.env.maxWriteBytes()
@@ -291,6 +304,10 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 	}
 	return pc, nil
 }
+
+// hasAction reports whether a tool has an action by name, declared or
+// already discovered.
+func hasAction(t *Tool, name string) bool { _, ok := t.Action(name); return ok }
 
 // policy is the policy ctx carries, or the one the env's source loads.
 func (r *Registry) policy(ctx context.Context) (*Policy, error) {

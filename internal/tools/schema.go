@@ -120,6 +120,11 @@ func (t *Tool) help(pol *Policy, strictOn bool, fields map[string]json.RawMessag
 	}
 	out := map[string]any{"tool": t.Name, "action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String(),
 		"arguments": params, "example": a.example()}
+	for k, v := range a.HelpExtra {
+		if _, taken := out[k]; !taken {
+			out[k] = v
+		}
+	}
 	if a.Dangerous {
 		out["dangerous"] = true
 		out["confirmation"] = "a person must confirm this call: a client with form elicitation shows a form; " +

@@ -131,6 +131,7 @@ func Run(t *testing.T, k Kernel) {
 		tagChecks,
 		riffChecks,
 		searchChecks,
+		mcpChecks,
 	} {
 		all = append(all, group...)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/av"
 	"github.com/sisyphus-go/sisyphus/internal/tools/block"
 	"github.com/sisyphus-go/sisyphus/internal/tools/document"
+	"github.com/sisyphus-go/sisyphus/internal/tools/extension"
 	"github.com/sisyphus-go/sisyphus/internal/tools/feedback"
 	"github.com/sisyphus-go/sisyphus/internal/tools/file"
 	"github.com/sisyphus-go/sisyphus/internal/tools/flashcard"
@@ -30,6 +31,7 @@ func All() []*tools.Tool {
 		av.Tool(),
 		tag.Tool(),
 		flashcard.Tool(),
+		extension.Tool(),
 		feedback.Tool(),
 	}
 }

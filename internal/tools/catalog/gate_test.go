@@ -171,6 +171,7 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"flashcard.review_card":             {map[string]any{"deckID": siyuan.BuiltinDeckID, "cardID": card, "rating": 3}, write},
 		"flashcard.create_card":             {map[string]any{"deckID": "", "blockIDs": []string{b0}}, write},
 		"flashcard.remove_card":             {map[string]any{"deckID": "", "blockIDs": []string{b1}}, del},
+		"extension.list":                    {map[string]any{}, free},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {

@@ -1,0 +1,369 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+)
+
+// mcpChecks cover SiYuan's own MCP endpoint (POST /mcp), which the
+// extension tool bridges: its protocol as 3.7.3 answers it, and the native
+// tools the bridge forwards (search, outline). The real kernel runs no
+// plugins, so the plugin tools are checked on the embedded kernel only.
+var mcpChecks = []check{
+	{"mcp_discover", checkMCPDiscover},
+	{"mcp_protocol_errors", checkMCPProtocolErrors},
+	{"mcp_legacy_sessions", checkMCPLegacySessions},
+	{"mcp_tools_list_native", checkMCPListNative},
+	{"mcp_outline_get", checkMCPOutline},
+	{"mcp_search_fulltext", checkMCPSearch},
+	{"mcp_call_errors", checkMCPCallErrors},
+	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
+}
+
+// mcpPost sends one raw request to /mcp.
+func (s *suite) mcpPost(t *testing.T, headers map[string]string, body string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, strings.TrimSuffix(s.k.URL, "/")+"/mcp", strings.NewReader(body))
+	must(t, "NewRequest", err)
+	req.Header.Set("Content-Type", "application/json")
+	if _, ok := headers["Authorization"]; !ok {
+		req.Header.Set("Authorization", "Token "+s.k.Token)
+	}
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	must(t, "POST /mcp", err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	must(t, "read /mcp", err)
+	return resp.StatusCode, resp.Header, bytes.TrimSpace(b)
+}
+
+var stateless = map[string]string{"MCP-Protocol-Version": "2026-07-28"}
+
+func checkMCPDiscover(t *testing.T, s *suite) {
+	srv, err := s.c.MCPDiscover(t.Context())
+	must(t, "MCPDiscover", err)
+	v, err := s.c.Version(t.Context())
+	must(t, "Version", err)
+	if srv.ProtocolVersion != "2026-07-28" || srv.ServerInfo.Name != "SiYuan" || srv.ServerInfo.Version != v {
+		t.Fatalf("server/discover = %+v (version %s)", srv, v)
+	}
+	// The stateless tools/list carries a cache hint; the legacy one not.
+	code, _, body := s.mcpPost(t, stateless, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+	var r struct {
+		Result map[string]json.RawMessage `json:"result"`
+	}
+	if code != 200 || json.Unmarshal(body, &r) != nil || string(r.Result["ttlMs"]) != "60000" || string(r.Result["cacheScope"]) != `"user"` {
+		t.Fatalf("stateless tools/list: %d %.300s", code, body)
+	}
+}
+
+func checkMCPProtocolErrors(t *testing.T, s *suite) {
+	for _, c := range []struct {
+		name    string
+		headers map[string]string
+		body    string
+		status  int
+		want    string
+	}{
+		{"no token", map[string]string{"Authorization": "Token wrong-" + s.tag}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 401, `{"code":-1,"msg":"Auth failed [header: Authorization]"}`},
+		{"not JSON", stateless, `garbage`, 200, `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}`},
+		{"wrong jsonrpc", stateless, `{"jsonrpc":"1.0","id":3,"method":"ping"}`, 200, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":3}`},
+		{"no method", stateless, `{"jsonrpc":"2.0","id":4}`, 200, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":4}`},
+		{"unknown method", stateless, `{"jsonrpc":"2.0","id":5,"method":"resources/list"}`, 200, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":5}`},
+		{"initialize is legacy", stateless, `{"jsonrpc":"2.0","id":6,"method":"initialize","params":{}}`, 200, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":6}`},
+		{"ping", stateless, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, 200, `{"jsonrpc":"2.0","result":{},"id":7}`},
+		{"Mcp-Method mismatch", map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":8,"method":"ping"}`, 400, `{"error":"Mcp-Method header does not match body method"}`},
+		{"notification", stateless, `{"jsonrpc":"2.0","method":"notifications/cancelled"}`, 202, ``},
+		{"name required", stateless, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{}}}`, 200, `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params: name is required"},"id":9}`},
+		{"params required", stateless, `{"jsonrpc":"2.0","id":10,"method":"tools/call"}`, 200, `{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":10}`},
+	} {
+		code, _, body := s.mcpPost(t, c.headers, c.body)
+		if code != c.status || !sameJSON(body, c.want) {
+			t.Errorf("%s: %d %s, want %d %s", c.name, code, body, c.status, c.want)
+		}
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(s.k.URL, "/")+"/mcp", nil)
+	req.Header.Set("Authorization", "Token "+s.k.Token)
+	resp, err := http.DefaultClient.Do(req)
+	must(t, "GET /mcp", err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /mcp: %d, want 405 (no SSE stream)", resp.StatusCode)
+	}
+}
+
+// sameJSON compares two JSON texts by value ("" is an empty body).
+func sameJSON(got []byte, want string) bool {
+	if want == "" {
+		return len(got) == 0
+	}
+	var a, b any
+	return json.Unmarshal(got, &a) == nil && json.Unmarshal([]byte(want), &b) == nil && fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+func checkMCPLegacySessions(t *testing.T, s *suite) {
+	// An unsupported revision is answered with 2025-06-18.
+	code, h, body := s.mcpPost(t, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	want := `{"jsonrpc":"2.0","result":{"capabilities":{"tools":{"listChanged":false}},"protocolVersion":"2025-06-18","serverInfo":{"name":"SiYuan","version":"%s"}},"id":1}`
+	v, err := s.c.Version(t.Context())
+	must(t, "Version", err)
+	sid := h.Get("Mcp-Session-Id")
+	if code != 200 || !sameJSON(body, fmt.Sprintf(want, v)) || len(sid) != 16 {
+		t.Fatalf("initialize: %d %s session %q", code, body, sid)
+	}
+	code, _, body = s.mcpPost(t, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}`)
+	if code != 200 || !strings.Contains(string(body), `"protocolVersion":"2024-11-05"`) {
+		t.Fatalf("initialize 2024-11-05: %d %s", code, body)
+	}
+	for _, c := range []struct {
+		sid, body string
+		status    int
+		want      string
+	}{
+		{sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 202, ``},
+		{sid, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, 200, `{"jsonrpc":"2.0","result":{},"id":2}`},
+		{"", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, 400, `{"error":"Mcp-Session-Id required"}`},
+		{"nosuchsession" + s.tag, `{"jsonrpc":"2.0","id":4,"method":"ping"}`, 404, `{"error":"session not found"}`},
+		{sid, `{"jsonrpc":"2.0","id":5,"method":"server/discover"}`, 200, `{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":5}`},
+	} {
+		code, _, body := s.mcpPost(t, map[string]string{"Mcp-Session-Id": c.sid}, c.body)
+		if code != c.status || !sameJSON(body, c.want) {
+			t.Errorf("session %q %s: %d %s, want %d %s", c.sid, c.body, code, body, c.status, c.want)
+		}
+	}
+	// The legacy tools/list has no cache hint.
+	code, _, body = s.mcpPost(t, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":6,"method":"tools/list"}`)
+	if code != 200 || strings.Contains(string(body), "ttlMs") || !strings.Contains(string(body), `"name":"outline"`) {
+		t.Errorf("legacy tools/list: %d %.200s", code, body)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, strings.TrimSuffix(s.k.URL, "/")+"/mcp", nil)
+	req.Header.Set("Authorization", "Token "+s.k.Token)
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	must(t, "DELETE /mcp", err)
+	resp.Body.Close()
+	code, _, body = s.mcpPost(t, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+	if resp.StatusCode != 200 || code != 404 {
+		t.Errorf("after DELETE (%d): %d %s, want 404", resp.StatusCode, code, body)
+	}
+}
+
+func findTool(tools []siyuan.MCPTool, name string) *siyuan.MCPTool {
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i]
+		}
+	}
+	return nil
+}
+
+func checkMCPListNative(t *testing.T, s *suite) {
+	tools, err := s.c.MCPListTools(t.Context())
+	must(t, "MCPListTools", err)
+	if !slices.IsSortedFunc(tools, func(a, b siyuan.MCPTool) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Errorf("tools are not sorted by name")
+	}
+	type schema struct {
+		Type       string `json:"type"`
+		Properties map[string]struct {
+			Type string   `json:"type"`
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	for name, want := range map[string]struct {
+		effect   string
+		actions  []string
+		required []string
+	}{
+		"search":   {"local", []string{"fulltext", "semantic"}, []string{"action"}},
+		"outline":  {"", []string{"get"}, []string{"action", "id"}},
+		"notebook": {"", []string{"list"}, []string{"action"}},
+	} {
+		tool := findTool(tools, name)
+		if tool == nil {
+			t.Errorf("%s is not listed", name)
+			continue
+		}
+		var sc schema
+		if err := json.Unmarshal(tool.InputSchema, &sc); err != nil {
+			t.Errorf("%s schema: %v", name, err)
+			continue
+		}
+		// Native tools say their source and never readOnlyHint (3.7.3 sets
+		// it only for plugin tools registered read-only).
+		if tool.Source != "native" || tool.ReadOnlyHint || tool.EffectScope != want.effect || sc.Type != "object" ||
+			!slices.Equal(sc.Required, want.required) || sc.Properties["action"].Type != "string" {
+			t.Errorf("%s: %+v %s", name, tool, tool.InputSchema)
+		}
+		for _, a := range want.actions {
+			if !slices.Contains(sc.Properties["action"].Enum, a) {
+				t.Errorf("%s: action enum %v lacks %s", name, sc.Properties["action"].Enum, a)
+			}
+		}
+	}
+	for _, tool := range tools {
+		if tool.Source != "native" && tool.Source != "plugin" && tool.Source != "mcp" {
+			t.Errorf("%s: source %q", tool.Name, tool.Source)
+		}
+	}
+}
+
+// callText calls a tool and returns its text and isError.
+func (s *suite) callText(t *testing.T, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := s.c.MCPCallTool(t.Context(), name, args, 0)
+	must(t, "MCPCallTool "+name, err)
+	var parts []string
+	for _, c := range res.Content {
+		var item struct{ Type, Text string }
+		if err := json.Unmarshal(c, &item); err != nil || item.Type != "text" {
+			t.Fatalf("%s: content item %s", name, c)
+		}
+		parts = append(parts, item.Text)
+	}
+	return strings.Join(parts, "\n"), res.IsError
+}
+
+func checkMCPOutline(t *testing.T, s *suite) {
+	ctx := t.Context()
+	doc, err := s.c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: s.box, Path: "/mcp-outline-" + s.tag,
+		Markdown: "# Intro\n\nhello\n\n## Sub\n\nmore\n\n# Second\n\nend\n"})
+	must(t, "CreateDocWithMd", err)
+	kids, err := s.c.GetChildBlocks(ctx, doc)
+	must(t, "GetChildBlocks", err)
+	var heads []string
+	for _, k := range kids {
+		if k.Type == "h" {
+			heads = append(heads, k.ID)
+		}
+	}
+	if len(heads) != 3 {
+		t.Fatalf("children %+v", kids)
+	}
+	want := fmt.Sprintf("Document outline (3 headings):\n\n- [Intro] (id: %s, depth: 0)\n  - [Sub] (id: %s, depth: 1)\n- [Second] (id: %s, depth: 0)\n", heads[0], heads[1], heads[2])
+	for _, name := range []string{"outline", "SIYUAN_Outline"} { // looked up in any case, without siyuan_
+		if got, isErr := s.callText(t, name, map[string]any{"action": "get", "id": doc}); got != want || isErr {
+			t.Errorf("%s get = %q (isError %v), want %q", name, got, isErr, want)
+		}
+	}
+	plain, err := s.c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: s.box, Path: "/mcp-plain-" + s.tag, Markdown: "no headings\n"})
+	must(t, "CreateDocWithMd", err)
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "get", "id": plain}, "document not found or has no headings"},
+		{map[string]any{"action": "get", "id": "20200101000000-aaaaaaa"}, "document not found or has no headings"},
+		{map[string]any{"action": "get"}, "id is required"},
+		{map[string]any{"action": "bogus", "id": doc}, "unknown action 'bogus', expected one of: [get]"},
+	} {
+		if got, isErr := s.callText(t, "outline", c.args); got != c.want || !isErr {
+			t.Errorf("outline %v = %q (isError %v), want %q", c.args, got, isErr, c.want)
+		}
+	}
+}
+
+func checkMCPSearch(t *testing.T, s *suite) {
+	ctx := t.Context()
+	word := "mcpzebra" + s.tag
+	title := "mcp-search-" + s.tag
+	doc, err := s.c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: s.box, Path: "/" + title, Markdown: "hello " + word + " world\n"})
+	must(t, "CreateDocWithMd", err)
+	must(t, "FlushTransaction", s.c.FlushTransaction(ctx))
+	kids, err := s.c.GetChildBlocks(ctx, doc)
+	must(t, "GetChildBlocks", err)
+	hit := fmt.Sprintf("- [/%s] NodeParagraph\n  hello %s world\n  id: %s\n\n", title, word, kids[0].ID)
+	want := "Found 1 results (page 1/1):\n\n" + hit
+	for _, args := range []map[string]any{
+		{"action": "fulltext", "query": word},
+		{"action": "fulltext", "query": word, "notebook": s.box, "page": 1, "pageSize": 5},
+	} {
+		got, isErr := s.callText(t, "search", args)
+		if s.k.Live && got == "Found 2 results (page 1/1):\n\n"+hit+hit {
+			// SiYuan 3.7.3's index sometimes holds a just-created block
+			// twice for a moment; the embedded kernel never does.
+			t.Logf("search %v: the real kernel listed the block twice (a duplicate index row)", args)
+			continue
+		}
+		if got != want || isErr {
+			t.Errorf("search %v = %q (isError %v), want %q", args, got, isErr, want)
+		}
+	}
+	for _, c := range []struct {
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{map[string]any{"action": "fulltext", "query": "nothingmatches" + s.tag}, "No results found.", false},
+		// No embedding model is configured on either kernel.
+		{map[string]any{"action": "semantic", "query": word}, "No semantic search results. Make sure AI embedding is configured in SiYuan settings.", false},
+	} {
+		if got, isErr := s.callText(t, "search", c.args); got != c.want || isErr != c.isErr {
+			t.Errorf("search %v = %q (isError %v), want %q", c.args, got, isErr, c.want)
+		}
+	}
+	if got, isErr := s.callText(t, "search", map[string]any{"action": "bogus"}); !isErr || !strings.HasPrefix(got, "unknown action 'bogus', expected one of: [fulltext, semantic") {
+		t.Errorf("search bogus = %q (isError %v)", got, isErr)
+	}
+}
+
+func checkMCPCallErrors(t *testing.T, s *suite) {
+	if got, isErr := s.callText(t, "nosuch_"+s.tag, nil); got != "tool not found: nosuch_"+s.tag || !isErr {
+		t.Errorf("unknown tool: %q %v", got, isErr)
+	}
+	// A JSON-RPC error is typed, and is a refusal before any tool ran.
+	_, err := s.c.MCPCallTool(t.Context(), "", nil, 0)
+	if !errors.Is(err, siyuan.ErrInvalidArgument) {
+		t.Errorf("empty name: %v", err)
+	}
+	// A reply over the cap is not decoded.
+	_, err = s.c.MCPCallTool(t.Context(), "outline", map[string]any{"action": "get"}, 16)
+	var tooLarge *siyuan.ResponseTooLargeError
+	if !errors.As(err, &tooLarge) || !siyuan.IsOutcomeUnknown(err) {
+		t.Errorf("reply over 16 bytes: %v", err)
+	}
+}
+
+func checkMCPPluginTools(t *testing.T, s *suite) {
+	if s.k.Live {
+		t.Skip("the real kernel runs no plugins, so it lists no plugin tools; the embedded kernel's example plugin stands in for one")
+	}
+	ctx := t.Context()
+	tools, err := s.c.MCPListTools(ctx)
+	must(t, "MCPListTools", err)
+	wc, stamp := findTool(tools, "plugin__sisyphus_example__word_count"), findTool(tools, "plugin__sisyphus_example__stamp")
+	if wc == nil || stamp == nil || wc.Source != "plugin" || !wc.ReadOnlyHint || stamp.Source != "plugin" || stamp.ReadOnlyHint ||
+		wc.EffectScope != "unknown" || stamp.EffectScope != "unknown" {
+		t.Fatalf("plugin tools: %+v %+v", wc, stamp)
+	}
+	doc, ids := s.docWithParas(t, "mcp-plugin-"+s.tag, "one two three")
+	if got, isErr := s.callText(t, wc.Name, map[string]any{"id": doc}); got != "Words: 3" || isErr {
+		t.Errorf("word_count = %q %v", got, isErr)
+	}
+	if got, isErr := s.callText(t, stamp.Name, map[string]any{"id": ids[0], "value": "v" + s.tag}); got != "stamped "+ids[0] || isErr {
+		t.Errorf("stamp = %q %v", got, isErr)
+	}
+	attrs, err := s.c.GetBlockAttrs(ctx, ids[0])
+	must(t, "GetBlockAttrs", err)
+	if attrs["custom-sisyphus-stamp"] != "v"+s.tag {
+		t.Errorf("attrs after stamp: %v", attrs)
+	}
+	if got, isErr := s.callText(t, stamp.Name, map[string]any{"id": ids[0]}); !isErr || got != "id and value are required" {
+		t.Errorf("stamp without value = %q %v", got, isErr)
+	}
+}
