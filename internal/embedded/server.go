@@ -145,6 +145,7 @@ func (k *Kernel) routes() map[string]route {
 func (k *Kernel) Handler() http.Handler {
 	routes := k.routes()
 	maps.Copy(routes, k.avRoutes())
+	maps.Copy(routes, k.blockDocRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {

@@ -94,6 +94,12 @@ const (
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
 	epTransactions = "/api/transactions"
+
+	epGetBlockBreadcrumb     = "/api/block/getBlockBreadcrumb"
+	epGetBlocksWordCount     = "/api/block/getBlocksWordCount"
+	epGetRecentUpdatedBlocks = "/api/block/getRecentUpdatedBlocks"
+	epGetDocsInfo            = "/api/block/getDocsInfo"
+	epTransferBlockRef       = "/api/block/transferBlockRef"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -126,7 +132,9 @@ func kindOf(endpoint string) CallKind {
 		// rendering (the current view, the keys' order): repeating them
 		// changes nothing further.
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
-		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks:
+		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
+		// getDocsInfo flushes the transaction queue first: idempotent.
+		epGetBlockBreadcrumb, epGetBlocksWordCount, epGetRecentUpdatedBlocks, epGetDocsInfo:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -147,7 +155,8 @@ func kindOf(endpoint string) CallKind {
 		epPushMsg, epPushErrMsg,
 		epTransactions,
 		epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
-		epSetAVBlockAttr, epBatchSetAVBlockAttrs:
+		epSetAVBlockAttr, epBatchSetAVBlockAttrs,
+		epTransferBlockRef:
 		return Write
 	}
 	return Write

@@ -124,6 +124,7 @@ func Run(t *testing.T, k Kernel) {
 	for _, group := range [][]check{
 		checks,
 		avChecks,
+		blockDocChecks,
 	} {
 		all = append(all, group...)
 	}

@@ -1,0 +1,94 @@
+package siyuan
+
+import (
+	"context"
+	"fmt"
+)
+
+// GetBlockBreadcrumb returns the crumbs from a block's document down to
+// the block. An unknown id yields an empty list with code 0.
+// excludeTypes only changes how crumb names are rendered (inline types).
+func (c *Client) GetBlockBreadcrumb(ctx context.Context, id string, excludeTypes []string) ([]BlockPath, error) {
+	if err := need(epGetBlockBreadcrumb, "id", id); err != nil {
+		return nil, err
+	}
+	req := struct {
+		ID           string   `json:"id"`
+		ExcludeTypes []string `json:"excludeTypes,omitempty"`
+	}{id, excludeTypes}
+	out := []BlockPath{}
+	if err := c.invoke(ctx, epGetBlockBreadcrumb, req, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []BlockPath{}
+	}
+	return out, nil
+}
+
+// GetBlocksWordCount counts the text of blocks (with their descendants).
+// Unknown ids are counted in BlockCount but add no text.
+func (c *Client) GetBlocksWordCount(ctx context.Context, ids []string) (BlockStat, error) {
+	var wc WordCount
+	if err := needIDs(epGetBlocksWordCount, "ids", ids); err != nil {
+		return wc.Stat, err
+	}
+	err := c.invoke(ctx, epGetBlocksWordCount, idsArg{ids}, &wc)
+	return wc.Stat, err
+}
+
+// GetRecentUpdatedBlocks lists the most recently updated paragraphs of the
+// whole workspace (at most 16, newest first), from the SQL index.
+func (c *Client) GetRecentUpdatedBlocks(ctx context.Context) ([]Block, error) {
+	out := []Block{}
+	if err := c.invoke(ctx, epGetRecentUpdatedBlocks, struct{}{}, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []Block{}
+	}
+	return out, nil
+}
+
+// GetDocsInfo returns the document info of each id's document, in order
+// (an id inside a document answers with that document's name and
+// attributes). With refCount, RefIDs lists the blocks that reference the
+// document or anything in it; with av, AttrViews names its databases. The
+// kernel fails the whole call when an id is unknown.
+func (c *Client) GetDocsInfo(ctx context.Context, ids []string, refCount, av bool) ([]DocInfo, error) {
+	if err := needIDs(epGetDocsInfo, "ids", ids); err != nil {
+		return nil, err
+	}
+	req := struct {
+		IDs      []string `json:"ids"`
+		RefCount bool     `json:"refCount"`
+		AV       bool     `json:"av"`
+	}{ids, refCount, av}
+	out := []DocInfo{}
+	if err := c.invoke(ctx, epGetDocsInfo, req, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		// The kernel answers a missing argument with code 0 and no data.
+		return nil, fmt.Errorf("%s: no document info in the answer", epGetDocsInfo)
+	}
+	return out, nil
+}
+
+// TransferBlockRef points the block references to fromID at toID instead:
+// those inside the blocks refIDs, or every one when refIDs is empty.
+// Dynamic anchors take toID's text; static ones keep theirs. An unknown
+// toID fails ("block not found"); an unknown fromID or ref block changes
+// nothing and still answers code 0.
+func (c *Client) TransferBlockRef(ctx context.Context, fromID, toID string, refIDs []string) error {
+	if err := need(epTransferBlockRef, "fromID", fromID, "toID", toID); err != nil {
+		return err
+	}
+	req := struct {
+		FromID   string   `json:"fromID"`
+		ToID     string   `json:"toID"`
+		RefIDs   []string `json:"refIDs,omitempty"`
+		ReloadUI bool     `json:"reloadUI"`
+	}{fromID, toID, refIDs, false}
+	return c.invoke(ctx, epTransferBlockRef, req, nil)
+}

@@ -1,0 +1,212 @@
+package contract
+
+// Block and document breadth reads (breadcrumb, word count, recent blocks,
+// documents' info) and transferBlockRef, as SiYuan 3.7.3 answers them.
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+)
+
+// blockDocChecks are the block and document breadth checks.
+var blockDocChecks = []check{
+	{"blockdoc_breadcrumb", checkBreadcrumb},
+	{"blockdoc_word_count", checkWordCount},
+	{"blockdoc_docs_info", checkDocsInfo},
+	{"blockdoc_recent_updated", checkRecentUpdated},
+	{"blockdoc_transfer_block_ref", checkTransferBlockRef},
+}
+
+type crumb struct{ id, name, typ, sub string }
+
+func crumbsOf(ps []siyuan.BlockPath) []crumb {
+	out := make([]crumb, len(ps))
+	for i, p := range ps {
+		out[i] = crumb{p.ID, p.Name, p.Type, p.SubType}
+	}
+	return out
+}
+
+// outlineDoc is a document of H1, a paragraph, H2 under it, a paragraph
+// and a list: the children's ids in that order.
+func (s *suite) outlineDoc(t *testing.T, title string) (string, []string) {
+	t.Helper()
+	doc := s.newDoc(t, title, "# Top\n\npara one two three\n\n## Sub\n\nsecond para\n\n- item")
+	ids := s.childIDs(t, doc)
+	if len(ids) != 5 {
+		t.Fatalf("outline doc has %d children, want 5", len(ids))
+	}
+	return doc, ids
+}
+
+// checkBreadcrumb: the document is named notebook name + human path, the
+// headings above the block follow by level, the block itself comes last
+// with an empty name; a list is its own crumb; an unknown block has none.
+func checkBreadcrumb(t *testing.T, s *suite) {
+	doc, ids := s.outlineDoc(t, "Crumbs")
+	docCrumb := crumb{doc, s.boxName + "/Crumbs", "NodeDocument", ""}
+	for _, tc := range []struct {
+		id   string
+		want []crumb
+	}{
+		{ids[3], []crumb{docCrumb, {ids[0], "Top", "NodeHeading", "h1"}, {ids[2], "Sub", "NodeHeading", "h2"}, {ids[3], "", "NodeParagraph", ""}}},
+		{ids[1], []crumb{docCrumb, {ids[0], "Top", "NodeHeading", "h1"}, {ids[1], "", "NodeParagraph", ""}}},
+		{ids[4], []crumb{docCrumb, {ids[0], "Top", "NodeHeading", "h1"}, {ids[2], "Sub", "NodeHeading", "h2"}, {ids[4], "", "NodeList", "u"}}},
+		{doc, []crumb{{doc, "", "NodeDocument", ""}}},
+	} {
+		got, err := s.c.GetBlockBreadcrumb(t.Context(), tc.id, nil)
+		must(t, "GetBlockBreadcrumb", err)
+		if !slices.Equal(crumbsOf(got), tc.want) {
+			t.Fatalf("breadcrumb of %s:\n got %+v\nwant %+v", tc.id, crumbsOf(got), tc.want)
+		}
+	}
+	got, err := s.c.GetBlockBreadcrumb(t.Context(), ids[3], []string{"NodeHeading"})
+	must(t, "GetBlockBreadcrumb excludeTypes", err)
+	wantEqual(t, "crumbs with excludeTypes (names only)", len(got), 4)
+	got, err = s.c.GetBlockBreadcrumb(t.Context(), freshID(), nil)
+	must(t, "GetBlockBreadcrumb unknown", err)
+	wantEqual(t, "crumbs of an unknown block", len(got), 0)
+}
+
+// checkWordCount: letters are counted without spaces, a document counts
+// its whole body, and blockCount is the number of ids asked for, unknown
+// ones included.
+func checkWordCount(t *testing.T, s *suite) {
+	doc, ids := s.outlineDoc(t, "Counted")
+	st, err := s.c.GetBlocksWordCount(t.Context(), []string{doc})
+	must(t, "GetBlocksWordCount doc", err)
+	wantEqual(t, "doc stat", st, siyuan.BlockStat{RuneCount: 35, WordCount: 9, BlockCount: 1})
+	st, err = s.c.GetBlocksWordCount(t.Context(), []string{ids[1], freshID()})
+	must(t, "GetBlocksWordCount para+unknown", err)
+	wantEqual(t, "para+unknown stat", st, siyuan.BlockStat{RuneCount: 15, WordCount: 4, BlockCount: 2})
+	ref := s.newDoc(t, "Counted refs", "see (("+ids[1]+" 'x')) and [a](https://example.com)")
+	st, err = s.c.GetBlocksWordCount(t.Context(), []string{ref})
+	must(t, "GetBlocksWordCount refs", err)
+	if st.RefCount != 1 || st.LinkCount != 1 || st.BlockCount != 1 {
+		t.Fatalf("refs stat = %+v, want one ref and one link", st)
+	}
+}
+
+// checkDocsInfo: each id answers its document, in order; refCount counts
+// the blocks referencing anything in the document; an unknown id alone
+// fails the call.
+func checkDocsInfo(t *testing.T, s *suite) {
+	doc, ids := s.outlineDoc(t, "Info")
+	other := s.newDoc(t, "Info refs", "a (("+ids[1]+" 'x'))\n\nb (("+doc+" \"d\"))")
+	refs := s.childIDs(t, other)
+	s.flush(t)
+	infos, err := s.c.GetDocsInfo(t.Context(), []string{doc, ids[3], other}, true, true)
+	must(t, "GetDocsInfo", err)
+	if len(infos) != 3 {
+		t.Fatalf("GetDocsInfo = %d infos, want 3", len(infos))
+	}
+	d := infos[0]
+	if d.ID != doc || d.RootID != doc || d.Name != "Info" || d.IAL["title"] != "Info" || d.IAL["type"] != "doc" || d.SubFileCount != 0 {
+		t.Fatalf("doc info = %+v", d)
+	}
+	slices.Sort(d.RefIDs)
+	want := slices.Clone(refs)
+	slices.Sort(want)
+	if d.RefCount != 2 || !slices.Equal(d.RefIDs, want) {
+		t.Fatalf("doc refs = %d %v, want %v", d.RefCount, d.RefIDs, want)
+	}
+	if b := infos[1]; b.ID != ids[3] || b.RootID != doc || b.Name != "Info" {
+		t.Fatalf("block info = %+v", b)
+	}
+	if o := infos[2]; o.ID != other || o.RefCount != 0 || o.RefIDs == nil || len(o.RefIDs) != 0 || o.AttrViews != nil {
+		t.Fatalf("other info = %+v", o)
+	}
+	infos, err = s.c.GetDocsInfo(t.Context(), []string{doc}, false, false)
+	must(t, "GetDocsInfo plain", err)
+	if infos[0].RefIDs != nil || infos[0].RefCount != 0 {
+		t.Fatalf("plain info has refs: %+v", infos[0])
+	}
+	unknown := freshID()
+	_, err = s.c.GetDocsInfo(t.Context(), []string{unknown}, false, false)
+	api := apiError(t, "GetDocsInfo unknown", err)
+	wantEqual(t, "unknown code", api.Code, -1)
+	wantEqual(t, "unknown msg", api.Msg, "Content block with id [["+unknown+"]] not found")
+	infos, err = s.c.GetDocsInfo(t.Context(), []string{unknown, doc}, false, false)
+	must(t, "GetDocsInfo unknown+doc", err)
+	if len(infos) != 1 || infos[0].ID != doc {
+		t.Fatalf("unknown+doc infos = %+v, want the doc only", infos)
+	}
+}
+
+// checkRecentUpdated: once indexed, the newest paragraphs (longer than one
+// character) come first, as full blocks with the node type's full name.
+func checkRecentUpdated(t *testing.T, s *suite) {
+	// updated has a resolution of one second and the list 16 entries:
+	// start a new second so that the new paragraph is strictly newest.
+	time.Sleep(1100 * time.Millisecond)
+	_, ids := s.docWithParas(t, "Recent", "recent "+s.tag, "x")
+	s.flush(t)
+	blocks, err := s.c.GetRecentUpdatedBlocks(t.Context())
+	must(t, "GetRecentUpdatedBlocks", err)
+	if len(blocks) == 0 || len(blocks) > 16 {
+		t.Fatalf("recent blocks: %d, want 1..16", len(blocks))
+	}
+	var found *siyuan.Block
+	for i, b := range blocks {
+		if b.Type != "NodeParagraph" || b.Box == "" || b.RootID == "" || !strings.HasSuffix(b.Path, ".sy") || b.IAL["id"] != b.ID {
+			t.Fatalf("recent block %d = %+v", i, b)
+		}
+		if b.ID == ids[1] {
+			t.Fatalf("a one-character paragraph is listed: %+v", b)
+		}
+		if b.ID == ids[0] {
+			found = &blocks[i]
+		}
+	}
+	if found == nil {
+		t.Fatalf("the new paragraph %s is not among the recent blocks", ids[0])
+	}
+	if found.Box != s.box || found.HPath != "/Recent" || found.Content != "recent "+s.tag || found.Markdown != "recent "+s.tag ||
+		found.Created != "" || found.Updated != "" || found.Sort != 10 {
+		t.Fatalf("recent paragraph = %+v", *found)
+	}
+}
+
+// checkTransferBlockRef: references move to toID in the ref blocks given
+// (all when none are): dynamic anchors take toID's text, static ones keep
+// theirs; an unknown toID fails, an unknown fromID changes nothing.
+func checkTransferBlockRef(t *testing.T, s *suite) {
+	_, defs := s.docWithParas(t, "Ref defs", "old target", "new target")
+	from, to := defs[0], defs[1]
+	refDoc := s.newDoc(t, "Ref users", "see (("+from+" 'dyn'))\n\nalso (("+from+" \"stat\"))\n\nthird (("+from+"))")
+	refs := s.childIDs(t, refDoc)
+	s.flush(t)
+	md := func() []string {
+		var out []string
+		for _, k := range s.children(t, refDoc) {
+			out = append(out, k.Markdown)
+		}
+		return out
+	}
+	requireOrder(t, "refs before", md(), []string{
+		"see ((" + from + " 'dyn'))", "also ((" + from + " \"stat\"))", "third ((" + from + " '" + from + "'))"})
+	must(t, "TransferBlockRef one", s.c.TransferBlockRef(t.Context(), from, to, refs[:1]))
+	s.flush(t)
+	requireOrder(t, "after one", md(), []string{
+		"see ((" + to + " 'new target'))", "also ((" + from + " \"stat\"))", "third ((" + from + " '" + from + "'))"})
+	must(t, "TransferBlockRef all", s.c.TransferBlockRef(t.Context(), from, to, nil))
+	s.flush(t)
+	requireOrder(t, "after all", md(), []string{
+		"see ((" + to + " 'new target'))", "also ((" + to + " \"stat\"))", "third ((" + to + " 'new target'))"})
+
+	must(t, "TransferBlockRef unknown from", s.c.TransferBlockRef(t.Context(), freshID(), to, nil))
+	must(t, "TransferBlockRef unknown ref block", s.c.TransferBlockRef(t.Context(), to, from, []string{freshID()}))
+	requireOrder(t, "after no-ops", md(), []string{
+		"see ((" + to + " 'new target'))", "also ((" + to + " \"stat\"))", "third ((" + to + " 'new target'))"})
+	err := s.c.TransferBlockRef(t.Context(), to, freshID(), nil)
+	api := apiError(t, "TransferBlockRef unknown to", err)
+	wantEqual(t, "unknown to code", api.Code, -1)
+	wantEqual(t, "unknown to msg", api.Msg, "block not found")
+	err = s.c.TransferBlockRef(t.Context(), "bad", to, nil)
+	api = apiError(t, "TransferBlockRef bad id", err)
+	wantEqual(t, "bad id msg", api.Msg, "invalid ID argument")
+}

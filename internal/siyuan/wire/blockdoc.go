@@ -1,0 +1,65 @@
+package wire
+
+// BlockPath is the kernel's model.BlockPath, one crumb of
+// /api/block/getBlockBreadcrumb: the document first, then the headings and
+// containers above the block, the block itself last (with an empty name).
+type BlockPath struct {
+	ID       string       `json:"id"`
+	Name     string       `json:"name"`
+	Type     string       `json:"type"`
+	SubType  string       `json:"subType"`
+	Children []*BlockPath `json:"children"`
+}
+
+// BlockStat is util.BlockStatResult, the "stat" of
+// /api/block/getBlocksWordCount. Letters are counted without spaces.
+type BlockStat struct {
+	RuneCount  int `json:"runeCount"`
+	WordCount  int `json:"wordCount"`
+	LinkCount  int `json:"linkCount"`
+	ImageCount int `json:"imageCount"`
+	RefCount   int `json:"refCount"`
+	BlockCount int `json:"blockCount"`
+}
+
+// WordCount is /api/block/getBlocksWordCount (a map in the kernel).
+type WordCount struct {
+	ReqID any       `json:"reqId"`
+	Stat  BlockStat `json:"stat"`
+}
+
+// Block is the kernel's model.Block as /api/block/getRecentUpdatedBlocks
+// answers it (built from SQL rows: created and updated stay empty, the
+// type is the full node type name).
+type Block struct {
+	Box        string            `json:"box"`
+	Path       string            `json:"path"`
+	HPath      string            `json:"hPath"`
+	ID         string            `json:"id"`
+	RootID     string            `json:"rootID"`
+	ParentID   string            `json:"parentID"`
+	Name       string            `json:"name"`
+	Alias      string            `json:"alias"`
+	Memo       string            `json:"memo"`
+	Tag        string            `json:"tag"`
+	Content    string            `json:"content"`
+	FContent   string            `json:"fcontent"`
+	Markdown   string            `json:"markdown"`
+	Folded     bool              `json:"folded"`
+	Type       string            `json:"type"`
+	SubType    string            `json:"subType"`
+	RefText    string            `json:"refText"`
+	Refs       []*Block          `json:"refs"`
+	DefID      string            `json:"defID"`
+	DefPath    string            `json:"defPath"`
+	IAL        map[string]string `json:"ial"`
+	Children   []*Block          `json:"children"`
+	Depth      int               `json:"depth"`
+	Count      int               `json:"count"`
+	RefCount   int               `json:"refCount"`
+	Sort       int               `json:"sort"`
+	Created    string            `json:"created"`
+	Updated    string            `json:"updated"`
+	RiffCardID string            `json:"riffCardID"`
+	RiffCard   any               `json:"riffCard"`
+}
