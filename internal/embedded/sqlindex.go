@@ -308,6 +308,7 @@ type sqlDocRows struct {
 	rootID string
 	blocks []sqlBlockRow
 	attrs  []sqlAttrRow
+	refs   []sqlRefRow
 }
 
 // apply recomputes the rows of the given documents (all: of every document,
@@ -320,6 +321,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 		switch {
 		case err == nil:
 			d.blocks, d.attrs = sqlRowsOf(tree)
+			d.refs = s.k.sqlRefRowsOf(tree)
 			s.k.avContentRows(d.blocks)
 		case errors.Is(err, errNotFound):
 		default:
@@ -333,7 +335,7 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 	}
 	defer tx.Rollback()
 	if all {
-		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes"} {
+		for _, stmt := range []string{"DELETE FROM blocks", "DELETE FROM attributes", "DELETE FROM refs"} {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("SQL index: %s: %w", stmt, err)
 			}
@@ -357,6 +359,9 @@ func (s *sqlIndex) apply(ctx context.Context, ids []string, all bool) error {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM attributes WHERE root_id = ?", d.rootID); err != nil {
 				return fmt.Errorf("SQL index: delete attributes %s: %w", d.rootID, err)
 			}
+		}
+		if err := insertRefRows(ctx, tx, d, all); err != nil {
+			return err
 		}
 		for _, b := range d.blocks {
 			if _, err := insBlock.ExecContext(ctx, b.ID, b.ParentID, b.RootID, b.Hash, b.Box, b.Path, b.HPath, b.Name, b.Alias,

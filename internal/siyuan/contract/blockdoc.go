@@ -19,6 +19,7 @@ var blockDocChecks = []check{
 	{"blockdoc_docs_info", checkDocsInfo},
 	{"blockdoc_recent_updated", checkRecentUpdated},
 	{"blockdoc_transfer_block_ref", checkTransferBlockRef},
+	{"blockdoc_sql_refs", checkSQLRefs},
 }
 
 type crumb struct{ id, name, typ, sub string }
@@ -209,4 +210,38 @@ func checkTransferBlockRef(t *testing.T, s *suite) {
 	err = s.c.TransferBlockRef(t.Context(), "bad", to, nil)
 	api = apiError(t, "TransferBlockRef bad id", err)
 	wantEqual(t, "bad id msg", api.Msg, "invalid ID argument")
+}
+
+// checkSQLRefs: once indexed, the refs table has one row per reference,
+// with the target's location and the reference's kramdown.
+func checkSQLRefs(t *testing.T, s *suite) {
+	defDoc, defs := s.docWithParas(t, "Refs target", "target text")
+	user := s.newDoc(t, "Refs user", "a (("+defs[0]+" 'dyn')) b (("+defDoc+" \"stat\"))")
+	block := s.childIDs(t, user)[0]
+	s.flush(t)
+	rows := s.sqlRows(t, "SELECT * FROM refs WHERE root_id = '"+user+"' ORDER BY def_block_id")
+	if len(rows) != 2 {
+		t.Fatalf("refs rows = %v, want 2", rows)
+	}
+	type ref struct{ def, defParent, defRoot, defPath, block, root, box, path, content, markdown, typ string }
+	got := make([]ref, len(rows))
+	for i, r := range rows {
+		got[i] = ref{str(r["def_block_id"]), str(r["def_block_parent_id"]), str(r["def_block_root_id"]), str(r["def_block_path"]),
+			str(r["block_id"]), str(r["root_id"]), str(r["box"]), str(r["path"]), str(r["content"]), str(r["markdown"]), str(r["type"])}
+		if !nodeIDRe.MatchString(str(r["id"])) {
+			t.Fatalf("ref row id = %v", r["id"])
+		}
+	}
+	userPath := "/" + user + ".sy"
+	defPath := "/" + defDoc + ".sy"
+	want := []ref{
+		{defDoc, "", defDoc, defPath, block, user, s.box, userPath, "stat", "((" + defDoc + " \"stat\"))", "textmark"},
+		{defs[0], defDoc, defDoc, defPath, block, user, s.box, userPath, "dyn", "((" + defs[0] + " 'dyn'))", "textmark"},
+	}
+	if defs[0] < defDoc {
+		want[0], want[1] = want[1], want[0]
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("refs rows:\n got %+v\nwant %+v", got, want)
+	}
 }
