@@ -15,7 +15,7 @@ import (
 
 type sqlRefRow struct {
 	ID, DefBlockID, DefBlockParentID, DefBlockRootID, DefBlockPath string
-	BlockID, RootID, Box, Path, Content, Markdown, Type           string
+	BlockID, RootID, Box, Path, Content, Markdown, Type            string
 }
 
 // sqlRefRowsOf lists a document's block references with where their
