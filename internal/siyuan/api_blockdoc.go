@@ -92,3 +92,23 @@ func (c *Client) TransferBlockRef(ctx context.Context, fromID, toID string, refI
 	}{fromID, toID, refIDs, false}
 	return c.invoke(ctx, epTransferBlockRef, req, nil)
 }
+
+// GetBlockKramdownsMode is GetBlockKramdowns with the export mode: "md"
+// (Markdown markers) or "textmark" (inline marks as spans).
+func (c *Client) GetBlockKramdownsMode(ctx context.Context, ids []string, mode string) (map[string]string, error) {
+	if err := needIDs(epGetBlockKramdowns, "ids", ids); err != nil {
+		return nil, err
+	}
+	if mode != "md" && mode != "textmark" {
+		return nil, invalidArg(epGetBlockKramdowns, `mode must be "md" or "textmark", got %q`, mode)
+	}
+	req := struct {
+		IDs  []string `json:"ids"`
+		Mode string   `json:"mode"`
+	}{ids, mode}
+	m := map[string]string{}
+	if err := c.invoke(ctx, epGetBlockKramdowns, req, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -24,6 +24,8 @@ func Tool() *tools.Tool {
 			update.Action(), setAttrs.Action(), deleteBlock.Action(), setFoldState.Action(),
 			appendBlock.Action(), prependBlock.Action(), insertBlock.Action(),
 			move.Action(), replace.Action(),
+			batchKramdown.Action(), transferReferences.Action(), breadcrumb.Action(), recentUpdated.Action(),
+			wordCount.Action(), docsInfo.Action(),
 		},
 	}
 }

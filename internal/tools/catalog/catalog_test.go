@@ -225,6 +225,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"block.insert":                 {map[string]any{"previousID": gone, "data": "x"}, failure.NotFound},
 		"block.move":                   {map[string]any{"id": gone, "previousID": blk}, failure.NotFound},
 		"block.replace":                {map[string]any{"id": gone, "old": "a", "new": "b"}, failure.NotFound},
+		"block.transfer_references":    {map[string]any{"fromID": gone, "toID": blk}, failure.NotFound},
 		"fs.write":                     {map[string]any{"path": "/NoSuchNotebook/x", "content": "x"}, failure.NotFound},
 		"fs.rm":                        {map[string]any{"path": "/Strict/Nothing"}, failure.NotFound},
 		"fs.mv":                        {map[string]any{"from": "/Strict/Nothing", "to": "/Strict/Else"}, failure.NotFound},

@@ -77,6 +77,12 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"block.insert":                      {map[string]any{"previousID": b0, "data": "x"}, write},
 		"block.move":                        {map[string]any{"id": b1, "parentID": doc}, write},
 		"block.replace":                     {map[string]any{"id": b0, "old": "paragraph", "new": "p"}, write},
+		"block.batch_kramdown":              {map[string]any{"ids": []string{b0, b1}}, free},
+		"block.transfer_references":         {map[string]any{"fromID": b0, "toID": b1}, write},
+		"block.breadcrumb":                  {map[string]any{"id": b1}, read},
+		"block.recent_updated":              {map[string]any{}, free},
+		"block.word_count":                  {map[string]any{"ids": []string{doc}}, read},
+		"block.docs_info":                   {map[string]any{"id": doc, "refCount": true}, read},
 		"fs.ls":                             {map[string]any{"path": "/Strict"}, read},
 		"fs.read":                           {map[string]any{"path": "/Strict/Doc"}, read},
 		"fs.write":                          {map[string]any{"path": "/Strict/New", "content": "x"}, write},
@@ -190,6 +196,8 @@ func TestHiddenNotebooks(t *testing.T) {
 		{"system", map[string]any{"action": "bootstrap"}},
 		{"fs", map[string]any{"action": "ls", "path": "/"}},
 		{"search", map[string]any{"action": "fulltext", "query": "paragraph"}},
+		{"block", map[string]any{"action": "batch_kramdown", "ids": []string{s.Blocks[0], s.Doc}}},
+		{"block", map[string]any{"action": "recent_updated"}},
 	} {
 		res := s.OK(t, c.tool, c.args)
 		if mentions(res) {
