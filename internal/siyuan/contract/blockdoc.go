@@ -20,6 +20,7 @@ var blockDocChecks = []check{
 	{"blockdoc_recent_updated", checkRecentUpdated},
 	{"blockdoc_transfer_block_ref", checkTransferBlockRef},
 	{"blockdoc_sql_refs", checkSQLRefs},
+	{"blockdoc_tx_set_doc_icon_and_cover", checkTxDocIconCover},
 }
 
 type crumb struct{ id, name, typ, sub string }
@@ -243,5 +244,31 @@ func checkSQLRefs(t *testing.T, s *suite) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("refs rows:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// checkTxDocIconCover: a setAttrs transaction sets a document's icon and
+// title-img (the cover); an empty value removes the attribute; getDocInfo
+// reports the icon.
+func checkTxDocIconCover(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "Covered", "body")
+	set := func(attrs string) {
+		t.Helper()
+		_, err := s.c.Transactions(t.Context(), []siyuan.Transaction{{DoOperations: []siyuan.Operation{{Action: "setAttrs", ID: doc, Data: attrs}}, UndoOperations: []siyuan.Operation{}}})
+		must(t, "Transactions setAttrs", err)
+		s.flush(t)
+	}
+	cover := `background-image:url("/assets/c.png");`
+	set(`{"icon":"1f4d4","title-img":"background-image:url(\"/assets/c.png\");"}`)
+	a := s.attrs(t, doc)
+	wantEqual(t, "icon", a["icon"], "1f4d4")
+	wantEqual(t, "title-img", a["title-img"], cover)
+	info, err := s.c.GetDocInfo(t.Context(), doc)
+	must(t, "GetDocInfo", err)
+	wantEqual(t, "doc info icon", info.Icon, "1f4d4")
+	set(`{"title-img":""}`)
+	a = s.attrs(t, doc)
+	if _, ok := a["title-img"]; ok || a["icon"] != "1f4d4" {
+		t.Fatalf("after removing the cover: %v", a)
 	}
 }

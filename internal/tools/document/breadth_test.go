@@ -1,0 +1,78 @@
+package document
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+func TestDocumentBreadthReads(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	sm := f.OK(t, "document", map[string]any{"action": "get_child_sort_mode", "id": f.Doc})
+	if sm["declaredSortMode"] != nil || sm["inherited"] != true || sm["supported"] != false || sm["notebook"] != f.NB ||
+		sm["effectiveSortMode"] != float64(15) || sm["effectiveSortModeName"] != "file_tree" {
+		t.Fatalf("sort mode: %v", sm)
+	}
+	if err := f.C.SetBlockAttrs(context.Background(), f.Doc, map[string]string{sortModeAttr: "6"}); err != nil {
+		t.Fatal(err)
+	}
+	if sm := f.OK(t, "document", map[string]any{"action": "get_child_sort_mode", "id": f.Doc}); sm["declaredSortMode"] != float64(6) || sm["declaredSortModeName"] != "custom" {
+		t.Fatalf("declared sort mode: %v", sm)
+	}
+	f.WantErr(t, "document", map[string]any{"action": "get_child_sort_mode", "id": f.Blocks[1]}, failure.InvalidArguments)
+	f.WantErr(t, "document", map[string]any{"action": "get_child_sort_mode", "id": tooltest.NewID()}, failure.NotFound)
+
+	for _, id := range []string{f.Doc, f.Blocks[3]} {
+		cb := f.OK(t, "document", map[string]any{"action": "get_child_blocks", "id": id})
+		if cb["id"] != f.Doc || cb["count"] != float64(len(f.Blocks)) {
+			t.Fatalf("child blocks of %s: %v", id, cb)
+		}
+	}
+	f.WantErr(t, "document", map[string]any{"action": "get_child_blocks", "id": tooltest.NewID()}, failure.NotFound)
+}
+
+func TestDocumentSetAttr(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	args := map[string]any{"action": "set_attr", "id": s.Doc, "attrs": map[string]any{"icon": "1f4d4", "cover": "https://example.com/c.png"}}
+	pre := s.Preflight(t, "document", args, "expectedStateHash", 1)
+	res := s.Commit(t, "document", args, pre)
+	attrs, err := s.C.GetBlockAttrs(context.Background(), s.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attrs["icon"] != "1f4d4" || attrs["title-img"] != `background-image:url("https://example.com/c.png");` || res["cover"] != "https://example.com/c.png" {
+		t.Fatalf("attrs %v, answer %v", attrs, res)
+	}
+	s.Replay(t, "document", args, pre, res)
+
+	clear := map[string]any{"action": "set_attr", "id": s.Doc, "attrs": map[string]any{"cover": nil}}
+	pre = s.Preflight(t, "document", clear, "expectedStateHash", 1)
+	s.Drifted(t, "document", clear, pre, func() {
+		if err := s.C.SetBlockAttrs(context.Background(), s.Doc, map[string]string{"custom-x": "drift"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	pre = s.Preflight(t, "document", clear, "expectedStateHash", 1)
+	if res := s.Commit(t, "document", clear, pre); res["clearedCover"] != true {
+		t.Fatalf("clear: %v", res)
+	}
+	if attrs, _ := s.C.GetBlockAttrs(context.Background(), s.Doc); attrs["title-img"] != "" || attrs["icon"] != "1f4d4" {
+		t.Fatalf("after clearing: %v", attrs)
+	}
+	for _, tc := range []struct {
+		name  string
+		attrs map[string]any
+	}{
+		{"nothing", map[string]any{}},
+		{"another attribute", map[string]any{"title": "x"}},
+		{"a relative cover", map[string]any{"cover": "c.png"}},
+		{"a numeric icon", map[string]any{"icon": 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s.InvalidAt(t, "document", map[string]any{"action": "set_attr", "id": s.Doc, "attrs": tc.attrs}, false)
+		})
+	}
+	s.InvalidAt(t, "document", map[string]any{"action": "set_attr", "id": s.Blocks[0], "attrs": map[string]any{"icon": "1f4d4"}}, false)
+}
