@@ -35,7 +35,9 @@ func TestNotebookSetIcon(t *testing.T) {
 		{"empty icon", tooltest.CopyArgs(args, "icon", " "), failure.InvalidArguments},
 		{"unknown notebook", tooltest.CopyArgs(args, "notebook", tooltest.NewID()), failure.NotFound},
 	} {
-		t.Run(tc.name, func(t *testing.T) { s.WantErr(t, "notebook", tooltest.CopyArgs(tc.args, "validateOnly", true), tc.code) })
+		t.Run(tc.name, func(t *testing.T) {
+			s.WantErr(t, "notebook", tooltest.CopyArgs(tc.args, "validateOnly", true), tc.code)
+		})
 	}
 }
 
