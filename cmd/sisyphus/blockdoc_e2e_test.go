@@ -99,6 +99,10 @@ func blockDocFlow(t *testing.T, s *serveProc, c *siyuan.Client) {
 	if cd := a.ok("notebook", map[string]any{"action": "get_child_docs", "notebook": nb}); cd["total"] != float64(2) {
 		t.Fatalf("get_child_docs %v", cd)
 	}
+	sd := a.ok("document", map[string]any{"action": "search_docs", "notebook": nb, "query": "outline"})
+	if sd["count"].(float64) < 1 || sd["docs"].([]any)[0].(map[string]any)["id"] != doc {
+		t.Fatalf("search_docs %v", sd)
+	}
 
 	// notebook.set_icon: preflight, commit, replay, stale.
 	icon := map[string]any{"action": "set_icon", "notebook": nb, "icon": "1f4da"}
@@ -163,8 +167,14 @@ func blockDocFlow(t *testing.T, s *serveProc, c *siyuan.Client) {
 	for _, call := range []map[string]any{
 		{"action": "recent_updated"},
 		{"action": "batch_kramdown", "ids": []string{roDoc, far}},
+		{"tool": "document", "action": "search_docs", "notebook": nb, "query": "elsewhere"},
 	} {
-		out, _ := json.Marshal(a.ok("block", call))
+		tool := "block"
+		if tl, ok := call["tool"].(string); ok {
+			tool = tl
+			delete(call, "tool")
+		}
+		out, _ := json.Marshal(a.ok(tool, call))
 		if strings.Contains(string(out), ro) || strings.Contains(string(out), "far ((") {
 			t.Fatalf("%v shows the hidden notebook: %s", call["action"], out)
 		}

@@ -26,6 +26,7 @@ func (k *Kernel) blockDocRoutes() map[string]route {
 		"/api/block/getRecentUpdatedBlocks": {json: k.getRecentUpdatedBlocks, emptyOK: true},
 		"/api/block/getDocsInfo":            {json: k.getDocsInfo},
 		"/api/block/transferBlockRef":       {json: k.transferBlockRef, write: true},
+		"/api/filetree/searchDocs":          {json: k.searchDocs},
 	}
 }
 

@@ -112,3 +112,22 @@ func (c *Client) GetBlockKramdownsMode(ctx context.Context, ids []string, mode s
 	}
 	return m, nil
 }
+
+// SearchDocs finds documents whose human path, name, alias or memo holds
+// every word of k (case-insensitive; a document id finds that document),
+// and open notebooks whose name holds one: exact title matches first,
+// then by human path, at most 64 documents. It reads the SQL index, which
+// lags behind writes until flushed.
+func (c *Client) SearchDocs(ctx context.Context, k string) ([]DocSearchHit, error) {
+	req := struct {
+		K string `json:"k"`
+	}{k}
+	out := []DocSearchHit{}
+	if err := c.invoke(ctx, epSearchDocs, req, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []DocSearchHit{}
+	}
+	return out, nil
+}

@@ -100,6 +100,7 @@ const (
 	epGetRecentUpdatedBlocks = "/api/block/getRecentUpdatedBlocks"
 	epGetDocsInfo            = "/api/block/getDocsInfo"
 	epTransferBlockRef       = "/api/block/transferBlockRef"
+	epSearchDocs             = "/api/filetree/searchDocs"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -134,7 +135,7 @@ func kindOf(endpoint string) CallKind {
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
 		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
 		// getDocsInfo flushes the transaction queue first: idempotent.
-		epGetBlockBreadcrumb, epGetBlocksWordCount, epGetRecentUpdatedBlocks, epGetDocsInfo:
+		epGetBlockBreadcrumb, epGetBlocksWordCount, epGetRecentUpdatedBlocks, epGetDocsInfo, epSearchDocs:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,

@@ -38,6 +38,7 @@ type (
 	BlockStat            = wire.BlockStat
 	WordCount            = wire.WordCount
 	Block                = wire.Block
+	DocSearchHit         = wire.DocSearchHit
 )
 
 // The request types below are the client's own: the embedded kernel reads

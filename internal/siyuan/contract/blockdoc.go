@@ -21,6 +21,7 @@ var blockDocChecks = []check{
 	{"blockdoc_transfer_block_ref", checkTransferBlockRef},
 	{"blockdoc_sql_refs", checkSQLRefs},
 	{"blockdoc_tx_set_doc_icon_and_cover", checkTxDocIconCover},
+	{"blockdoc_search_docs", checkSearchDocs},
 }
 
 type crumb struct{ id, name, typ, sub string }
@@ -271,4 +272,53 @@ func checkTxDocIconCover(t *testing.T, s *suite) {
 	if _, ok := a["title-img"]; ok || a["icon"] != "1f4d4" {
 		t.Fatalf("after removing the cover: %v", a)
 	}
+}
+
+// checkSearchDocs: once indexed, documents whose human path holds every
+// word are found (case-insensitive), an exact title first, then by human
+// path prefixed with the notebook's name; a notebook whose name holds a
+// word is listed as path "/"; a document id finds that document.
+func checkSearchDocs(t *testing.T, s *suite) {
+	w := randWord(8)
+	parent := s.newDoc(t, "Zq "+w, "p")
+	s.newDocAt(t, "/Zq "+w+"/Child "+w, "c")
+	exact := s.newDoc(t, w, "e")
+	s.newDoc(t, "Other "+strings.ToUpper(w)+" zq", "o")
+	s.flush(t)
+	hits := s.searchDocs(t, w)
+	var got []string
+	for _, h := range hits {
+		if h.Box != s.box || h.BoxIcon != "" {
+			t.Fatalf("hit %+v", h)
+		}
+		got = append(got, h.HPath)
+	}
+	b := s.boxName
+	requireOrder(t, "hits", got, []string{b + "/" + w, b + "/Other " + strings.ToUpper(w) + " zq", b + "/Zq " + w, b + "/Zq " + w + "/Child " + w})
+	if hits[0].Path != "/"+exact+".sy" || hits[2].Path != "/"+parent+".sy" {
+		t.Fatalf("paths %+v", hits)
+	}
+	wantEqual(t, "two words", len(s.searchDocs(t, "zq "+w)), 3)
+	hits = s.searchDocs(t, exact)
+	if len(hits) != 1 || hits[0].Path != "/"+exact+".sy" {
+		t.Fatalf("by id: %+v", hits)
+	}
+	// The notebook itself, then its own (hidden) document.
+	hits = s.searchDocs(t, s.tag)
+	if len(hits) != 2 || hits[0].Path != "/" || hits[0].HPath != b+"/" || hits[0].Box != s.box ||
+		hits[1].Path != "/"+s.box+".sy" || hits[1].HPath != b+"/"+b {
+		t.Fatalf("by notebook name: %+v", hits)
+	}
+	wantEqual(t, "no hits", len(s.searchDocs(t, randWord(12))), 0)
+}
+
+// searchDocs is SearchDocs without repeated hits: real SiYuan's index
+// sometimes holds a document's row twice (a parent document re-indexed
+// when a child is created under it, a notebook's own document), and
+// searchDocs then lists it twice in a row.
+func (s *suite) searchDocs(t *testing.T, k string) []siyuan.DocSearchHit {
+	t.Helper()
+	hits, err := s.c.SearchDocs(t.Context(), k)
+	must(t, "SearchDocs "+k, err)
+	return slices.Compact(hits)
 }

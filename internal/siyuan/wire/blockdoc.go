@@ -63,3 +63,13 @@ type Block struct {
 	RiffCardID string            `json:"riffCardID"`
 	RiffCard   any               `json:"riffCard"`
 }
+
+// DocSearchHit is one answer of /api/filetree/searchDocs (a map in the
+// kernel): a document, or a notebook (path "/") whose name matches.
+// HPath starts with the notebook's name.
+type DocSearchHit struct {
+	Box     string `json:"box"`
+	BoxIcon string `json:"boxIcon"`
+	HPath   string `json:"hPath"`
+	Path    string `json:"path"`
+}

@@ -2,9 +2,12 @@ package document
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
 
@@ -75,4 +78,38 @@ func TestDocumentSetAttr(t *testing.T) {
 		})
 	}
 	s.InvalidAt(t, "document", map[string]any{"action": "set_attr", "id": s.Blocks[0], "attrs": map[string]any{"icon": "1f4d4"}}, false)
+}
+
+func TestDocumentSearchDocs(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	ctx := context.Background()
+	other, err := f.C.CreateNotebook(ctx, "Hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.MkDoc(t, other.ID, "/Guide copy", "x")
+	f.MkDoc(t, f.NB, "/Side guide", "y")
+	if err := f.C.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := f.OK(t, "document", map[string]any{"action": "search_docs", "notebook": f.NB, "query": "guide"})
+	if res["count"] != float64(4) { // Guide, Guide/Child, Side guide, Guide copy
+		t.Fatalf("all readable: %v", res)
+	}
+	first := res["docs"].([]any)[0].(map[string]any)
+	if first["id"] != f.Doc || first["hPath"] != "Tools/Guide" || first["kind"] != "document" {
+		t.Fatalf("the exact title comes first: %v", res)
+	}
+	f.Policy = &tools.Policy{Notebooks: map[string]tools.Level{other.ID: tools.LevelNone}, Default: tools.LevelRead, AllActions: true, Strict: true, Version: "t"}
+	res = f.OK(t, "document", map[string]any{"action": "search_docs", "notebook": f.NB, "query": "guide"})
+	if res["count"] != float64(3) || strings.Contains(fmt.Sprint(res), other.ID) {
+		t.Fatalf("hidden notebook shown: %v", res)
+	}
+	where := f.Where(t, f.Doc)
+	res = f.OK(t, "document", map[string]any{"action": "search_docs", "notebook": f.NB, "query": "guide", "path": where.Path})
+	if res["count"] != float64(2) || res["pathApplied"] != true { // Guide and Guide/Child
+		t.Fatalf("under the path: %v", res)
+	}
+	f.WantErr(t, "document", map[string]any{"action": "search_docs", "notebook": f.NB, "query": " "}, failure.InvalidArguments)
+	f.WantErr(t, "document", map[string]any{"action": "search_docs", "notebook": other.ID, "query": "guide"}, failure.PermissionDenied)
 }

@@ -28,7 +28,7 @@ func Tool() *tools.Tool {
 		Actions: []*tools.Action{
 			lookupAction.Action(), getDoc.Action(), getChildDocsAction.Action(), listTreeAction.Action(), getOutlineAction.Action(),
 			create.Action(), rename.Action(), remove.Action(), move.Action(), reorder.Action(), setChildSortMode.Action(),
-			getChildSortMode.Action(), getChildBlocks.Action(), setAttr.Action(),
+			getChildSortMode.Action(), getChildBlocks.Action(), setAttr.Action(), searchDocs.Action(),
 		},
 	}
 }
