@@ -27,6 +27,7 @@ func (k *Kernel) blockDocRoutes() map[string]route {
 		"/api/block/getDocsInfo":            {json: k.getDocsInfo},
 		"/api/block/transferBlockRef":       {json: k.transferBlockRef, write: true},
 		"/api/filetree/searchDocs":          {json: k.searchDocs},
+		"/api/filetree/getDoc":              {json: k.getDoc},
 	}
 }
 

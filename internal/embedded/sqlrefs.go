@@ -23,14 +23,17 @@ type sqlRefRow struct {
 // location fields).
 func (k *Kernel) sqlRefRowsOf(tree *parse.Tree) []sqlRefRow {
 	var out []sqlRefRow
+	// SiYuan keeps the first reference of a block to each target only.
+	seen := map[[2]string]bool{}
 	ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
 		if !entering || n.Type != ast.NodeTextMark || !n.IsTextMarkType("block-ref") {
 			return ast.WalkContinue
 		}
 		b := blockOf(n)
-		if b == nil {
+		if b == nil || seen[[2]string{b.ID, n.TextMarkBlockRefID}] {
 			return ast.WalkContinue
 		}
+		seen[[2]string{b.ID, n.TextMarkBlockRefID}] = true
 		r := sqlRefRow{ID: ast.NewNodeID(), DefBlockID: n.TextMarkBlockRefID, BlockID: b.ID, RootID: tree.ID,
 			Box: tree.Box, Path: tree.Path, Content: n.TextMarkTextContent, Type: "textmark",
 			Markdown: refMarkdown(n)}

@@ -77,6 +77,7 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 		{"/api/block/getRecentUpdatedBlocks", map[string]any{}, new([]siyuan.Block)},
 		{"/api/block/getDocsInfo", map[string]any{"ids": []string{doc}, "refCount": true, "av": true}, new([]siyuan.DocInfo)},
 		{"/api/filetree/searchDocs", map[string]any{"k": "wire"}, new([]siyuan.DocSearchHit)},
+		{"/api/filetree/getDoc", map[string]any{"id": doc}, new(siyuan.Doc)},
 		{"/api/search/fullTextSearchBlock", map[string]any{"query": "wire"}, new(siyuan.FullTextSearchResult)},
 		{"/api/search/fullTextSearchBlock", map[string]any{"query": "wire", "groupBy": 1}, new(siyuan.FullTextSearchResult)},
 		{"/api/file/readDir", map[string]any{"path": "/data/" + box}, new([]siyuan.DirEntry)},
@@ -282,7 +283,7 @@ func wireType(name string) reflect.Type {
 		wire.AVValueCheckbox{}, wire.AVValueRelation{}, wire.AVValueRollup{}, wire.AVRender{}, wire.AVViewData{},
 		wire.AVTable{}, wire.AVColumn{}, wire.AVRow{}, wire.AVCell{}, wire.AVBlockKeys{}, wire.AVFilterSort{},
 		wire.AVSearchResult{}, wire.AVPrimaryKeyValues{}, wire.AVRefDefs{}, wire.AVDuplicate{},
-		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{},
+		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{}, wire.Doc{},
 	} {
 		if typ := reflect.TypeOf(v); typ.Name() == name {
 			return typ

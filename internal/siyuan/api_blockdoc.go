@@ -131,3 +131,21 @@ func (c *Client) SearchDocs(ctx context.Context, k string) ([]DocSearchHit, erro
 	}
 	return out, nil
 }
+
+// GetDoc renders a block (a document: its top-level blocks) as the
+// editor's DOM, in mode 0; size > 0 bounds the blocks of a document (the
+// kernel's default is 102400). An unknown id fails with code 1 "tree not
+// found".
+func (c *Client) GetDoc(ctx context.Context, id string, size int) (Doc, error) {
+	var d Doc
+	if err := need(epGetDoc, "id", id); err != nil {
+		return d, err
+	}
+	req := struct {
+		ID   string `json:"id"`
+		Mode int    `json:"mode"`
+		Size int    `json:"size,omitempty"`
+	}{id, 0, size}
+	err := c.invoke(ctx, epGetDoc, req, &d)
+	return d, err
+}

@@ -101,6 +101,7 @@ const (
 	epGetDocsInfo            = "/api/block/getDocsInfo"
 	epTransferBlockRef       = "/api/block/transferBlockRef"
 	epSearchDocs             = "/api/filetree/searchDocs"
+	epGetDoc                 = "/api/filetree/getDoc"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -135,7 +136,9 @@ func kindOf(endpoint string) CallKind {
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
 		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
 		// getDocsInfo flushes the transaction queue first: idempotent.
-		epGetBlockBreadcrumb, epGetBlocksWordCount, epGetRecentUpdatedBlocks, epGetDocsInfo, epSearchDocs:
+		epGetBlockBreadcrumb, epGetBlocksWordCount, epGetRecentUpdatedBlocks, epGetDocsInfo, epSearchDocs,
+		// getDoc flushes the transaction queue and renders: idempotent.
+		epGetDoc:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,

@@ -39,6 +39,7 @@ type (
 	WordCount            = wire.WordCount
 	Block                = wire.Block
 	DocSearchHit         = wire.DocSearchHit
+	Doc                  = wire.Doc
 )
 
 // The request types below are the client's own: the embedded kernel reads

@@ -4,6 +4,7 @@ package contract
 // documents' info) and transferBlockRef, as SiYuan 3.7.3 answers them.
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ var blockDocChecks = []check{
 	{"blockdoc_sql_refs", checkSQLRefs},
 	{"blockdoc_tx_set_doc_icon_and_cover", checkTxDocIconCover},
 	{"blockdoc_search_docs", checkSearchDocs},
+	{"blockdoc_get_doc_html", checkGetDocHTML},
 }
 
 type crumb struct{ id, name, typ, sub string }
@@ -298,7 +300,9 @@ func checkSearchDocs(t *testing.T, s *suite) {
 	if hits[0].Path != "/"+exact+".sy" || hits[2].Path != "/"+parent+".sy" {
 		t.Fatalf("paths %+v", hits)
 	}
-	wantEqual(t, "two words", len(s.searchDocs(t, "zq "+w)), 3)
+	if two := s.searchDocs(t, "zq "+w); len(two) != 3 {
+		t.Fatalf("two words: %+v", two)
+	}
 	hits = s.searchDocs(t, exact)
 	if len(hits) != 1 || hits[0].Path != "/"+exact+".sy" {
 		t.Fatalf("by id: %+v", hits)
@@ -315,10 +319,66 @@ func checkSearchDocs(t *testing.T, s *suite) {
 // searchDocs is SearchDocs without repeated hits: real SiYuan's index
 // sometimes holds a document's row twice (a parent document re-indexed
 // when a child is created under it, a notebook's own document), and
-// searchDocs then lists it twice in a row.
+// searchDocs then lists it twice.
 func (s *suite) searchDocs(t *testing.T, k string) []siyuan.DocSearchHit {
 	t.Helper()
 	hits, err := s.c.SearchDocs(t.Context(), k)
 	must(t, "SearchDocs "+k, err)
-	return slices.Compact(hits)
+	out := []siyuan.DocSearchHit{}
+	seen := map[siyuan.DocSearchHit]bool{}
+	for _, h := range hits {
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+var (
+	refcountAttrRe = regexp.MustCompile(` refcount="\d+"`)
+	refcountDivRe  = regexp.MustCompile(`<div class="protyle-attr--refcount popover__block">\d+</div>`)
+)
+
+// checkGetDocHTML: getDoc renders a document's top-level blocks as
+// getBlockDOM does, numbered from 0 and with each referenced block's
+// count; a block id renders that block alone; an unknown id fails.
+func checkGetDocHTML(t *testing.T, s *suite) {
+	doc, ids := s.outlineDoc(t, "Html")
+	// Two references in one block count once (the refs table keeps a
+	// block's first reference to each target).
+	s.newDoc(t, "Html refs", "a (("+ids[3]+" 'x')) b (("+ids[3]+" 'y'))\n\nc (("+ids[3]+" 'z'))")
+	s.flush(t)
+	d, err := s.c.GetDoc(t.Context(), doc, 0)
+	must(t, "GetDoc", err)
+	if d.ID != doc || d.RootID != doc || d.ParentID != doc || d.Parent2ID != doc || d.Type != "NodeDocument" || d.Box != s.box ||
+		d.Path != "/"+doc+".sy" || d.BlockCount != 5 || d.EOF || d.Scroll || d.Mode != 0 || d.Keywords != nil {
+		t.Fatalf("getDoc = %+v", d)
+	}
+	if !strings.Contains(d.Content, `data-node-id="`+ids[0]+`" data-node-index="0"`) ||
+		!strings.Contains(d.Content, `refcount="2"`) || !strings.Contains(d.Content, `<div class="protyle-attr--refcount popover__block">2</div>`) {
+		t.Fatalf("getDoc content: %s", d.Content)
+	}
+	dom, err := s.c.GetBlockDOM(t.Context(), doc)
+	must(t, "GetBlockDOM", err)
+	bare := func(h string) string {
+		return nodeIndexRe.ReplaceAllString(refcountDivRe.ReplaceAllString(refcountAttrRe.ReplaceAllString(h, ""), ""), "")
+	}
+	wantEqual(t, "getDoc content without numbers and counts", bare(d.Content), bare(dom.DOM))
+
+	b, err := s.c.GetDoc(t.Context(), ids[3], 0)
+	must(t, "GetDoc block", err)
+	if b.Type != "NodeParagraph" || b.ParentID != doc || b.Parent2ID != ids[2] || strings.Count(b.Content, "data-node-id=") != 1 ||
+		!strings.Contains(b.Content, `data-node-id="`+ids[3]+`"`) {
+		t.Fatalf("getDoc of a block = %+v", b)
+	}
+	h, err := s.c.GetDoc(t.Context(), ids[2], 0)
+	must(t, "GetDoc heading", err)
+	if h.Type != "NodeHeading" || !strings.Contains(h.Content, ids[3]) || !strings.Contains(h.Content, ids[4]) || strings.Contains(h.Content, ids[1]) {
+		t.Fatalf("getDoc of a heading = %+v", h)
+	}
+	_, err = s.c.GetDoc(t.Context(), freshID(), 0)
+	api := apiError(t, "GetDoc unknown", err)
+	wantEqual(t, "unknown code", api.Code, 1)
+	wantEqual(t, "unknown msg", api.Msg, "tree not found")
 }

@@ -73,3 +73,26 @@ type DocSearchHit struct {
 	HPath   string `json:"hPath"`
 	Path    string `json:"path"`
 }
+
+// Doc is /api/filetree/getDoc (a map in the kernel) as mode 0 answers
+// it: Content is the DOM of the block asked for (a document: its
+// top-level blocks, up to the size asked), numbered from 0, each block
+// with its reference count.
+type Doc struct {
+	ID               string   `json:"id"`
+	Mode             int      `json:"mode"`
+	ParentID         string   `json:"parentID"`
+	Parent2ID        string   `json:"parent2ID"`
+	RootID           string   `json:"rootID"`
+	Type             string   `json:"type"`
+	Content          string   `json:"content"`
+	BlockCount       int      `json:"blockCount"`
+	EOF              bool     `json:"eof"`
+	Scroll           bool     `json:"scroll"`
+	Box              string   `json:"box"`
+	Path             string   `json:"path"`
+	IsSyncing        bool     `json:"isSyncing"`
+	IsBacklinkExpand bool     `json:"isBacklinkExpand"`
+	Keywords         []string `json:"keywords"`
+	ReqID            any      `json:"reqId"`
+}
