@@ -99,6 +99,10 @@ func blockDocFlow(t *testing.T, s *serveProc, c *siyuan.Client) {
 	if cd := a.ok("notebook", map[string]any{"action": "get_child_docs", "notebook": nb}); cd["total"] != float64(2) {
 		t.Fatalf("get_child_docs %v", cd)
 	}
+	html := a.ok("document", map[string]any{"action": "get_doc", "id": doc, "mode": "html"})
+	if h, _ := html["html"].(string); html["blockCount"] != float64(4) || !strings.Contains(h, `data-node-id="`+from+`" data-node-index="1"`) || !strings.Contains(h, `refcount="2"`) {
+		t.Fatalf("get_doc html %v", html)
+	}
 	sd := a.ok("document", map[string]any{"action": "search_docs", "notebook": nb, "query": "outline"})
 	if sd["count"].(float64) < 1 || sd["docs"].([]any)[0].(map[string]any)["id"] != doc {
 		t.Fatalf("search_docs %v", sd)

@@ -113,3 +113,25 @@ func TestDocumentSearchDocs(t *testing.T) {
 	f.WantErr(t, "document", map[string]any{"action": "search_docs", "notebook": f.NB, "query": " "}, failure.InvalidArguments)
 	f.WantErr(t, "document", map[string]any{"action": "search_docs", "notebook": other.ID, "query": "guide"}, failure.PermissionDenied)
 }
+
+func TestDocumentGetDocHTML(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	res := f.OK(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "mode": "html"})
+	html, _ := res["html"].(string)
+	if res["mode"] != "html" || res["blockCount"] != float64(len(f.Blocks)) || res["notebook"] != f.NB ||
+		!strings.Contains(html, `data-node-id="`+f.Blocks[0]+`" data-node-index="0"`) || !strings.Contains(html, "zebra") {
+		t.Fatalf("html: %v", res)
+	}
+	small := f.OK(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "mode": "html", "size": 1})
+	if n := strings.Count(small["html"].(string), "data-node-index="); n >= len(f.Blocks) {
+		t.Fatalf("size 1 rendered %d blocks", n)
+	}
+	md := f.OK(t, "document", map[string]any{"action": "get_doc", "id": f.Doc})
+	if _, ok := md["content"].(string); !ok || md["outline"] == nil {
+		t.Fatalf("markdown mode: %v", md)
+	}
+	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "size": 3}, failure.InvalidArguments)
+	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": f.Blocks[1], "mode": "html"}, failure.InvalidArguments)
+	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": tooltest.NewID(), "mode": "html"}, failure.NotFound)
+	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "mode": "pdf"}, failure.InvalidArguments)
+}

@@ -61,17 +61,20 @@ var lookupAction = tools.Read[lookupArgs]{
 	Run:   lookup,
 }
 
-var getDoc = tools.Read[kernelview.Window]{
-	Name: "get_doc", Summary: "a document as editable Markdown, in windows of whole top-level blocks",
-	Params: append([]tools.Param{tools.IDParam("id", "the document", true)}, kernelview.WindowParams()...),
-	Parse: func(a *tools.Args) (kernelview.Window, error) {
-		w := kernelview.Window{ID: a.String("id"), BlockStart: a.Int("blockStart"), BlockLimit: a.Int("blockLimit"),
-			TokenBudget: a.Int("tokenBudget"), IncludeBlockIds: a.Bool("includeBlockIds")}
-		return w, tools.CheckID("id", w.ID)
-	},
-	Scope: tools.Scope[kernelview.Window]{Touches: func(w kernelview.Window) []tools.Touch { return []tools.Touch{tools.OnBlock(w.ID, tools.LevelRead)} }},
-	Run: func(ctx context.Context, env *tools.Env, w kernelview.Window) (any, error) {
-		return kernelview.ReadWindow(ctx, env, w)
+var getDoc = tools.Read[getDocArgs]{
+	Name: "get_doc", Summary: "a document as editable Markdown, in windows of whole top-level blocks (mode markdown: blockStart, blockLimit, tokenBudget, includeBlockIds), or as the editor's HTML (mode html: size, the window arguments ignored)",
+	Params: append([]tools.Param{
+		tools.IDParam("id", "the document", true),
+		{Name: "mode", Type: tools.String, Description: `"markdown" (block windows, the default) or "html" (the editor's DOM)`, Default: "markdown", Enum: []string{"markdown", "html"}},
+		{Name: "size", Type: tools.Integer, Description: "html: at most about this many blocks (SiYuan's default: all)", Min: tools.IntP(1)},
+	}, kernelview.WindowParams()...),
+	Parse: parseGetDoc,
+	Scope: tools.Scope[getDocArgs]{Touches: func(a getDocArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Run: func(ctx context.Context, env *tools.Env, a getDocArgs) (any, error) {
+		if a.Mode == "html" {
+			return readHTML(ctx, env, a)
+		}
+		return kernelview.ReadWindow(ctx, env, a.Window)
 	},
 }
 
