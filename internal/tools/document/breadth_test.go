@@ -135,3 +135,34 @@ func TestDocumentGetDocHTML(t *testing.T) {
 	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": tooltest.NewID(), "mode": "html"}, failure.NotFound)
 	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "mode": "pdf"}, failure.InvalidArguments)
 }
+
+func TestDocumentLookupIncludes(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want func(res map[string]any) bool
+	}{
+		{"hPath alias with docInfo", map[string]any{"notebook": f.NB, "hPath": "/Guide", "include": []string{"docInfo"}}, func(res map[string]any) bool {
+			info, _ := res["docInfo"].(map[string]any)
+			return info != nil && info["id"] == f.Doc && info["name"] == "Guide" && info["subFileCount"] == float64(1)
+		}},
+		{"a human path given as path", map[string]any{"notebook": f.NB, "path": "/Guide/Child"}, func(res map[string]any) bool {
+			docs := res["documents"].([]any)
+			return res["interpretedPathAs"] == "hpath" && len(docs) == 1 && docs[0].(map[string]any)["id"] == f.Child
+		}},
+		{"id without include has no docInfo", map[string]any{"id": f.Blocks[1]}, func(res map[string]any) bool {
+			_, has := res["docInfo"]
+			return !has && res["blockID"] == f.Blocks[1]
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := f.OK(t, "document", tooltest.CopyArgs(tc.args, "action", "lookup"))
+			if !tc.want(res) {
+				t.Fatalf("lookup: %v", res)
+			}
+		})
+	}
+	f.WantErr(t, "document", map[string]any{"action": "lookup", "id": f.Doc, "include": []string{"body"}}, failure.InvalidArguments)
+	f.WantErr(t, "document", map[string]any{"action": "lookup", "notebook": f.NB, "hpath": "/Guide", "hPath": "/Other"}, failure.InvalidArguments)
+}

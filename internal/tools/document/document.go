@@ -49,14 +49,17 @@ func parseID(a *tools.Args) (idArgs, error) {
 // ---- reads ----------------------------------------------------------------
 
 var lookupAction = tools.Read[lookupArgs]{
-	Name: "lookup", Summary: "resolve a document by id, storage path or human path",
-	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "hpath": "/Projects/Plan"},
+	Name: "lookup", Summary: "resolve a document by id, storage path or human path (hpath, alias hPath); include docInfo adds the first document's info (title, attributes, icon, child count)",
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "hpath": "/Projects/Plan", "include": []string{"docInfo"}},
 	Params: []tools.Param{
 		tools.IDParam("id", "a document or block id", false),
 		{Name: "notebook", Type: tools.String, Description: "the notebook id, with path or hpath"},
-		{Name: "path", Type: tools.String, Description: "a storage path like /20260812120000-abcdefg.sy"},
+		{Name: "path", Type: tools.String, Description: "a storage path like /20260812120000-abcdefg.sy (a human path here is read as hpath, with a hint)"},
 		{Name: "hpath", Type: tools.String, Description: "a human path of titles like /Projects/Plan"},
+		{Name: "hPath", Type: tools.String, Description: "alias of hpath"},
+		{Name: "include", Type: tools.Strings, Description: `extra fields: "docInfo" (id, ids, path and hpath are always answered)`},
 	},
+	Parse: parseLookup,
 	Scope: tools.Scope[lookupArgs]{Touches: func(a lookupArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
 	Run:   lookup,
 }

@@ -10,9 +10,64 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
 
-type lookupArgs struct{ ID, Notebook, Path, HPath string }
+type lookupArgs struct {
+	ID, Notebook, Path, HPath string
+	DocInfo                   bool
+	// PathAsHPath: a human path was passed as path, read as hpath.
+	PathAsHPath bool
+}
+
+// lookupIncludes are the values include takes (upstream's; only docInfo
+// adds to the answer, which always has the others).
+var lookupIncludes = map[string]bool{"id": true, "ids": true, "path": true, "hpath": true, "docInfo": true}
+
+func parseLookup(a *tools.Args) (lookupArgs, error) {
+	l := lookupArgs{ID: a.String("id"), Notebook: a.String("notebook"), Path: a.String("path"), HPath: a.String("hpath")}
+	if alias := a.String("hPath"); alias != "" {
+		if l.HPath != "" && l.HPath != alias {
+			return l, failure.Invalid("hpath and hPath differ; pass one")
+		}
+		l.HPath = alias
+	}
+	for _, inc := range a.Strings("include") {
+		if !lookupIncludes[inc] {
+			return l, failure.Invalid("include takes id, ids, path, hpath or docInfo, got %q", inc)
+		}
+		l.DocInfo = l.DocInfo || inc == "docInfo"
+	}
+	if l.Path != "" && l.HPath == "" && !strings.HasSuffix(l.Path, ".sy") {
+		l.Path, l.HPath, l.PathAsHPath = "", l.Path, true
+	}
+	return l, nil
+}
 
 func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
+	ret, err := lookupDocs(ctx, env, a)
+	if err != nil {
+		return nil, err
+	}
+	if a.PathAsHPath {
+		ret["interpretedPathAs"] = "hpath"
+		hint := "path takes a storage path such as /20260812120000-abcdefg.sy; this human path was read as hpath"
+		if h, ok := ret["hint"].(string); ok {
+			hint = h + "; " + hint
+		}
+		ret["hint"] = hint
+	}
+	if a.DocInfo {
+		refs, _ := ret["documents"].([]kernelview.DocRef)
+		if len(refs) > 0 {
+			info, err := env.Kernel.GetDocInfo(ctx, refs[0].ID)
+			if err != nil {
+				return nil, err
+			}
+			ret["docInfo"] = info
+		}
+	}
+	return ret, nil
+}
+
+func lookupDocs(ctx context.Context, env *tools.Env, a lookupArgs) (map[string]any, error) {
 	id, nb, p, hp := a.ID, a.Notebook, a.Path, a.HPath
 	given := 0
 	for _, s := range []string{id, p, hp} {
