@@ -103,6 +103,9 @@ func blockDocFlow(t *testing.T, s *serveProc, c *siyuan.Client) {
 	if h, _ := html["html"].(string); html["blockCount"] != float64(4) || !strings.Contains(h, `data-node-id="`+from+`" data-node-index="1"`) || !strings.Contains(h, `refcount="2"`) {
 		t.Fatalf("get_doc html %v", html)
 	}
+	if ol := a.ok("document", map[string]any{"action": "get_outline", "id": doc}); ol["headingCount"] != float64(2) {
+		t.Fatalf("get_outline %v", ol)
+	}
 	sd := a.ok("document", map[string]any{"action": "search_docs", "notebook": nb, "query": "outline"})
 	if sd["count"].(float64) < 1 || sd["docs"].([]any)[0].(map[string]any)["id"] != doc {
 		t.Fatalf("search_docs %v", sd)

@@ -28,6 +28,7 @@ func (k *Kernel) blockDocRoutes() map[string]route {
 		"/api/block/transferBlockRef":       {json: k.transferBlockRef, write: true},
 		"/api/filetree/searchDocs":          {json: k.searchDocs},
 		"/api/filetree/getDoc":              {json: k.getDoc},
+		"/api/outline/getDocOutline":        {json: k.getDocOutline},
 	}
 }
 

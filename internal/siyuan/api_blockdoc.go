@@ -149,3 +149,24 @@ func (c *Client) GetDoc(ctx context.Context, id string, size int) (Doc, error) {
 	err := c.invoke(ctx, epGetDoc, req, &d)
 	return d, err
 }
+
+// GetDocOutline returns the heading tree of the document holding id (its
+// headings anywhere but in blockquotes and callouts), as the editor's
+// outline panel shows it; an unknown id yields an empty outline.
+func (c *Client) GetDocOutline(ctx context.Context, id string) ([]OutlinePath, error) {
+	if err := need(epGetDocOutline, "id", id); err != nil {
+		return nil, err
+	}
+	req := struct {
+		ID      string `json:"id"`
+		Preview bool   `json:"preview"`
+	}{id, false}
+	out := []OutlinePath{}
+	if err := c.invoke(ctx, epGetDocOutline, req, &out); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []OutlinePath{}
+	}
+	return out, nil
+}

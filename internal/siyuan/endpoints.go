@@ -102,6 +102,7 @@ const (
 	epTransferBlockRef       = "/api/block/transferBlockRef"
 	epSearchDocs             = "/api/filetree/searchDocs"
 	epGetDoc                 = "/api/filetree/getDoc"
+	epGetDocOutline          = "/api/outline/getDocOutline"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -138,7 +139,7 @@ func kindOf(endpoint string) CallKind {
 		// getDocsInfo flushes the transaction queue first: idempotent.
 		epGetBlockBreadcrumb, epGetBlocksWordCount, epGetRecentUpdatedBlocks, epGetDocsInfo, epSearchDocs,
 		// getDoc flushes the transaction queue and renders: idempotent.
-		epGetDoc:
+		epGetDoc, epGetDocOutline:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,

@@ -40,6 +40,7 @@ type (
 	Block                = wire.Block
 	DocSearchHit         = wire.DocSearchHit
 	Doc                  = wire.Doc
+	OutlinePath          = wire.OutlinePath
 )
 
 // The request types below are the client's own: the embedded kernel reads

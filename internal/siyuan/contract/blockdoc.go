@@ -4,6 +4,7 @@ package contract
 // documents' info) and transferBlockRef, as SiYuan 3.7.3 answers them.
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ var blockDocChecks = []check{
 	{"blockdoc_tx_set_doc_icon_and_cover", checkTxDocIconCover},
 	{"blockdoc_search_docs", checkSearchDocs},
 	{"blockdoc_get_doc_html", checkGetDocHTML},
+	{"blockdoc_doc_outline", checkDocOutline},
 }
 
 type crumb struct{ id, name, typ, sub string }
@@ -381,4 +383,46 @@ func checkGetDocHTML(t *testing.T, s *suite) {
 	api := apiError(t, "GetDoc unknown", err)
 	wantEqual(t, "unknown code", api.Code, 1)
 	wantEqual(t, "unknown msg", api.Msg, "tree not found")
+}
+
+// outlineLines flattens an outline entry: name, type, subtype, depth and
+// count, then its sub-headings indented.
+func outlineLines(b *siyuan.Block, indent string, out *[]string) {
+	*out = append(*out, fmt.Sprintf("%s%s %s %s d%d c%d folded=%v", indent, b.Content, b.Type, b.SubType, b.Depth, b.Count, b.Folded))
+	if b.RootID == "" || b.Box == "" || !strings.HasSuffix(b.Path, ".sy") || b.IAL != nil {
+		*out = append(*out, "bad block fields")
+	}
+	for _, c := range b.Children {
+		outlineLines(c, indent+"  ", out)
+	}
+}
+
+// checkDocOutline: the outline nests headings by level, leaves out those
+// in blockquotes, keeps those in lists, and names each by its text (spaces
+// as &nbsp;); an unknown id has none.
+func checkDocOutline(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "Outlined", "# Top one\n\n## Sub\n\n### Deep\n\n## Second\n\n> ## Quoted\n\n- ## Listed\n\n# Top two")
+	ol, err := s.c.GetDocOutline(t.Context(), doc)
+	must(t, "GetDocOutline", err)
+	var got []string
+	for _, p := range ol {
+		got = append(got, fmt.Sprintf("%s %s %s %s d%d c%d folded=%v hpath=%q", p.Name, p.Type, p.NodeType, p.SubType, p.Depth, p.Count, p.Folded, p.HPath))
+		if p.Box != s.box || p.Children != nil || p.Updated != "" || p.Created != "" {
+			t.Fatalf("outline entry %+v", p)
+		}
+		for _, b := range p.Blocks {
+			outlineLines(b, "  ", &got)
+		}
+	}
+	requireOrder(t, "outline", got, []string{
+		"Top&nbsp;one outline NodeHeading h1 d0 c3 folded=false hpath=\"\"",
+		"  Sub NodeHeading h2 d1 c1 folded=false",
+		"    Deep NodeHeading h3 d2 c0 folded=false",
+		"  Second NodeHeading h2 d1 c0 folded=false",
+		"  Listed NodeHeading h2 d1 c0 folded=false",
+		"Top&nbsp;two outline NodeHeading h1 d0 c0 folded=false hpath=\"\"",
+	})
+	ol, err = s.c.GetDocOutline(t.Context(), freshID())
+	must(t, "GetDocOutline unknown", err)
+	wantEqual(t, "outline of nothing", len(ol), 0)
 }

@@ -96,3 +96,23 @@ type Doc struct {
 	Keywords         []string `json:"keywords"`
 	ReqID            any      `json:"reqId"`
 }
+
+// OutlinePath is the kernel's model.Path as /api/outline/getDocOutline
+// answers it: one top-level heading, its sub-headings in Blocks (each
+// nesting deeper ones in Children).
+type OutlinePath struct {
+	ID       string         `json:"id"`
+	Box      string         `json:"box"`
+	Name     string         `json:"name"`
+	HPath    string         `json:"hPath"`
+	Type     string         `json:"type"`
+	NodeType string         `json:"nodeType"`
+	SubType  string         `json:"subType"`
+	Blocks   []*Block       `json:"blocks,omitempty"`
+	Children []*OutlinePath `json:"children,omitempty"`
+	Depth    int            `json:"depth"`
+	Count    int            `json:"count"`
+	Folded   bool           `json:"folded"`
+	Updated  string         `json:"updated"`
+	Created  string         `json:"created"`
+}

@@ -166,3 +166,20 @@ func TestDocumentLookupIncludes(t *testing.T) {
 	f.WantErr(t, "document", map[string]any{"action": "lookup", "id": f.Doc, "include": []string{"body"}}, failure.InvalidArguments)
 	f.WantErr(t, "document", map[string]any{"action": "lookup", "notebook": f.NB, "hpath": "/Guide", "hPath": "/Other"}, failure.InvalidArguments)
 }
+
+func TestDocumentOutlineFromTheKernel(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	doc := f.MkDoc(t, f.NB, "/Outlined", "# One **bold** &amp; more\n\n- ## In a list\n\n> ## Quoted\n\n### Three")
+	res := f.OK(t, "document", map[string]any{"action": "get_outline", "id": doc})
+	top := res["outline"].([]any)
+	if res["headingCount"] != float64(3) || len(top) != 1 {
+		t.Fatalf("outline %v", res)
+	}
+	one := top[0].(map[string]any)
+	kids := one["children"].([]any)
+	// The list's heading counts (a blockquote's does not), and the h3 nests under it.
+	if one["text"] != "One bold & more" || one["level"] != float64(1) || len(kids) != 1 || kids[0].(map[string]any)["text"] != "In a list" ||
+		kids[0].(map[string]any)["children"].([]any)[0].(map[string]any)["level"] != float64(3) {
+		t.Fatalf("outline %v", res)
+	}
+}

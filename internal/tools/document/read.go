@@ -2,10 +2,12 @@ package document
 
 import (
 	"context"
+	"html"
 	"path"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
@@ -143,11 +145,59 @@ func getOutline(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	children, err := env.Kernel.GetChildBlocks(ctx, ref.ID)
+	// SiYuan's own outline: headings anywhere in the document but in
+	// blockquotes and callouts.
+	paths, err := env.Kernel.GetDocOutline(ctx, ref.ID)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"document": ref, "outline": kernelview.Outline(children)}, nil
+	outline := make([]*kernelview.Heading, 0, len(paths))
+	count := 0
+	for _, p := range paths {
+		h := &kernelview.Heading{ID: p.ID, Level: headingLevel(p.SubType), Text: outlineText(p.Name), Children: outlineChildren(p.Blocks, &count)}
+		count++
+		outline = append(outline, h)
+	}
+	return map[string]any{"document": ref, "notebook": ref.Notebook, "preview": false, "headingCount": count, "outline": outline}, nil
+}
+
+func outlineChildren(bs []*siyuan.Block, count *int) []*kernelview.Heading {
+	out := make([]*kernelview.Heading, 0, len(bs))
+	for _, b := range bs {
+		*count++
+		out = append(out, &kernelview.Heading{ID: b.ID, Level: headingLevel(b.SubType), Text: outlineText(b.Content), Children: outlineChildren(b.Children, count)})
+	}
+	return out
+}
+
+// headingLevel reads a heading's subtype (h1..h6).
+func headingLevel(sub string) int {
+	if len(sub) == 2 && sub[0] == 'h' && sub[1] >= '1' && sub[1] <= '6' {
+		return int(sub[1] - '0')
+	}
+	return 0
+}
+
+// outlineText is a heading's outline HTML as plain text.
+func outlineText(s string) string {
+	return strings.TrimSpace(strings.ReplaceAll(html.UnescapeString(stripTags(s)), "\u00a0", " "))
+}
+
+// stripTags drops the markup SiYuan renders inline marks with.
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>' && in:
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 type childDocsArgs struct {
