@@ -97,7 +97,7 @@ var listTreeAction = tools.Read[treeArgs]{
 	Params: []tools.Param{
 		tools.IDParam("notebook", "the notebook", true),
 		{Name: "path", Type: tools.String, Description: "storage path of the subtree root; / for the whole notebook", Default: "/"},
-		{Name: "maxDepth", Type: tools.Integer, Description: "levels to descend", Default: 3, Min: tools.IntP(1), Max: tools.IntP(8)},
+		{Name: "maxDepth", Type: tools.Integer, Description: "levels to descend (a tree holds at most 100 listings: deeper ones answer partial)", Default: 3, Min: tools.IntP(1)},
 	},
 	Scope: tools.Scope[treeArgs]{Touches: func(a treeArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)} }},
 	Run:   listTree,
