@@ -1,7 +1,9 @@
 package embedded
 
-// /api/outline/getDocOutline: model.Outline of SiYuan 3.7.3 outside preview
-// mode, with no stored outline state (every heading unfolded).
+// /api/outline/getDocOutline: model.Outline of SiYuan 3.7.3 with no stored
+// outline state (every heading unfolded); preview adds the document's
+// title first as a level-1 heading, as the export setting addTitle (on by
+// default) does.
 
 import (
 	"bytes"
@@ -49,16 +51,25 @@ func (k *Kernel) getDocOutline(ctx context.Context, a args) (any, error) {
 	if !ok {
 		return nil, &apiError{code: 0}
 	}
-	if _, err := a.optBool("preview"); err != nil {
+	preview, err := a.optBool("preview")
+	if err != nil {
 		return nil, err
 	}
 	ret := []*wire.OutlinePath{}
-	tree, _, err := k.viewOf(id)
-	if err != nil {
+	tree, _, verr := k.viewOf(id)
+	if verr != nil {
 		return ret, nil
 	}
 	var headings []*wire.Block
 	levels := map[*wire.Block]int{}
+	if preview {
+		title := &ast.Node{Type: ast.NodeHeading, HeadingLevel: 1}
+		title.AppendChild(&ast.Node{Type: ast.NodeText, Tokens: []byte(tree.Root.IALAttr("title"))})
+		b := &wire.Block{RootID: tree.Root.ID, Box: tree.Box, Path: tree.Path, ID: tree.Root.ID, Content: outlineText(title),
+			Type: ast.NodeHeading.String(), SubType: "h1"}
+		levels[b] = 1
+		headings = append(headings, b)
+	}
 	ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
 		if entering && n.Type == ast.NodeHeading && !n.ParentIs(ast.NodeBlockquote) && !n.ParentIs(ast.NodeCallout) {
 			b := &wire.Block{RootID: tree.Root.ID, Box: tree.Box, Path: tree.Path, ID: n.ID, Content: outlineText(n),

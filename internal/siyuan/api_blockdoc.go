@@ -152,15 +152,16 @@ func (c *Client) GetDoc(ctx context.Context, id string, size int) (Doc, error) {
 
 // GetDocOutline returns the heading tree of the document holding id (its
 // headings anywhere but in blockquotes and callouts), as the editor's
-// outline panel shows it; an unknown id yields an empty outline.
-func (c *Client) GetDocOutline(ctx context.Context, id string) ([]OutlinePath, error) {
+// outline panel shows it (preview: as the preview shows it, the title
+// first as a level-1 heading); an unknown id yields an empty outline.
+func (c *Client) GetDocOutline(ctx context.Context, id string, preview bool) ([]OutlinePath, error) {
 	if err := need(epGetDocOutline, "id", id); err != nil {
 		return nil, err
 	}
 	req := struct {
 		ID      string `json:"id"`
 		Preview bool   `json:"preview"`
-	}{id, false}
+	}{id, preview}
 	out := []OutlinePath{}
 	if err := c.invoke(ctx, epGetDocOutline, req, &out); err != nil {
 		return nil, err

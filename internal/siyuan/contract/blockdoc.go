@@ -402,7 +402,7 @@ func outlineLines(b *siyuan.Block, indent string, out *[]string) {
 // as &nbsp;); an unknown id has none.
 func checkDocOutline(t *testing.T, s *suite) {
 	doc := s.newDoc(t, "Outlined", "# Top one\n\n## Sub\n\n### Deep\n\n## Second\n\n> ## Quoted\n\n- ## Listed\n\n# Top two")
-	ol, err := s.c.GetDocOutline(t.Context(), doc)
+	ol, err := s.c.GetDocOutline(t.Context(), doc, false)
 	must(t, "GetDocOutline", err)
 	var got []string
 	for _, p := range ol {
@@ -422,7 +422,13 @@ func checkDocOutline(t *testing.T, s *suite) {
 		"  Listed NodeHeading h2 d1 c0 folded=false",
 		"Top&nbsp;two outline NodeHeading h1 d0 c0 folded=false hpath=\"\"",
 	})
-	ol, err = s.c.GetDocOutline(t.Context(), freshID())
+	pv, err := s.c.GetDocOutline(t.Context(), doc, true)
+	must(t, "GetDocOutline preview", err)
+	if len(pv) != 3 || pv[0].ID != doc || pv[0].Name != "Outlined" || pv[0].SubType != "h1" || pv[0].Count != 0 || pv[0].Blocks != nil ||
+		pv[1].ID != ol[0].ID || pv[1].Count != 3 {
+		t.Fatalf("preview outline %+v", pv)
+	}
+	ol, err = s.c.GetDocOutline(t.Context(), freshID(), false)
 	must(t, "GetDocOutline unknown", err)
 	wantEqual(t, "outline of nothing", len(ol), 0)
 }

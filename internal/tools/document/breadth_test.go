@@ -183,3 +183,15 @@ func TestDocumentOutlineFromTheKernel(t *testing.T) {
 		t.Fatalf("outline %v", res)
 	}
 }
+
+func TestDocumentOutlinePreview(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	res := f.OK(t, "document", map[string]any{"action": "get_outline", "id": f.Doc, "preview": true})
+	top := res["outline"].([]any)
+	if res["preview"] != true || len(top) != 3 || top[0].(map[string]any)["id"] != f.Doc || top[0].(map[string]any)["text"] != "Guide" {
+		t.Fatalf("preview outline %v", res)
+	}
+	if plain := f.OK(t, "document", map[string]any{"action": "get_outline", "id": f.Doc}); len(plain["outline"].([]any)) != 2 || plain["headingCount"] != float64(3) {
+		t.Fatalf("outline %v", plain)
+	}
+}

@@ -103,12 +103,16 @@ var listTreeAction = tools.Read[treeArgs]{
 	Run:   listTree,
 }
 
-var getOutlineAction = tools.Read[idArgs]{
-	Name: "get_outline", Summary: "the document's heading tree",
-	Params: []tools.Param{tools.IDParam("id", "the document", true)},
-	Parse:  parseID,
-	Scope:  readsID,
-	Run:    getOutline,
+var getOutlineAction = tools.Read[outlineArgs]{
+	Name: "get_outline", Summary: "the document's heading tree (headings in lists too, none from blockquotes); preview: as SiYuan's preview shows it, the title first",
+	Params: []tools.Param{tools.IDParam("id", "the document", true),
+		{Name: "preview", Type: tools.Boolean, Description: "the preview's outline: the document title first, as a level-1 heading", Default: false}},
+	Parse: func(a *tools.Args) (outlineArgs, error) {
+		o := outlineArgs{a.String("id"), a.Bool("preview")}
+		return o, tools.CheckID("id", o.ID)
+	},
+	Scope: tools.Scope[outlineArgs]{Touches: func(a outlineArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Run:   getOutline,
 }
 
 // ---- writes ---------------------------------------------------------------

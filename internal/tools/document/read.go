@@ -136,7 +136,12 @@ func lookupDocs(ctx context.Context, env *tools.Env, a lookupArgs) (map[string]a
 	}
 }
 
-func getOutline(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+type outlineArgs struct {
+	ID      string
+	Preview bool
+}
+
+func getOutline(ctx context.Context, env *tools.Env, a outlineArgs) (any, error) {
 	id := a.ID
 	if err := tools.CheckID("id", id); err != nil {
 		return nil, err
@@ -147,7 +152,7 @@ func getOutline(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 	}
 	// SiYuan's own outline: headings anywhere in the document but in
 	// blockquotes and callouts.
-	paths, err := env.Kernel.GetDocOutline(ctx, ref.ID)
+	paths, err := env.Kernel.GetDocOutline(ctx, ref.ID, a.Preview)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +163,7 @@ func getOutline(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 		count++
 		outline = append(outline, h)
 	}
-	return map[string]any{"document": ref, "notebook": ref.Notebook, "preview": false, "headingCount": count, "outline": outline}, nil
+	return map[string]any{"document": ref, "notebook": ref.Notebook, "preview": a.Preview, "headingCount": count, "outline": outline}, nil
 }
 
 func outlineChildren(bs []*siyuan.Block, count *int) []*kernelview.Heading {
