@@ -26,6 +26,7 @@ var blockDocChecks = []check{
 	{"blockdoc_search_docs", checkSearchDocs},
 	{"blockdoc_get_doc_html", checkGetDocHTML},
 	{"blockdoc_doc_outline", checkDocOutline},
+	{"blockdoc_closed_notebook_icon_and_listing", checkClosedNotebookIcon},
 }
 
 type crumb struct{ id, name, typ, sub string }
@@ -431,4 +432,22 @@ func checkDocOutline(t *testing.T, s *suite) {
 	ol, err = s.c.GetDocOutline(t.Context(), freshID(), false)
 	must(t, "GetDocOutline unknown", err)
 	wantEqual(t, "outline of nothing", len(ol), 0)
+}
+
+// checkClosedNotebookIcon: a closed notebook takes an icon (its conf and
+// listing show it) but lists no documents.
+func checkClosedNotebookIcon(t *testing.T, s *suite) {
+	nb, _ := s.auxNotebook(t, "closed-icon")
+	must(t, "CloseNotebook", s.c.CloseNotebook(t.Context(), nb))
+	must(t, "SetNotebookIcon closed", s.c.SetNotebookIcon(t.Context(), nb, "1f4d4"))
+	conf, err := s.c.GetNotebookConf(t.Context(), nb)
+	must(t, "GetNotebookConf closed", err)
+	entry, ok := s.findNotebook(t, nb)
+	if conf.Conf.Icon != "1f4d4" || !conf.Conf.Closed || !ok || entry.Icon != "1f4d4" || !entry.Closed {
+		t.Fatalf("closed notebook: conf %+v, entry %+v", conf.Conf, entry)
+	}
+	_, err = s.c.ListDocsByPath(t.Context(), siyuan.ListDocsRequest{Notebook: nb, Path: "/"})
+	api := apiError(t, "ListDocsByPath closed", err)
+	wantEqual(t, "closed listing code", api.Code, -1)
+	wantEqual(t, "closed listing msg", api.Msg, "Query notebook failed")
 }

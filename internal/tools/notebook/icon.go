@@ -29,15 +29,8 @@ var setIcon = tools.Write[iconArgs, nbState]{
 	State: func(ctx context.Context, env *tools.Env, a iconArgs) (nbState, error) {
 		return readState(ctx, env, a.Notebook)
 	},
-	Check: func(a iconArgs, st nbState) error {
-		if err := mustExist(st); err != nil {
-			return err
-		}
-		if st.Entry.Closed {
-			return failure.Invalid("notebook %s is closed: open it first (set_open_state opened:true)", a.Notebook)
-		}
-		return nil
-	},
+	// SiYuan sets a closed notebook's icon too.
+	Check: func(_ iconArgs, st nbState) error { return mustExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a iconArgs, _ nbState) (tools.Payload, error) {
 		if err := env.Kernel.SetNotebookIcon(ctx, a.Notebook, a.Icon); err != nil {
 			return nil, tools.WriteFailure(err, false)

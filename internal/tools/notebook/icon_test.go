@@ -27,6 +27,15 @@ func TestNotebookSetIcon(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	// A closed notebook takes an icon too, as SiYuan sets it.
+	if err := s.C.CloseNotebook(context.Background(), s.NB); err != nil {
+		t.Fatal(err)
+	}
+	closed := tooltest.CopyArgs(args, "icon", "1f4d3")
+	s.Commit(t, "notebook", closed, s.Preflight(t, "notebook", closed, "expectedStateHash", 1))
+	if nb, _ := s.notebook(t, s.NB); nb.Icon != "1f4d3" || !nb.Closed {
+		t.Fatalf("closed notebook %+v", nb)
+	}
 	for _, tc := range []struct {
 		name string
 		args map[string]any
