@@ -369,6 +369,13 @@ func checkGetDocHTML(t *testing.T, s *suite) {
 	}
 	wantEqual(t, "getDoc content without numbers and counts", bare(d.Content), bare(dom.DOM))
 
+	// size bounds the blocks after the first, counted with their nested
+	// blocks: size 2 stops after the fourth top-level block here.
+	small, err := s.c.GetDoc(t.Context(), doc, 2)
+	must(t, "GetDoc size 2", err)
+	if n := strings.Count(small.Content, "data-node-index="); n != 4 || small.BlockCount != 5 || strings.Contains(small.Content, ids[4]) {
+		t.Fatalf("getDoc size 2: %d blocks, %+v", n, small)
+	}
 	b, err := s.c.GetDoc(t.Context(), ids[3], 0)
 	must(t, "GetDoc block", err)
 	if b.Type != "NodeParagraph" || b.ParentID != doc || b.Parent2ID != ids[2] || strings.Count(b.Content, "data-node-id=") != 1 ||
