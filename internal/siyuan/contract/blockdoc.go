@@ -251,6 +251,16 @@ func checkSQLRefs(t *testing.T, s *suite) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("refs rows:\n got %+v\nwant %+v", got, want)
 	}
+	// A reference from another notebook has the target's location too.
+	other, _ := s.auxNotebook(t, "refs")
+	far, err := s.c.CreateDocWithMd(t.Context(), siyuan.CreateDocRequest{Notebook: other, Path: "/Far", Markdown: "far ((" + defs[0] + " 'f'))"})
+	must(t, "CreateDocWithMd far", err)
+	s.flush(t)
+	rows = s.sqlRows(t, "SELECT * FROM refs WHERE root_id = '"+far+"'")
+	if len(rows) != 1 || str(rows[0]["box"]) != other || str(rows[0]["def_block_root_id"]) != defDoc ||
+		str(rows[0]["def_block_path"]) != defPath || str(rows[0]["def_block_parent_id"]) != defDoc {
+		t.Fatalf("cross-notebook refs rows = %v", rows)
+	}
 }
 
 // checkTxDocIconCover: a setAttrs transaction sets a document's icon and
