@@ -43,11 +43,11 @@ var batchKramdown = tools.Read[batchArgs]{
 	Run:   runBatchKramdown,
 }
 
-// itemError is one batch item's failure. An id whose notebook the call may
-// not read answers as one that does not exist, so that nothing about it
-// shows.
+// itemError is one batch item's failure, under upstream's "type" and the
+// project's "code". An id whose notebook the call may not read answers as
+// one that does not exist, so that nothing about it shows.
 func itemError(code failure.Code, msg string) map[string]any {
-	return map[string]any{"code": string(code), "message": msg}
+	return map[string]any{"type": string(code), "code": string(code), "message": msg}
 }
 
 func runBatchKramdown(ctx context.Context, env *tools.Env, a batchArgs) (any, error) {

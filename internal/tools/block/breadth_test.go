@@ -48,7 +48,7 @@ func TestBreadthReads(t *testing.T) {
 			}
 			first, miss := items[0].(map[string]any), items[1].(map[string]any)
 			if first["id"] != f.Blocks[1] || !strings.HasPrefix(first["kramdown"].(string), "alpha paragraph") ||
-				miss["ok"] != false || miss["error"].(map[string]any)["code"] != string(failure.NotFound) {
+				miss["ok"] != false || miss["error"].(map[string]any)["code"] != string(failure.NotFound) || miss["error"].(map[string]any)["type"] != "not_found" {
 				t.Fatalf("items %v", items)
 			}
 		}},
