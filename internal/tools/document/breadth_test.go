@@ -195,3 +195,15 @@ func TestDocumentOutlinePreview(t *testing.T) {
 		t.Fatalf("outline %v", plain)
 	}
 }
+
+func TestDocumentWindowBudgetBounds(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	// Upstream's bounds: 1 to 32000 tokens.
+	one := f.OK(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "tokenBudget": 1})
+	if one["returnedBlocks"] != float64(1) || one["hasNextWindow"] != true {
+		t.Fatalf("budget 1: %v", one)
+	}
+	f.OK(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "tokenBudget": 32000})
+	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "tokenBudget": 32001}, failure.InvalidArguments)
+	f.WantErr(t, "document", map[string]any{"action": "get_doc", "id": f.Doc, "tokenBudget": 0}, failure.InvalidArguments)
+}
