@@ -172,6 +172,9 @@ func (k *Kernel) listDocsByPath(ctx context.Context, a args) (any, error) {
 	if strings.Contains(p, "..") {
 		return nil, errf("invalid path [%s]", p)
 	}
+	if c, err := k.box(box); err == nil && c.Closed {
+		return nil, errf("Query notebook failed") // SiYuan lists only open notebooks
+	}
 	files, err := k.listDocs(box, strings.TrimSuffix(p, ".sy"), mode, showHidden)
 	if err != nil {
 		return nil, err

@@ -171,6 +171,7 @@ func (k *Kernel) createBox(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	tree := newDocTree(id, "/"+id+".sy", name)
+	tree.HPath = "/" + name // indexed as SiYuan does: searchDocs finds it
 	tree.Root.SetIALAttr("custom-hidden", "true")
 	if err := k.writeTree(tree); err != nil {
 		return "", err

@@ -152,6 +152,7 @@ func (k *Kernel) Handler() http.Handler {
 	maps.Copy(routes, k.riffRoutes())
 	maps.Copy(routes, k.searchRoutes())
 	maps.Copy(routes, k.mcpRoutes())
+	maps.Copy(routes, k.blockDocRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {

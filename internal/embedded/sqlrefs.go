@@ -36,7 +36,7 @@ func (k *Kernel) sqlRefRowsOf(tree *parse.Tree) []sqlRefRow {
 		seen[[2]string{def, holder.ID}] = true
 		r := sqlRefRow{ID: ast.NewNodeID(), DefBlockID: def, BlockID: holder.ID, RootID: tree.ID, Box: tree.Box, Path: tree.Path,
 			Content: n.TextMarkTextContent, Type: "textmark"}
-		if loc, ok := k.lookup(def); ok && loc.Box == tree.Box {
+		if loc, ok := k.lookup(def); ok {
 			r.DefBlockRootID, r.DefBlockPath = loc.Root, loc.Path
 			if _, dn, err := k.viewOf(def); err == nil {
 				if p := parentBlockOf(dn); p != nil {

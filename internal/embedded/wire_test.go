@@ -73,6 +73,13 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 		{"/api/block/getBlockDOM", map[string]any{"id": blk}, new(siyuan.BlockDOM)},
 		{"/api/block/getBlockInfo", map[string]any{"id": blk}, new(siyuan.BlockInfo)},
 		{"/api/block/getDocInfo", map[string]any{"id": doc}, new(siyuan.DocInfo)},
+		{"/api/block/getBlockBreadcrumb", map[string]any{"id": blk}, new([]siyuan.BlockPath)},
+		{"/api/block/getBlocksWordCount", map[string]any{"ids": []string{doc}}, new(siyuan.WordCount)},
+		{"/api/block/getRecentUpdatedBlocks", map[string]any{}, new([]siyuan.Block)},
+		{"/api/block/getDocsInfo", map[string]any{"ids": []string{doc}, "refCount": true, "av": true}, new([]siyuan.DocInfo)},
+		{"/api/filetree/searchDocs", map[string]any{"k": "wire"}, new([]siyuan.DocSearchHit)},
+		{"/api/filetree/getDoc", map[string]any{"id": doc}, new(siyuan.Doc)},
+		{"/api/outline/getDocOutline", map[string]any{"id": doc}, new([]siyuan.OutlinePath)},
 		{"/api/search/fullTextSearchBlock", map[string]any{"query": "wire"}, new(siyuan.FullTextSearchResult)},
 		{"/api/search/fullTextSearchBlock", map[string]any{"query": "wire", "groupBy": 1}, new(siyuan.FullTextSearchResult)},
 		{"/api/file/readDir", map[string]any{"path": "/data/" + box}, new([]siyuan.DirEntry)},
@@ -282,6 +289,7 @@ func wireType(name string) reflect.Type {
 		wire.AVTable{}, wire.AVColumn{}, wire.AVRow{}, wire.AVCell{}, wire.AVBlockKeys{}, wire.AVFilterSort{},
 		wire.AVSearchResult{}, wire.AVPrimaryKeyValues{}, wire.AVRefDefs{}, wire.AVDuplicate{},
 		wire.DailyNote{}, wire.DuplicatedDoc{}, wire.Doc2Heading{},
+		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{}, wire.Doc{}, wire.OutlinePath{},
 	} {
 		if typ := reflect.TypeOf(v); typ.Name() == name {
 			return typ

@@ -135,7 +135,15 @@ const (
 	epSkipReviewRiffCard      = "/api/riff/skipReviewRiffCard"
 	// The kernel's MCP endpoint: its kind is the JSON-RPC method's
 	// (discovery reads, tools/call a write sent once; see api_mcp.go).
-	epMCP = "/mcp"
+	epMCP                    = "/mcp"
+	epGetBlockBreadcrumb     = "/api/block/getBlockBreadcrumb"
+	epGetBlocksWordCount     = "/api/block/getBlocksWordCount"
+	epGetRecentUpdatedBlocks = "/api/block/getRecentUpdatedBlocks"
+	epGetDocsInfo            = "/api/block/getDocsInfo"
+	epTransferBlockRef       = "/api/block/transferBlockRef"
+	epSearchDocs             = "/api/filetree/searchDocs"
+	epGetDoc                 = "/api/filetree/getDoc"
+	epGetDocOutline          = "/api/outline/getDocOutline"
 )
 
 // kindOf is the single, explicit read/write classification of every endpoint
@@ -185,7 +193,11 @@ func kindOf(endpoint string) CallKind {
 		epGetTag, epSearchTag,
 		// A due-card read without reviewed cards also starts a new review
 		// session (forgets skips): repeating it starts the same session.
-		epGetRiffDecks, epGetRiffCards, epGetRiffDueCards, epGetNotebookRiffDueCards, epGetTreeRiffDueCards:
+		epGetRiffDecks, epGetRiffCards, epGetRiffDueCards, epGetNotebookRiffDueCards, epGetTreeRiffDueCards,
+		// getDocsInfo flushes the transaction queue first: idempotent.
+		epGetBlockBreadcrumb, epGetBlocksWordCount, epGetRecentUpdatedBlocks, epGetDocsInfo, epSearchDocs,
+		// getDoc flushes the transaction queue and renders: idempotent.
+		epGetDoc, epGetDocOutline:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
@@ -211,7 +223,8 @@ func kindOf(endpoint string) CallKind {
 		// performSync starts a cloud sync: an external side effect.
 		epPerformSync,
 		epRenameTag, epRemoveTag,
-		epCreateRiffDeck, epRemoveRiffDeck, epAddRiffCards, epRemoveRiffCards, epReviewRiffCard, epSkipReviewRiffCard:
+		epCreateRiffDeck, epRemoveRiffDeck, epAddRiffCards, epRemoveRiffCards, epReviewRiffCard, epSkipReviewRiffCard,
+		epTransferBlockRef:
 		return Write
 	}
 	return Write

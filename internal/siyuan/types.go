@@ -34,6 +34,13 @@ type (
 	AssetSearchResult    = wire.AssetSearchResult
 	TemplateSearchResult = wire.TemplateSearchResult
 	RenderedTemplate     = wire.RenderedTemplate
+	BlockPath            = wire.BlockPath
+	BlockStat            = wire.BlockStat
+	WordCount            = wire.WordCount
+	Block                = wire.Block
+	DocSearchHit         = wire.DocSearchHit
+	Doc                  = wire.Doc
+	OutlinePath          = wire.OutlinePath
 )
 
 // The request types below are the client's own: the embedded kernel reads

@@ -132,6 +132,7 @@ func Run(t *testing.T, k Kernel) {
 		riffChecks,
 		searchChecks,
 		mcpChecks,
+		blockDocChecks,
 	} {
 		all = append(all, group...)
 	}

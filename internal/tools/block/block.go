@@ -25,6 +25,8 @@ func Tool() *tools.Tool {
 			appendBlock.Action(), prependBlock.Action(), insertBlock.Action(),
 			move.Action(), replace.Action(),
 			addToDailyNote.Action(),
+			batchKramdown.Action(), transferReferences.Action(), breadcrumb.Action(), recentUpdated.Action(),
+			wordCount.Action(), docsInfo.Action(),
 		},
 	}
 }

@@ -29,6 +29,7 @@ func Tool() *tools.Tool {
 			lookupAction.Action(), getDoc.Action(), getChildDocsAction.Action(), listTreeAction.Action(), getOutlineAction.Action(),
 			create.Action(), rename.Action(), remove.Action(), move.Action(), reorder.Action(), setChildSortMode.Action(),
 			createDailyNote.Action(), duplicate.Action(), headingToDoc.Action(), docToHeading.Action(),
+			getChildSortMode.Action(), getChildBlocks.Action(), setAttr.Action(), searchDocs.Action(),
 		},
 	}
 }
@@ -49,29 +50,35 @@ func parseID(a *tools.Args) (idArgs, error) {
 // ---- reads ----------------------------------------------------------------
 
 var lookupAction = tools.Read[lookupArgs]{
-	Name: "lookup", Summary: "resolve a document by id, storage path or human path",
-	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "hpath": "/Projects/Plan"},
+	Name: "lookup", Summary: "resolve a document by id, storage path or human path (hpath, alias hPath); include docInfo adds the first document's info (title, attributes, icon, child count)",
+	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "hpath": "/Projects/Plan", "include": []string{"docInfo"}},
 	Params: []tools.Param{
 		tools.IDParam("id", "a document or block id", false),
 		{Name: "notebook", Type: tools.String, Description: "the notebook id, with path or hpath"},
-		{Name: "path", Type: tools.String, Description: "a storage path like /20260812120000-abcdefg.sy"},
+		{Name: "path", Type: tools.String, Description: "a storage path like /20260812120000-abcdefg.sy (a human path here is read as hpath, with a hint)"},
 		{Name: "hpath", Type: tools.String, Description: "a human path of titles like /Projects/Plan"},
+		{Name: "hPath", Type: tools.String, Description: "alias of hpath"},
+		{Name: "include", Type: tools.Strings, Description: `extra fields: "docInfo" (id, ids, path and hpath are always answered)`},
 	},
+	Parse: parseLookup,
 	Scope: tools.Scope[lookupArgs]{Touches: func(a lookupArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
 	Run:   lookup,
 }
 
-var getDoc = tools.Read[kernelview.Window]{
-	Name: "get_doc", Summary: "a document as editable Markdown, in windows of whole top-level blocks",
-	Params: append([]tools.Param{tools.IDParam("id", "the document", true)}, kernelview.WindowParams()...),
-	Parse: func(a *tools.Args) (kernelview.Window, error) {
-		w := kernelview.Window{ID: a.String("id"), BlockStart: a.Int("blockStart"), BlockLimit: a.Int("blockLimit"),
-			TokenBudget: a.Int("tokenBudget"), IncludeBlockIds: a.Bool("includeBlockIds")}
-		return w, tools.CheckID("id", w.ID)
-	},
-	Scope: tools.Scope[kernelview.Window]{Touches: func(w kernelview.Window) []tools.Touch { return []tools.Touch{tools.OnBlock(w.ID, tools.LevelRead)} }},
-	Run: func(ctx context.Context, env *tools.Env, w kernelview.Window) (any, error) {
-		return kernelview.ReadWindow(ctx, env, w)
+var getDoc = tools.Read[getDocArgs]{
+	Name: "get_doc", Summary: "a document as editable Markdown, in windows of whole top-level blocks (mode markdown: blockStart, blockLimit, tokenBudget, includeBlockIds), or as the editor's HTML (mode html: size, the window arguments ignored)",
+	Params: append([]tools.Param{
+		tools.IDParam("id", "the document", true),
+		{Name: "mode", Type: tools.String, Description: `"markdown" (block windows, the default) or "html" (the editor's DOM)`, Default: "markdown", Enum: []string{"markdown", "html"}},
+		{Name: "size", Type: tools.Integer, Description: "html: at most about this many blocks (SiYuan's default: all)", Min: tools.IntP(1)},
+	}, kernelview.WindowParams()...),
+	Parse: parseGetDoc,
+	Scope: tools.Scope[getDocArgs]{Touches: func(a getDocArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Run: func(ctx context.Context, env *tools.Env, a getDocArgs) (any, error) {
+		if a.Mode == "html" {
+			return readHTML(ctx, env, a)
+		}
+		return kernelview.ReadWindow(ctx, env, a.Window)
 	},
 }
 
@@ -91,18 +98,22 @@ var listTreeAction = tools.Read[treeArgs]{
 	Params: []tools.Param{
 		tools.IDParam("notebook", "the notebook", true),
 		{Name: "path", Type: tools.String, Description: "storage path of the subtree root; / for the whole notebook", Default: "/"},
-		{Name: "maxDepth", Type: tools.Integer, Description: "levels to descend", Default: 3, Min: tools.IntP(1), Max: tools.IntP(8)},
+		{Name: "maxDepth", Type: tools.Integer, Description: "levels to descend (a tree holds at most 100 listings: deeper ones answer partial)", Default: 3, Min: tools.IntP(1)},
 	},
 	Scope: tools.Scope[treeArgs]{Touches: func(a treeArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)} }},
 	Run:   listTree,
 }
 
-var getOutlineAction = tools.Read[idArgs]{
-	Name: "get_outline", Summary: "the document's heading tree",
-	Params: []tools.Param{tools.IDParam("id", "the document", true)},
-	Parse:  parseID,
-	Scope:  readsID,
-	Run:    getOutline,
+var getOutlineAction = tools.Read[outlineArgs]{
+	Name: "get_outline", Summary: "the document's heading tree (headings in lists too, none from blockquotes); preview: as SiYuan's preview shows it, the title first",
+	Params: []tools.Param{tools.IDParam("id", "the document", true),
+		{Name: "preview", Type: tools.Boolean, Description: "the preview's outline: the document title first, as a level-1 heading", Default: false}},
+	Parse: func(a *tools.Args) (outlineArgs, error) {
+		o := outlineArgs{a.String("id"), a.Bool("preview")}
+		return o, tools.CheckID("id", o.ID)
+	},
+	Scope: tools.Scope[outlineArgs]{Touches: func(a outlineArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Run:   getOutline,
 }
 
 // ---- writes ---------------------------------------------------------------

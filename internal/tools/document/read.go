@@ -2,17 +2,74 @@ package document
 
 import (
 	"context"
+	"html"
 	"path"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
 
-type lookupArgs struct{ ID, Notebook, Path, HPath string }
+type lookupArgs struct {
+	ID, Notebook, Path, HPath string
+	DocInfo                   bool
+	// PathAsHPath: a human path was passed as path, read as hpath.
+	PathAsHPath bool
+}
+
+// lookupIncludes are the values include takes (upstream's; only docInfo
+// adds to the answer, which always has the others).
+var lookupIncludes = map[string]bool{"id": true, "ids": true, "path": true, "hpath": true, "docInfo": true}
+
+func parseLookup(a *tools.Args) (lookupArgs, error) {
+	l := lookupArgs{ID: a.String("id"), Notebook: a.String("notebook"), Path: a.String("path"), HPath: a.String("hpath")}
+	if alias := a.String("hPath"); alias != "" {
+		if l.HPath != "" && l.HPath != alias {
+			return l, failure.Invalid("hpath and hPath differ; pass one")
+		}
+		l.HPath = alias
+	}
+	for _, inc := range a.Strings("include") {
+		if !lookupIncludes[inc] {
+			return l, failure.Invalid("include takes id, ids, path, hpath or docInfo, got %q", inc)
+		}
+		l.DocInfo = l.DocInfo || inc == "docInfo"
+	}
+	if l.Path != "" && l.HPath == "" && !strings.HasSuffix(l.Path, ".sy") {
+		l.Path, l.HPath, l.PathAsHPath = "", l.Path, true
+	}
+	return l, nil
+}
 
 func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
+	ret, err := lookupDocs(ctx, env, a)
+	if err != nil {
+		return nil, err
+	}
+	if a.PathAsHPath {
+		ret["interpretedPathAs"] = "hpath"
+		hint := "path takes a storage path such as /20260812120000-abcdefg.sy; this human path was read as hpath"
+		if h, ok := ret["hint"].(string); ok {
+			hint = h + "; " + hint
+		}
+		ret["hint"] = hint
+	}
+	if a.DocInfo {
+		refs, _ := ret["documents"].([]kernelview.DocRef)
+		if len(refs) > 0 {
+			info, err := env.Kernel.GetDocInfo(ctx, refs[0].ID)
+			if err != nil {
+				return nil, err
+			}
+			ret["docInfo"] = info
+		}
+	}
+	return ret, nil
+}
+
+func lookupDocs(ctx context.Context, env *tools.Env, a lookupArgs) (map[string]any, error) {
 	id, nb, p, hp := a.ID, a.Notebook, a.Path, a.HPath
 	given := 0
 	for _, s := range []string{id, p, hp} {
@@ -79,7 +136,12 @@ func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
 	}
 }
 
-func getOutline(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+type outlineArgs struct {
+	ID      string
+	Preview bool
+}
+
+func getOutline(ctx context.Context, env *tools.Env, a outlineArgs) (any, error) {
 	id := a.ID
 	if err := tools.CheckID("id", id); err != nil {
 		return nil, err
@@ -88,11 +150,59 @@ func getOutline(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	children, err := env.Kernel.GetChildBlocks(ctx, ref.ID)
+	// SiYuan's own outline: headings anywhere in the document but in
+	// blockquotes and callouts.
+	paths, err := env.Kernel.GetDocOutline(ctx, ref.ID, a.Preview)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"document": ref, "outline": kernelview.Outline(children)}, nil
+	outline := make([]*kernelview.Heading, 0, len(paths))
+	count := 0
+	for _, p := range paths {
+		h := &kernelview.Heading{ID: p.ID, Level: headingLevel(p.SubType), Text: outlineText(p.Name), Children: outlineChildren(p.Blocks, &count)}
+		count++
+		outline = append(outline, h)
+	}
+	return map[string]any{"document": ref, "notebook": ref.Notebook, "preview": a.Preview, "headingCount": count, "outline": outline}, nil
+}
+
+func outlineChildren(bs []*siyuan.Block, count *int) []*kernelview.Heading {
+	out := make([]*kernelview.Heading, 0, len(bs))
+	for _, b := range bs {
+		*count++
+		out = append(out, &kernelview.Heading{ID: b.ID, Level: headingLevel(b.SubType), Text: outlineText(b.Content), Children: outlineChildren(b.Children, count)})
+	}
+	return out
+}
+
+// headingLevel reads a heading's subtype (h1..h6).
+func headingLevel(sub string) int {
+	if len(sub) == 2 && sub[0] == 'h' && sub[1] >= '1' && sub[1] <= '6' {
+		return int(sub[1] - '0')
+	}
+	return 0
+}
+
+// outlineText is a heading's outline HTML as plain text.
+func outlineText(s string) string {
+	return strings.TrimSpace(strings.ReplaceAll(html.UnescapeString(stripTags(s)), "\u00a0", " "))
+}
+
+// stripTags drops the markup SiYuan renders inline marks with.
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>' && in:
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 type childDocsArgs struct {

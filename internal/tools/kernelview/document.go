@@ -85,7 +85,7 @@ func WindowParams() []tools.Param {
 	return []tools.Param{
 		{Name: "blockStart", Type: tools.Integer, Description: "0-based index of the first top-level block", Default: 0, Min: tools.IntP(0)},
 		{Name: "blockLimit", Type: tools.Integer, Description: "at most this many blocks", Default: 50, Min: tools.IntP(1), Max: tools.IntP(200)},
-		{Name: "tokenBudget", Type: tools.Integer, Description: "stop adding blocks past this many estimated tokens (one block is always returned)", Default: 2000, Min: tools.IntP(100), Max: tools.IntP(100000)},
+		{Name: "tokenBudget", Type: tools.Integer, Description: "stop adding blocks past this many estimated tokens (one block is always returned)", Default: 2000, Min: tools.IntP(1), Max: tools.IntP(32000)},
 		{Name: "includeBlockIds", Type: tools.Boolean, Description: "also list each returned block's id and type", Default: false},
 	}
 }

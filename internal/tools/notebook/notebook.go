@@ -24,6 +24,7 @@ func Tool() *tools.Tool {
 		Actions: []*tools.Action{
 			list.Action(), getConf.Action(), getPermissions.Action(),
 			create.Action(), rename.Action(), remove.Action(), setConf.Action(), setOpenState.Action(), setPermission.Action(),
+			setIcon.Action(), getChildDocs.Action(),
 		},
 	}
 }

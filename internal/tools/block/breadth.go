@@ -1,0 +1,332 @@
+package block
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+)
+
+// maxBatchKramdown is upstream's limit of ids per batch_kramdown.
+const maxBatchKramdown = 20
+
+type batchArgs struct {
+	IDs  []string
+	Mode string
+}
+
+var batchKramdown = tools.Read[batchArgs]{
+	Name: "batch_kramdown", Summary: "the kramdown of 1-20 blocks in the order given (duplicates kept), each with its own error: an id that is missing or not readable is an item error",
+	Example: map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}},
+	Params: []tools.Param{
+		{Name: "ids", Type: tools.Strings, Description: "1-20 block or document ids", Required: true},
+		{Name: "mode", Type: tools.String, Description: `"md" (Markdown markers, the default) or "textmark" (inline marks as spans)`, Default: "md", Enum: []string{"md", "textmark"}},
+	},
+	Parse: func(a *tools.Args) (batchArgs, error) {
+		b := batchArgs{a.Strings("ids"), a.String("mode")}
+		if b.Mode == "" {
+			b.Mode = "md"
+		}
+		if len(b.IDs) == 0 || len(b.IDs) > maxBatchKramdown {
+			return b, failure.Invalid("ids must hold 1 to %d ids, got %d", maxBatchKramdown, len(b.IDs))
+		}
+		return b, nil
+	},
+	// Each id's notebook is checked per item (a refusal is that item's
+	// error), so the gate checks none.
+	Scope: tools.Scope[batchArgs]{Global: true},
+	Run:   runBatchKramdown,
+}
+
+// itemError is one batch item's failure, under upstream's "type" and the
+// project's "code". An id whose notebook the call may not read answers as
+// one that does not exist, so that nothing about it shows.
+func itemError(code failure.Code, msg string) map[string]any {
+	return map[string]any{"type": string(code), "code": string(code), "message": msg}
+}
+
+func runBatchKramdown(ctx context.Context, env *tools.Env, a batchArgs) (any, error) {
+	readable := map[string]bool{}
+	var ask []string
+	for _, id := range a.IDs {
+		if _, done := readable[id]; done || tools.CheckID("id", id) != nil {
+			continue
+		}
+		loc, err := env.Kernel.GetPathByID(ctx, id)
+		if err != nil && !isAPIError(err) {
+			return nil, err // not an answer: fail closed
+		}
+		ok := err == nil && loc.Notebook != "" && tools.LevelOf(ctx, loc.Notebook) >= tools.LevelRead
+		readable[id] = ok
+		if ok {
+			ask = append(ask, id)
+		}
+	}
+	kds := map[string]string{}
+	if len(ask) > 0 {
+		var err error
+		if kds, err = env.Kernel.GetBlockKramdownsMode(ctx, ask, a.Mode); err != nil {
+			return nil, err
+		}
+	}
+	items := make([]map[string]any, 0, len(a.IDs))
+	ok := 0
+	for _, id := range a.IDs {
+		kd, found := kds[id]
+		switch {
+		case tools.CheckID("id", id) != nil:
+			items = append(items, map[string]any{"id": id, "ok": false, "error": itemError(failure.InvalidArguments, "not a SiYuan id")})
+		case !readable[id] || !found:
+			items = append(items, map[string]any{"id": id, "ok": false, "error": itemError(failure.NotFound, "no readable block has this id")})
+		default:
+			ok++
+			items = append(items, map[string]any{"id": id, "ok": true, "kramdown": stripZeroWidth(kd)})
+		}
+	}
+	failed := len(items) - ok
+	return map[string]any{"items": items, "requested": len(items), "succeeded": ok, "failed": failed, "partial": ok > 0 && failed > 0}, nil
+}
+
+// stripZeroWidth drops the zero-width spaces SiYuan's editor leaves in
+// text, as upstream does for batch reads.
+func stripZeroWidth(s string) string { return strings.ReplaceAll(s, "\u200b", "") }
+
+type breadcrumbArgs struct {
+	ID           string
+	ExcludeTypes []string
+}
+
+var breadcrumb = tools.Read[breadcrumbArgs]{
+	Name: "breadcrumb", Summary: "the path from a block's document down to the block: the document (named notebook + human path), the headings and list items above it, the block last",
+	Params: []tools.Param{
+		tools.IDParam("id", "the block", true),
+		{Name: "excludeTypes", Type: tools.Strings, Description: "inline types left out of the crumbs' names (e.g. tag)"},
+	},
+	Parse: func(a *tools.Args) (breadcrumbArgs, error) {
+		b := breadcrumbArgs{a.String("id"), a.Strings("excludeTypes")}
+		return b, tools.CheckID("id", b.ID)
+	},
+	Scope: tools.Scope[breadcrumbArgs]{Touches: func(a breadcrumbArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Run: func(ctx context.Context, env *tools.Env, a breadcrumbArgs) (any, error) {
+		crumbs, err := env.Kernel.GetBlockBreadcrumb(ctx, a.ID, a.ExcludeTypes)
+		if err != nil {
+			return nil, err
+		}
+		// The kernel answers an unknown block with no crumbs.
+		if len(crumbs) == 0 {
+			if err := kernelview.MustExist(ctx, env, a.ID); err != nil {
+				return nil, err
+			}
+		}
+		return map[string]any{"id": a.ID, "breadcrumb": crumbs}, nil
+	},
+}
+
+type idsArgs struct{ IDs []string }
+
+// parseIDs reads ids (or a single id) as upstream's docs_info does: exactly
+// one of them.
+func parseIDs(a *tools.Args, single bool) (idsArgs, error) {
+	ids := a.Strings("ids")
+	if single {
+		switch id := a.String("id"); {
+		case id != "" && len(ids) > 0, id == "" && len(ids) == 0:
+			return idsArgs{}, failure.Invalid("pass exactly one of id or ids")
+		case id != "":
+			ids = []string{id}
+		}
+	}
+	if len(ids) == 0 {
+		return idsArgs{}, failure.Invalid("ids must hold at least one id")
+	}
+	for _, id := range ids {
+		if err := tools.CheckID("ids", id); err != nil {
+			return idsArgs{}, err
+		}
+	}
+	return idsArgs{ids}, nil
+}
+
+// idsExist answers not_found for the first id the kernel does not know
+// (several endpoints count or skip unknown ids silently).
+func idsExist(ctx context.Context, env *tools.Env, ids []string) error {
+	for _, id := range kernelview.SortedUnique(ids) {
+		if err := kernelview.MustExist(ctx, env, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var wordCount = tools.Read[idsArgs]{
+	Name: "word_count", Summary: "text statistics of blocks with their descendants (a document: its whole body): letters (without spaces), words, links, images, references, and the number of blocks asked for",
+	Example: map[string]any{"ids": []string{"20260812120000-docdocd"}},
+	Params:  []tools.Param{{Name: "ids", Type: tools.Strings, Description: "one or more block or document ids", Required: true}},
+	Parse:   func(a *tools.Args) (idsArgs, error) { return parseIDs(a, false) },
+	Scope:   tools.Scope[idsArgs]{Touches: func(a idsArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelRead) }},
+	Run: func(ctx context.Context, env *tools.Env, a idsArgs) (any, error) {
+		if err := idsExist(ctx, env, a.IDs); err != nil {
+			return nil, err
+		}
+		st, err := env.Kernel.GetBlocksWordCount(ctx, a.IDs)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"ids": a.IDs, "stat": st}, nil
+	},
+}
+
+type docsInfoArgs struct {
+	idsArgs
+	RefCount, AV bool
+}
+
+var docsInfo = tools.Read[docsInfoArgs]{
+	Name: "docs_info", Summary: "document info (title, attributes, icon, child document count) of each id's document, in order; refCount adds the blocks referencing it, av its databases",
+	Example: map[string]any{"ids": []string{"20260812120000-docdocd"}, "refCount": true},
+	Params: []tools.Param{
+		tools.IDParam("id", "one document (or a block in it)", false),
+		{Name: "ids", Type: tools.Strings, Description: "several documents"},
+		{Name: "refCount", Type: tools.Boolean, Description: "include refCount and refIDs (the blocks referencing the document or anything in it)", Default: false},
+		{Name: "av", Type: tools.Boolean, Description: "include attrViews (the databases the document is in)", Default: false},
+	},
+	Parse: func(a *tools.Args) (docsInfoArgs, error) {
+		ids, err := parseIDs(a, true)
+		return docsInfoArgs{ids, a.Bool("refCount"), a.Bool("av")}, err
+	},
+	Scope: tools.Scope[docsInfoArgs]{Touches: func(a docsInfoArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelRead) }},
+	Run: func(ctx context.Context, env *tools.Env, a docsInfoArgs) (any, error) {
+		if err := idsExist(ctx, env, a.IDs); err != nil {
+			return nil, err
+		}
+		infos, err := env.Kernel.GetDocsInfo(ctx, a.IDs, a.RefCount, a.AV)
+		if err != nil {
+			return nil, err
+		}
+		if a.RefCount {
+			// A referencing block in a notebook the call may not read is
+			// left out, and the count with it.
+			for i := range infos {
+				if infos[i].RefIDs, err = readableBlocks(ctx, env, infos[i].RefIDs); err != nil {
+					return nil, err
+				}
+				infos[i].RefCount = len(infos[i].RefIDs)
+			}
+		}
+		return map[string]any{"documents": infos, "count": len(infos)}, nil
+	},
+}
+
+// readableBlocks keeps the blocks whose notebooks the call may read.
+func readableBlocks(ctx context.Context, env *tools.Env, ids []string) ([]string, error) {
+	out := []string{}
+	for _, id := range ids {
+		loc, err := env.Kernel.GetPathByID(ctx, id)
+		if err != nil {
+			if isAPIError(err) {
+				continue // gone since it was listed
+			}
+			return nil, err
+		}
+		if tools.LevelOf(ctx, loc.Notebook) >= tools.LevelRead {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// isAPIError reports a kernel answer (as opposed to no answer).
+func isAPIError(err error) bool {
+	var api *siyuan.APIError
+	return errors.As(err, &api)
+}
+
+type recentArgs struct{ Count int }
+
+// recentDoc is one document of recent_updated's summary.
+type recentDoc struct {
+	DocumentID        string        `json:"documentId"`
+	Notebook          string        `json:"notebook"`
+	Path              string        `json:"path"`
+	HPath             string        `json:"hPath,omitempty"`
+	Name              string        `json:"name,omitempty"`
+	UpdatedBlockCount int           `json:"updatedBlockCount"`
+	SampleBlocks      []recentBlock `json:"sampleBlocks"`
+}
+
+type recentBlock struct {
+	ID      string `json:"id"`
+	Type    string `json:"type"`
+	SubType string `json:"subtype,omitempty"`
+	Content string `json:"content"`
+	Path    string `json:"path"`
+}
+
+// recentItem is one block of recent_updated's raw stream.
+type recentItem struct {
+	ID       string `json:"id"`
+	Box      string `json:"box"`
+	RootID   string `json:"rootID"`
+	ParentID string `json:"parentID"`
+	Path     string `json:"path"`
+	HPath    string `json:"hPath"`
+	Type     string `json:"type"`
+	SubType  string `json:"subType,omitempty"`
+	Content  string `json:"content"`
+	Markdown string `json:"markdown"`
+}
+
+var recentUpdated = tools.Read[recentArgs]{
+	Name: "recent_updated", Summary: "the workspace's most recently updated paragraphs (SiYuan lists up to 16, from its search index), in readable notebooks only, grouped by document",
+	Example: map[string]any{"count": 10},
+	Params: []tools.Param{
+		{Name: "count", Type: tools.Integer, Description: "at most this many blocks, after leaving out unreadable notebooks", Min: tools.IntP(1)},
+	},
+	Parse: func(a *tools.Args) (recentArgs, error) { return recentArgs{a.Int("count")}, nil },
+	Scope: tools.Scope[recentArgs]{Global: true},
+	Run: func(ctx context.Context, env *tools.Env, a recentArgs) (any, error) {
+		blocks, err := env.Kernel.GetRecentUpdatedBlocks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		items := []recentItem{}
+		for _, b := range blocks {
+			if tools.LevelOf(ctx, b.Box) < tools.LevelRead {
+				continue
+			}
+			if a.Count > 0 && len(items) == a.Count {
+				break
+			}
+			items = append(items, recentItem{b.ID, b.Box, b.RootID, b.ParentID, b.Path, b.HPath, b.Type, b.SubType, b.Content, b.Markdown})
+		}
+		docs := []*recentDoc{}
+		byDoc := map[string]*recentDoc{}
+		lowLevel := false
+		for _, it := range items {
+			lowLevel = lowLevel || it.Type != "NodeDocument"
+			d := byDoc[it.RootID]
+			if d == nil {
+				d = &recentDoc{DocumentID: it.RootID, Notebook: it.Box, Path: it.Path, HPath: it.HPath, SampleBlocks: []recentBlock{}}
+				if it.HPath != "" {
+					d.Name = path.Base(it.HPath)
+				}
+				byDoc[it.RootID] = d
+				docs = append(docs, d)
+			}
+			d.UpdatedBlockCount++
+			if len(d.SampleBlocks) < 3 {
+				d.SampleBlocks = append(d.SampleBlocks, recentBlock{it.ID, it.Type, it.SubType, it.Content, it.Path})
+			}
+		}
+		return map[string]any{
+			"documents": docs, "documentCount": len(docs), "count": len(items), "containsLowLevelBlocks": lowLevel,
+			"grouping": "document", "primaryView": "documents", "items": items,
+			"hint": "documents is the summary grouped by document; items is the raw stream of recent blocks, newest first",
+		}, nil
+	},
+}
