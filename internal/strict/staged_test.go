@@ -67,7 +67,9 @@ func stagedOp(fs *fakeStore) Op {
 				return map[string]any{"avID": ids["av"], "blockID": ids["block"], "stage": strings.Join(done, ",")}
 			},
 		},
-		Readback: func(context.Context, map[string]any) (any, error) { return map[string]any{"objects": len(fs.objects)}, nil },
+		Readback: func(context.Context, map[string]any) (any, error) {
+			return map[string]any{"objects": len(fs.objects)}, nil
+		},
 	}
 }
 
