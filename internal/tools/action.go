@@ -97,6 +97,8 @@ type writeSteps struct {
 	execute  func(ctx context.Context, env *Env, parsed, state any) (Payload, error)
 	readback func(ctx context.Context, env *Env, parsed any, p Payload) (any, error)
 	notes    func(parsed, state any) map[string]any
+	// plan, for a staged creation, replaces execute.
+	plan func(env *Env, parsed any, wait func() error) *strict.Plan
 }
 
 // Payload is what a write's Execute returns: small (ids, counts, flags),
@@ -192,6 +194,8 @@ type Write[A, S any] struct {
 	// state read at commit. Classify kernel failures with [WriteFailure];
 	// a refusal found before any kernel write is [Refuse].
 	Execute func(ctx context.Context, env *Env, a A, st S) (Payload, error)
+	// Stages, instead of Execute, makes the write a staged creation.
+	Stages *Stages[A, S]
 	// Readback verifies the change after Execute and returns the state to
 	// hash: for a guarded mutation what State reads, so that an unchanged
 	// readback is no_change. It may add public keys to the payload.
@@ -262,7 +266,13 @@ func (w Write[A, S]) Action() *Action {
 			return w.Check(parsed.(A), st)
 		}
 	}
-	if w.Execute != nil {
+	if w.Stages != nil {
+		steps.plan = func(env *Env, parsed any, wait func() error) *strict.Plan {
+			return w.Stages.plan(env, parsed.(A), wait)
+		}
+		steps.execute = nil
+	}
+	if w.Execute != nil || w.Stages != nil {
 		act.write = steps
 	}
 	return act
@@ -308,7 +318,7 @@ func (a *Action) complete() error {
 	}
 	switch {
 	case a.write == nil:
-		return fmt.Errorf("a write needs Execute")
+		return fmt.Errorf("a write needs Execute (or Stages)")
 	case a.Policy.Class != strict.External && a.write.readback == nil:
 		return fmt.Errorf("a strict write needs Readback")
 	case a.Policy.Class == strict.Mutation && a.write.state == nil:

@@ -388,6 +388,9 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 			return p, agentSafe(err)
 		},
 	}
+	if w.plan != nil {
+		op.Plan, op.Execute = w.plan(env, parsed, g.wait), nil
+	}
 	if w.state != nil {
 		guardedCommit := policy.Class == strict.Mutation && !op.ValidateOnly && env.StrictOn(ctx)
 		op.ReadState = func(ctx context.Context) (any, error) {
