@@ -47,6 +47,12 @@ type Action struct {
 	// sideEffects: a read that must not start before the gate decides.
 	sideEffects bool
 
+	// writeForm is the write a read becomes when its writeWhen argument
+	// is true (av.render with createIfNotExist): the same name, its own
+	// class, parameters and steps.
+	writeForm *Action
+	writeWhen string
+
 	budget  func(env *Env) int
 	front   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
 	deliver func(ctx context.Context, env *Env, parsed any, result map[string]any) (any, error)
@@ -127,6 +133,11 @@ type Read[A any] struct {
 	// (a template render): it starts only once the gate has decided, where
 	// other reads start while the gate looks up their notebooks.
 	SideEffects bool
+	// WriteForm, with WriteWhen (a boolean argument), is the write the
+	// call is when that argument is true: upstream's av.render is a read,
+	// and a creation with createIfNotExist:true. It takes the read's name.
+	WriteForm *Action
+	WriteWhen string
 }
 
 // Action turns the declaration into a registry action.
@@ -143,8 +154,29 @@ func (r Read[A]) Action() *Action {
 		},
 	}
 	r.Scope.set(act)
+	if r.WriteForm != nil {
+		r.WriteForm.Name = r.Name
+		act.writeForm, act.writeWhen = r.WriteForm, r.WriteWhen
+	}
 	return act
 }
+
+// form is the action a call with these fields runs: the write form when
+// its argument is true, else a itself.
+func (a *Action) form(fields map[string]json.RawMessage) *Action {
+	if a.writeForm == nil {
+		return a
+	}
+	var on bool
+	if raw, ok := fields[a.writeWhen]; ok && json.Unmarshal(raw, &on) == nil && on {
+		return a.writeForm
+	}
+	return a
+}
+
+// WriteForm returns the write a read becomes and the argument that makes
+// it so (nil, "" for most actions).
+func (a *Action) WriteForm() (*Action, string) { return a.writeForm, a.writeWhen }
 
 // Write declares a write whose arguments parse into A and whose state
 // reader returns S. The coordinator decides when each step runs:

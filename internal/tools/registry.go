@@ -51,6 +51,14 @@ func (r *Registry) add(t *Tool) error {
 		if err := a.complete(); err != nil {
 			return fmt.Errorf("tool %s action %s: %w", t.Name, a.Name, err)
 		}
+		if w := a.writeForm; w != nil {
+			if err := w.Policy.Validate(); err != nil || w.Policy.Class == strict.Read {
+				return fmt.Errorf("tool %s action %s: its write form must be a write: %v", t.Name, a.Name, err)
+			}
+			if err := w.complete(); err != nil {
+				return fmt.Errorf("tool %s action %s (%s): %w", t.Name, a.Name, a.writeWhen, err)
+			}
+		}
 	}
 	r.tools[t.Name] = t
 	r.order = append(r.order, t.Name)
@@ -228,6 +236,9 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 	if !ok {
 		return pc, unknownAction(t, policy, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
 	}
+	// A read with a write form (av.render createIfNotExist) runs as that
+	// write when its argument asks; enabled under the same switch.
+	a = a.form(fields)
 	pc.action = a
 	writes := a.Policy.Class != strict.Read
 	pc.writes = writes

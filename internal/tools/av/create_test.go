@@ -171,3 +171,44 @@ type httptestDiscard struct{}
 func (httptestDiscard) Header() http.Header         { return http.Header{} }
 func (httptestDiscard) Write(b []byte) (int, error) { return len(b), nil }
 func (httptestDiscard) WriteHeader(int)             {}
+
+func TestRenderCreateIfNotExist(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	n := countAVs(t, s)
+	// Without an id: one is reserved.
+	args := map[string]any{"action": "render", "blockID": s.Doc, "createIfNotExist": true}
+	pre := s.Preflight(t, "av", args, "", 1)
+	res := s.Commit(t, "av", args, pre)
+	avID, blockID := res["avID"].(string), res["blockID"].(string)
+	if res["generatedAvID"] != true || res["materialized"] != true || len(res["columns"].([]any)) != 2 || countAVs(t, s) != n+1 {
+		t.Fatalf("created %v", res)
+	}
+	if kids := s.Kids(t, s.Doc); kids[0] != blockID {
+		t.Fatalf("kids %v", kids)
+	}
+	s.Replay(t, "av", args, pre, res)
+	if countAVs(t, s) != n+1 {
+		t.Fatal("the replay created")
+	}
+	// The new database renders as a read.
+	r := s.OK(t, "av", map[string]any{"action": "render", "id": avID})
+	if r["avID"] != avID || r["rowCount"] != float64(0) {
+		t.Fatalf("render %v", r)
+	}
+	// With an id: that id. An existing one is refused at preflight.
+	id := tooltest.NewID()
+	withID := map[string]any{"action": "render", "id": id, "blockID": s.Blocks[0], "createIfNotExist": true}
+	res2 := s.Commit(t, "av", withID, s.Preflight(t, "av", withID, "", 1))
+	if res2["avID"] != id || res2["generatedAvID"] != false {
+		t.Fatalf("created %v", res2)
+	}
+	s.InvalidAt(t, "av", withID, false)
+	s.WantErr(t, "av", map[string]any{"action": "render", "createIfNotExist": true, "validateOnly": true}, failure.InvalidArguments)
+	s.WantErr(t, "av", map[string]any{"action": "render", "blockID": tooltest.NewID(), "createIfNotExist": true, "validateOnly": true}, failure.NotFound)
+	// createIfNotExist:false stays a read (no requestId taken).
+	s.WantErr(t, "av", map[string]any{"action": "render", "id": id, "createIfNotExist": false, "validateOnly": true}, failure.InvalidArguments)
+	h := s.OK(t, "av", map[string]any{"action": "help", "topic": "render"})
+	if wf, _ := h["writeForm"].(map[string]any); wf["class"] != "additive" {
+		t.Fatalf("help %v", h)
+	}
+}
