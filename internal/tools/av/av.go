@@ -34,7 +34,7 @@ func Tool() *tools.Tool {
 		Actions: []*tools.Action{
 			get.Action(), render.Action(), getKeys.Action(), getFilterSort.Action(), search.Action(), getPrimaryKeyValues.Action(),
 			rename.Action(), addColumn.Action(), addRows.Action(), setCells.Action(), removeRows.Action(), removeColumn.Action(),
-			create.Action(),
+			create.Action(), duplicate.Action(),
 		},
 	}
 }

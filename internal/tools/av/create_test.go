@@ -3,6 +3,7 @@ package av
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -28,14 +29,15 @@ func dbOf(t *testing.T, s *tooltest.Fixture, avID string) DBState {
 	return st
 }
 
-// countAVs counts the database files the kernel holds.
+// countAVs counts the database files the embedded kernel holds
+// (data/storage/av/<id>.json), shown by a block or not.
 func countAVs(t *testing.T, s *tooltest.Fixture) int {
 	t.Helper()
-	r, err := s.C.SearchAttributeView(context.Background(), "", nil)
+	m, err := filepath.Glob(filepath.Join(s.K.Dir(), "data", "storage", "av", "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(r)
+	return len(m)
 }
 
 func TestCreate(t *testing.T) {
@@ -211,4 +213,58 @@ func TestRenderCreateIfNotExist(t *testing.T) {
 	if wf, _ := h["writeForm"].(map[string]any); wf["class"] != "additive" {
 		t.Fatalf("help %v", h)
 	}
+}
+
+func TestDuplicate(t *testing.T) {
+	s := newFix(t)
+	n := countAVs(t, s.Fixture)
+	args := map[string]any{"action": "duplicate", "avID": s.db.AV}
+	pre := s.Preflight(t, "av", args, "expectedStateHash", 1)
+	res := s.Commit(t, "av", args, pre)
+	avID, blockID := res["avID"].(string), res["blockID"].(string)
+	if avID == s.db.AV || res["sourceAvID"] != s.db.AV || res["insertedAfter"] != s.db.Block || countAVs(t, s.Fixture) != n+1 {
+		t.Fatalf("duplicate %v", res)
+	}
+	cp := dbOf(t, s.Fixture, avID)
+	if !slices.Equal(cp.Blocks, []string{blockID}) || !same(rowIDs(cp), rowIDs(s.state(t))) || !strings.Contains(cp.Name, "Duplicated") && cp.Name != "" {
+		t.Fatalf("copy %+v", cp)
+	}
+	kids := s.Kids(t, s.Doc)
+	if i := slices.Index(kids, s.db.Block); i < 0 || kids[i+1] != blockID {
+		t.Fatalf("kids %v", kids)
+	}
+	s.Replay(t, "av", args, pre, res)
+	if countAVs(t, s.Fixture) != n+1 {
+		t.Fatal("the replay duplicated")
+	}
+	// A stale commit: state_changed, no copy.
+	pre2 := s.Preflight(t, "av", args, "expectedStateHash", 1)
+	s.Drifted(t, "av", args, pre2, func() { s.setText(t, s.rows[0], "drift") })
+	if countAVs(t, s.Fixture) != n+1 {
+		t.Fatal("a stale duplicate duplicated")
+	}
+	// A lost reply of the duplicate itself: in doubt with no id learned,
+	// never sent again.
+	var armed atomic.Bool
+	armed.Store(true)
+	s.Wrap(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/av/duplicateAttributeViewBlock" && armed.CompareAndSwap(true, false) {
+				next.ServeHTTP(httptestDiscard{}, r)
+				panic(http.ErrAbortHandler)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	pre3 := s.Preflight(t, "av", args, "expectedStateHash", 1)
+	s.WantErr(t, "av", tooltest.CommitArgs(args, pre3), failure.OutcomeUnknown)
+	e := s.WantErr(t, "av", tooltest.CommitArgs(args, pre3), failure.OutcomeUnknown)
+	if r, _ := e.Details["receipt"].(map[string]any); r["inDoubt"] != "duplicated" {
+		t.Fatalf("receipt %+v", e)
+	}
+	if countAVs(t, s.Fixture) != n+2 {
+		t.Fatalf("%d databases, want %d (the lost one applied once)", countAVs(t, s.Fixture), n+2)
+	}
+	s.WantErr(t, "av", map[string]any{"action": "duplicate", "avID": tooltest.NewID(), "validateOnly": true}, failure.NotFound)
+	s.WantErr(t, "av", map[string]any{"action": "duplicate", "avID": s.db.AV, "blockID": s.Blocks[0], "validateOnly": true}, failure.InvalidArguments)
 }
