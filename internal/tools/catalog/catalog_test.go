@@ -246,6 +246,8 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"av.set_cells":                 {map[string]any{"avID": gone, "rowID": gone, "columnID": gone, "value": "x"}, failure.NotFound},
 		"av.remove_rows":               {map[string]any{"avID": gone, "srcIDs": []string{gone}}, failure.NotFound},
 		"av.remove_column":             {map[string]any{"avID": gone, "keyID": gone}, failure.NotFound},
+		"av.create":                    {map[string]any{"parentID": gone}, failure.NotFound},
+		"av.duplicate":                 {map[string]any{"avID": gone}, failure.NotFound},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {

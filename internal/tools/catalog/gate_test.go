@@ -118,6 +118,8 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"av.set_cells":                      {map[string]any{"avID": db.AV, "rowID": row, "columnID": db.Primary, "value": "x"}, write},
 		"av.remove_rows":                    {map[string]any{"avID": db.AV, "srcIDs": []string{row}}, del},
 		"av.remove_column":                  {map[string]any{"avID": db.AV, "keyID": db.Select}, del},
+		"av.create":                         {map[string]any{"parentID": doc}, write},
+		"av.duplicate":                      {map[string]any{"avID": db.AV}, write},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
