@@ -124,6 +124,7 @@ func Run(t *testing.T, k Kernel) {
 	for _, group := range [][]check{
 		checks,
 		avChecks,
+		avCreateChecks,
 	} {
 		all = append(all, group...)
 	}

@@ -1,0 +1,108 @@
+package contract
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+)
+
+// avCreateChecks are what a staged creation (av create, render with
+// createIfNotExist, duplicate) relies on: which of its kernel writes may
+// be sent again after an unconfirmed send, and where a database block
+// lands.
+var avCreateChecks = []check{
+	{"av_create_stages_sent_twice", checkAVCreateTwice},
+	{"av_create_block_after_previous", checkAVCreateAfter},
+}
+
+// checkAVCreateTwice: a render with createIfNotExist of an existing
+// database changes nothing (one file, the same keys and view), and naming
+// twice is naming once — so both may be sent again. Adding a key with the
+// same ID twice makes two keys with that ID, and inserting a block with
+// an ID that exists makes a second block: the inserted one takes the ID
+// where it was asked to go, and SiYuan gives the one that had it a new
+// ID. Neither may be sent again.
+func checkAVCreateTwice(t *testing.T, s *suite) {
+	doc, _ := s.docWithParas(t, "create-twice", "one")
+	block, avID := freshID(), freshID()
+	s.removeAV(t, avID)
+	s.tx(t, siyuan.InsertDatabaseBlockOp(block, avID, "", doc))
+	first, err := s.c.RenderAttributeViewOrCreate(t.Context(), siyuan.RenderAVRequest{ID: avID, BlockID: block, IgnoreRows: true})
+	must(t, "RenderAttributeViewOrCreate", err)
+	again, err := s.c.RenderAttributeViewOrCreate(t.Context(), siyuan.RenderAVRequest{ID: avID, BlockID: block, IgnoreRows: true})
+	must(t, "RenderAttributeViewOrCreate again", err)
+	if first.ViewID != again.ViewID || len(again.View.Columns) != 2 || again.View.Columns[0].ID != first.View.Columns[0].ID || again.View.Columns[1].ID != first.View.Columns[1].ID {
+		t.Fatalf("render-create twice: %+v then %+v", first.View, again.View)
+	}
+	if av := s.storedAV(t, avID); len(av.KeyValues) != 2 || len(av.Views) != 1 {
+		t.Fatalf("stored after two creates: %v", keyNames(av))
+	}
+	s.tx(t, siyuan.SetAttrViewNameOp(avID, "Twice"))
+	s.tx(t, siyuan.SetAttrViewNameOp(avID, "Twice"))
+	if n := s.storedAV(t, avID).Name; n != "Twice" {
+		t.Fatalf("name %q", n)
+	}
+
+	key := freshID()
+	for range 2 {
+		must(t, "AddAttributeViewKey", s.c.AddAttributeViewKey(t.Context(), siyuan.AddAVKeyRequest{AvID: avID, KeyID: key, KeyName: "A", KeyType: "text", PreviousKeyID: first.View.Columns[1].ID}))
+	}
+	n := 0
+	for _, kv := range s.storedAV(t, avID).KeyValues {
+		if kv.Key.ID == key {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("a key added twice with one ID is there %d times, want 2", n)
+	}
+
+	s.tx(t, siyuan.InsertDatabaseBlockOp(block, avID, "", doc))
+	var avBlocks []string
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		avBlocks = avBlocks[:0]
+		for _, k := range s.children(t, doc) {
+			if k.Type == "av" {
+				avBlocks = append(avBlocks, k.ID)
+			}
+		}
+		if len(avBlocks) == 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(avBlocks) != 2 || avBlocks[0] != block || avBlocks[1] == block || !nodeIDRe.MatchString(avBlocks[1]) {
+		t.Fatalf("database blocks after a second insert of %s: %v", block, avBlocks)
+	}
+	// (SiYuan then lists only the inserted one as the database's block;
+	// the embedded kernel lists both. Either way it holds the ID.)
+	blocks, err := s.c.GetMirrorDatabaseBlocks(t.Context(), avID)
+	must(t, "GetMirrorDatabaseBlocks", err)
+	if !slices.Contains(blocks, block) {
+		t.Fatalf("registered blocks %v, want %s among them", blocks, block)
+	}
+}
+
+// checkAVCreateAfter: a database block inserted with previousID lands
+// right after that block; a render then creates its database.
+func checkAVCreateAfter(t *testing.T, s *suite) {
+	doc, paras := s.docWithParas(t, "create-after", "one", "two")
+	block, avID := freshID(), freshID()
+	s.removeAV(t, avID)
+	s.tx(t, siyuan.InsertDatabaseBlockOp(block, avID, paras[0], ""))
+	_, err := s.c.RenderAttributeViewOrCreate(t.Context(), siyuan.RenderAVRequest{ID: avID, BlockID: block, IgnoreRows: true})
+	must(t, "RenderAttributeViewOrCreate", err)
+	var ids []string
+	for _, k := range s.children(t, doc) {
+		ids = append(ids, k.ID)
+	}
+	requireOrder(t, "children", ids, []string{paras[0], block, paras[1]})
+	blocks, err := s.c.GetMirrorDatabaseBlocks(t.Context(), avID)
+	must(t, "GetMirrorDatabaseBlocks", err)
+	if !slices.Equal(blocks, []string{block}) {
+		t.Fatalf("blocks %v", blocks)
+	}
+}
