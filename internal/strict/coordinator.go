@@ -475,6 +475,9 @@ func (c *Coordinator) success(payload map[string]any, id RequestID, status Statu
 	for k, v := range payload {
 		out[k] = v
 	}
+	if h, ok := payload[PartHashesKey]; ok {
+		out[PartHashesKey] = c.aliasParts(h)
+	}
 	out["requestId"] = string(id)
 	out["status"] = string(status)
 	out["replayed"] = replayed

@@ -342,3 +342,45 @@ func TestLedgerStageTransitions(t *testing.T) {
 		t.Fatalf("ledger after a refused mark: %v", err)
 	}
 }
+
+// TestPartHashesAreAliases: a write's per-object hashes are kept whole in
+// the ledger and answered, also on replay, as aliases from the one pool.
+func TestPartHashesAreAliases(t *testing.T) {
+	c, l := newCoord(t, false)
+	tg := &fakeTarget{"a"}
+	op := guardedOp(tg, "b", nil)
+	op.Readback = func(context.Context, map[string]any) (any, error) {
+		return map[string]any{"value": tg.value}, nil
+	}
+	op.Execute = func(context.Context, any) (map[string]any, error) {
+		tg.value = "b"
+		return map[string]any{PartHashesKey: map[string]any{
+			"db1": map[string]any{"previousHash": prevHash, "resultHash": resultHash},
+			"db2": map[string]any{"previousHash": resultHash, "resultHash": "not a digest"},
+		}}, nil
+	}
+	pre := op
+	pre.ValidateOnly = true
+	out, err := c.Do(context.Background(), pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.RequestID, op.Credential = out["requestId"].(string), out["expectedStateHash"].(string)
+	res, err := c.Do(context.Background(), op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"db1": map[string]any{"previousHash": c.Aliases().Alias(prevHash), "resultHash": c.Aliases().Alias(resultHash)},
+		"db2": map[string]any{"previousHash": c.Aliases().Alias(resultHash)}}
+	if fmt.Sprint(res[PartHashesKey]) != fmt.Sprint(want) {
+		t.Fatalf("hashes %v, want %v", res[PartHashesKey], want)
+	}
+	rec, _, _ := l.Get(context.Background(), rid(op.RequestID))
+	if !strings.Contains(string(rec.Receipt), prevHash) {
+		t.Fatalf("the ledger keeps %s", rec.Receipt)
+	}
+	rep, err := c.Do(context.Background(), op)
+	if err != nil || fmt.Sprint(rep[PartHashesKey]) != fmt.Sprint(want) {
+		t.Fatalf("replay %v, %v", rep, err)
+	}
+}
