@@ -15,6 +15,7 @@ import (
 var avCreateChecks = []check{
 	{"av_create_stages_sent_twice", checkAVCreateTwice},
 	{"av_create_block_after_previous", checkAVCreateAfter},
+	{"av_relation_cells_by_the_api_form", checkAVRelationCellsAPI},
 }
 
 // checkAVCreateTwice: a render with createIfNotExist of an existing
@@ -105,4 +106,31 @@ func checkAVCreateAfter(t *testing.T, s *suite) {
 	if !slices.Equal(blocks, []string{block}) {
 		t.Fatalf("blocks %v", blocks)
 	}
+}
+
+// checkAVRelationCellsAPI: batchSetAttributeViewBlockAttrs (what set_cells
+// sends) sets a relation cell as the operation does: the item IDs stored
+// once each, back links added in the other database at once; fewer IDs
+// drop the back link of the row no longer linked.
+func checkAVRelationCellsAPI(t *testing.T, s *suite) {
+	x := s.relatedDBs(t)
+	a0 := x.aRows[0]
+	b0, b1, b2 := x.bRows[0], x.bRows[1], x.bRows[2]
+	set := func(ids ...string) {
+		t.Helper()
+		must(t, "BatchSetAttributeViewBlockAttrs", s.c.BatchSetAttributeViewBlockAttrs(t.Context(), x.a.av,
+			[]siyuan.AVCellUpdate{{KeyID: x.rel, ItemID: a0, Value: &siyuan.AVValue{Relation: &siyuan.AVValueRelation{BlockIDs: ids}}}}))
+	}
+	set(b0, b1, b0)
+	a, b := s.storedAV(t, x.a.av), s.storedAV(t, x.b.av)
+	requireOrder(t, "stored relation", relIDs(storedCell(a, x.rel, a0)), []string{b0, b1})
+	requireOrder(t, "back link of b0", relIDs(storedCell(b, x.back, b0)), []string{a0})
+	requireOrder(t, "back link of b1", relIDs(storedCell(b, x.back, b1)), []string{a0})
+	if storedCell(b, x.back, b2) != nil {
+		t.Fatal("b2 got a back link")
+	}
+	set(b1)
+	b = s.storedAV(t, x.b.av)
+	requireOrder(t, "back link of b0 after removal", relIDs(storedCell(b, x.back, b0)), []string{})
+	requireOrder(t, "back link of b1 kept", relIDs(storedCell(b, x.back, b1)), []string{a0})
 }
