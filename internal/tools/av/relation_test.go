@@ -97,3 +97,61 @@ func TestRelationRollupTemplateColumns(t *testing.T) {
 	s.WantErr(t, "av", map[string]any{"action": "add_column", "avID": s.db.AV, "keyName": "Two", "keyType": "relation", "relationAvID": third.AV, "isTwoWay": true, "validateOnly": true}, failure.PermissionDenied)
 	s.Policy = nil
 }
+
+// TestRelationCells: set_cells on a two-way relation links rows of the
+// other database, which link back; the answer reports both databases'
+// hashes; a drift on the other side's linked row is state_changed; a row
+// the other database lacks is refused at preflight.
+func TestRelationCells(t *testing.T) {
+	s := newFix(t)
+	other := s.MkDatabase(t, s.Doc)
+	b0, b1 := tooltest.NewID(), tooltest.NewID()
+	if err := s.C.AddAttributeViewBlocks(context.Background(), siyuan.AddAVBlocksRequest{AvID: other.AV, BlockID: other.Block,
+		Srcs: []siyuan.AVSrc{{ItemID: b0, Detached: true, Content: "b0"}, {ItemID: b1, Detached: true, Content: "b1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	rel := map[string]any{"action": "add_column", "avID": s.db.AV, "keyName": "Tasks", "keyType": "relation", "relationAvID": other.AV, "isTwoWay": true}
+	res := s.Commit(t, "av", rel, s.Preflight(t, "av", rel, "expectedStateHash", 2))
+	relKey, back := res["columnID"].(string), res["backKeyID"].(string)
+
+	set := map[string]any{"action": "set_cells", "avID": s.db.AV, "rowID": s.rows[0], "columnID": relKey, "values": []any{b0, b1, b0}}
+	pre := s.Preflight(t, "av", set, "expectedManifestHash", 1)
+	res = s.Commit(t, "av", set, pre)
+	h := res["hashes"].(map[string]any)
+	for _, id := range []string{s.db.AV, other.AV} {
+		x, _ := h[id].(map[string]any)
+		if x["previousHash"] == nil || x["previousHash"] == x["resultHash"] {
+			t.Fatalf("hashes %v", h)
+		}
+	}
+	a, b := s.state(t), dbOf(t, s.Fixture, other.AV)
+	r0, _ := a.row(s.rows[0])
+	if got := relationOf(r0.Cells[relKey]); len(got) != 2 || got[0] != b0 || got[1] != b1 {
+		t.Fatalf("relation %v", got)
+	}
+	for _, id := range []string{b0, b1} {
+		r, _ := b.row(id)
+		if got := relationOf(r.Cells[back]); len(got) != 1 || got[0] != s.rows[0] {
+			t.Fatalf("back link of %s: %v", id, got)
+		}
+	}
+	s.Replay(t, "av", set, pre, res)
+
+	// The other side's linked row drifts: state_changed.
+	set2 := map[string]any{"action": "set_cells", "avID": s.db.AV, "rowID": s.rows[1], "columnID": relKey, "values": []any{b1}}
+	pre = s.Preflight(t, "av", set2, "expectedManifestHash", 1)
+	s.Drifted(t, "av", set2, pre, func() {
+		if err := s.C.BatchSetAttributeViewBlockAttrs(context.Background(), other.AV, []siyuan.AVCellUpdate{{KeyID: back, ItemID: b1,
+			Value: &siyuan.AVValue{Relation: &siyuan.AVValueRelation{BlockIDs: []string{}}}}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// Emptying it.
+	clear := map[string]any{"action": "set_cells", "avID": s.db.AV, "rowID": s.rows[0], "columnID": relKey, "value": ""}
+	s.Commit(t, "av", clear, s.Preflight(t, "av", clear, "expectedManifestHash", 1))
+	if r, _ := s.state(t).row(s.rows[0]); len(relationOf(r.Cells[relKey])) != 0 {
+		t.Fatalf("emptied relation %+v", r.Cells[relKey])
+	}
+	s.WantErr(t, "av", map[string]any{"action": "set_cells", "avID": s.db.AV, "rowID": s.rows[0], "columnID": relKey, "values": []any{tooltest.NewID()}, "validateOnly": true}, failure.NotFound)
+	s.WantErr(t, "av", map[string]any{"action": "set_cells", "avID": s.db.AV, "rowID": s.rows[0], "columnID": relKey, "value": "x", "validateOnly": true}, failure.InvalidArguments)
+}
