@@ -250,3 +250,78 @@ func TestAVCreateCrashAtEachStage(t *testing.T) {
 		})
 	}
 }
+
+// TestAVRenderCreateAndDuplicateCrash: the same kill for render with
+// createIfNotExist and for duplicate. A stage whose reserved ids the
+// kernel shows is resumed; the duplicate itself, killed inside SiYuan's
+// copy, has no id to look for (the kernel chooses it): outcome_unknown
+// with the receipt so far, on every replay, and never a second copy.
+func TestAVRenderCreateAndDuplicateCrash(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, action, endpoint, pending string
+		resumes                         bool
+	}{
+		{"render/block", "render", "/api/transactions", "block", true},
+		{"render/database", "render", "/api/av/renderAttributeView", "database", true},
+		{"duplicate/duplicated", "duplicate", "/api/av/duplicateAttributeViewBlock", "duplicated", false},
+		{"duplicate/block", "duplicate", "/api/transactions", "block", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			state, ws := t.TempDir(), t.TempDir()
+			k := startKernel(t, ws, "--fault", c.endpoint+"=latency:3s")
+			s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", state)
+			a := connect(t, s.url, "2025-11-25")
+			doc, _ := firstParagraph(a)
+			args := map[string]any{"action": "render", "blockID": doc, "createIfNotExist": true}
+			if c.action == "duplicate" {
+				src := a.strictDo("av", map[string]any{"action": "create", "parentID": doc, "primaryKeyTexts": []any{"row"}})
+				args = map[string]any{"action": "duplicate", "avID": src["avID"]}
+			}
+			n := countDBFiles(t, ws)
+			pre := a.ok("av", with(args, "validateOnly", true))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				a.cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "av", Arguments: commitOf(args, pre)})
+			}()
+			time.Sleep(1200 * time.Millisecond)
+			s.cmd.Process.Signal(syscall.SIGKILL)
+			s.cmd.Wait()
+			<-done
+			time.Sleep(2 * time.Second)
+
+			l, err := strict.OpenLedger(filepath.Join(state, strict.LedgerFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, _, err := l.Get(context.Background(), strict.RequestID(pre["requestId"].(string)))
+			l.Close()
+			if err != nil || rec.Status != strict.StatusExecuting || rec.Creation == nil || rec.Creation.Pending != c.pending {
+				t.Fatalf("ledger after the kill: %+v %+v, %v", rec, rec.Creation, err)
+			}
+
+			s2 := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", state)
+			b := connect(t, s2.url, "2026-07-28")
+			for try := range 2 {
+				res, isErr := b.call("av", commitOf(args, pre))
+				switch {
+				case c.resumes && try == 0 && (isErr || res["status"] != "committed"):
+					t.Fatalf("resumed commit: %v", res)
+				case c.resumes && try == 1 && res["replayed"] != true:
+					t.Fatalf("replay after the resume: %v", res)
+				case !c.resumes:
+					e, _ := res["error"].(map[string]any)
+					r, _ := e["receipt"].(map[string]any)
+					if !isErr || e["code"] != "outcome_unknown" || r["inDoubt"] != c.pending {
+						t.Fatalf("try %d: %v", try, res)
+					}
+				}
+			}
+			if got := countDBFiles(t, ws); got != n+1 {
+				t.Fatalf("%d database files, want %d", got, n+1)
+			}
+		})
+	}
+}

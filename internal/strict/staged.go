@@ -125,7 +125,7 @@ func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope 
 				continue
 			}
 			if !st.Redo {
-				return nil, unknownCreation(op, id, cr, nil, "stage %s of this creation was sent and the kernel does not show it; it may still land, so it is not sent again", st.Name)
+				return nil, unknownCreation(op, id, cr, nil, "stage %s of this creation was sent and never confirmed, and the kernel does not show it with the ids this creation holds; sending it again could make a second object, so it is not sent again", st.Name)
 			}
 		} else if err := mark(StageMark{Stage: st.Name, Kind: StagePending}); err != nil {
 			if i == 0 && len(cr.Done) == 0 {
