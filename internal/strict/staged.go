@@ -38,6 +38,10 @@ type Plan struct {
 	Reserve func(state any) (map[string]string, error)
 	Stages  []Stage
 	Receipt func(ids map[string]string, done []string) map[string]any
+	// Gate, when set, is awaited before the first stage is marked: a call
+	// refused there (a resume whose notebook became read-only) leaves no
+	// stage pending that was never sent.
+	Gate func() error
 }
 
 // Stage is one kernel write of a [Plan].
@@ -100,6 +104,11 @@ func unknownCreation(op Op, id RequestID, cr *Creation, cause error, format stri
 }
 
 func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope Scope, previous string, cr *Creation, checked time.Time) (map[string]any, error) {
+	if op.Plan.Gate != nil {
+		if err := op.Plan.Gate(); err != nil {
+			return nil, err
+		}
+	}
 	cr = cr.clone()
 	mark := func(m StageMark) error {
 		rec, err := c.ledger.Stage(ctx, id, m)

@@ -384,3 +384,31 @@ func TestPartHashesAreAliases(t *testing.T) {
 		t.Fatalf("replay %v, %v", rep, err)
 	}
 }
+
+// TestStagedCreationGateRefusal: a plan whose gate refuses marks nothing
+// and sends nothing; the request can still run once the gate allows it.
+func TestStagedCreationGateRefusal(t *testing.T) {
+	c, l := newCoord(t, false)
+	fs := newFakeStore()
+	op := stagedOp(fs)
+	refused := true
+	op.Plan.Gate = func() error {
+		if refused {
+			return failure.New(failure.PermissionDenied, "no").Attempted(false)
+		}
+		return nil
+	}
+	id, _, err := commitStaged(t, c, op)
+	if code(err) != failure.PermissionDenied || fs.writes != 0 {
+		t.Fatalf("refused: %v, %d writes", err, fs.writes)
+	}
+	rec, _, _ := l.Get(context.Background(), rid(id))
+	if rec.Creation == nil || rec.Creation.Pending != "" || len(rec.Creation.Done) != 0 {
+		t.Fatalf("record %+v", rec.Creation)
+	}
+	refused = false
+	op.RequestID = id
+	if res, err := c.Do(context.Background(), op); err != nil || res["status"] != "committed" || len(fs.objects) != 4 {
+		t.Fatalf("after the gate allows it: %v, %v", res, err)
+	}
+}

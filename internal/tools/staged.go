@@ -46,6 +46,7 @@ func (s *Stages[A, S]) plan(env *Env, a A, wait func() error) *strict.Plan {
 			return s.Reserve(a, st)
 		},
 		Receipt: func(ids map[string]string, done []string) map[string]any { return s.Receipt(a, ids, done) },
+		Gate:    wait,
 	}
 	for _, step := range s.Steps(a) {
 		p.Stages = append(p.Stages, strict.Stage{Name: step.Name, Redo: step.Redo,

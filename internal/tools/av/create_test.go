@@ -2,6 +2,7 @@ package av
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -267,4 +268,23 @@ func TestDuplicate(t *testing.T) {
 	}
 	s.WantErr(t, "av", map[string]any{"action": "duplicate", "avID": tooltest.NewID(), "validateOnly": true}, failure.NotFound)
 	s.WantErr(t, "av", map[string]any{"action": "duplicate", "avID": s.db.AV, "blockID": s.Blocks[0], "validateOnly": true}, failure.InvalidArguments)
+}
+
+// TestCreateAtItsCaps: the largest creation (50 columns, 100 rows: 153
+// stages) fits the ledger's caps and commits.
+func TestCreateAtItsCaps(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	var cols, rows []any
+	for i := range 50 {
+		cols = append(cols, map[string]any{"name": fmt.Sprintf("Column %d", i), "type": "text"})
+	}
+	for i := range 100 {
+		rows = append(rows, fmt.Sprintf("row %d", i))
+	}
+	args := map[string]any{"action": "create", "parentID": s.Doc, "name": "Big", "columns": cols, "primaryKeyTexts": rows}
+	res := s.Commit(t, "av", args, s.Preflight(t, "av", args, "", 1))
+	if st := dbOf(t, s, res["avID"].(string)); len(st.Keys) != 52 || len(st.Rows) != 100 {
+		t.Fatalf("database: %d keys, %d rows", len(st.Keys), len(st.Rows))
+	}
+	s.WantErr(t, "av", tooltest.CopyArgs(args, "columns", append(cols, map[string]any{"name": "one more", "type": "text"}), "validateOnly", true), failure.InvalidArguments)
 }
