@@ -139,7 +139,10 @@ func avCreateFlow(t *testing.T, a *agent, c *siyuan.Client, doc, para string, co
 	if rep := a.ok("av", commitOf(rc, pre)); rep["replayed"] != true || rep["avID"] != av2 {
 		t.Fatalf("render createIfNotExist replay %v", rep)
 	}
-	a.fails("av", map[string]any{"action": "render", "id": av2, "blockID": doc, "createIfNotExist": true, "validateOnly": true}, "invalid_arguments")
+	// Of a database that exists, createIfNotExist renders it (upstream's way).
+	if r := a.ok("av", map[string]any{"action": "render", "id": av2, "createIfNotExist": true}); r["avID"] != av2 || r["requestId"] != nil {
+		t.Fatalf("render of an existing database with createIfNotExist: %v", r)
+	}
 
 	// duplicate: guarded on the source; the copy's hash is resultHash.
 	dup := map[string]any{"action": "duplicate", "avID": av}

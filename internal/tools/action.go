@@ -52,6 +52,7 @@ type Action struct {
 	// class, parameters and steps.
 	writeForm *Action
 	writeWhen string
+	writeIf   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) (bool, error)
 
 	budget  func(env *Env) int
 	front   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
@@ -138,6 +139,10 @@ type Read[A any] struct {
 	// and a creation with createIfNotExist:true. It takes the read's name.
 	WriteForm *Action
 	WriteWhen string
+	// WriteIf, when set, decides further (with the kernel's help) whether
+	// a call whose WriteWhen argument is true is the write: upstream's
+	// render with createIfNotExist of a database that exists is a render.
+	WriteIf func(ctx context.Context, env *Env, fields map[string]json.RawMessage) (bool, error)
 }
 
 // Action turns the declaration into a registry action.
@@ -156,22 +161,28 @@ func (r Read[A]) Action() *Action {
 	r.Scope.set(act)
 	if r.WriteForm != nil {
 		r.WriteForm.Name = r.Name
-		act.writeForm, act.writeWhen = r.WriteForm, r.WriteWhen
+		act.writeForm, act.writeWhen, act.writeIf = r.WriteForm, r.WriteWhen, r.WriteIf
 	}
 	return act
 }
 
 // form is the action a call with these fields runs: the write form when
 // its argument is true, else a itself.
-func (a *Action) form(fields map[string]json.RawMessage) *Action {
+func (a *Action) form(ctx context.Context, env *Env, fields map[string]json.RawMessage) (*Action, error) {
 	if a.writeForm == nil {
-		return a
+		return a, nil
 	}
 	var on bool
-	if raw, ok := fields[a.writeWhen]; ok && json.Unmarshal(raw, &on) == nil && on {
-		return a.writeForm
+	if raw, ok := fields[a.writeWhen]; !ok || json.Unmarshal(raw, &on) != nil || !on {
+		return a, nil
 	}
-	return a
+	if a.writeIf != nil {
+		w, err := a.writeIf(ctx, env, fields)
+		if err != nil || !w {
+			return a, err
+		}
+	}
+	return a.writeForm, nil
 }
 
 // WriteForm returns the write a read becomes and the argument that makes

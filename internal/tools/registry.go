@@ -238,7 +238,9 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 	}
 	// A read with a write form (av.render createIfNotExist) runs as that
 	// write when its argument asks; enabled under the same switch.
-	a = a.form(fields)
+	if a, err = a.form(siyuan.WithoutReadMeter(ctx), r.env, fields); err != nil {
+		return pc, KernelError(err).Clone().Attempted(false)
+	}
 	pc.action = a
 	writes := a.Policy.Class != strict.Read
 	pc.writes = writes

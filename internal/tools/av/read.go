@@ -101,7 +101,7 @@ var render = tools.Read[renderArgs]{
 	),
 	// With createIfNotExist:true, render creates a database: a strict
 	// additive write (renderCreate).
-	WriteForm: renderCreate.Action(), WriteWhen: "createIfNotExist",
+	WriteForm: renderCreate.Action(), WriteWhen: "createIfNotExist", WriteIf: createsDatabase,
 	Parse: func(a *tools.Args) (renderArgs, error) {
 		id, err := avIDOf(a)
 		if err != nil {

@@ -2,6 +2,7 @@ package av
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -16,7 +17,30 @@ import (
 
 func createParam() tools.Param {
 	return tools.Param{Name: "createIfNotExist", Type: tools.Boolean, Default: false,
-		Description: "true creates a database (a strict write: preflight with validateOnly first): a database block first in blockID showing database id (omit id and one is reserved)"}
+		Description: "true creates a database unless id names one that exists (then it renders it): a strict write (preflight with validateOnly first) making a database block first in blockID that shows database id (omit id and one is reserved)"}
+}
+
+// createsDatabase tells whether a render with createIfNotExist:true
+// creates: without an id, or with the id of no database. Of a database
+// that exists it is a render, as upstream's is.
+func createsDatabase(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) (bool, error) {
+	var id string
+	for _, name := range []string{"id", "avID"} {
+		if raw, ok := fields[name]; ok {
+			var s string
+			if json.Unmarshal(raw, &s) == nil && s != "" {
+				id = s
+			}
+		}
+	}
+	if id == "" || tools.CheckID("id", id) != nil {
+		return true, nil // the write form refuses a malformed id
+	}
+	av, err := env.Kernel.GetAttributeView(ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("read database %s: %w", id, err)
+	}
+	return av == nil, nil
 }
 
 type renderCreateArgs struct {
