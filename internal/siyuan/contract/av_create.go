@@ -8,15 +8,10 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
 
-// avCreateChecks are what a staged creation (av create, render with
-// createIfNotExist, duplicate) relies on: which of its kernel writes may
-// be sent again after an unconfirmed send, and where a database block
-// lands.
-var avCreateChecks = []check{
-	{"av_create_stages_sent_twice", checkAVCreateTwice},
-	{"av_create_block_after_previous", checkAVCreateAfter},
-	{"av_relation_cells_by_the_api_form", checkAVRelationCellsAPI},
-}
+// What a staged creation (av create, render with createIfNotExist,
+// duplicate) relies on: which of its kernel writes may be sent again
+// after an unconfirmed send, and where a database block lands; and the
+// API form of relation cells set_cells sends. Listed in avChecks.
 
 // checkAVCreateTwice: a render with createIfNotExist of an existing
 // database changes nothing (one file, the same keys and view), and naming

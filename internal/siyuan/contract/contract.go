@@ -124,7 +124,6 @@ func Run(t *testing.T, k Kernel) {
 	for _, group := range [][]check{
 		checks,
 		avChecks,
-		avCreateChecks,
 	} {
 		all = append(all, group...)
 	}
