@@ -90,6 +90,9 @@ const (
 	epRemoveAVKey             = "/api/av/removeAttributeViewKey"
 	epSetAVBlockAttr          = "/api/av/setAttributeViewBlockAttr"
 	epBatchSetAVBlockAttrs    = "/api/av/batchSetAttributeViewBlockAttrs"
+	// spinBlockDOM normalises a block's DOM as the editor would (used for
+	// the DOM of a new database block).
+	epSpinBlockDOM = "/api/lute/spinBlockDOM"
 
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
@@ -126,7 +129,9 @@ func kindOf(endpoint string) CallKind {
 		// rendering (the current view, the keys' order): repeating them
 		// changes nothing further.
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
-		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks:
+		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
+		// spinBlockDOM is a pure function of its argument.
+		epSpinBlockDOM:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,

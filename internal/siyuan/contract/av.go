@@ -46,6 +46,7 @@ var avChecks = []check{
 	{"av_create_stages_sent_twice", checkAVCreateTwice},
 	{"av_create_block_after_previous", checkAVCreateAfter},
 	{"av_relation_cells_by_the_api_form", checkAVRelationCellsAPI},
+	{"av_spin_block_dom", checkAVSpinBlockDOM},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -129,3 +130,26 @@ func checkAVRelationCellsAPI(t *testing.T, s *suite) {
 	requireOrder(t, "back link of b0 after removal", relIDs(storedCell(b, x.back, b0)), []string{})
 	requireOrder(t, "back link of b1 kept", relIDs(storedCell(b, x.back, b1)), []string{a0})
 }
+
+// checkAVSpinBlockDOM: spinBlockDOM renders a database block's DOM as the
+// editor holds it (attributes in Lute's order, contenteditable, the empty
+// body and protyle-attr parts, updated from the block ID); what is not a
+// block becomes a paragraph with a new ID; "" spins to "", and dom is
+// required.
+func checkAVSpinBlockDOM(t *testing.T, s *suite) {
+	dom, err := s.c.SpinBlockDOM(t.Context(), siyuan.DatabaseBlockDOM("20261201120000-aaaaaaa", "20261201120000-bbbbbbb"))
+	must(t, "SpinBlockDOM", err)
+	wantEqual(t, "spun database block", dom, `<div contenteditable="false" data-av-id="20261201120000-bbbbbbb" data-av-type="table" data-node-id="20261201120000-aaaaaaa" data-node-index="1" data-type="NodeAttributeView" class="av" updated="20261201120000"><div spellcheck="false"></div><div class="protyle-attr" contenteditable="false">`+"\u200b"+`</div></div>`)
+	dom, err = s.c.SpinBlockDOM(t.Context(), "not a block <<")
+	must(t, "SpinBlockDOM of text", err)
+	if !spunParaRe.MatchString(dom) {
+		t.Fatalf("spun text = %q", dom)
+	}
+	dom, err = s.c.SpinBlockDOM(t.Context(), "")
+	must(t, "SpinBlockDOM of nothing", err)
+	wantEqual(t, "spun nothing", dom, "")
+	r := s.rawJSON(t, "/api/lute/spinBlockDOM", `{}`)
+	wantEqual(t, "spin without dom", string(r.body), `{"code":-1,"msg":"Field [dom] is required","data":null}`)
+}
+
+var spunParaRe = regexp.MustCompile(`^<div data-node-id="\d{14}-[a-z0-9]{7}" data-node-index="1" data-type="NodeParagraph" class="p" updated="\d{14}"><div contenteditable="true" spellcheck="false">not a block &lt;&lt;</div><div class="protyle-attr" contenteditable="false">` + "\u200b" + `</div></div>$`)

@@ -240,12 +240,18 @@ func avPresent(ctx context.Context, env *tools.Env, avID string, check func(*siy
 }
 
 // insertBlockStep inserts the database block with the reserved ids, as
-// the editor does (a transaction insert of its DOM). Inserting twice would
-// make two blocks with one ID, so it is never sent again in doubt.
+// the editor and upstream Sisyphus do: a transaction insert of its DOM,
+// spun by the kernel's Lute first so that an open editor can render what
+// it is sent (the bare DOM when the spin fails: the kernel parses either).
+// Inserting twice would make two blocks with one ID, so it is never sent
+// again in doubt.
 func insertBlockStep[A any]() tools.Step[A] {
 	return tools.Step[A]{Name: "block",
 		Do: func(ctx context.Context, env *tools.Env, _ A, ids map[string]string) (map[string]string, error) {
 			op := siyuan.InsertDatabaseBlockOp(ids[idBlock], ids[idAV], ids[idPrev], ids[idParent])
+			if spun, err := env.Kernel.SpinBlockDOM(ctx, siyuan.DatabaseBlockDOM(ids[idBlock], ids[idAV])); err == nil && spun != "" {
+				op.Data = spun
+			}
 			_, err := env.Kernel.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{op}}})
 			return nil, tools.WriteFailure(err, false)
 		},
