@@ -104,6 +104,8 @@ const (
 // attempted exactly once. Anything not listed is a write: the safe default.
 func kindOf(endpoint string) CallKind {
 	switch endpoint {
+	case epSpinBlockDOM: // a pure function of its argument
+		return Read
 	case epVersion, epBootProgress, epCurrentTime,
 		epLsNotebooks, epGetNotebookConf,
 		epGetHPathByID, epGetPathByID, epGetIDsByHPath, epListDocsByPath,
@@ -129,9 +131,7 @@ func kindOf(endpoint string) CallKind {
 		// rendering (the current view, the keys' order): repeating them
 		// changes nothing further.
 		epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
-		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks,
-		// spinBlockDOM is a pure function of its argument.
-		epSpinBlockDOM:
+		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks:
 		return Read
 	case epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook,
 		epRemoveNotebook, epSetNotebookConf, epSetNotebookIcon,
