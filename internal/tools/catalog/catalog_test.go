@@ -240,14 +240,14 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"file.rename_asset":            {map[string]any{"oldPath": "assets/none.png", "newName": "y"}, failure.NotFound},
 		"file.delete_asset":            {map[string]any{"path": "assets/none.png"}, failure.NotFound},
 		"system.notify":                {map[string]any{"msg": " "}, failure.InvalidArguments},
+		"av.create":                    {map[string]any{"parentID": gone}, failure.NotFound},
+		"av.duplicate":                 {map[string]any{"avID": gone}, failure.NotFound},
 		"av.rename":                    {map[string]any{"avID": gone, "name": "x"}, failure.NotFound},
 		"av.add_column":                {map[string]any{"avID": gone, "keyName": "x", "keyType": "text"}, failure.NotFound},
 		"av.add_rows":                  {map[string]any{"avID": gone, "primaryKeyTexts": []string{"x"}}, failure.NotFound},
 		"av.set_cells":                 {map[string]any{"avID": gone, "rowID": gone, "columnID": gone, "value": "x"}, failure.NotFound},
 		"av.remove_rows":               {map[string]any{"avID": gone, "srcIDs": []string{gone}}, failure.NotFound},
 		"av.remove_column":             {map[string]any{"avID": gone, "keyID": gone}, failure.NotFound},
-		"av.create":                    {map[string]any{"parentID": gone}, failure.NotFound},
-		"av.duplicate":                 {map[string]any{"avID": gone}, failure.NotFound},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
