@@ -31,11 +31,14 @@ func TestAVCreateThroughTheBinary(t *testing.T) {
 	nb := a.ok("notebook", map[string]any{"action": "list"})["notebooks"].([]any)[0].(map[string]any)["id"].(string)
 	avCreateFlow(t, a, kernelClient(t, k.url, "tok"), doc, para, func() int { return countDBFiles(t, ws) })
 
-	// Permission: write in the notebook of the document or block.
+	// Permission: write in the notebook of the document or block (of the
+	// source's block, for a duplicate).
+	src := a.strictDo("av", map[string]any{"action": "create", "parentID": doc})["avID"]
 	s.config(t, "permission", nb, "r")
 	for _, args := range []map[string]any{
 		{"action": "create", "parentID": doc},
 		{"action": "render", "blockID": doc, "createIfNotExist": true},
+		{"action": "duplicate", "avID": src},
 	} {
 		m := a.fails("av", with(args, "validateOnly", true), "permission_denied")
 		if m["writeAttempted"] != false {
