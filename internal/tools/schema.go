@@ -125,6 +125,11 @@ func (t *Tool) help(pol *Policy, strictOn bool, fields map[string]json.RawMessag
 	}
 	out := map[string]any{"tool": t.Name, "action": a.Name, "summary": a.Summary, "class": a.Policy.Class.String(),
 		"arguments": params, "example": a.example()}
+	if a.Dangerous {
+		out["dangerous"] = true
+		out["confirmation"] = "a person must confirm this call: a client with form elicitation shows a form; " +
+			"otherwise describe the call, wait for explicit approval, and pass confirm:true"
+	}
 	if w := a.writeForm; w != nil {
 		var wparams []map[string]any
 		for _, p := range w.params(strictOn) {
@@ -136,11 +141,6 @@ func (t *Tool) help(pol *Policy, strictOn bool, fields map[string]json.RawMessag
 		}
 		out["writeForm"] = map[string]any{"when": a.writeWhen + ": true", "summary": w.Summary, "class": w.Policy.Class.String(),
 			"arguments": wparams, "example": w.example()}
-	}
-	if a.Dangerous {
-		out["dangerous"] = true
-		out["confirmation"] = "a person must confirm this call: a client with form elicitation shows a form; " +
-			"otherwise describe the call, wait for explicit approval, and pass confirm:true"
 	}
 	return out, nil
 }
