@@ -30,6 +30,7 @@ func (k *Kernel) avRoutes() map[string]route {
 		"/api/av/getAttributeViewPrimaryKeyValues": {json: k.getAttributeViewPrimaryKeyValues},
 		"/api/av/getMirrorDatabaseBlocks":          {json: k.getMirrorDatabaseBlocks},
 		"/api/av/duplicateAttributeViewBlock":      {json: k.duplicateAttributeViewBlock, write: true},
+		"/api/lute/spinBlockDOM":                   {json: k.spinBlockDOM},
 		"/api/av/addAttributeViewBlocks":           {json: k.addAttributeViewBlocks, write: true},
 		"/api/av/removeAttributeViewBlocks":        {json: k.removeAttributeViewBlocks, write: true},
 		"/api/av/addAttributeViewKey":              {json: k.addAttributeViewKey, write: true},

@@ -190,6 +190,7 @@ func (k *Kernel) doInsert(op *wire.Operation) error {
 		return err
 	}
 	inserted, remains := nodes[0], nodes[1:]
+	reID(tree.Root, nodes)
 	switch {
 	case op.NextID != "":
 		node := nodeByID(tree.Root, op.NextID)
@@ -254,6 +255,22 @@ func (k *Kernel) doInsert(op *wire.Operation) error {
 	op.ID = inserted.ID
 	op.ParentID = inserted.Parent.ID
 	return nil
+}
+
+// reID gives a block of the tree that has the ID of a block being
+// inserted a new ID, as SiYuan 3.7.3 does: the inserted block keeps its
+// ID and lands where asked, the one that had it is renamed (and, for a
+// database block, is no longer a registered block of its database).
+func reID(root *ast.Node, inserted []*ast.Node) {
+	for _, n := range inserted {
+		if n.ID == "" {
+			continue
+		}
+		if old := nodeByID(root, n.ID); old != nil {
+			old.ID = ast.NewNodeID()
+			old.SetIALAttr("id", old.ID)
+		}
+	}
 }
 
 func (k *Kernel) appendBlock(ctx context.Context, a args) (any, error)  { return k.pushBlock(a, false) }

@@ -18,6 +18,9 @@ const (
 func avAPICases() []apiCase {
 	value := &AVValue{Text: &AVValueContent{Content: "x"}}
 	return []apiCase{
+		{"SpinBlockDOM", func(ctx context.Context, c *Client) (any, error) {
+			return c.SpinBlockDOM(ctx, "<div></div>")
+		}, epSpinBlockDOM, `{"dom":"\u003cdiv\u003e\u003c/div\u003e"}`, `{"dom":"spun"}`, "spun", Read},
 		{"RenderAttributeView", func(ctx context.Context, c *Client) (any, error) {
 			r, err := c.RenderAttributeView(ctx, RenderAVRequest{ID: avx, BlockID: blk, Page: 2, PageSize: 10, Query: "q"})
 			if err != nil {

@@ -98,6 +98,9 @@ const (
 	epRemoveAVKey             = "/api/av/removeAttributeViewKey"
 	epSetAVBlockAttr          = "/api/av/setAttributeViewBlockAttr"
 	epBatchSetAVBlockAttrs    = "/api/av/batchSetAttributeViewBlockAttrs"
+	// spinBlockDOM normalises a block's DOM as the editor would (used for
+	// the DOM of a new database block).
+	epSpinBlockDOM = "/api/lute/spinBlockDOM"
 
 	epPushMsg      = "/api/notification/pushMsg"
 	epPushErrMsg   = "/api/notification/pushErrMsg"
@@ -151,6 +154,8 @@ const (
 // attempted exactly once. Anything not listed is a write: the safe default.
 func kindOf(endpoint string) CallKind {
 	switch endpoint {
+	case epSpinBlockDOM: // a pure function of its argument
+		return Read
 	case epVersion, epBootProgress, epCurrentTime,
 		epLsNotebooks, epGetNotebookConf,
 		epGetHPathByID, epGetPathByID, epGetIDsByHPath, epListDocsByPath,

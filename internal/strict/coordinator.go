@@ -66,6 +66,10 @@ type Op struct {
 	// records executing immediately before Execute runs, so Execute should
 	// do no heavy preparation before its first kernel write.
 	Execute func(ctx context.Context, state any) (map[string]any, error)
+	// Plan, when set, makes the call a staged creation and replaces
+	// Execute (see [Plan]): reserved ids, stages recorded in the ledger,
+	// resumed by a replay after a crash.
+	Plan *Plan
 	// Readback checks after the write that the requested change shows and
 	// returns the state to hash (for a guarded action, what ReadState
 	// reads). An error is readback_mismatch. It may add public keys to the
@@ -189,7 +193,12 @@ func (c *Coordinator) once(ctx context.Context, op Op) (map[string]any, error) {
 	if err := CommitBarrier(ctx, ""); err != nil {
 		return nil, err
 	}
-	payload, err := op.Execute(ctx, state)
+	var payload map[string]any
+	if op.Plan != nil {
+		payload, err = stagedOnce(ctx, op, state)
+	} else {
+		payload, err = op.Execute(ctx, state)
+	}
 	if err != nil {
 		return nil, c.dispatchFailure(err, "")
 	}
@@ -365,6 +374,9 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 	defer c.lane.Unlock()
 
 	rec, err := c.ledger.Check(ctx, id, scope)
+	if errors.Is(err, ErrAlreadyExecuting) && rec.Creation != nil && op.Plan != nil {
+		return c.resume(ctx, op, id, rec)
+	}
 	if err != nil {
 		return c.admitFailure(id, rec, err)
 	}
@@ -407,6 +419,9 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 	// so that mutation, readback and ledger finish together.
 	if err := CommitBarrier(ctx, string(id)); err != nil {
 		return nil, err
+	}
+	if op.Plan != nil {
+		return c.stagedCommit(ctx, op, id, scope, lease, state)
 	}
 	if _, err := c.ledger.Begin(ctx, id, scope); err != nil {
 		// Check passed under the lane, so only storage can fail here.
@@ -459,6 +474,9 @@ func (c *Coordinator) success(payload map[string]any, id RequestID, status Statu
 	out := make(map[string]any, len(payload)+8)
 	for k, v := range payload {
 		out[k] = v
+	}
+	if h, ok := payload[PartHashesKey]; ok {
+		out[PartHashesKey] = c.aliasParts(h)
 	}
 	out["requestId"] = string(id)
 	out["status"] = string(status)

@@ -43,4 +43,14 @@
 //     the record stays executing and answers outcome_unknown forever.
 //
 // Any [ErrLedgerUnavailable] means: do not dispatch.
+//
+// # Staged creations
+//
+// An [Op] with a [Plan] (a database made by several kernel writes) is
+// begun with [Ledger.BeginCreation], which stores the ids the plan
+// reserved with executing; each stage is marked with [Ledger.Stage]
+// (pending before its dispatch, done once the kernel shows it). A commit
+// that finds its request executing with a [Creation] resumes it instead
+// of answering outcome_unknown, sending nothing that could make a second
+// object (see [Plan]).
 package strict

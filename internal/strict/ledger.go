@@ -81,7 +81,7 @@ var (
 // domainErrors are answers about a request, not storage failures.
 var domainErrors = []error{
 	ErrUnknownRequest, ErrRequestExpired, ErrIdempotencyConflict, ErrAlreadyExecuting,
-	ErrReplay, ErrRequestExists, ErrBadTransition, ErrRecordUnreadable, ErrMalformedRequestID,
+	ErrReplay, ErrRequestExists, ErrBadTransition, ErrRecordUnreadable, ErrMalformedRequestID, ErrCreationTooLarge,
 }
 
 func isDomain(err error) bool {
@@ -133,6 +133,9 @@ type Record struct {
 	StartedAt    time.Time       `json:"startedAt,omitzero"`
 	FinishedAt   time.Time       `json:"finishedAt,omitzero"`
 	Receipt      json.RawMessage `json:"receipt,omitempty"`
+	// Creation is a staged creation's reserved ids and confirmed stages
+	// (see [Creation]); nil for every other write.
+	Creation *Creation `json:"creation,omitempty"`
 }
 
 // Scope returns the scope the record's request id is bound to.
@@ -409,6 +412,15 @@ func (l *Ledger) Begin(ctx context.Context, requestID RequestID, scope Scope) (R
 }
 
 func (l *Ledger) admit(ctx context.Context, requestID RequestID, scope Scope, begin bool) (Record, error) {
+	return l.admitAs(ctx, requestID, scope, begin, nil)
+}
+
+// admitWith begins a request as a creation with its reserved ids.
+func (l *Ledger) admitWith(ctx context.Context, requestID RequestID, scope Scope, cr *Creation) (Record, error) {
+	return l.admitAs(ctx, requestID, scope, true, cr)
+}
+
+func (l *Ledger) admitAs(ctx context.Context, requestID RequestID, scope Scope, begin bool, cr *Creation) (Record, error) {
 	id := string(requestID)
 	var out Record
 	var err error
@@ -443,6 +455,7 @@ func (l *Ledger) admit(ctx context.Context, requestID RequestID, scope Scope, be
 		}
 		r.Status = StatusExecuting
 		r.StartedAt = now
+		r.Creation = cr
 		out = r
 		return putRecord(tx, r)
 	}

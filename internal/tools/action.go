@@ -70,6 +70,13 @@ type Action struct {
 	// sideEffects: a read that must not start before the gate decides.
 	sideEffects bool
 
+	// writeForm is the write a read becomes when its writeWhen argument
+	// is true (av.render with createIfNotExist): the same name, its own
+	// class, parameters and steps.
+	writeForm *Action
+	writeWhen string
+	writeIf   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) (bool, error)
+
 	budget  func(env *Env) int
 	front   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
 	deliver func(ctx context.Context, env *Env, parsed any, result map[string]any) (any, error)
@@ -120,6 +127,8 @@ type writeSteps struct {
 	execute  func(ctx context.Context, env *Env, parsed, state any) (Payload, error)
 	readback func(ctx context.Context, env *Env, parsed any, p Payload) (any, error)
 	notes    func(parsed, state any) map[string]any
+	// plan, for a staged creation, replaces execute.
+	plan func(env *Env, parsed any, wait func() error) *strict.Plan
 }
 
 // Payload is what a write's Execute returns: small (ids, counts, flags),
@@ -148,6 +157,15 @@ type Read[A any] struct {
 	// (a template render): it starts only once the gate has decided, where
 	// other reads start while the gate looks up their notebooks.
 	SideEffects bool
+	// WriteForm, with WriteWhen (a boolean argument), is the write the
+	// call is when that argument is true: upstream's av.render is a read,
+	// and a creation with createIfNotExist:true. It takes the read's name.
+	WriteForm *Action
+	WriteWhen string
+	// WriteIf, when set, decides further (with the kernel's help) whether
+	// a call whose WriteWhen argument is true is the write: upstream's
+	// render with createIfNotExist of a database that exists is a render.
+	WriteIf func(ctx context.Context, env *Env, fields map[string]json.RawMessage) (bool, error)
 }
 
 // Action turns the declaration into a registry action.
@@ -164,8 +182,35 @@ func (r Read[A]) Action() *Action {
 		},
 	}
 	r.Scope.set(act)
+	if r.WriteForm != nil {
+		r.WriteForm.Name = r.Name
+		act.writeForm, act.writeWhen, act.writeIf = r.WriteForm, r.WriteWhen, r.WriteIf
+	}
 	return act
 }
+
+// form is the action a call with these fields runs: the write form when
+// its argument is true, else a itself.
+func (a *Action) form(ctx context.Context, env *Env, fields map[string]json.RawMessage) (*Action, error) {
+	if a.writeForm == nil {
+		return a, nil
+	}
+	var on bool
+	if raw, ok := fields[a.writeWhen]; !ok || json.Unmarshal(raw, &on) != nil || !on {
+		return a, nil
+	}
+	if a.writeIf != nil {
+		w, err := a.writeIf(ctx, env, fields)
+		if err != nil || !w {
+			return a, err
+		}
+	}
+	return a.writeForm, nil
+}
+
+// WriteForm returns the write a read becomes and the argument that makes
+// it so (nil, "" for most actions).
+func (a *Action) WriteForm() (*Action, string) { return a.writeForm, a.writeWhen }
 
 // Write declares a write whose arguments parse into A and whose state
 // reader returns S. The coordinator decides when each step runs:
@@ -215,6 +260,8 @@ type Write[A, S any] struct {
 	// state read at commit. Classify kernel failures with [WriteFailure];
 	// a refusal found before any kernel write is [Refuse].
 	Execute func(ctx context.Context, env *Env, a A, st S) (Payload, error)
+	// Stages, instead of Execute, makes the write a staged creation.
+	Stages *Stages[A, S]
 	// Readback verifies the change after Execute and returns the state to
 	// hash: for a guarded mutation what State reads, so that an unchanged
 	// readback is no_change. It may add public keys to the payload.
@@ -285,7 +332,13 @@ func (w Write[A, S]) Action() *Action {
 			return w.Check(parsed.(A), st)
 		}
 	}
-	if w.Execute != nil {
+	if w.Stages != nil {
+		steps.plan = func(env *Env, parsed any, wait func() error) *strict.Plan {
+			return w.Stages.plan(env, parsed.(A), wait)
+		}
+		steps.execute = nil
+	}
+	if w.Execute != nil || w.Stages != nil {
 		act.write = steps
 	}
 	return act
@@ -331,7 +384,7 @@ func (a *Action) complete() error {
 	}
 	switch {
 	case a.write == nil:
-		return fmt.Errorf("a write needs Execute")
+		return fmt.Errorf("a write needs Execute (or Stages)")
 	case a.Policy.Class != strict.External && a.write.readback == nil:
 		return fmt.Errorf("a strict write needs Readback")
 	case a.Policy.Class == strict.Mutation && a.write.state == nil:

@@ -52,6 +52,14 @@ func (r *Registry) add(t *Tool) error {
 		if err := a.complete(); err != nil {
 			return fmt.Errorf("tool %s action %s: %w", t.Name, a.Name, err)
 		}
+		if w := a.writeForm; w != nil {
+			if err := w.Policy.Validate(); err != nil || w.Policy.Class == strict.Read {
+				return fmt.Errorf("tool %s action %s: its write form must be a write: %v", t.Name, a.Name, err)
+			}
+			if err := w.complete(); err != nil {
+				return fmt.Errorf("tool %s action %s (%s): %w", t.Name, a.Name, a.writeWhen, err)
+			}
+		}
 	}
 	r.tools[t.Name] = t
 	r.order = append(r.order, t.Name)
@@ -244,6 +252,11 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 	if !ok {
 		return pc, unknownAction(t, policy, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
 	}
+	// A read with a write form (av.render createIfNotExist) runs as that
+	// write when its argument asks; enabled under the same switch.
+	if a, err = a.form(siyuan.WithoutReadMeter(ctx), r.env, fields); err != nil {
+		return pc, KernelError(err).Clone().Attempted(false)
+	}
 	pc.action = a
 	writes := a.Policy.Class != strict.Read
 	pc.writes = writes
@@ -408,6 +421,9 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 			p, err := w.execute(ctx, env, parsed, state)
 			return p, agentSafe(err)
 		},
+	}
+	if w.plan != nil {
+		op.Plan, op.Execute = w.plan(env, parsed, g.wait), nil
 	}
 	if w.state != nil {
 		guardedCommit := policy.Class == strict.Mutation && !op.ValidateOnly && env.StrictOn(ctx)

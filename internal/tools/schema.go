@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -20,15 +21,23 @@ func (t *Tool) InputSchema(v View) map[string]any {
 	users := map[string][]string{}
 	var names []string
 	for _, a := range t.enabled(v.Policy) {
-		for _, p := range a.params(v.Strict) {
-			if p.hidden {
-				continue
+		forms := []*Action{a}
+		if a.writeForm != nil {
+			forms = append(forms, a.writeForm)
+		}
+		for _, f := range forms {
+			for _, p := range f.params(v.Strict) {
+				if p.hidden {
+					continue
+				}
+				if _, ok := users[p.Name]; !ok {
+					names = append(names, p.Name)
+					props[p.Name] = p.schema()
+				}
+				if !slices.Contains(users[p.Name], a.Name) {
+					users[p.Name] = append(users[p.Name], a.Name)
+				}
 			}
-			if _, ok := users[p.Name]; !ok {
-				names = append(names, p.Name)
-				props[p.Name] = p.schema()
-			}
-			users[p.Name] = append(users[p.Name], a.Name)
 		}
 	}
 	for _, n := range names {
@@ -129,6 +138,18 @@ func (t *Tool) help(pol *Policy, strictOn bool, fields map[string]json.RawMessag
 		out["dangerous"] = true
 		out["confirmation"] = "a person must confirm this call: a client with form elicitation shows a form; " +
 			"otherwise describe the call, wait for explicit approval, and pass confirm:true"
+	}
+	if w := a.writeForm; w != nil {
+		var wparams []map[string]any
+		for _, p := range w.params(strictOn) {
+			if !p.hidden {
+				m := p.schema()
+				m["name"], m["required"] = p.Name, p.Required
+				wparams = append(wparams, m)
+			}
+		}
+		out["writeForm"] = map[string]any{"when": a.writeWhen + ": true", "summary": w.Summary, "class": w.Policy.Class.String(),
+			"arguments": wparams, "example": w.example()}
 	}
 	return out, nil
 }

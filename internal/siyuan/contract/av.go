@@ -42,6 +42,11 @@ var avChecks = []check{
 	{"av_api_forms_of_the_operations", checkAVAPIForms},
 	{"av_render_whole_view", checkAVRenderWhole},
 	{"av_delete_database_block_unbinds_rows", checkAVDeleteBlock},
+	// What staged creations and relation cells rely on (av_create.go).
+	{"av_create_stages_sent_twice", checkAVCreateTwice},
+	{"av_create_block_after_previous", checkAVCreateAfter},
+	{"av_relation_cells_by_the_api_form", checkAVRelationCellsAPI},
+	{"av_spin_block_dom", checkAVSpinBlockDOM},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

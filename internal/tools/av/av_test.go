@@ -96,8 +96,9 @@ func TestReads(t *testing.T) {
 	if r = s.OK(t, "av", map[string]any{"action": "render", "id": av, "verbose": true}); r["view"] == nil {
 		t.Fatalf("verbose: %v", r)
 	}
+	// createIfNotExist:true is the write form: it needs the parent block.
 	e := s.WantErr(t, "av", map[string]any{"action": "render", "id": tooltest.NewID(), "createIfNotExist": true}, failure.InvalidArguments)
-	if !strings.Contains(e.Message, "not available") {
+	if !strings.Contains(e.Message, "blockID") {
 		t.Fatalf("createIfNotExist: %v", e)
 	}
 	s.WantErr(t, "av", map[string]any{"action": "render", "id": tooltest.NewID()}, failure.NotFound)

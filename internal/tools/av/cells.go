@@ -36,7 +36,7 @@ type cellsArgs struct {
 // (template, rollup, created, updated, line number) or need another
 // database (relation) or assets (mAsset).
 var settable = []string{siyuan.AVKeyBlock, siyuan.AVKeyText, siyuan.AVKeyNumber, siyuan.AVKeyDate, siyuan.AVKeySelect,
-	siyuan.AVKeyMSelect, siyuan.AVKeyURL, siyuan.AVKeyEmail, siyuan.AVKeyPhone, siyuan.AVKeyCheckbox}
+	siyuan.AVKeyMSelect, siyuan.AVKeyURL, siyuan.AVKeyEmail, siyuan.AVKeyPhone, siyuan.AVKeyCheckbox, siyuan.AVKeyRelation}
 
 func parseCell(field string, m map[string]any) (cellEdit, error) {
 	str := func(k string) string { s, _ := m[k].(string); return s }
@@ -143,6 +143,13 @@ type cellsState struct {
 	Missing bool        `json:"missing,omitempty"`
 	Keys    []KeyState  `json:"keys"`
 	Cells   []cellState `json:"cells"`
+	// Related are, for relation cells, the rows of the related databases
+	// they link before and after (with their back-link cells, which a
+	// two-way relation changes).
+	Related []relatedCells `json:"related,omitempty"`
+	// dbs are the whole databases read, when relation cells are set: their
+	// preimage hashes (not hashed here).
+	dbs map[string]DBState
 }
 
 type cellState struct {
@@ -157,7 +164,8 @@ func readCells(ctx context.Context, env *tools.Env, a cellsArgs) (cellsState, er
 	if err != nil {
 		return cellsState{}, err
 	}
-	return cellsOf(db, a), nil
+	st := cellsOf(db, a)
+	return st, readRelated(ctx, env, a, db, &st)
 }
 
 func cellsOf(db DBState, a cellsArgs) cellsState {
@@ -301,6 +309,12 @@ func valueOf(c cellEdit, k KeyState) (*siyuan.AVValue, error) {
 			}
 			v.MSelect = append(v.MSelect, &siyuan.AVValueSelect{Content: n, Color: color})
 		}
+	case siyuan.AVKeyRelation:
+		ids, err := relationIDs(c, where)
+		if err != nil {
+			return nil, err
+		}
+		v.Relation = &siyuan.AVValueRelation{BlockIDs: ids}
 	default:
 		return nil, failure.Invalid("%s: set_cells does not set %s columns (settable: %s)", where, k.Type, strings.Join(settable, ", "))
 	}
@@ -345,6 +359,9 @@ func matches(stored, want *siyuan.AVValue) bool {
 			return ""
 		}
 		return c.Content
+	}
+	if want.Relation != nil {
+		return slices.Equal(relationOf(stored), want.Relation.BlockIDs)
 	}
 	if stored == nil {
 		// An emptied cell may be stored as nothing at all.
@@ -411,7 +428,7 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		tools.IDParam("keyID", "alias of columnID", false),
 		{Name: "valueType", Type: tools.String, Description: "the column's type, checked when given", Enum: settable},
 		{Name: "value", Type: tools.String, Description: "the value as text: a number, true/false, a date (YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339), an option name; \"\" empties a number, date or text"},
-		{Name: "values", Type: tools.Strings, Description: "a multi-select's option names, in order"},
+		{Name: "values", Type: tools.Strings, Description: "a multi-select's option names, in order; a relation's related rows (item IDs of the related database)"},
 		{Name: "cells", Type: tools.Objects, Description: "many cells: [{rowID, columnID, value | values, valueType}] (value may be a JSON number or boolean); at most 100"},
 		{Name: "items", Type: tools.Objects, Description: "alias of cells"}},
 	Parse: parseCells,
@@ -423,11 +440,11 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		if err != nil {
 			return nil, err
 		}
-		bound, err := boundByPrimaryKeyEdits(ctx, env, a)
+		more, err := cellTouches(ctx, env, a)
 		if err != nil {
 			return nil, err
 		}
-		return append(ts, tools.OnBlocks(bound, tools.LevelWrite)...), nil
+		return append(ts, more...), nil
 	}},
 	Targets: func(a cellsArgs) []string { return []string{a.AvID} },
 	State:   readCells,
@@ -440,8 +457,10 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 				return failure.New(failure.NotFound, "rowID %s: database %s has no such row (row IDs are item IDs, as render shows them)", c.Row, a.AvID)
 			}
 		}
-		_, err := buildCells(a, st)
-		return err
+		if _, err := buildCells(a, st); err != nil {
+			return err
+		}
+		return checkRelated(a, st)
 	},
 	Execute: func(ctx context.Context, env *tools.Env, a cellsArgs, st cellsState) (tools.Payload, error) {
 		updates, err := buildCells(a, st)
@@ -452,7 +471,11 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 			// The kernel sets the cells in order and saves once at the end.
 			return nil, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"avID": a.AvID, "set": len(updates), "_updates": updates}, nil
+		p := tools.Payload{"avID": a.AvID, "set": len(updates), "_updates": updates}
+		if st.dbs != nil {
+			p["_dbs"] = st.dbs
+		}
+		return p, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a cellsArgs, p tools.Payload) (any, error) {
 		updates, _ := p["_updates"].([]siyuan.AVCellUpdate)
@@ -471,6 +494,9 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 					}
 				}
 			}
+			if last == nil {
+				last = backLinked(a, st)
+			}
 			return last == nil, nil
 		})
 		if err != nil {
@@ -478,6 +504,11 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		}
 		if !ok {
 			return nil, last
+		}
+		if before, _ := p["_dbs"].(map[string]DBState); before != nil {
+			if h, err := dbHashes(before, st.dbs); err == nil {
+				p["hashes"] = h
+			}
 		}
 		return st, nil
 	},
@@ -681,15 +712,44 @@ var removeColumn = tools.Write[removeColumnArgs, DBState]{
 	},
 }
 
-// boundByPrimaryKeyEdits are the blocks bound to the rows whose primary-key
-// cell the call sets (detached rows have none).
-func boundByPrimaryKeyEdits(ctx context.Context, env *tools.Env, a cellsArgs) ([]string, error) {
-	// The columns first (a small read): most calls set no primary key,
-	// and need not read a large database whole.
+// cellTouches are what set_cells touches beyond the database's blocks: the
+// blocks bound to rows whose primary key it sets, and the related
+// databases of the relation cells it sets (read; written when two-way:
+// their back links change).
+func cellTouches(ctx context.Context, env *tools.Env, a cellsArgs) ([]tools.Touch, error) {
 	keys, err := env.Kernel.GetAttributeViewKeysByAvID(ctx, a.AvID)
 	if err != nil {
 		return nil, fmt.Errorf("read the columns of database %s: %w", a.AvID, err)
 	}
+	bound, err := boundOf(ctx, env, a, keys)
+	if err != nil {
+		return nil, err
+	}
+	ts := tools.OnBlocks(bound, tools.LevelWrite)
+	for _, c := range a.Cells {
+		for _, k := range keys {
+			if k.ID != c.Key || k.Type != siyuan.AVKeyRelation || k.Relation == nil || k.Relation.AvID == "" || k.Relation.AvID == a.AvID {
+				continue
+			}
+			need := tools.LevelRead
+			if k.Relation.IsTwoWay {
+				need = tools.LevelWrite
+			}
+			other, err := dbTouches(ctx, env, k.Relation.AvID, need)
+			if err != nil {
+				return nil, err
+			}
+			ts = append(ts, other...)
+		}
+	}
+	return ts, nil
+}
+
+// boundOf are the blocks bound to the rows whose primary-key cell the
+// call sets (detached rows have none), from the columns already read; the
+// columns come first (a small read): most calls set no primary key and
+// need not read a large database whole.
+func boundOf(ctx context.Context, env *tools.Env, a cellsArgs, keys []siyuan.AVKey) ([]string, error) {
 	pkID := ""
 	for _, k := range keys {
 		if k.Type == siyuan.AVKeyBlock {

@@ -97,17 +97,15 @@ var render = tools.Read[renderArgs]{
 		tools.Param{Name: "query", Type: tools.String, Description: "keep the rows one of whose cells contains every word (case-insensitive)"},
 		tools.Param{Name: "ignoreRows", Type: tools.Boolean, Description: "answer the columns only", Default: false},
 		tools.Param{Name: "verbose", Type: tools.Boolean, Description: "answer SiYuan's full render (every value's fields) instead of cell texts", Default: false},
-		tools.Param{Name: "createIfNotExist", Type: tools.Boolean, Description: "not available yet: creating a database is a later strict write; only false is accepted", Default: false},
+		createParam(),
 	),
+	// With createIfNotExist:true, render creates a database: a strict
+	// additive write (renderCreate).
+	WriteForm: renderCreate.Action(), WriteWhen: "createIfNotExist", WriteIf: createsDatabase,
 	Parse: func(a *tools.Args) (renderArgs, error) {
 		id, err := avIDOf(a)
 		if err != nil {
 			return renderArgs{}, err
-		}
-		if a.Bool("createIfNotExist") {
-			e := failure.Invalid("createIfNotExist:true would create a database; creating databases is not available in this version of Sisyphus, so nothing was run")
-			e.Action = "render an existing database (without createIfNotExist), or create the database in SiYuan's editor"
-			return renderArgs{}, e
 		}
 		out := renderArgs{AvID: id, BlockID: a.String("blockID"), ViewID: a.String("viewID"), Query: a.String("query"),
 			Page: a.Int("page"), PageSize: a.Int("pageSize"), IgnoreRows: a.Bool("ignoreRows"), Verbose: a.Bool("verbose")}

@@ -86,13 +86,22 @@ type ColumnState struct {
 // Missing.
 func ReadDBState(ctx context.Context, env *tools.Env, avID string) (DBState, error) {
 	st := DBState{ID: avID}
+	// The two reads are independent: in parallel, a state costs the
+	// database's read, not both round trips.
+	var blocks []string
+	var berr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		blocks, berr = env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
+	}()
 	av, err := env.Kernel.GetAttributeView(ctx, avID)
+	<-done
 	if err != nil {
 		return st, fmt.Errorf("read database %s: %w", avID, err)
 	}
-	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
-	if err != nil {
-		return st, fmt.Errorf("read the blocks of database %s: %w", avID, err)
+	if berr != nil {
+		return st, fmt.Errorf("read the blocks of database %s: %w", avID, berr)
 	}
 	st.Blocks = slices.Sorted(slices.Values(blocks))
 	if av == nil {

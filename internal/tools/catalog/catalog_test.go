@@ -254,6 +254,8 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"file.rename_asset":            {map[string]any{"oldPath": "assets/none.png", "newName": "y"}, failure.NotFound},
 		"file.delete_asset":            {map[string]any{"path": "assets/none.png"}, failure.NotFound},
 		"system.notify":                {map[string]any{"msg": " "}, failure.InvalidArguments},
+		"av.create":                    {map[string]any{"parentID": gone}, failure.NotFound},
+		"av.duplicate":                 {map[string]any{"avID": gone}, failure.NotFound},
 		"av.rename":                    {map[string]any{"avID": gone, "name": "x"}, failure.NotFound},
 		"av.add_column":                {map[string]any{"avID": gone, "keyName": "x", "keyType": "text"}, failure.NotFound},
 		"av.add_rows":                  {map[string]any{"avID": gone, "primaryKeyTexts": []string{"x"}}, failure.NotFound},

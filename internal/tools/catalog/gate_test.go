@@ -154,6 +154,8 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"av.get_attribute_view_filter_sort": {map[string]any{"id": db.AV}, read},
 		"av.search":                         {map[string]any{"keyword": ""}, free},
 		"av.get_primary_key_values":         {map[string]any{"id": db.AV}, read},
+		"av.create":                         {map[string]any{"parentID": doc}, write},
+		"av.duplicate":                      {map[string]any{"avID": db.AV}, write},
 		"av.rename":                         {map[string]any{"avID": db.AV, "name": "R"}, write},
 		"av.add_column":                     {map[string]any{"avID": db.AV, "keyName": "K", "keyType": "text"}, write},
 		"av.add_rows":                       {map[string]any{"avID": db.AV, "primaryKeyTexts": []string{"new"}}, write},
