@@ -17,7 +17,8 @@ func Tool() *tools.Tool {
 		Name:  "block",
 		Title: "Blocks",
 		Description: "Read and change SiYuan blocks: kramdown (Markdown with block attributes), children, attributes, position and " +
-			"rendered DOM; update, append, prepend, insert, delete, set attributes and fold state. Writes are strict: " +
+			"rendered DOM, several kramdowns at once, breadcrumb, word count, document info and recently updated blocks; update, replace text, " +
+			"append, prepend, insert, move, delete, set attributes and fold state, add to today's daily note, move references to another block. Writes are strict: " +
 			"call with validateOnly:true first, then repeat with the requestId (and for guarded actions expectedStateHash) it returns.",
 		Actions: []*tools.Action{
 			getKramdown.Action(), getChildren.Action(), getAttrs.Action(), info.Action(), dom.Action(),

@@ -22,8 +22,9 @@ func Tool() *tools.Tool {
 		Name:  "document",
 		Title: "Documents",
 		Description: "Find and read SiYuan documents: resolve ids and paths, read a document as editable Markdown " +
-			"in windows of whole blocks, list child documents, the document tree and the heading outline; create, rename, move, " +
-			"reorder and remove documents. Writes are strict: call with validateOnly:true first, then repeat with the requestId " +
+			"in windows of whole blocks (or as HTML), list child documents and blocks, the document tree, the heading outline, titles by search " +
+			"and the child sort mode; create, rename, move, reorder, duplicate and remove documents, set their icon and cover, " +
+			"create today's daily note, turn a heading's section into a document and a document into a heading. Writes are strict: call with validateOnly:true first, then repeat with the requestId " +
 			"(and for guarded actions the credential) it returns.",
 		Actions: []*tools.Action{
 			lookupAction.Action(), getDoc.Action(), getChildDocsAction.Action(), listTreeAction.Action(), getOutlineAction.Action(),

@@ -19,7 +19,8 @@ func Tool() *tools.Tool {
 	return &tools.Tool{
 		Name:  "notebook",
 		Title: "Notebooks",
-		Description: "List SiYuan notebooks and read their configuration; create, rename, configure, open, close and remove them. " +
+		Description: "List SiYuan notebooks, their root documents and configuration, and what agents may do in each; create, rename, configure, " +
+			"set the icon of, open, close and remove them. " +
 			"Writes are strict: call with validateOnly:true first, then repeat with the requestId (and for guarded actions expectedStateHash) it returns.",
 		Actions: []*tools.Action{
 			list.Action(), getConf.Action(), getPermissions.Action(),
