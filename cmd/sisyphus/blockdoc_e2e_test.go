@@ -46,6 +46,9 @@ func blockDocFlow(t *testing.T, s *serveProc, c *siyuan.Client) {
 	s.config(t, "permission", ro, "rwd")
 	s.config(t, "enable", "notebook.remove")
 	t.Cleanup(func() {
+		// A none entry left behind would keep raw SQL refused in the
+		// workspace for every later run (its notebook gone or not).
+		s.config(t, "permission", ro, "r")
 		for _, id := range []string{nb, ro} {
 			c.RemoveNotebook(context.Background(), id)
 		}

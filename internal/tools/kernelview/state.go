@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
 
 // BlockState is the live state of one block as Strict Safe Writes hashes it:
@@ -98,8 +100,11 @@ func readState(ctx context.Context, env *tools.Env, id string, withDOM bool) (Bl
 // whatever their number (SiYuan answers them as its single reads do, up to
 // the order of IAL attributes, which the state sorts): one call per part
 // and block would cost a document parse each, and SiYuan serves
-// concurrent reads of one document slowly. A block the batch does not
-// answer is read alone, which tells a missing block from a failed read.
+// concurrent reads of one document slowly. The kramdown of the blocks of
+// one document is cut from that document's kramdown (see docKramdowns):
+// SiYuan's batch kramdown read loads the document once per block. A block
+// the batch does not answer is read alone, which tells a missing block
+// from a failed read.
 func ReadBlockStates(ctx context.Context, env *tools.Env, ids []string) ([]BlockState, error) {
 	return readStates(ctx, env, ids, true)
 }
@@ -123,7 +128,7 @@ func readStates(ctx context.Context, env *tools.Env, ids []string, withDOM bool)
 		kdErr, dErr, aErr error
 	)
 	wg.Add(2)
-	go func() { defer wg.Done(); kds, kdErr = env.Kernel.GetBlockKramdowns(ctx, ids) }()
+	go func() { defer wg.Done(); kds, kdErr = docKramdowns(ctx, env, ids) }()
 	if withDOM {
 		wg.Add(1)
 		go func() { defer wg.Done(); doms, dErr = env.Kernel.GetBlockDOMs(ctx, ids) }()
@@ -157,6 +162,46 @@ func readStates(ctx context.Context, env *tools.Env, ids []string, withDOM bool)
 		}
 		for j, i := range alone {
 			out[i] = sts[j]
+		}
+	}
+	return out, nil
+}
+
+// docKramdowns is GetBlockKramdowns for blocks mostly of one document: the
+// document of the first block is read once, as kramdown, and each leaf
+// block of it (paragraph, heading, code or math block) is cut out and
+// rendered as SiYuan renders one block (markup.BlockKramdowns; the contract
+// suite checks the two agree). What that does not answer (other
+// documents' blocks, containers, tables, unknown ids) is asked of
+// getBlockKramdowns. Either way the answer is the kernel's current
+// content: a change to a block changes the document's kramdown.
+func docKramdowns(ctx context.Context, env *tools.Env, ids []string) (map[string]string, error) {
+	loc, err := env.Kernel.GetPathByID(ctx, ids[0])
+	root := strings.TrimSuffix(path.Base(loc.Path), ".sy")
+	if err != nil || tools.CheckID("id", root) != nil {
+		return env.Kernel.GetBlockKramdowns(ctx, ids) // unknown or unplaced: the kernel says
+	}
+	doc, err := env.Kernel.GetBlockKramdown(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	out, err := markup.BlockKramdowns(doc.Kramdown, ids)
+	if err != nil {
+		out = map[string]string{}
+	}
+	var rest []string
+	for _, id := range ids {
+		if out[id] == "" {
+			rest = append(rest, id)
+		}
+	}
+	if len(rest) > 0 {
+		more, err := env.Kernel.GetBlockKramdowns(ctx, rest)
+		if err != nil {
+			return nil, err
+		}
+		for id, kd := range more {
+			out[id] = kd
 		}
 	}
 	return out, nil

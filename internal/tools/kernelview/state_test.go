@@ -3,6 +3,8 @@ package kernelview
 import (
 	"context"
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -92,7 +94,21 @@ func TestBatchStatesEqualSingle(t *testing.T) {
 	ctx := context.Background()
 	env := &tools.Env{Kernel: f.C}
 	doc := f.MkDoc(t, f.NB, "/Kinds", "# Heading\n\nplain **bold**\n\n- one\n- two\n\n> quoted\n\n```go\ncode\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |\n")
-	ids := append(f.Kids(t, doc), doc, f.Blocks[0], "20200101000000-aaaaaaa")
+	// Every block of the document, nested ones too (the batch cuts leaf
+	// blocks out of the document's kramdown), a document, another
+	// document's block and a block that does not exist.
+	dom, err := f.C.GetBlockDOM(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range regexp.MustCompile(`data-node-id="([^"]+)"`).FindAllStringSubmatch(dom.DOM, -1) {
+		ids = append(ids, m[1])
+	}
+	if len(ids) < 10 {
+		t.Fatalf("the document has %d blocks: %s", len(ids), dom.DOM)
+	}
+	ids = append(ids, doc, f.Blocks[0], "20200101000000-aaaaaaa")
 	if err := f.C.SetBlockAttrs(ctx, f.Blocks[0], map[string]string{"custom-k": "v", "name": "n"}); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +128,31 @@ func TestBatchStatesEqualSingle(t *testing.T) {
 	for _, st := range batch {
 		if st.ID == "20200101000000-aaaaaaa" && !st.Missing {
 			t.Fatalf("a missing block in a batch: %+v", st)
+		}
+	}
+	// A change to a nested block shows in the next batch read.
+	var nested string
+	for _, st := range batch {
+		if strings.HasPrefix(st.Kramdown, "two\n") {
+			nested = st.ID
+		}
+	}
+	if nested == "" {
+		t.Fatal("no nested list paragraph in the batch")
+	}
+	if _, err := f.C.UpdateBlock(ctx, nested, "markdown", "two changed"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ReadBlockContents(ctx, env, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range again {
+		// The block and the containers holding it (list item, list,
+		// document) change; nothing else does.
+		holds := strings.Contains(st.Kramdown, "two changed")
+		if changed := st.Kramdown != batch[i].Kramdown; changed != holds || st.ID == nested && !changed {
+			t.Errorf("block %s: kramdown changed %v after an update of %s: %q -> %q", st.ID, changed, nested, batch[i].Kramdown, st.Kramdown)
 		}
 	}
 }
