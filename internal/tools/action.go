@@ -69,6 +69,9 @@ type Action struct {
 	none    bool // reads or changes nothing of any notebook
 	// sideEffects: a read that must not start before the gate decides.
 	sideEffects bool
+	// resolves: working out what the call touches reads the kernel
+	// (Scope.Resolve), so it may overlap the call's own reads.
+	resolves bool
 
 	// writeForm is the write a read becomes when its writeWhen argument
 	// is true (av.render with createIfNotExist): the same name, its own
@@ -107,6 +110,7 @@ func (s Scope[A]) set(act *Action) {
 		act.touches = func(ctx context.Context, env *Env, parsed any) ([]Touch, error) {
 			return s.Resolve(ctx, env, parsed.(A))
 		}
+		act.resolves = true
 	}
 	act.global, act.none = s.Global, s.None
 }

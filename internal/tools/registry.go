@@ -148,6 +148,9 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 type gate struct {
 	done chan struct{}
 	err  error
+	// touches, for a gate that worked them out itself, are what the call
+	// touches (read only after done).
+	touches []Touch
 }
 
 // startGate decides touches under p in the background.
@@ -164,6 +167,42 @@ func startGate(ctx context.Context, env *Env, p *Policy, touches []Touch, writes
 		}
 	}()
 	return g
+}
+
+// startResolvingGate works out what the call touches (a Resolve scope: a
+// kernel read, such as a database's columns) and decides it, in the
+// background: the read overlaps the call's own state read instead of
+// preceding it.
+func startResolvingGate(ctx context.Context, env *Env, p *Policy, a *Action, parsed any, writes bool) *gate {
+	g := &gate{done: make(chan struct{})}
+	go func() {
+		defer close(g.done)
+		touches, err := a.touchesOf(ctx, env, parsed)
+		g.touches = touches
+		if err == nil {
+			err = authorize(ctx, env, p, touches)
+		}
+		if err != nil {
+			e := KernelError(err)
+			if writes && e.WriteAttempted == nil {
+				e = e.Clone().Attempted(false)
+			}
+			g.err = e
+		}
+	}()
+	return g
+}
+
+// touchesOr is what the call touched: the gate's own resolution, or t.
+func (g *gate) touchesOr(t []Touch) []Touch {
+	if g == nil {
+		return t
+	}
+	<-g.done
+	if g.touches != nil {
+		return g.touches
+	}
+	return t
 }
 
 // wait returns the decision (nil: allowed; a nil gate was decided before
@@ -294,12 +333,14 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 			// The gate's lookups are not the action's reading: they are
 			// not charged to its read budget.
 			gctx := siyuan.WithoutReadMeter(ctx)
+			// A write waits in its state read and its dispatch, so one
+			// without a state reader decides first.
+			waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
 			var touches []Touch
-			if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
+			if overlap && waits && a.resolves {
+				pc.gate = startResolvingGate(gctx, r.env, policy, a, pc.parsed, writes)
+			} else if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
 				pc.touches = touches
-				// A write waits in its state read and its dispatch, so one
-				// without a state reader decides first.
-				waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
 				if overlap && waits && needsLookup(policy, touches) {
 					pc.gate = startGate(gctx, r.env, policy, touches, writes)
 				} else {
@@ -469,7 +510,7 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 	if env.UI != nil && v["status"] == string(strict.StatusCommitted) && v["replayed"] == false {
 		// After the answer is decided and outside the guarantee: a failed
 		// nudge never turns the committed write into a failure.
-		env.UI.Refresh(refreshOf(t.Name, touches, business, v))
+		env.UI.Refresh(refreshOf(t.Name, g.touchesOr(touches), business, v))
 	}
 	return v, nil
 }

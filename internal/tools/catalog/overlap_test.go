@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -106,5 +107,65 @@ func TestGateOverlapsTheCall(t *testing.T) {
 	e = s.WantErr(t, "block", map[string]any{"action": "get_kramdown", "id": b0}, failure.PermissionDenied)
 	if strings.Contains(e.Message, "overlapped") || len(e.Details) == 0 {
 		t.Fatalf("a refused read: %+v", e)
+	}
+}
+
+// TestResolvingGateOverlapsTheState: an action whose touches are worked out
+// with a kernel read (av.set_cells reads the database's columns) makes that
+// read while it reads its state, at preflight and at commit; a refusal
+// still writes nothing and names no request.
+func TestResolvingGateOverlapsTheState(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	db := s.MkDatabase(t, s.Doc)
+	row := tooltest.NewID()
+	if err := s.C.AddAttributeViewBlocks(t.Context(), siyuan.AddAVBlocksRequest{AvID: db.AV, BlockID: db.Block,
+		Srcs: []siyuan.AVSrc{{ItemID: row, Detached: true, Content: "row"}}}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	got := map[string][][2]time.Time{}
+	slow := map[string]bool{"/api/av/getAttributeViewKeysByAvID": true, "/api/av/getAttributeView": true}
+	s.Wrap(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			t0 := time.Now()
+			if slow[r.URL.Path] {
+				time.Sleep(40 * time.Millisecond)
+			}
+			next.ServeHTTP(w, r)
+			mu.Lock()
+			got[r.URL.Path] = append(got[r.URL.Path], [2]time.Time{t0, time.Now()})
+			mu.Unlock()
+		})
+	})
+	overlapped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		defer clear(got)
+		for _, x := range got["/api/av/getAttributeViewKeysByAvID"] {
+			for _, y := range got["/api/av/getAttributeView"] {
+				if x[0].Before(y[1]) && y[0].Before(x[1]) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	s.Policy = &tools.Policy{Default: tools.LevelRead, Notebooks: map[string]tools.Level{s.NB: tools.LevelDelete}, AllActions: true, Strict: true, Version: "overlap"}
+	set := map[string]any{"action": "set_cells", "avID": db.AV, "rowID": row, "columnID": db.Primary, "value": "overlapped"}
+	pre := s.Preflight(t, "av", set, "expectedManifestHash", 1)
+	if !overlapped() {
+		t.Fatal("a preflight read its state only after the gate's column read")
+	}
+	if res := s.Commit(t, "av", set, pre); res["status"] != "committed" {
+		t.Fatalf("commit %v", res)
+	}
+	if !overlapped() {
+		t.Fatal("a commit read its state only after the gate's column read")
+	}
+	// Read-only: refused at preflight although the state was read.
+	s.Policy = &tools.Policy{Default: tools.LevelRead, AllActions: true, Strict: true, Version: "ro"}
+	e := s.WantErr(t, "av", tooltest.CopyArgs(map[string]any{"action": "set_cells", "avID": db.AV, "rowID": row, "columnID": db.Primary, "value": "refused"}, "validateOnly", true), failure.PermissionDenied)
+	if e.WriteAttempted == nil || *e.WriteAttempted || e.RequestID != "" {
+		t.Fatalf("refused preflight %+v", e)
 	}
 }
