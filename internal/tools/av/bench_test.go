@@ -131,6 +131,19 @@ func BenchmarkAVWrites(b *testing.B) {
 		{Name: "add_rows/strict", Fn: func(n int) {
 			strictDo(map[string]any{"action": "add_rows", "avID": avID, "primaryKeyTexts": []string{fmt.Sprintf("strict %d", n)}})
 		}},
+		{Name: "add_rows/bare-calls", Fn: func(n int) {
+			state()
+			state()
+			if err := c.AddAttributeViewBlocks(ctx, detached(n)); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.GetAttributeView(ctx, avID); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.GetMirrorDatabaseBlocks(ctx, avID); err != nil {
+				b.Fatal(err)
+			}
+		}},
 		{Name: "add_rows/bare-write", Fn: func(n int) {
 			if err := c.AddAttributeViewBlocks(ctx, detached(n)); err != nil {
 				b.Fatal(err)
