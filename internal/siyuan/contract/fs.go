@@ -18,6 +18,7 @@ import (
 var fsChecks = []check{
 	{"fs_document_dom_lists_nested_blocks_in_order", checkDocDOMLayout},
 	{"fs_document_kramdown_splits_into_block_kramdowns", checkDocKramdownSplit},
+	{"fs_document_dom_texts_are_the_blocks_dom_texts", checkDocDOMTexts},
 }
 
 // richMD has the inline and nesting forms a paragraph or heading's
@@ -140,6 +141,24 @@ func checkDocKramdownSplit(t *testing.T, s *suite) {
 		want, _ := markup.SplitIAL(single[id])
 		if body != want {
 			t.Errorf("block %s: split body %q, the kernel's %q", id, body, want)
+		}
+	}
+}
+
+// checkDocDOMTexts: the visible text of each block in its document's DOM
+// (markup.BlockDOMTexts) is the text of the block's own DOM; a strict
+// update of several blocks reads its readback's texts so, in one call.
+func checkDocDOMTexts(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "fs-texts-"+randWord(6), richMD)
+	whole, err := s.c.GetBlockDOM(t.Context(), doc)
+	must(t, "GetBlockDOM(document)", err)
+	ids, _ := domBlocks(t, whole.DOM)
+	texts := markup.BlockDOMTexts(whole.DOM, ids)
+	single, err := s.c.GetBlockDOMs(t.Context(), ids)
+	must(t, "GetBlockDOMs", err)
+	for _, id := range ids {
+		if got, want := texts[id], markup.DOMText(single[id]); got != want {
+			t.Errorf("block %s: text in the document's DOM %q, its own DOM's %q", id, got, want)
 		}
 	}
 }

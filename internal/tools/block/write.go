@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -131,12 +132,15 @@ var update = tools.Write[updateArgs, states]{
 	Check:   checkUpdate,
 	Execute: execUpdate,
 	Readback: func(ctx context.Context, env *tools.Env, a updateArgs, p tools.Payload) (any, error) {
+		want, _ := p["_appliedText"].(map[string]string)
+		if len(a.ids()) > 1 {
+			return batchReadback(ctx, env, a.ids(), want)
+		}
 		sts, err := kernelview.ReadBlockStates(ctx, env, a.ids())
 		if err != nil {
 			return nil, err
 		}
 
-		want, _ := p["_appliedText"].(map[string]string)
 		for _, s := range sts {
 			if s.Missing {
 				return nil, fmt.Errorf("block %s is gone after the update", s.ID)
@@ -150,6 +154,47 @@ var update = tools.Write[updateArgs, states]{
 		}
 		return sts, nil
 	},
+}
+
+// batchReadback reads back an update of several blocks: their content,
+// hashed as the state was, and the text each shows, from their document's
+// DOM rendered once (where one block's text there is not the applied one,
+// that block's own DOM decides: the document's rendering only saves reads).
+func batchReadback(ctx context.Context, env *tools.Env, ids []string, want map[string]string) (any, error) {
+	var (
+		wg         sync.WaitGroup
+		sts        []kernelview.BlockState
+		texts      map[string]string
+		sErr, tErr error
+		wantIDs    = make([]string, 0, len(want))
+	)
+	for id := range want {
+		wantIDs = append(wantIDs, id)
+	}
+	wg.Add(2)
+	go func() { defer wg.Done(); sts, sErr = kernelview.ReadBlockContents(ctx, env, ids) }()
+	go func() { defer wg.Done(); texts, tErr = kernelview.ReadDOMTexts(ctx, env, wantIDs) }()
+	wg.Wait()
+	if err := errors.Join(sErr, tErr); err != nil {
+		return nil, err
+	}
+	for _, s := range sts {
+		if s.Missing {
+			return nil, fmt.Errorf("block %s is gone after the update", s.ID)
+		}
+		w, ok := want[s.ID]
+		if !ok || texts[s.ID] == w {
+			continue
+		}
+		d, err := env.Kernel.GetBlockDOM(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		if markup.DOMText(d.DOM) != w {
+			return nil, fmt.Errorf("block %s does not show the requested content", s.ID)
+		}
+	}
+	return sts, nil
 }
 
 // checkUpdate refuses an update SiYuan would apply only in part: a block

@@ -84,3 +84,41 @@ func BlockDOMText(dom, id string) string {
 	}
 	return DOMText(dom)
 }
+
+// BlockDOMTexts is BlockDOMText for several blocks of one DOM (a document's,
+// which holds every block of it), parsed once: the text of each of ids the
+// DOM holds; an id it does not hold is absent.
+func BlockDOMTexts(dom string, ids []string) map[string]string {
+	out := map[string]string{}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	nodes, err := html.ParseFragment(strings.NewReader(dom), &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body})
+	if err != nil {
+		return out
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			for _, a := range n.Attr {
+				if a.Key == "data-node-id" && want[a.Val] {
+					if _, seen := out[a.Val]; !seen {
+						var b strings.Builder
+						if html.Render(&b, n) == nil {
+							out[a.Val] = DOMText(b.String())
+						}
+					}
+					break
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	return out
+}
