@@ -160,7 +160,12 @@ func plain(s string) string { return html.UnescapeString(markupRE.ReplaceAllStri
 func hitOf(b siyuan.SearchBlock) searchHit {
 	h := searchHit{ID: b.ID, RootID: b.RootID, ParentID: b.ParentID, Notebook: b.Box, HPath: b.HPath, Type: b.Type, SubType: b.SubType,
 		Content: b.Content, PlainContent: plain(b.Content), Name: b.Name, Alias: b.Alias, Tag: b.Tag}
+	seen := map[string]bool{}
 	for _, c := range b.Children {
+		if seen[c.ID] {
+			continue // a grouped document's block twice: see the dedup in fulltext
+		}
+		seen[c.ID] = true
 		h.Children = append(h.Children, hitOf(c))
 	}
 	return h

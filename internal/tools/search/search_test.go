@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -43,5 +44,18 @@ func TestFulltextPathsMustApply(t *testing.T) {
 		{f.NB, "nonsense"},
 	} {
 		f.WantErr(t, "search", map[string]any{"action": "fulltext", "query": "zebra", "paths": bad}, failure.NotFound)
+	}
+}
+
+// TestHitOfDropsRepeatedChildren: real SiYuan's index briefly holds a new
+// document's rows twice, and a grouped hit then lists a block twice; it is
+// shown once, in the kernel's order.
+func TestHitOfDropsRepeatedChildren(t *testing.T) {
+	b := siyuan.SearchBlock{ID: "20260101000000-dddddd1", Children: []siyuan.SearchBlock{
+		{ID: "20260101000000-aaaaaa1"}, {ID: "20260101000000-bbbbbb1"}, {ID: "20260101000000-aaaaaa1"}, {ID: "20260101000000-bbbbbb1"},
+	}}
+	h := hitOf(b)
+	if len(h.Children) != 2 || h.Children[0].ID != "20260101000000-aaaaaa1" || h.Children[1].ID != "20260101000000-bbbbbb1" {
+		t.Fatalf("children %+v", h.Children)
 	}
 }
