@@ -128,8 +128,45 @@ func TestBenchE2E(t *testing.T) {
 		parallel([2]any{"/api/block/getBlockKramdown", idArg}, [2]any{"/api/attr/getBlockAttrs", idArg}, [2]any{"/api/block/getBlockDOM", idArg})
 	}
 
+	// The kernel calls a strict items[] update of the batch makes, made
+	// directly: at preflight and at commit each block's notebook (the
+	// gate, four at a time), the document's kramdown (found from the first
+	// block) and the blocks' attributes, at once; the batch update; the
+	// readback: the document's kramdown and DOM and the attributes, at once.
+	at := func(fs ...func()) {
+		done := make(chan struct{}, len(fs))
+		for _, f := range fs {
+			go func() { f(); done <- struct{}{} }()
+		}
+		for range fs {
+			<-done
+		}
+	}
+	first := map[string]any{"id": batch[0]}
+	docArg := map[string]any{"id": doc}
+	idsArg := map[string]any{"ids": batch}
+	docRead := func(ep string) func() {
+		return func() { bare("/api/filetree/getPathByID", first); bare(ep, docArg) }
+	}
+	lookups := func() {
+		sem := make(chan struct{}, 4)
+		var fs []func()
+		for _, b := range batch {
+			fs = append(fs, func() { sem <- struct{}{}; bare("/api/filetree/getPathByID", map[string]any{"id": b}); <-sem })
+		}
+		at(fs...)
+	}
+	directBatch := func(blocks []map[string]any) {
+		for range 2 {
+			at(lookups, docRead("/api/block/getBlockKramdown"), func() { bare("/api/attr/batchGetBlockAttrs", idsArg) })
+		}
+		bare("/api/block/batchUpdateBlock", map[string]any{"blocks": blocks})
+		at(docRead("/api/block/getBlockKramdown"), func() { bare("/api/attr/batchGetBlockAttrs", idsArg) }, docRead("/api/block/getBlockDOM"))
+	}
+
 	names := []string{"bare updateBlock", "bare getBlockKramdown", "same kernel calls as a strict update, direct", "strict preflight", "strict commit", "preflight + commit",
-		"read over MCP (block.get_kramdown)", "MCP ping (no kernel call)", "tools/list", "bare batchUpdateBlock (11)", "strict items[] update (11)"}
+		"read over MCP (block.get_kramdown)", "MCP ping (no kernel call)", "tools/list", "bare batchUpdateBlock (11)", "strict items[] update (11)",
+		"same kernel calls as a strict items[] (11), direct"}
 	lat := make(map[string][]time.Duration)
 	ratios := map[string][]float64{}
 	for r := range runs {
@@ -160,6 +197,11 @@ func TestBenchE2E(t *testing.T) {
 			items = append(items, map[string]any{"id": b, "data": fmt.Sprintf("strict batch %d/%d", r, i)})
 		}
 		dBareBatch := timed(func() { bare("/api/block/batchUpdateBlock", map[string]any{"blocks": bareItems}) })
+		var directItems []map[string]any
+		for i, b := range batch {
+			directItems = append(directItems, map[string]any{"id": b, "dataType": "markdown", "data": fmt.Sprintf("direct batch %d/%d", r, i)})
+		}
+		dDirectBatch := timed(func() { directBatch(directItems) })
 		bu := map[string]any{"action": "update", "items": items}
 		dBatch := timed(func() {
 			p := m.ok("block", with(bu, "validateOnly", true))
@@ -168,7 +210,7 @@ func TestBenchE2E(t *testing.T) {
 			}
 		})
 		for name, d := range map[string]time.Duration{names[0]: dBare, names[1]: dRead, names[2]: dDirect, names[3]: dPre, names[4]: dCommit, names[5]: dPre + dCommit,
-			names[6]: dMCPRead, names[7]: dPing, names[8]: dList, names[9]: dBareBatch, names[10]: dBatch} {
+			names[6]: dMCPRead, names[7]: dPing, names[8]: dList, names[9]: dBareBatch, names[10]: dBatch, names[11]: dDirectBatch} {
 			lat[name] = append(lat[name], d)
 		}
 		ratios["preflight + commit / bare updateBlock"] = append(ratios["preflight + commit / bare updateBlock"], float64(dPre+dCommit)/float64(dBare))
@@ -177,6 +219,8 @@ func TestBenchE2E(t *testing.T) {
 		ratios["commit / bare updateBlock"] = append(ratios["commit / bare updateBlock"], float64(dCommit)/float64(dBare))
 		ratios["read over MCP / bare getBlockKramdown"] = append(ratios["read over MCP / bare getBlockKramdown"], float64(dMCPRead)/float64(dRead))
 		ratios["strict items[] (11) / bare batchUpdateBlock (11)"] = append(ratios["strict items[] (11) / bare batchUpdateBlock (11)"], float64(dBatch)/float64(dBareBatch))
+		ratios["batch: same kernel calls, direct / bare batchUpdateBlock"] = append(ratios["batch: same kernel calls, direct / bare batchUpdateBlock"], float64(dDirectBatch)/float64(dBareBatch))
+		ratios["strict items[] (11) / same kernel calls, direct"] = append(ratios["strict items[] (11) / same kernel calls, direct"], float64(dBatch)/float64(dDirectBatch))
 	}
 
 	var out strings.Builder
@@ -189,7 +233,8 @@ func TestBenchE2E(t *testing.T) {
 	}
 	fmt.Fprintf(&out, "\n| ratio (median over the rounds) | |\n|---|---|\n")
 	for _, n := range []string{"preflight + commit / bare updateBlock", "commit / bare updateBlock", "same kernel calls, direct / bare updateBlock",
-		"preflight + commit / same kernel calls, direct", "read over MCP / bare getBlockKramdown", "strict items[] (11) / bare batchUpdateBlock (11)"} {
+		"preflight + commit / same kernel calls, direct", "read over MCP / bare getBlockKramdown", "strict items[] (11) / bare batchUpdateBlock (11)",
+		"batch: same kernel calls, direct / bare batchUpdateBlock", "strict items[] (11) / same kernel calls, direct"} {
 		v := ratios[n]
 		sort.Float64s(v)
 		fmt.Fprintf(&out, "| %s | %.2f× |\n", n, v[len(v)/2])
