@@ -1,6 +1,10 @@
 package siyuan
 
-import "context"
+import (
+	"context"
+	"path"
+	"strings"
+)
 
 // Note: SiYuan 3.7.3 has no per-document sort-mode endpoint (no
 // /api/filetree/setDocSortMode in kernel/api/router.go). Sort modes exist per
@@ -144,3 +148,8 @@ func (c *Client) ChangeSort(ctx context.Context, notebook string, paths []string
 	}{notebook, paths}
 	return c.invoke(ctx, epChangeSort, req, nil)
 }
+
+// DocIDOfPath is the id of the document a storage path names
+// (/20240318112233-abc1234/20240318112300-def5678.sy: its last segment
+// without .sy); callers check it is an id where the path came from outside.
+func DocIDOfPath(p string) string { return strings.TrimSuffix(path.Base(p), ".sy") }

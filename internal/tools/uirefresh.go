@@ -3,9 +3,7 @@ package tools
 import (
 	"context"
 	"log/slog"
-	"path"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -156,7 +154,7 @@ func (u *UIRefresher) rootOf(ctx context.Context, id string) string {
 	if err != nil || loc.Path == "" {
 		return ""
 	}
-	root := strings.TrimSuffix(path.Base(loc.Path), ".sy")
+	root := siyuan.DocIDOfPath(loc.Path)
 	if CheckID("id", root) != nil {
 		return ""
 	}

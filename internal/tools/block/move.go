@@ -3,7 +3,6 @@ package block
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
@@ -183,7 +183,7 @@ func readBlockMoveState(ctx context.Context, env *tools.Env, m moveArgs) (*Block
 		if err != nil {
 			return nil, err
 		}
-		root := strings.TrimSuffix(path.Base(p.Path), ".sy")
+		root := siyuan.DocIDOfPath(p.Path)
 		st.roots[id] = root
 		st.isDoc[id] = root == id
 		if st.trees[root] == nil {

@@ -3,7 +3,6 @@ package document
 import (
 	"context"
 	"html"
-	"path"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -94,7 +93,7 @@ func lookupDocs(ctx context.Context, env *tools.Env, a lookupArgs) (map[string]a
 		if err := tools.CheckID("notebook", nb); err != nil {
 			return nil, err
 		}
-		docID := strings.TrimSuffix(path.Base(p), ".sy")
+		docID := siyuan.DocIDOfPath(p)
 		if tools.CheckID("path", docID) != nil || !strings.HasSuffix(p, ".sy") {
 			return nil, failure.Invalid("argument \"path\" must be a storage path like /20260812120000-abcdefg.sy")
 		}

@@ -59,7 +59,7 @@ func parseH2D(a *tools.Args) (h2dArgs, error) {
 		if p.v == "" || p.v == "/" && p.name == "targetPath" {
 			continue
 		}
-		if !strings.HasPrefix(p.v, "/") || !strings.HasSuffix(p.v, ".sy") || tools.CheckID(p.name, strings.TrimSuffix(path.Base(p.v), ".sy")) != nil {
+		if !strings.HasPrefix(p.v, "/") || !strings.HasSuffix(p.v, ".sy") || tools.CheckID(p.name, siyuan.DocIDOfPath(p.v)) != nil {
 			return r, failure.Invalid("%s must be a storage path like /20260812120000-abcdefg.sy (got %q)", p.name, p.v)
 		}
 	}
@@ -101,7 +101,7 @@ func childIDs(kids []siyuan.ChildBlock) []string {
 
 // locateAt finds the document at a storage path of a notebook.
 func locateAt(ctx context.Context, env *tools.Env, nb, p string) (*docLoc, error) {
-	l, err := locateDoc(ctx, env, strings.TrimSuffix(path.Base(p), ".sy"))
+	l, err := locateDoc(ctx, env, siyuan.DocIDOfPath(p))
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func readH2DState(ctx context.Context, env *tools.Env, a h2dArgs) (H2DState, err
 		if err != nil {
 			return st, err
 		}
-		if st.Doc, err = locateDoc(ctx, env, strings.TrimSuffix(path.Base(p.Path), ".sy")); err != nil {
+		if st.Doc, err = locateDoc(ctx, env, siyuan.DocIDOfPath(p.Path)); err != nil {
 			return st, err
 		}
 		if st.Heading {
@@ -357,7 +357,7 @@ func readD2HState(ctx context.Context, env *tools.Env, a d2hArgs) (D2HState, err
 	}
 	st.TargetDoc = a.TargetID
 	if st.Target.NotDocument {
-		st.TargetDoc = strings.TrimSuffix(path.Base(st.Target.Path), ".sy")
+		st.TargetDoc = siyuan.DocIDOfPath(st.Target.Path)
 	}
 	kids, err := env.Kernel.GetChildBlocks(ctx, st.TargetDoc)
 	if err != nil {

@@ -228,7 +228,7 @@ func resolveCreate(ctx context.Context, env *tools.Env, a createArgs) (createPla
 			if err := tools.CheckID("notebook", nb); err != nil {
 				return p, err
 			}
-			id := strings.TrimSuffix(path.Base(parentPath), ".sy")
+			id := siyuan.DocIDOfPath(parentPath)
 			if tools.CheckID("parentPath", id) != nil {
 				return p, failure.Invalid("parentPath must be a storage path like /20260812120000-abcdefg.sy or a human path like /Inbox")
 			}
@@ -311,7 +311,7 @@ func expectCreate(a createArgs) createExpect {
 			e.parentID = a.ParentID
 		}
 	case strings.HasSuffix(pp, ".sy"):
-		e.parentID = strings.TrimSuffix(path.Base(pp), ".sy")
+		e.parentID = siyuan.DocIDOfPath(pp)
 	default:
 		// The parent was found at exactly this human path.
 		if p := strings.Trim(pp, "/"); p != "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
@@ -167,6 +167,17 @@ func readStates(ctx context.Context, env *tools.Env, ids []string, withDOM bool)
 	return out, nil
 }
 
+// documentOf is the document holding block id, from the block tree
+// (without loading the document); false when the kernel cannot place it.
+func documentOf(ctx context.Context, env *tools.Env, id string) (string, bool) {
+	loc, err := env.Kernel.GetPathByID(ctx, id)
+	if err != nil {
+		return "", false
+	}
+	root := siyuan.DocIDOfPath(loc.Path)
+	return root, tools.CheckID("id", root) == nil
+}
+
 // docKramdowns is GetBlockKramdowns for blocks mostly of one document: the
 // document of the first block is read once, as kramdown, and each leaf
 // block of it (paragraph, heading, code or math block) is cut out and
@@ -176,9 +187,8 @@ func readStates(ctx context.Context, env *tools.Env, ids []string, withDOM bool)
 // getBlockKramdowns. Either way the answer is the kernel's current
 // content: a change to a block changes the document's kramdown.
 func docKramdowns(ctx context.Context, env *tools.Env, ids []string) (map[string]string, error) {
-	loc, err := env.Kernel.GetPathByID(ctx, ids[0])
-	root := strings.TrimSuffix(path.Base(loc.Path), ".sy")
-	if err != nil || tools.CheckID("id", root) != nil {
+	root, ok := documentOf(ctx, env, ids[0])
+	if !ok {
 		return env.Kernel.GetBlockKramdowns(ctx, ids) // unknown or unplaced: the kernel says
 	}
 	doc, err := env.Kernel.GetBlockKramdown(ctx, root)
@@ -219,18 +229,16 @@ func ReadDOMTexts(ctx context.Context, env *tools.Env, ids []string) (map[string
 		return out, nil
 	}
 	rest := ids
-	if loc, err := env.Kernel.GetPathByID(ctx, ids[0]); err == nil {
-		if root := strings.TrimSuffix(path.Base(loc.Path), ".sy"); tools.CheckID("id", root) == nil {
-			dom, err := env.Kernel.GetBlockDOM(ctx, root)
-			if err != nil {
-				return nil, err
-			}
-			out = markup.BlockDOMTexts(dom.DOM, ids)
-			rest = nil
-			for _, id := range ids {
-				if _, ok := out[id]; !ok {
-					rest = append(rest, id)
-				}
+	if root, ok := documentOf(ctx, env, ids[0]); ok {
+		dom, err := env.Kernel.GetBlockDOM(ctx, root)
+		if err != nil {
+			return nil, err
+		}
+		out = markup.BlockDOMTexts(dom.DOM, ids)
+		rest = nil
+		for _, id := range ids {
+			if _, ok := out[id]; !ok {
+				rest = append(rest, id)
 			}
 		}
 	}

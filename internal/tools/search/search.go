@@ -6,11 +6,11 @@ package search
 
 import (
 	"context"
-	"path"
 	"strconv"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
@@ -134,7 +134,7 @@ func checkPaths(ctx context.Context, env *tools.Env, paths []string) error {
 		if storage == "" {
 			continue
 		}
-		id := strings.TrimSuffix(path.Base(storage), ".sy")
+		id := siyuan.DocIDOfPath(storage)
 		if tools.CheckID("paths", id) != nil || !strings.HasSuffix(storage, ".sy") {
 			return refuse("is not <notebook id>/<storage path of a document>")
 		}
