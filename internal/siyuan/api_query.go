@@ -8,6 +8,17 @@ import "context"
 // by up to ~3 s: call FlushTransaction first when freshness matters. The
 // kernel adds LIMIT 64 when the statement has none, so give your own.
 func (c *Client) QuerySQL(ctx context.Context, stmt string) ([]map[string]any, error) {
+	rows, err := c.querySQL(ctx, stmt)
+	if err == nil && rows == nil {
+		// data:null is a legitimate "no rows" on some kernel paths (and a few
+		// failing statements are also reported that way), so it is not an error.
+		rows = []map[string]any{}
+	}
+	return rows, err
+}
+
+// querySQL sends stmt in readonly mode; a data:null answer is nil rows.
+func (c *Client) querySQL(ctx context.Context, stmt string) ([]map[string]any, error) {
 	if err := need(epQuerySQL, "stmt", stmt); err != nil {
 		return nil, err
 	}
@@ -16,13 +27,8 @@ func (c *Client) QuerySQL(ctx context.Context, stmt string) ([]map[string]any, e
 		Mode string `json:"mode"`
 	}{stmt, "readonly"}
 	var rows []map[string]any
-	// data:null is a legitimate "no rows" on some kernel paths (and a few
-	// failing statements are also reported that way), so it is not an error.
 	if err := c.call(ctx, epQuerySQL, kindOf(epQuerySQL), req, &rows, true); err != nil {
 		return nil, err
-	}
-	if rows == nil {
-		rows = []map[string]any{}
 	}
 	return rows, nil
 }
@@ -32,21 +38,11 @@ func (c *Client) QuerySQL(ctx context.Context, stmt string) ([]map[string]any, e
 // to a statement it cannot run (any ESCAPE clause, for one), while a query
 // that matches nothing answers []; null is refused here, never read as no rows.
 func (c *Client) QuerySQLStrict(ctx context.Context, stmt string) ([]map[string]any, error) {
-	if err := need(epQuerySQL, "stmt", stmt); err != nil {
-		return nil, err
-	}
-	req := struct {
-		Stmt string `json:"stmt"`
-		Mode string `json:"mode"`
-	}{stmt, "readonly"}
-	var rows []map[string]any
-	if err := c.call(ctx, epQuerySQL, kindOf(epQuerySQL), req, &rows, true); err != nil {
-		return nil, err
-	}
-	if rows == nil {
+	rows, err := c.querySQL(ctx, stmt)
+	if err == nil && rows == nil {
 		return nil, &APIError{Endpoint: epQuerySQL, Code: 0, Msg: "the kernel answered data:null: it could not run the statement"}
 	}
-	return rows, nil
+	return rows, err
 }
 
 // FlushTransaction waits for the kernel's transaction queue to drain and

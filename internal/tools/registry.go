@@ -153,32 +153,19 @@ type gate struct {
 	touches []Touch
 }
 
-// startGate decides touches under p in the background.
-func startGate(ctx context.Context, env *Env, p *Policy, touches []Touch, writes bool) *gate {
+// startGate decides the call's touches under p in the background: those
+// given, or, with resolve set (a Resolve scope: a kernel read, such as a
+// database's columns), those it works out, so that the read overlaps the
+// call's own state read instead of preceding it.
+func startGate(ctx context.Context, env *Env, p *Policy, touches []Touch, resolve func() ([]Touch, error), writes bool) *gate {
 	g := &gate{done: make(chan struct{})}
 	go func() {
 		defer close(g.done)
-		if err := authorize(ctx, env, p, touches); err != nil {
-			e := KernelError(err)
-			if writes && e.WriteAttempted == nil {
-				e = e.Clone().Attempted(false)
-			}
-			g.err = e
+		var err error
+		if resolve != nil {
+			touches, err = resolve()
+			g.touches = touches
 		}
-	}()
-	return g
-}
-
-// startResolvingGate works out what the call touches (a Resolve scope: a
-// kernel read, such as a database's columns) and decides it, in the
-// background: the read overlaps the call's own state read instead of
-// preceding it.
-func startResolvingGate(ctx context.Context, env *Env, p *Policy, a *Action, parsed any, writes bool) *gate {
-	g := &gate{done: make(chan struct{})}
-	go func() {
-		defer close(g.done)
-		touches, err := a.touchesOf(ctx, env, parsed)
-		g.touches = touches
 		if err == nil {
 			err = authorize(ctx, env, p, touches)
 		}
@@ -338,11 +325,11 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 			waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
 			var touches []Touch
 			if overlap && waits && a.resolves {
-				pc.gate = startResolvingGate(gctx, r.env, policy, a, pc.parsed, writes)
+				pc.gate = startGate(gctx, r.env, policy, nil, func() ([]Touch, error) { return a.touchesOf(gctx, r.env, pc.parsed) }, writes)
 			} else if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
 				pc.touches = touches
 				if overlap && waits && needsLookup(policy, touches) {
-					pc.gate = startGate(gctx, r.env, policy, touches, writes)
+					pc.gate = startGate(gctx, r.env, policy, touches, nil, writes)
 				} else {
 					err = authorize(gctx, r.env, policy, touches)
 				}
