@@ -110,6 +110,9 @@ func checkDocKramdownSplit(t *testing.T, s *suite) {
 	// A block reference to a block of the document, with its anchor.
 	kids := s.childIDs(t, doc)
 	s.newDoc(t, "fs-split-ref-"+randWord(6), "see (("+kids[0]+" 'the title')) here")
+	// Attributes that sort before id: SiYuan then writes the document's
+	// IAL sorted, which the split must read past.
+	must(t, "SetBlockAttrs(document)", s.c.SetBlockAttrs(t.Context(), doc, map[string]string{"alias": "split", "custom-a": "1"}))
 	dom, err := s.c.GetBlockDOM(t.Context(), doc)
 	must(t, "GetBlockDOM(document)", err)
 	ids, types := domBlocks(t, dom.DOM)

@@ -2,6 +2,7 @@ package markup
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/88250/lute"
 	"github.com/88250/lute/ast"
@@ -77,7 +78,7 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 		want[id] = true
 	}
 	l := siyuanLute()
-	tree := parse.Parse("", []byte(docKramdown), l.ParseOptions)
+	tree := parse.Parse("", []byte(withoutDocIAL(docKramdown)), l.ParseOptions)
 	var nodes []*ast.Node
 	ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
 		if entering && n.IsBlock() && want[n.ID] && leaf[n.Type] {
@@ -96,4 +97,26 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 		out[n.ID] = string(render.NewFormatRenderer(one, l.RenderOptions, l.ParseOptions).Render())
 	}
 	return out, nil
+}
+
+// withoutDocIAL drops the document's own IAL, the line that closes its
+// kramdown after a blank line (a block's IAL follows the block on the next
+// line). It holds no block, and the engine takes a document IAL's first
+// attribute for the document's id, which panics the parse when that is not
+// id: SiYuan writes a document's attributes sorted once one is set (alias,
+// custom-..., icon come before id), the embedded kernel title first.
+func withoutDocIAL(kd string) string {
+	body := strings.TrimRight(kd, "\n")
+	i := strings.LastIndex(body, "\n\n{: ")
+	tail := body
+	if i >= 0 {
+		tail = body[i+2:]
+	}
+	if strings.Contains(tail, "\n") || !strings.HasPrefix(tail, "{: ") || !strings.HasSuffix(tail, "}") || !strings.Contains(tail, ` type="doc"`) {
+		return kd
+	}
+	if i < 0 {
+		return ""
+	}
+	return body[:i+1]
 }

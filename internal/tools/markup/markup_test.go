@@ -46,6 +46,39 @@ func TestBlockTypes(t *testing.T) {
 	}
 }
 
+// TestBlockKramdownsDocIAL: a document IAL that does not start with id
+// (SiYuan sorts a document's attributes once one is set; the embedded
+// kernel writes title first) is dropped before the parse, which it would
+// otherwise panic; only a closing IAL after a blank line with type="doc"
+// is the document's.
+func TestBlockKramdownsDocIAL(t *testing.T) {
+	const p = "para\n{: id=\"20260101000000-ppppppp\" updated=\"20260101000000\"}"
+	for _, c := range []struct{ name, kd, cut string }{
+		{"id first", p + "\n\n{: id=\"20260101000000-dddddd0\" title=\"A\" type=\"doc\" updated=\"20260101000000\"}", p + "\n"},
+		{"sorted with alias and custom attributes", p + "\n\n{: alias=\"al\" custom-aa=\"2\" icon=\"1f4d6\" id=\"20260101000000-dddddd0\" title=\"A\" type=\"doc\" updated=\"20260101000000\"}", p + "\n"},
+		{"title first, trailing newline", p + "\n\n{: title=\"Doc\" id=\"20260101000000-dddddd0\" updated=\"20260101000000\" type=\"doc\"}\n", p + "\n"},
+		{"an empty document", "{: title=\"Doc\" id=\"20260101000000-dddddd0\" type=\"doc\"}", ""},
+		{"no document IAL", p, p},
+		{"nothing", "", ""},
+		{"newlines only", "\n\n", "\n\n"},
+		{"a block's IAL is kept", "x\n\n" + p, "x\n\n" + p},
+		{"a closing IAL of no document is kept", p + "\n\n{: id=\"20260101000000-eeeeeee\" title=\"A\"}", p + "\n\n{: id=\"20260101000000-eeeeeee\" title=\"A\"}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := withoutDocIAL(c.kd); got != c.cut {
+				t.Fatalf("withoutDocIAL(%q)\n got %q\nwant %q", c.kd, got, c.cut)
+			}
+			got, err := BlockKramdowns(c.kd, []string{"20260101000000-ppppppp"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, _ := SplitIAL(got["20260101000000-ppppppp"]); strings.Contains(c.cut, "para") && body != "para" {
+				t.Fatalf("BlockKramdowns = %q", got)
+			}
+		})
+	}
+}
+
 func TestBlockKramdowns(t *testing.T) {
 	kd := "# H **b**\n{: id=\"20260101000000-hhhhhhh\"}\n\npara **b** ((20260101000000-zzzzzzz 'ref')) #tag#\n{: id=\"20260101000000-ppppppp\" custom-x=\"1\"}\n\n" +
 		"* {: id=\"20260101000000-iiiiiii\"}item one\n  {: id=\"20260101000000-qqqqqqq\"}\n{: id=\"20260101000000-lllllll\"}\n\n{: id=\"20260101000000-dddddd0\" title=\"d\"}"
