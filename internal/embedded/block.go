@@ -874,6 +874,42 @@ func (k *Kernel) getBlockKramdowns(ctx context.Context, a args) (any, error) {
 	return ret, nil
 }
 
+// getBlocksIndexes is SiYuan's model.GetBlocksIndexes: the document of the
+// first id is loaded once and every id gets the 1-based position of the
+// top-level block that holds it there; the document itself, and ids it
+// does not hold, get 0. An unknown or malformed first id answers {}.
+func (k *Kernel) getBlocksIndexes(ctx context.Context, a args) (any, error) {
+	ids, err := a.strList("ids")
+	if err != nil {
+		return nil, err
+	}
+	ret := map[string]int{}
+	if len(ids) == 0 || !validID(ids[0]) {
+		return ret, nil
+	}
+	tree, _, err := k.viewOf(ids[0])
+	if err != nil {
+		return ret, nil
+	}
+	index := map[string]int{tree.Root.ID: 0}
+	for i, top := 1, tree.Root.FirstChild; top != nil; top = top.Next {
+		if !top.IsBlock() || top.ID == "" {
+			continue
+		}
+		ast.Walk(top, func(n *ast.Node, entering bool) ast.WalkStatus {
+			if entering && n.IsBlock() && n.ID != "" {
+				index[n.ID] = i
+			}
+			return ast.WalkContinue
+		})
+		i++
+	}
+	for _, id := range ids {
+		ret[id] = index[id]
+	}
+	return ret, nil
+}
+
 func (k *Kernel) getChildBlocks(ctx context.Context, a args) (any, error) {
 	id, err := a.id("id")
 	if err != nil {

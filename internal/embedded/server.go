@@ -99,6 +99,7 @@ func (k *Kernel) routes() map[string]route {
 		"/api/block/unfoldBlock":       {json: k.unfoldBlock, write: true},
 		"/api/block/getBlockKramdown":  {json: k.getBlockKramdown},
 		"/api/block/getBlockKramdowns": {json: k.getBlockKramdowns},
+		"/api/block/getBlocksIndexes":  {json: k.getBlocksIndexes},
 		"/api/block/getChildBlocks":    {json: k.getChildBlocks},
 		"/api/block/getBlockDOM":       {json: k.getBlockDOM},
 		"/api/block/getBlockDOMs":      {json: k.getBlockDOMs},

@@ -184,6 +184,24 @@ func (c *Client) GetBlockKramdowns(ctx context.Context, ids []string) (map[strin
 	return m, nil
 }
 
+// GetBlocksIndexes places ids in the document of the first one, loaded
+// once: each id's value is the 1-based position of the top-level block
+// holding it there (nested blocks share their top-level block's); the
+// document itself and ids it does not hold read 0. An unknown first id
+// answers an empty map. One document load tells which of several blocks
+// share the first one's document, where one lookup per block loads the
+// document once each.
+func (c *Client) GetBlocksIndexes(ctx context.Context, ids []string) (map[string]int, error) {
+	if err := needIDs(epGetBlocksIndexes, "ids", ids); err != nil {
+		return nil, err
+	}
+	m := map[string]int{}
+	if err := c.invoke(ctx, epGetBlocksIndexes, idsArg{ids}, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 type idsArg struct {
 	IDs []string `json:"ids"`
 }

@@ -43,6 +43,7 @@ const (
 	epGetBlockInfo      = "/api/block/getBlockInfo"
 	epGetDocInfo        = "/api/block/getDocInfo"
 	epCheckBlockExist   = "/api/block/checkBlockExist"
+	epGetBlocksIndexes  = "/api/block/getBlocksIndexes"
 
 	epSetBlockAttrs      = "/api/attr/setBlockAttrs"
 	epGetBlockAttrs      = "/api/attr/getBlockAttrs"
@@ -160,7 +161,7 @@ func kindOf(endpoint string) CallKind {
 		epLsNotebooks, epGetNotebookConf,
 		epGetHPathByID, epGetPathByID, epGetIDsByHPath, epListDocsByPath,
 		epGetBlockKramdown, epGetBlockKramdowns, epGetChildBlocks, epGetBlockDOM,
-		epGetBlockDOMs, epGetBlockInfo, epGetDocInfo, epCheckBlockExist,
+		epGetBlockDOMs, epGetBlockInfo, epGetDocInfo, epCheckBlockExist, epGetBlocksIndexes,
 		epGetBlockAttrs, epBatchGetBlockAttrs,
 		// QuerySQL always sends mode "readonly", so the kernel refuses
 		// anything but a single SELECT/WITH: safe to repeat.

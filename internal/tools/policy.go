@@ -301,8 +301,6 @@ func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error 
 			needs[nb] = need
 		}
 	}
-	// Each block's notebook is looked up once, four at a time: a batch of
-	// blocks costs about one kernel round trip, not one per block.
 	var blocks []string
 	seen := map[string]bool{}
 	for _, t := range touches {
@@ -311,25 +309,9 @@ func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error 
 			blocks = append(blocks, t.Block)
 		}
 	}
-	where := make([]string, len(blocks))
-	errs := make([]error, len(blocks))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for i, b := range blocks {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			where[i], errs[i] = notebookOf(ctx, env, b)
-		}()
-	}
-	wg.Wait()
-	nbOf := make(map[string]string, len(blocks))
-	for i, b := range blocks {
-		if errs[i] != nil {
-			return errs[i]
-		}
-		nbOf[b] = where[i]
+	nbOf, err := placeBlocks(ctx, env, blocks)
+	if err != nil {
+		return err
 	}
 	for _, t := range touches {
 		switch {
@@ -381,39 +363,105 @@ func atLeast(need Level) string {
 	return need.String()
 }
 
+// placeBlocks resolves each block to its notebook ("" for an id that names
+// nothing). SiYuan answers a lookup by loading the block's document, so
+// blocks that share the first one's document share its lookup: the first
+// block's notebook and, at the same time, which of the others that
+// document holds (getBlocksIndexes, one more load whatever their number).
+// The rest are looked up each, four at a time. Either way each answer
+// holds as of its own read, as one lookup per block's would.
+func placeBlocks(ctx context.Context, env *Env, blocks []string) (map[string]string, error) {
+	out := make(map[string]string, len(blocks))
+	rest := blocks
+	if len(blocks) > 1 && CheckID("id", blocks[0]) == nil {
+		var (
+			wg         sync.WaitGroup
+			first, doc string
+			idx        map[string]int
+			err, idErr error
+		)
+		wg.Add(1)
+		go func() { defer wg.Done(); idx, idErr = env.Kernel.GetBlocksIndexes(ctx, blocks) }()
+		first, doc, err = placeOf(ctx, env, blocks[0])
+		wg.Wait()
+		if err != nil {
+			return nil, err
+		}
+		out[blocks[0]], rest = first, nil
+		for _, b := range blocks[1:] {
+			// The indexes place the document's blocks (the document
+			// itself reads 0: its id is in the first block's path).
+			// Without them (a kernel that does not serve them) each block
+			// is looked up: slower, never less sure.
+			if first != "" && doc != "" && (b == doc || idErr == nil && idx[b] > 0) {
+				out[b] = first
+			} else {
+				rest = append(rest, b)
+			}
+		}
+	}
+	where := make([]string, len(rest))
+	errs := make([]error, len(rest))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, b := range rest {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			where[i], errs[i] = notebookOf(ctx, env, b)
+		}()
+	}
+	wg.Wait()
+	for i, b := range rest {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[b] = where[i]
+	}
+	return out, nil
+}
+
 // notebookOf resolves a block or document id to its notebook; an id that
 // names a notebook is that notebook ("" when the id names nothing: the
 // action answers not_found).
 func notebookOf(ctx context.Context, env *Env, id string) (string, error) {
+	nb, _, err := placeOf(ctx, env, id)
+	return nb, err
+}
+
+// placeOf is notebookOf and, for a block or document, the document that
+// holds it ("" for a notebook).
+func placeOf(ctx context.Context, env *Env, id string) (notebook, doc string, err error) {
 	if CheckID("id", id) != nil {
-		return "", nil // the action refuses the malformed id itself
+		return "", "", nil // the action refuses the malformed id itself
 	}
-	// The block tree answers where a block lives without loading its
-	// document (getBlockInfo would parse the whole tree).
+	// getPathByID answers the notebook and path alone (SiYuan loads the
+	// document for it, as it does for getBlockInfo, which answers more).
 	loc, err := env.Kernel.GetPathByID(ctx, id)
 	if err == nil && loc.Notebook != "" {
-		return loc.Notebook, nil
+		return loc.Notebook, siyuan.DocIDOfPath(loc.Path), nil
 	}
 	var api *siyuan.APIError
 	if err != nil && !errors.As(err, &api) {
-		return "", KernelError(err) // not an answer: fail closed
+		return "", "", KernelError(err) // not an answer: fail closed
 	}
 	nbs, lerr := env.Kernel.ListNotebooks(ctx)
 	if lerr != nil {
-		return "", KernelError(lerr)
+		return "", "", KernelError(lerr)
 	}
 	for _, nb := range nbs {
 		if nb.ID == id {
-			return id, nil
+			return id, "", nil
 		}
 	}
 	if ok, cerr := env.Kernel.CheckBlockExist(ctx, id); cerr != nil {
-		return "", KernelError(cerr)
+		return "", "", KernelError(cerr)
 	} else if ok {
 		// A block the kernel knows but could not place: never guess.
-		return "", fmt.Errorf("block %s exists but the kernel did not say which notebook holds it", id)
+		return "", "", fmt.Errorf("block %s exists but the kernel did not say which notebook holds it", id)
 	}
-	return "", nil
+	return "", "", nil
 }
 
 // configFailure is the refusal of a call whose configuration is unreadable.

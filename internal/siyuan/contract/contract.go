@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -214,6 +215,7 @@ var checks = []check{
 	{"block_batch_update_argument_errors", checkBatchUpdateArgs},
 	{"block_update_unknown_id_is_tree_not_found", checkUpdateUnknown},
 	{"block_batch_reads_equal_single_reads", checkBatchReadsEqualSingle},
+	{"block_indexes_place_blocks_in_the_first_ones_document", checkBlocksIndexes},
 	{"block_dom_node_index_where_it_lives", checkBlockDOMNodeIndex},
 	{"block_transactions_arguments_and_timestamp", checkTransactionsArguments},
 	{"block_insert_updated_from_its_id", checkInsertUpdatedFromID},
@@ -1204,6 +1206,49 @@ func checkKramdownsBatch(t *testing.T, s *suite) {
 		if want := txt + "\n{: id=\"P\" updated=\"TS\"}"; got != want {
 			t.Fatalf("kramdown[%d] = %q, want %q", i, got, want)
 		}
+	}
+}
+
+// checkBlocksIndexes: getBlocksIndexes loads the first id's document and
+// gives every id the 1-based position of the top-level block holding it
+// (nested blocks share it); the document itself, blocks of other
+// documents, unknown and malformed ids read 0; a first id that is unknown
+// or malformed answers an empty map.
+func checkBlocksIndexes(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "idx-"+randWord(6), "p1\n\n- item a\n- item b\n\n> quote\n\np4")
+	top := s.childIDs(t, doc) // paragraph, list, blockquote, paragraph
+	if len(top) != 4 {
+		t.Fatalf("the document has %d top-level blocks, want 4", len(top))
+	}
+	items := s.childIDs(t, top[1])
+	if len(items) != 2 {
+		t.Fatalf("the list has %d items, want 2", len(items))
+	}
+	itemPara := s.childIDs(t, items[1])
+	quotePara := s.childIDs(t, top[2])
+	if len(itemPara) != 1 || len(quotePara) != 1 {
+		t.Fatalf("list item children %v, blockquote children %v, want one paragraph each", itemPara, quotePara)
+	}
+	other := s.newDoc(t, "idx-other-"+randWord(6), "elsewhere")
+	otherPara := s.childIDs(t, other)[0]
+	ids := []string{top[0], items[1], itemPara[0], top[1], quotePara[0], top[3], doc, otherPara, unknownID, "bad"}
+	got, err := s.c.GetBlocksIndexes(t.Context(), ids)
+	must(t, "GetBlocksIndexes", err)
+	want := map[string]int{top[0]: 1, items[1]: 2, itemPara[0]: 2, top[1]: 2, quotePara[0]: 3, top[3]: 4, doc: 0, otherPara: 0, unknownID: 0, "bad": 0}
+	if !maps.Equal(got, want) {
+		t.Fatalf("GetBlocksIndexes(%v)\n got %v\nwant %v", ids, got, want)
+	}
+	// Led by the document, or by a block of another document.
+	got, err = s.c.GetBlocksIndexes(t.Context(), []string{doc, top[3], otherPara})
+	must(t, "GetBlocksIndexes led by the document", err)
+	wantEqual(t, "indexes led by the document", fmt.Sprint(got), fmt.Sprint(map[string]int{doc: 0, top[3]: 4, otherPara: 0}))
+	got, err = s.c.GetBlocksIndexes(t.Context(), []string{otherPara, top[0], otherPara})
+	must(t, "GetBlocksIndexes led by another document's block", err)
+	wantEqual(t, "indexes led by another document's block", fmt.Sprint(got), fmt.Sprint(map[string]int{otherPara: 1, top[0]: 0}))
+	for _, first := range []string{unknownID, "bad"} {
+		got, err = s.c.GetBlocksIndexes(t.Context(), []string{first, top[0]})
+		must(t, "GetBlocksIndexes led by "+first, err)
+		wantEqual(t, "indexes led by "+first, len(got), 0)
 	}
 }
 

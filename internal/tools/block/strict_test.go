@@ -543,3 +543,57 @@ func TestStrictUpdateKernelCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictBatchUpdateKernelCalls counts what a strict items[] update of
+// eleven blocks of one document asks of the kernel, endpoint by endpoint,
+// with the gate looking up their notebook: the gate places them with one
+// lookup and the indexes of the first one's document (not one lookup per
+// block: SiYuan loads the document for each), the states come from the
+// document read once, the update is one batch.
+func TestStrictBatchUpdateKernelCalls(t *testing.T) {
+	s := newStrictFixture(t, false)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	s.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		calls[strings.TrimPrefix(r.URL.Path, "/api/")]++
+		mu.Unlock()
+		return false
+	})
+	take := func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		got := maps.Clone(calls)
+		clear(calls)
+		return got
+	}
+	s.Policy = &tools.Policy{Default: tools.LevelRead, Notebooks: map[string]tools.Level{s.NB: tools.LevelWrite}, AllActions: true, Strict: true, Version: "nb"}
+	var items []any
+	for i, id := range s.Blocks[1:12] {
+		items = append(items, map[string]any{"id": id, "data": fmt.Sprintf("batch counted %d", i)})
+	}
+	args := map[string]any{"action": "update", "items": items}
+	take()
+	pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
+	gateAndState := map[string]int{
+		"filetree/getPathByID": 2, "block/getBlocksIndexes": 1, // the gate's placement; the state's document
+		"block/getBlockKramdown": 1, "attr/batchGetBlockAttrs": 1, // the state
+	}
+	if got := take(); !maps.Equal(got, gateAndState) {
+		t.Errorf("preflight's kernel calls\n got %v\nwant %v", got, gateAndState)
+	}
+	if res := s.OK(t, "block", tooltest.CommitArgs(args, pre)); res["status"] != "committed" {
+		t.Fatal(res)
+	}
+	commit := maps.Clone(gateAndState)
+	commit["block/batchUpdateBlock"] = 1
+	// The readback: the document's kramdown and DOM, each placed by the
+	// first block, and the attributes.
+	commit["filetree/getPathByID"] += 2
+	commit["block/getBlockKramdown"]++
+	commit["attr/batchGetBlockAttrs"]++
+	commit["block/getBlockDOM"] = 1
+	if got := take(); !maps.Equal(got, commit) {
+		t.Errorf("commit's kernel calls\n got %v\nwant %v", got, commit)
+	}
+}
