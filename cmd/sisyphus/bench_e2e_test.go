@@ -129,8 +129,8 @@ func TestBenchE2E(t *testing.T) {
 	}
 
 	// The kernel calls a strict items[] update of the batch makes, made
-	// directly: at preflight and at commit each block's notebook (the
-	// gate, four at a time), the document's kramdown (found from the first
+	// directly: at preflight and at commit the blocks' notebook (the gate:
+	// the first one's, and which of them its document holds), the document's kramdown (found from the first
 	// block) and the blocks' attributes, at once; the batch update; the
 	// readback: the document's kramdown and DOM and the attributes, at once.
 	at := func(fs ...func()) {
@@ -149,12 +149,7 @@ func TestBenchE2E(t *testing.T) {
 		return func() { bare("/api/filetree/getPathByID", first); bare(ep, docArg) }
 	}
 	lookups := func() {
-		sem := make(chan struct{}, 4)
-		var fs []func()
-		for _, b := range batch {
-			fs = append(fs, func() { sem <- struct{}{}; bare("/api/filetree/getPathByID", map[string]any{"id": b}); <-sem })
-		}
-		at(fs...)
+		at(func() { bare("/api/filetree/getPathByID", first) }, func() { bare("/api/block/getBlocksIndexes", idsArg) })
 	}
 	directBatch := func(blocks []map[string]any) {
 		for range 2 {

@@ -18,7 +18,7 @@ import (
 var fsChecks = []check{
 	{"fs_document_dom_lists_nested_blocks_in_order", checkDocDOMLayout},
 	{"fs_document_kramdown_splits_into_block_kramdowns", checkDocKramdownSplit},
-	{"fs_document_dom_texts_are_the_blocks_dom_texts", checkDocDOMTexts},
+	{"fs_kramdown_rendered_here_shows_the_dom_text", checkKramdownDOMText},
 }
 
 // richMD has the inline and nesting forms a paragraph or heading's
@@ -148,20 +148,32 @@ func checkDocKramdownSplit(t *testing.T, s *suite) {
 	}
 }
 
-// checkDocDOMTexts: the visible text of each block in its document's DOM
-// (markup.BlockDOMTexts) is the text of the block's own DOM; a strict
-// update of several blocks reads its readback's texts so, in one call.
-func checkDocDOMTexts(t *testing.T, s *suite) {
-	doc := s.newDoc(t, "fs-texts-"+randWord(6), richMD)
+// checkKramdownDOMText: each leaf block's kramdown, rendered by the engine
+// SiYuan uses (markup.KramdownDOMText), shows the text of the block's DOM
+// as the kernel renders it; a strict update's readback compares the
+// applied text so and asks the kernel for the DOM only where they differ.
+// Every leaf block of the rich document agrees.
+func checkKramdownDOMText(t *testing.T, s *suite) {
+	doc := s.newDoc(t, "fs-kdtext-"+randWord(6), richMD)
 	whole, err := s.c.GetBlockDOM(t.Context(), doc)
 	must(t, "GetBlockDOM(document)", err)
-	ids, _ := domBlocks(t, whole.DOM)
-	texts := markup.BlockDOMTexts(whole.DOM, ids)
-	single, err := s.c.GetBlockDOMs(t.Context(), ids)
+	ids, types := domBlocks(t, whole.DOM)
+	var leaves []string
+	for i, typ := range types {
+		switch typ {
+		case "NodeParagraph", "NodeHeading", "NodeCodeBlock", "NodeMathBlock", "NodeTable":
+			leaves = append(leaves, ids[i])
+		}
+	}
+	kds, err := s.c.GetBlockKramdowns(t.Context(), leaves)
+	must(t, "GetBlockKramdowns", err)
+	doms, err := s.c.GetBlockDOMs(t.Context(), leaves)
 	must(t, "GetBlockDOMs", err)
-	for _, id := range ids {
-		if got, want := texts[id], markup.DOMText(single[id]); got != want {
-			t.Errorf("block %s: text in the document's DOM %q, its own DOM's %q", id, got, want)
+	for _, id := range leaves {
+		got, err := markup.KramdownDOMText(kds[id], id)
+		must(t, "KramdownDOMText", err)
+		if want := markup.DOMText(doms[id]); got != want {
+			t.Errorf("block %s (%q): rendered here %q, the kernel's DOM %q", id, kds[id], got, want)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -124,8 +123,8 @@ var update = tools.Write[updateArgs, states]{
 	Scope:   tools.Scope[updateArgs]{Touches: func(a updateArgs) []tools.Touch { return tools.OnBlocks(a.ids(), tools.LevelWrite) }},
 	Targets: updateArgs.ids,
 	// Guarded by each block's content (kramdown and attributes); the
-	// readback also reads the DOM to compare the text the kernel applied,
-	// and hashes the content as the state did.
+	// readback reads it again, hashed as the state was, and checks the text
+	// each block shows (showsApplied).
 	State: func(ctx context.Context, env *tools.Env, a updateArgs) (states, error) {
 		return kernelview.ReadBlockContents(ctx, env, a.ids())
 	},
@@ -133,68 +132,59 @@ var update = tools.Write[updateArgs, states]{
 	Execute: execUpdate,
 	Readback: func(ctx context.Context, env *tools.Env, a updateArgs, p tools.Payload) (any, error) {
 		want, _ := p["_appliedText"].(map[string]string)
-		if len(a.ids()) > 1 {
-			return batchReadback(ctx, env, a.ids(), want)
-		}
-		sts, err := kernelview.ReadBlockStates(ctx, env, a.ids())
+		sts, err := kernelview.ReadBlockContents(ctx, env, a.ids())
 		if err != nil {
 			return nil, err
 		}
-
-		for _, s := range sts {
-			if s.Missing {
-				return nil, fmt.Errorf("block %s is gone after the update", s.ID)
-			}
-			if w, ok := want[s.ID]; ok && markup.DOMText(s.DOM) != w {
-				return nil, fmt.Errorf("block %s does not show the requested content", s.ID)
-			}
-		}
-		for i := range sts {
-			sts[i].DOM = "" // hashed as the state was: content only
+		if err := showsApplied(ctx, env, sts, want); err != nil {
+			return nil, err
 		}
 		return sts, nil
 	},
 }
 
-// batchReadback reads back an update of several blocks: their content,
-// hashed as the state was, and the text each shows, from their document's
-// DOM rendered once (where one block's text there is not the applied one,
-// that block's own DOM decides: the document's rendering only saves reads).
-func batchReadback(ctx context.Context, env *tools.Env, ids []string, want map[string]string) (any, error) {
-	var (
-		wg         sync.WaitGroup
-		sts        []kernelview.BlockState
-		texts      map[string]string
-		sErr, tErr error
-		wantIDs    = make([]string, 0, len(want))
-	)
-	for id := range want {
-		wantIDs = append(wantIDs, id)
-	}
-	wg.Add(2)
-	go func() { defer wg.Done(); sts, sErr = kernelview.ReadBlockContents(ctx, env, ids) }()
-	go func() { defer wg.Done(); texts, tErr = kernelview.ReadDOMTexts(ctx, env, wantIDs) }()
-	wg.Wait()
-	if err := errors.Join(sErr, tErr); err != nil {
-		return nil, err
-	}
+// showsApplied checks that each updated block shows the text its update
+// applied. The text is rendered here from the block's kramdown, just read
+// back, as the kernel renders an update's markdown; only a block whose
+// rendering here differs (a reference's anchor follows its target, an
+// embed) is compared with the kernel's own DOM: on SiYuan each DOM read
+// loads the block's document.
+func showsApplied(ctx context.Context, env *tools.Env, sts []kernelview.BlockState, want map[string]string) error {
+	var ask []string
 	for _, s := range sts {
 		if s.Missing {
-			return nil, fmt.Errorf("block %s is gone after the update", s.ID)
+			return fmt.Errorf("block %s is gone after the update", s.ID)
 		}
 		w, ok := want[s.ID]
-		if !ok || texts[s.ID] == w {
+		if !ok {
 			continue
 		}
-		d, err := env.Kernel.GetBlockDOM(ctx, s.ID)
-		if err != nil {
-			return nil, err
-		}
-		if markup.DOMText(d.DOM) != w {
-			return nil, fmt.Errorf("block %s does not show the requested content", s.ID)
+		if text, err := markup.KramdownDOMText(s.Kramdown, s.ID); err != nil || text != w {
+			ask = append(ask, s.ID)
 		}
 	}
-	return sts, nil
+	var doms map[string]string
+	switch len(ask) {
+	case 0:
+		return nil
+	case 1:
+		d, err := env.Kernel.GetBlockDOM(ctx, ask[0])
+		if err != nil {
+			return err
+		}
+		doms = map[string]string{ask[0]: d.DOM}
+	default:
+		var err error
+		if doms, err = env.Kernel.GetBlockDOMs(ctx, ask); err != nil {
+			return err
+		}
+	}
+	for _, id := range ask {
+		if markup.DOMText(doms[id]) != want[id] {
+			return fmt.Errorf("block %s does not show the requested content", id)
+		}
+	}
+	return nil
 }
 
 // checkUpdate refuses an update SiYuan would apply only in part: a block

@@ -217,45 +217,6 @@ func docKramdowns(ctx context.Context, env *tools.Env, ids []string) (map[string
 	return out, nil
 }
 
-// ReadDOMTexts is the visible text of each block of ids as its rendered DOM
-// shows it (markup.DOMText), for a readback comparing the text the kernel
-// applied. Blocks of the first block's document are read from that
-// document's DOM, rendered once; the others with getBlockDOMs. A block that
-// does not exist is absent.
-func ReadDOMTexts(ctx context.Context, env *tools.Env, ids []string) (map[string]string, error) {
-	ids = SortedUnique(ids)
-	out := map[string]string{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rest := ids
-	if root, ok := documentOf(ctx, env, ids[0]); ok {
-		dom, err := env.Kernel.GetBlockDOM(ctx, root)
-		if err != nil {
-			return nil, err
-		}
-		out = markup.BlockDOMTexts(dom.DOM, ids)
-		rest = nil
-		for _, id := range ids {
-			if _, ok := out[id]; !ok {
-				rest = append(rest, id)
-			}
-		}
-	}
-	if len(rest) > 0 {
-		doms, err := env.Kernel.GetBlockDOMs(ctx, rest)
-		if err != nil {
-			return nil, err
-		}
-		for id, d := range doms {
-			if d != "" {
-				out[id] = markup.DOMText(d)
-			}
-		}
-	}
-	return out, nil
-}
-
 // ReadEach reads each of ids (deduplicated, in sorted order), four at a
 // time against the kernel; any failed read fails the whole (fail closed).
 func ReadEach[T any](ids []string, read func(id string) (T, error)) ([]T, error) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
-	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
 
@@ -129,24 +128,6 @@ func TestBatchStatesEqualSingle(t *testing.T) {
 	for _, st := range batch {
 		if st.ID == "20200101000000-aaaaaaa" && !st.Missing {
 			t.Fatalf("a missing block in a batch: %+v", st)
-		}
-	}
-	// The texts a readback compares, from the document's DOM rendered
-	// once, are each block's own DOM's.
-	texts, err := ReadDOMTexts(ctx, env, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range batch {
-		got, ok := texts[st.ID]
-		if st.Missing {
-			if ok {
-				t.Errorf("a missing block has a text: %q", got)
-			}
-			continue
-		}
-		if want := markup.DOMText(st.DOM); !ok || got != want {
-			t.Errorf("text of %s from the document's DOM: %q (%v), its own DOM's %q", st.ID, got, ok, want)
 		}
 	}
 	// A change to a nested block shows in the next batch read.

@@ -120,3 +120,20 @@ func withoutDocIAL(kd string) string {
 	}
 	return body[:i+1]
 }
+
+// KramdownDOMText is the visible text (DOMText) of block id rendered from
+// its kramdown as SiYuan renders an update's markdown data (Md2BlockDOM),
+// so that a readback can compare the text an update applied without
+// asking the kernel for the block's DOM. The kernel's own rendering can
+// differ (a reference's anchor follows its target, the kernel resolves
+// embeds): where the two texts differ the caller asks the kernel.
+func KramdownDOMText(kd, id string) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			text, err = "", fmt.Errorf("malformed kramdown: %v", r)
+		}
+	}()
+	l := siyuanLute()
+	l.SetHTMLTag2TextMark(true) // as the kernel's /api/block/* do: <u>, <kbd> are marks
+	return BlockDOMText(l.Md2BlockDOM(kd, true), id), nil
+}

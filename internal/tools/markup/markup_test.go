@@ -105,3 +105,27 @@ func TestBlockKramdowns(t *testing.T) {
 		t.Errorf("attributes lost: %q", ial)
 	}
 }
+
+func TestKramdownDOMText(t *testing.T) {
+	const id = "20260101000000-ppppppp"
+	ial := "\n{: id=\"" + id + "\" updated=\"20260101000000\"}"
+	for _, c := range []struct{ name, kd, want string }{
+		{"marks", "a **b** *c* `d` ==e== ~~f~~" + ial, "a b c d e f"},
+		{"inline html tags are marks, as the kernel's block API makes them", "<u>under</u> and <kbd>Ctrl</kbd>" + ial, "under and Ctrl"},
+		// Inline math is rendered from an attribute: no text (so in the
+		// kernel's DOM too; the contract suite compares both on every kind
+		// of leaf block).
+		{"tag and math", "tag #t# and $x^2$" + ial, "tag t and"},
+		{"entities and an html tag", "a &amp; b <b>c</b>" + ial, "a & b c"},
+		{"heading", "## Title **x**" + ial, "Title x"},
+		{"code block: its language label shows", "```go\nfmt.Println(1)\n```" + ial, "go fmt.Println(1)"},
+		{"a reference shows its anchor", "see ((20260101000000-zzzzzzz 'the anchor'))" + ial, "see the anchor"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := KramdownDOMText(c.kd, id)
+			if err != nil || got != c.want {
+				t.Fatalf("KramdownDOMText(%q) = %q, %v; want %q", c.kd, got, err, c.want)
+			}
+		})
+	}
+}
