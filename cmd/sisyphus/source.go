@@ -40,7 +40,8 @@ func (f *kernelFlags) register(cmd *cobra.Command) {
 }
 
 // open returns a client for the selected kernel; with --embedded it starts
-// the embedded kernel on a private loopback port. close releases it.
+// the embedded kernel, served in process to this client and on a private
+// loopback port to others. close releases it.
 func (f *kernelFlags) open(ctx context.Context, log *slog.Logger) (c *siyuan.Client, desc string, close func(), err error) {
 	if f.embedded == "" {
 		c, err = siyuan.New(siyuan.Config{BaseURL: f.url, Token: f.token, Logger: log})
@@ -64,7 +65,9 @@ func (f *kernelFlags) open(ctx context.Context, log *slog.Logger) (c *siyuan.Cli
 		k.Close()
 	}
 	f.embeddedURL, f.embeddedToken = "http://"+ln.Addr().String(), k.Token()
-	c, err = siyuan.New(siyuan.Config{BaseURL: f.embeddedURL, Token: k.Token(), Logger: log})
+	// This process reaches its kernel in process; the port is for fronts
+	// on the same state dir (and anyone given the kernel access file).
+	c, err = siyuan.New(siyuan.Config{BaseURL: f.embeddedURL, Token: k.Token(), Logger: log, HTTPClient: &http.Client{Transport: k.Transport()}})
 	if err != nil {
 		close()
 		return nil, "", nil, err

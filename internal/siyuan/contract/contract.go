@@ -53,6 +53,17 @@ type Kernel struct {
 	// lagging behind writes) are then only checked when observed, because
 	// the real kernel may already have flushed on its own.
 	Live bool
+	// HTTPClient, when set, carries every request (the embedded kernel's
+	// in-process transport); nil is a plain client.
+	HTTPClient *http.Client
+}
+
+// http is the client every check's requests go through.
+func (k Kernel) http() *http.Client {
+	if k.HTTPClient != nil {
+		return k.HTTPClient
+	}
+	return http.DefaultClient
 }
 
 type check struct {
@@ -73,7 +84,7 @@ type suite struct {
 // Run runs every check against k. It creates its own notebook first and
 // removes it (and everything else it created) in t.Cleanup.
 func Run(t *testing.T, k Kernel) {
-	c, err := siyuan.New(siyuan.Config{BaseURL: k.URL, Token: k.Token, Timeout: 60 * time.Second})
+	c, err := siyuan.New(siyuan.Config{BaseURL: k.URL, Token: k.Token, Timeout: 60 * time.Second, HTTPClient: k.HTTPClient})
 	if err != nil {
 		t.Fatalf("siyuan.New: %v", err)
 	}
@@ -513,7 +524,7 @@ func checkVersion(t *testing.T, s *suite) {
 }
 
 func checkVersionNoToken(t *testing.T, s *suite) {
-	c, err := siyuan.New(siyuan.Config{BaseURL: s.k.URL, Token: "wrong-" + randLower(8)})
+	c, err := siyuan.New(siyuan.Config{BaseURL: s.k.URL, Token: "wrong-" + randLower(8), HTTPClient: s.k.HTTPClient})
 	must(t, "siyuan.New", err)
 	v, err := c.Version(t.Context())
 	must(t, "Version with a wrong token", err)
@@ -568,7 +579,7 @@ func checkPushErrMsg(t *testing.T, s *suite) {
 
 func (s *suite) wrongTokenClient(t *testing.T) *siyuan.Client {
 	t.Helper()
-	c, err := siyuan.New(siyuan.Config{BaseURL: s.k.URL, Token: "wrong-" + randLower(8)})
+	c, err := siyuan.New(siyuan.Config{BaseURL: s.k.URL, Token: "wrong-" + randLower(8), HTTPClient: s.k.HTTPClient})
 	must(t, "siyuan.New", err)
 	return c
 }
@@ -2114,7 +2125,7 @@ func checkGetFileMissing(t *testing.T, s *suite) {
 	must(t, "NewRequest", err)
 	req.Header.Set("Authorization", "Token "+s.k.Token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.k.http().Do(req)
 	must(t, "raw getFile", err)
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -27,4 +28,25 @@ func TestEmbedded(t *testing.T) {
 	srv := httptest.NewServer(k.Handler())
 	t.Cleanup(srv.Close)
 	Run(t, Kernel{URL: srv.URL, Token: k.Token()})
+}
+
+// TestEmbeddedInProcess runs the contract through the embedded kernel's
+// in-process transport (what `serve --embedded` reaches its kernel by): the
+// same answers as over a socket, down to status codes, streamed files and
+// dropped exchanges.
+func TestEmbeddedInProcess(t *testing.T) {
+	k, err := embedded.Open(t.Context(), embedded.Options{
+		Dir:              t.TempDir(),
+		Token:            "contract-test-token",
+		SQLFlushInterval: time.Hour,
+	})
+	if err != nil {
+		t.Fatalf("embedded.Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Close(); err != nil {
+			t.Errorf("embedded kernel Close: %v", err)
+		}
+	})
+	Run(t, Kernel{URL: "http://embedded.invalid", Token: k.Token(), HTTPClient: &http.Client{Transport: k.Transport()}})
 }

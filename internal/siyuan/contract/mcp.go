@@ -43,7 +43,7 @@ func (s *suite) mcpPost(t *testing.T, headers map[string]string, body string) (i
 			req.Header.Set(k, v)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.k.http().Do(req)
 	must(t, "POST /mcp", err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
@@ -98,7 +98,7 @@ func checkMCPProtocolErrors(t *testing.T, s *suite) {
 	}
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, strings.TrimSuffix(s.k.URL, "/")+"/mcp", nil)
 	req.Header.Set("Authorization", "Token "+s.k.Token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.k.http().Do(req)
 	must(t, "GET /mcp", err)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
@@ -153,7 +153,7 @@ func checkMCPLegacySessions(t *testing.T, s *suite) {
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, strings.TrimSuffix(s.k.URL, "/")+"/mcp", nil)
 	req.Header.Set("Authorization", "Token "+s.k.Token)
 	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.k.http().Do(req)
 	must(t, "DELETE /mcp", err)
 	resp.Body.Close()
 	code, _, body = s.mcpPost(t, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":7,"method":"ping"}`)

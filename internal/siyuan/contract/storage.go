@@ -60,7 +60,7 @@ func (s *suite) rawDo(t *testing.T, endpoint, ctype string, body io.Reader) rawR
 	must(t, "NewRequest", err)
 	req.Header.Set("Authorization", "Token "+s.k.Token)
 	req.Header.Set("Content-Type", ctype)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.k.http().Do(req)
 	must(t, "POST "+endpoint, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
