@@ -549,7 +549,7 @@ func TestStrictUpdateKernelCalls(t *testing.T) {
 // with the gate looking up their notebook: the gate places them with one
 // lookup and the indexes of the first one's document (not one lookup per
 // block: SiYuan loads the document for each), the states come from the
-// document read once, the update is one batch.
+// document the SQL index names, read once, the update is one batch.
 func TestStrictBatchUpdateKernelCalls(t *testing.T) {
 	s := newStrictFixture(t, false)
 	var mu sync.Mutex
@@ -573,11 +573,15 @@ func TestStrictBatchUpdateKernelCalls(t *testing.T) {
 		items = append(items, map[string]any{"id": id, "data": fmt.Sprintf("batch counted %d", i)})
 	}
 	args := map[string]any{"action": "update", "items": items}
+	if err := s.C.FlushTransaction(t.Context()); err != nil { // the SQL index holds the blocks
+		t.Fatal(err)
+	}
 	take()
 	pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
 	gateAndState := map[string]int{
-		"filetree/getPathByID": 2, "block/getBlocksIndexes": 1, // the gate's placement; the state's document
-		"block/getBlockKramdown": 1, "attr/batchGetBlockAttrs": 1, // the state
+		"filetree/getPathByID": 1, "block/getBlocksIndexes": 1, // the gate's placement
+		// The state: the document the index names, its kramdown, the attributes.
+		"query/sql": 1, "block/getBlockKramdown": 1, "attr/batchGetBlockAttrs": 1,
 	}
 	if got := take(); !maps.Equal(got, gateAndState) {
 		t.Errorf("preflight's kernel calls\n got %v\nwant %v", got, gateAndState)
@@ -587,9 +591,9 @@ func TestStrictBatchUpdateKernelCalls(t *testing.T) {
 	}
 	commit := maps.Clone(gateAndState)
 	commit["block/batchUpdateBlock"] = 1
-	// The readback: the document's kramdown, placed by the first block,
-	// and the attributes (the texts shown are rendered from the kramdown).
-	commit["filetree/getPathByID"]++
+	// The readback: the document's kramdown, named by the index, and the
+	// attributes (the texts shown are rendered from the kramdown).
+	commit["query/sql"]++
 	commit["block/getBlockKramdown"]++
 	commit["attr/batchGetBlockAttrs"]++
 	if got := take(); !maps.Equal(got, commit) {

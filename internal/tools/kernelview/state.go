@@ -178,8 +178,27 @@ func documentOf(ctx context.Context, env *tools.Env, id string) (string, bool) {
 	return root, tools.CheckID("id", root) == nil
 }
 
+// documentHint names the document to read for block id: the one the SQL
+// index places it in (no document loaded: SiYuan answers getPathByID by
+// loading the whole document), else, for a block the index does not hold
+// yet, the block tree's. The index lags writes, so the hint only picks
+// which document to read: a block is taken from it only if that
+// document's current kramdown holds it.
+func documentHint(ctx context.Context, env *tools.Env, id string) (string, bool) {
+	if tools.CheckID("id", id) != nil {
+		return "", false
+	}
+	rows, err := env.Kernel.QuerySQL(ctx, "SELECT root_id FROM blocks WHERE id = '"+id+"' LIMIT 1")
+	if err == nil && len(rows) == 1 {
+		if root, _ := rows[0]["root_id"].(string); tools.CheckID("id", root) == nil {
+			return root, true
+		}
+	}
+	return documentOf(ctx, env, id)
+}
+
 // docKramdowns is GetBlockKramdowns for blocks mostly of one document: the
-// document of the first block is read once, as kramdown, and each leaf
+// document of the first block (documentHint) is read once, as kramdown, and each leaf
 // block of it (paragraph, heading, code or math block) is cut out and
 // rendered as SiYuan renders one block (markup.BlockKramdowns; the contract
 // suite checks the two agree). What that does not answer (other
@@ -187,7 +206,7 @@ func documentOf(ctx context.Context, env *tools.Env, id string) (string, bool) {
 // getBlockKramdowns. Either way the answer is the kernel's current
 // content: a change to a block changes the document's kramdown.
 func docKramdowns(ctx context.Context, env *tools.Env, ids []string) (map[string]string, error) {
-	root, ok := documentOf(ctx, env, ids[0])
+	root, ok := documentHint(ctx, env, ids[0])
 	if !ok {
 		return env.Kernel.GetBlockKramdowns(ctx, ids) // unknown or unplaced: the kernel says
 	}

@@ -2,9 +2,12 @@ package kernelview
 
 import (
 	"context"
+	"net/http"
 	"reflect"
 	"regexp"
+	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -155,4 +158,58 @@ func TestBatchStatesEqualSingle(t *testing.T) {
 			t.Errorf("block %s: kramdown changed %v after an update of %s: %q -> %q", st.ID, changed, nested, batch[i].Kramdown, st.Kramdown)
 		}
 	}
+}
+
+// TestBatchStatesFromTheIndexedDocument: the document a batch read cuts
+// its blocks from is the one the SQL index names (no block-tree lookup,
+// which SiYuan answers by loading the document), and a stale index, after
+// a block moved to another document, only costs the moved block a read of
+// its own: every state is the kernel's current one.
+func TestBatchStatesFromTheIndexedDocument(t *testing.T) {
+	f := tooltest.New(t, func() []*tools.Tool { return nil })
+	ctx := context.Background()
+	env := &tools.Env{Kernel: f.C}
+	a := f.MkDoc(t, f.NB, "/A", "a one\n\na two\n\na three")
+	b := f.MkDoc(t, f.NB, "/B", "b one")
+	as := f.Kids(t, a)
+	sort.Strings(as)
+	if err := f.C.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var lookups atomic.Int32
+	f.SetHook(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/filetree/getPathByID" {
+			lookups.Add(1)
+		}
+		return false
+	})
+	same := func(ids []string) {
+		t.Helper()
+		batch, err := ReadBlockContents(ctx, env, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range batch {
+			want, err := ReadBlockContent(ctx, env, got.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("batch state of %s\n got %+v\nwant %+v", got.ID, got, want)
+			}
+		}
+	}
+	same(as)
+	if n := lookups.Load(); n != 0 {
+		t.Errorf("indexed blocks: %d block-tree lookups, want none", n)
+	}
+	// The first block moves to B; the index still places it in A.
+	if err := f.C.MoveBlock(ctx, as[0], f.Kids(t, b)[0], ""); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := f.C.QuerySQL(ctx, "SELECT root_id FROM blocks WHERE id = '"+as[0]+"'"); err != nil || len(rows) != 1 || rows[0]["root_id"] != a {
+		t.Fatalf("the index should still place the moved block in A: %v %v", rows, err)
+	}
+	same(as[:2])
+	same(append([]string{as[0]}, f.Kids(t, b)...))
 }

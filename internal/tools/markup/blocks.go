@@ -94,7 +94,8 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 		}
 		root.PrependChild(n)
 		one := &parse.Tree{Root: root, Context: tree.Context}
-		out[n.ID] = string(render.NewFormatRenderer(one, l.RenderOptions, l.ParseOptions).Render())
+		// As SiYuan's getBlockKramdown (mode md) answers: trimmed.
+		out[n.ID] = strings.TrimSpace(string(render.NewFormatRenderer(one, l.RenderOptions, l.ParseOptions).Render()))
 	}
 	return out, nil
 }
