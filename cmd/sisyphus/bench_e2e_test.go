@@ -146,7 +146,7 @@ func TestBenchE2E(t *testing.T) {
 	// The kernel calls a strict items[] update of the batch makes, made
 	// directly: at preflight and at commit the blocks' notebook (the gate:
 	// the first one's, and which of them its document holds), the
-	// document's kramdown (found from the first block) and the blocks'
+	// document's kramdown (the SQL index names it) and the blocks'
 	// attributes, at once; the batch update; the readback: the document's
 	// kramdown and the attributes, at once.
 	at := func(fs ...func()) {
@@ -161,8 +161,9 @@ func TestBenchE2E(t *testing.T) {
 	first := map[string]any{"id": batch[0]}
 	docArg := map[string]any{"id": doc}
 	idsArg := map[string]any{"ids": batch}
+	hint := map[string]any{"stmt": "SELECT root_id FROM blocks WHERE id = '" + batch[0] + "' LIMIT 1"}
 	docRead := func(ep string) func() {
-		return func() { bare("/api/filetree/getPathByID", first); bare(ep, docArg) }
+		return func() { bare("/api/query/sql", hint); bare(ep, docArg) }
 	}
 	lookups := func() {
 		at(func() { bare("/api/filetree/getPathByID", first) }, func() { bare("/api/block/getBlocksIndexes", idsArg) })

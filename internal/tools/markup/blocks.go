@@ -2,6 +2,8 @@ package markup
 
 import (
 	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/88250/lute"
@@ -67,6 +69,10 @@ func siyuanLute() *lute.Lute {
 // blocks; not tables) are split out:
 // rendering detaches them from the parsed tree. An id the kramdown does not
 // hold is absent from the answer.
+//
+// Parsing a long document is most of the cost (about 15 ms for 1,000
+// paragraphs), so where the document's top-level blocks can be told apart
+// without parsing (segments), only those holding the ids are parsed.
 func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -77,8 +83,24 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 	for _, id := range ids {
 		want[id] = true
 	}
+	kd := withoutDocIAL(docKramdown)
+	if out, ok := splitSegments(kd, want); ok {
+		return out, nil
+	}
+	return splitWhole(kd, want), nil
+}
+
+// splitWhole is BlockKramdowns by parsing the whole document.
+func splitWhole(kd string, want map[string]bool) map[string]string {
 	l := siyuanLute()
-	tree := parse.Parse("", []byte(withoutDocIAL(docKramdown)), l.ParseOptions)
+	out := map[string]string{}
+	renderLeaves(l, parse.Parse("", []byte(kd), l.ParseOptions), want, out)
+	return out
+}
+
+// renderLeaves renders each wanted leaf block of tree into out, detaching
+// it from the tree.
+func renderLeaves(l *lute.Lute, tree *parse.Tree, want map[string]bool, out map[string]string) {
 	var nodes []*ast.Node
 	ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
 		if entering && n.IsBlock() && want[n.ID] && leaf[n.Type] {
@@ -86,7 +108,6 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 		}
 		return ast.WalkContinue
 	})
-	out = make(map[string]string, len(nodes))
 	for _, n := range nodes {
 		root := &ast.Node{Type: ast.NodeDocument}
 		if ial := n.Next; ial != nil && ial.Type == ast.NodeKramdownBlockIAL {
@@ -97,7 +118,107 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 		// As SiYuan's getBlockKramdown (mode md) answers: trimmed.
 		out[n.ID] = strings.TrimSpace(string(render.NewFormatRenderer(one, l.RenderOptions, l.ParseOptions).Render()))
 	}
-	return out, nil
+}
+
+// unsegmented are the constructs that can hold, inside one top-level
+// block, a blank line followed by a line that looks like a top-level IAL:
+// code and math fences, HTML and other raw blocks, superblocks (whose
+// children's IALs are not indented), embeds and custom blocks (and HTML,
+// rawHTMLLine). A document holding any of them is parsed whole.
+var unsegmented = []string{"```", "~~~", "$$", "{{", ";;;"}
+
+// rawHTMLLine reports whether some line of kd starts an HTML block (its
+// first character, after at most three spaces, is <).
+func rawHTMLLine(kd string) bool {
+	for line := range strings.SplitSeq(kd, "\n") {
+		if t := strings.TrimLeft(line, " "); len(line)-len(t) <= 3 && strings.HasPrefix(t, "<") {
+			return true
+		}
+	}
+	return false
+}
+
+var closingIDRE = regexp.MustCompile(`^\{: (?:.* )?id="([^"]+)"`)
+
+// splitSegments is BlockKramdowns for a document whose top-level blocks can
+// be told apart as text: each is its kramdown closed by its IAL at the
+// start of a line, then a blank line (nested blocks' IALs are indented or
+// quoted). Only the segments holding a wanted id are parsed, and each must
+// parse as one block carrying its closing IAL's id; an id written twice,
+// or anything else unexpected, sends the whole document to the parser
+// (false).
+func splitSegments(kd string, want map[string]bool) (map[string]string, bool) {
+	if rawHTMLLine(kd) {
+		return nil, false
+	}
+	for _, u := range unsegmented {
+		if strings.Contains(kd, u) {
+			return nil, false
+		}
+	}
+	body := strings.TrimRight(kd, "\n")
+	// Each segment is body[starts[i]:ends[i]], its closing IAL starting at
+	// closers[i].
+	var starts, ends, closers []int
+	start := 0
+	for off := 0; ; {
+		next := strings.Index(body[off:], "\n\n")
+		end := len(body)
+		if next >= 0 {
+			end = off + next
+		}
+		line := strings.LastIndexByte(body[:end], '\n') + 1
+		if last := body[line:end]; strings.HasPrefix(last, "{: ") && strings.HasSuffix(last, "}") {
+			if line <= start {
+				return nil, false // an IAL without a block
+			}
+			starts, ends, closers = append(starts, start), append(ends, end), append(closers, line)
+			start = end + 2
+		}
+		if next < 0 {
+			if start < len(body) {
+				return nil, false // text after the last IAL: parse it whole
+			}
+			break
+		}
+		off = end + 2
+	}
+	holding := map[int]bool{}
+	for id := range want {
+		needle := `id="` + id + `"`
+		at := strings.Index(body, needle)
+		if at < 0 {
+			continue // not in this document
+		}
+		if strings.Contains(body[at+len(needle):], needle) {
+			return nil, false
+		}
+		i := sort.SearchInts(ends, at+1) // the first segment ending after at
+		if i == len(ends) || at < starts[i] {
+			return nil, false
+		}
+		holding[i] = true
+	}
+	l := siyuanLute()
+	out := map[string]string{}
+	for i := range holding {
+		m := closingIDRE.FindStringSubmatch(body[closers[i]:ends[i]])
+		if m == nil {
+			return nil, false
+		}
+		tree := parse.Parse("", []byte(body[starts[i]:ends[i]]), l.ParseOptions)
+		var top []*ast.Node
+		for c := tree.Root.FirstChild; c != nil; c = c.Next {
+			if c.Type != ast.NodeKramdownBlockIAL {
+				top = append(top, c)
+			}
+		}
+		if len(top) != 1 || top[0].ID != m[1] {
+			return nil, false
+		}
+		renderLeaves(l, tree, want, out)
+	}
+	return out, true
 }
 
 // withoutDocIAL drops the document's own IAL, the line that closes its
