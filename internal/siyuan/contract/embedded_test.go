@@ -12,19 +12,7 @@ import (
 // TestEmbedded runs the contract against an in-process embedded kernel. The
 // SQL index flush interval is long, so the index lag is always observable.
 func TestEmbedded(t *testing.T) {
-	k, err := embedded.Open(t.Context(), embedded.Options{
-		Dir:              t.TempDir(),
-		Token:            "contract-test-token",
-		SQLFlushInterval: time.Hour,
-	})
-	if err != nil {
-		t.Fatalf("embedded.Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := k.Close(); err != nil {
-			t.Errorf("embedded kernel Close: %v", err)
-		}
-	})
+	k := openKernel(t)
 	srv := httptest.NewServer(k.Handler())
 	t.Cleanup(srv.Close)
 	Run(t, Kernel{URL: srv.URL, Token: k.Token()})
@@ -35,6 +23,14 @@ func TestEmbedded(t *testing.T) {
 // same answers as over a socket, down to status codes, streamed files and
 // dropped exchanges.
 func TestEmbeddedInProcess(t *testing.T) {
+	k := openKernel(t)
+	Run(t, Kernel{URL: "http://embedded.invalid", Token: k.Token(), HTTPClient: &http.Client{Transport: k.Transport()}})
+}
+
+// openKernel opens an embedded kernel on a fresh workspace. Its SQL index
+// flush interval is long, so the index lag is always observable.
+func openKernel(t *testing.T) *embedded.Kernel {
+	t.Helper()
 	k, err := embedded.Open(t.Context(), embedded.Options{
 		Dir:              t.TempDir(),
 		Token:            "contract-test-token",
@@ -48,5 +44,5 @@ func TestEmbeddedInProcess(t *testing.T) {
 			t.Errorf("embedded kernel Close: %v", err)
 		}
 	})
-	Run(t, Kernel{URL: "http://embedded.invalid", Token: k.Token(), HTTPClient: &http.Client{Transport: k.Transport()}})
+	return k
 }

@@ -130,13 +130,7 @@ func splitDoc(t *testing.T, s *suite, md string) {
 	dom, err := s.c.GetBlockDOM(t.Context(), doc)
 	must(t, "GetBlockDOM(document)", err)
 	ids, types := domBlocks(t, dom.DOM)
-	var leaves []string
-	for i, typ := range types {
-		switch typ {
-		case "NodeParagraph", "NodeHeading", "NodeCodeBlock", "NodeMathBlock", "NodeTable":
-			leaves = append(leaves, ids[i])
-		}
-	}
+	leaves := leafBlocks(ids, types)
 	if len(leaves) < 10 {
 		t.Fatalf("the document has %d leaf blocks, want at least 10: %v", len(leaves), types)
 	}
@@ -172,13 +166,7 @@ func checkKramdownDOMText(t *testing.T, s *suite) {
 	whole, err := s.c.GetBlockDOM(t.Context(), doc)
 	must(t, "GetBlockDOM(document)", err)
 	ids, types := domBlocks(t, whole.DOM)
-	var leaves []string
-	for i, typ := range types {
-		switch typ {
-		case "NodeParagraph", "NodeHeading", "NodeCodeBlock", "NodeMathBlock", "NodeTable":
-			leaves = append(leaves, ids[i])
-		}
-	}
+	leaves := leafBlocks(ids, types)
 	kds, err := s.c.GetBlockKramdowns(t.Context(), leaves)
 	must(t, "GetBlockKramdowns", err)
 	doms, err := s.c.GetBlockDOMs(t.Context(), leaves)
@@ -204,4 +192,17 @@ func sortedIAL(kd string) string {
 	attrs := regexp.MustCompile(`[A-Za-z][\w-]*="(?:[^"\\]|\\.)*"`).FindAllString(ial, -1)
 	sort.Strings(attrs)
 	return kd[:i+1] + "{: " + strings.Join(attrs, " ") + "}" + line[len(ial):]
+}
+
+// leafBlocks are the ids of the blocks without child blocks (paragraphs,
+// headings, code and math blocks, tables) among a DOM's blocks.
+func leafBlocks(ids, types []string) []string {
+	var leaves []string
+	for i, typ := range types {
+		switch typ {
+		case "NodeParagraph", "NodeHeading", "NodeCodeBlock", "NodeMathBlock", "NodeTable":
+			leaves = append(leaves, ids[i])
+		}
+	}
+	return leaves
 }
