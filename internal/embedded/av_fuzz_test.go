@@ -2,13 +2,10 @@ package embedded
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/88250/lute/ast"
 )
@@ -19,27 +16,8 @@ import (
 // and the /api/av/* forms: the kernel always answers an envelope without
 // a recovered panic, and the database file always stays readable.
 func FuzzAVTransactions(f *testing.F) {
-	k, err := Open(context.Background(), Options{Dir: f.TempDir(), Token: "tok", SQLFlushInterval: time.Hour})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { k.Close() })
-	h := k.Handler()
+	k, post := fuzzKernel(f)
 	avID, block := ast.NewNodeID(), ast.NewNodeID()
-	post := func(t testing.TB, path, body string) map[string]any {
-		req := httptest.NewRequest("POST", path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Token tok")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		var env map[string]any
-		if err := json.Unmarshal(w.Body.Bytes(), &env); err != nil {
-			t.Fatalf("%s %s: not an envelope: %q", path, body, w.Body.String())
-		}
-		if msg, _ := env["msg"].(string); strings.HasPrefix(msg, "internal error") {
-			t.Fatalf("%s %s: recovered panic: %s", path, body, msg)
-		}
-		return env
-	}
 	boot := f
 	var nbs struct {
 		Data struct{ Notebooks []struct{ ID string } }

@@ -1,12 +1,8 @@
 package embedded
 
 import (
-	"context"
 	"encoding/json"
-	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 )
 
 // FuzzBlockDocEndpoints sends the breadth endpoints (breadcrumb, word
@@ -16,26 +12,7 @@ import (
 // answers an envelope without a recovered panic, and the document stays
 // readable.
 func FuzzBlockDocEndpoints(f *testing.F) {
-	k, err := Open(context.Background(), Options{Dir: f.TempDir(), Token: "tok", SQLFlushInterval: time.Hour})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { k.Close() })
-	h := k.Handler()
-	post := func(t testing.TB, path, body string) map[string]any {
-		req := httptest.NewRequest("POST", path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Token tok")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		var env map[string]any
-		if err := json.Unmarshal(w.Body.Bytes(), &env); err != nil {
-			t.Fatalf("%s %s: not an envelope: %q", path, body, w.Body.String())
-		}
-		if msg, _ := env["msg"].(string); strings.HasPrefix(msg, "internal error") {
-			t.Fatalf("%s %s: recovered panic: %s", path, body, msg)
-		}
-		return env
-	}
+	_, post := fuzzKernel(f)
 	var nbs struct {
 		Data struct{ Notebooks []struct{ ID string } }
 	}

@@ -1,12 +1,8 @@
 package embedded
 
 import (
-	"context"
 	"encoding/json"
-	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
@@ -16,27 +12,8 @@ import (
 // /api/search/findReplace: the kernel answers an envelope without a
 // recovered panic, and the document stays readable.
 func FuzzFindReplace(f *testing.F) {
-	k, err := Open(context.Background(), Options{Dir: f.TempDir(), Token: "tok", SQLFlushInterval: time.Hour})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { k.Close() })
-	h := k.Handler()
-	post := func(t testing.TB, path string, body any) map[string]any {
-		raw, _ := json.Marshal(body)
-		req := httptest.NewRequest("POST", path, strings.NewReader(string(raw)))
-		req.Header.Set("Authorization", "Token tok")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		var env map[string]any
-		if err := json.Unmarshal(w.Body.Bytes(), &env); err != nil {
-			t.Fatalf("%s %s: not an envelope: %q", path, raw, w.Body.String())
-		}
-		if msg, _ := env["msg"].(string); strings.HasPrefix(msg, "internal error") {
-			t.Fatalf("%s %s: recovered panic: %s", path, raw, msg)
-		}
-		return env
-	}
+	_, postRaw := fuzzKernel(f)
+	post := jsonPoster(postRaw)
 	nb := post(f, "/api/notebook/createNotebook", map[string]any{"name": "fuzz"})["data"].(map[string]any)["notebook"].(map[string]any)["id"].(string)
 	kinds := map[string]any{}
 	for _, kind := range []string{"text", "docTitle", "codeBlock", "mathBlock", "htmlBlock", "code", "em", "strong", "kbd", "mark", "s",

@@ -1,9 +1,6 @@
 package embedded
 
 import (
-	"context"
-	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -14,27 +11,8 @@ import (
 // without a recovered panic, every span belongs to a block of the
 // document, and getTag's tree stays well formed.
 func FuzzTags(f *testing.F) {
-	k, err := Open(context.Background(), Options{Dir: f.TempDir(), Token: "tok", SQLFlushInterval: time.Hour})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { k.Close() })
-	h := k.Handler()
-	post := func(t testing.TB, path string, body any) map[string]any {
-		b, _ := json.Marshal(body)
-		req := httptest.NewRequest("POST", path, strings.NewReader(string(b)))
-		req.Header.Set("Authorization", "Token tok")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		var env map[string]any
-		if err := json.Unmarshal(w.Body.Bytes(), &env); err != nil {
-			t.Fatalf("%s %s: not an envelope: %q", path, b, w.Body.String())
-		}
-		if msg, _ := env["msg"].(string); strings.HasPrefix(msg, "internal error") {
-			t.Fatalf("%s %s: recovered panic: %s", path, b, msg)
-		}
-		return env
-	}
+	k, postRaw := fuzzKernel(f)
+	post := jsonPoster(postRaw)
 	nbs := post(f, "/api/notebook/lsNotebooks", map[string]any{})["data"].(map[string]any)["notebooks"].([]any)
 	box := nbs[0].(map[string]any)["id"].(string)
 	for _, seed := range [][3]string{
