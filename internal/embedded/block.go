@@ -891,7 +891,7 @@ func (k *Kernel) getBlocksIndexes(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return ret, nil
 	}
-	index := map[string]int{tree.Root.ID: 0}
+	index := map[string]int{} // the document and ids it does not hold read 0
 	for i, top := 1, tree.Root.FirstChild; top != nil; top = top.Next {
 		if !top.IsBlock() || top.ID == "" {
 			continue

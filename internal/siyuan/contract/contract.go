@@ -467,24 +467,31 @@ func oneInsert(t *testing.T, txs []siyuan.Transaction) siyuan.Operation {
 // order is not stable), 14-digit `updated` values replaced by TS, and block
 // IDs replaced by the names given (others by ID?).
 func normKramdown(s string, names map[string]string) string {
-	s = ialRe.ReplaceAllStringFunc(s, func(ial string) string {
-		m := attrRe.FindAllStringSubmatch(ial, -1)
-		parts := make([]string, 0, len(m))
-		for _, a := range m {
-			v := a[2]
-			if a[1] == "updated" && tsRe.MatchString(v) {
-				v = "TS"
-			}
-			parts = append(parts, a[1]+`="`+v+`"`)
+	s = sortIALs(s, func(name, v string) string {
+		if name == "updated" && tsRe.MatchString(v) {
+			return "TS"
 		}
-		sort.Strings(parts)
-		return "{: " + strings.Join(parts, " ") + "}"
+		return v
 	})
 	return anyIDRe.ReplaceAllStringFunc(s, func(id string) string {
 		if n, ok := names[id]; ok {
 			return n
 		}
 		return "ID?"
+	})
+}
+
+// sortIALs rewrites every IAL of s with its attributes in sorted order,
+// each value passed through value.
+func sortIALs(s string, value func(name, v string) string) string {
+	return ialRe.ReplaceAllStringFunc(s, func(ial string) string {
+		m := attrRe.FindAllStringSubmatch(ial, -1)
+		parts := make([]string, 0, len(m))
+		for _, a := range m {
+			parts = append(parts, a[1]+`="`+value(a[1], a[2])+`"`)
+		}
+		sort.Strings(parts)
+		return "{: " + strings.Join(parts, " ") + "}"
 	})
 }
 
