@@ -183,16 +183,7 @@ func FuzzToolArguments(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
 		v, err := r.Call(context.Background(), names[int(which)%len(names)], json.RawMessage(args))
-		if err != nil {
-			var te *failure.Error
-			if !errors.As(err, &te) || te.Code == "" {
-				t.Fatalf("untyped failure for %q: %v", args, err)
-			}
-			return
-		}
-		if _, err := json.Marshal(v); err != nil {
-			t.Fatalf("result does not encode: %v", err)
-		}
+		tooltest.WantAnswer(t, args, v, err)
 	})
 }
 

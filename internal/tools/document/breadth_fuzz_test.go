@@ -1,12 +1,8 @@
 package document
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"testing"
 
-	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -22,7 +18,7 @@ func FuzzBreadthArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	actions := []string{"set_attr", "lookup", "search_docs", "get_doc", "get_outline", "get_child_sort_mode", "get_child_blocks"}
-	for _, s := range []string{
+	tooltest.FuzzActions(f, r, "document", actions, []string{
 		`{"id":"` + fx.Doc + `","attrs":{"icon":"1f4d4","cover":null},"validateOnly":true}`,
 		`{"id":"` + fx.Doc + `","attrs":{"cover":"/assets/\"x.png"}}`,
 		`{"notebook":"` + fx.NB + `","hPath":"/Guide","include":["docInfo","id"]}`,
@@ -31,28 +27,5 @@ func FuzzBreadthArguments(f *testing.F) {
 		`{"id":"` + fx.Doc + `","mode":"html","size":1}`,
 		`{"id":"` + fx.Doc + `","preview":true}`,
 		`{"id":"` + fx.Blocks[1] + `"}`,
-	} {
-		for i := range actions {
-			f.Add(uint8(i), s)
-		}
-	}
-	f.Fuzz(func(t *testing.T, which uint8, args string) {
-		var m map[string]any
-		if json.Unmarshal([]byte(args), &m) != nil || m == nil {
-			return
-		}
-		m["action"] = actions[int(which)%len(actions)]
-		raw, _ := json.Marshal(m)
-		v, err := r.Call(context.Background(), "document", raw)
-		if err != nil {
-			var te *failure.Error
-			if !errors.As(err, &te) || te.Code == "" {
-				t.Fatalf("untyped failure for %s: %v", raw, err)
-			}
-			return
-		}
-		if _, err := json.Marshal(v); err != nil {
-			t.Fatalf("result does not encode: %v", err)
-		}
 	})
 }
