@@ -372,6 +372,9 @@ func (ts *toolSync) sync(s *mcp.Server, rn *Runner, v tools.View) {
 	if ts.shown == nil {
 		ts.shown = map[string]string{}
 	}
+	// One replacement for all of them: a client listing on the
+	// announcement must not see half a configuration change.
+	var changed []mcp.Tool
 	for _, t := range rn.Registry.Tools() {
 		tool := mcpTool(t, v)
 		tool.Hidden = !v.Policy.ToolOn(t)
@@ -381,9 +384,10 @@ func (ts *toolSync) sync(s *mcp.Server, rn *Runner, v tools.View) {
 			continue
 		}
 		tool.Handler = toolHandler(rn, t.Name)
-		s.AddTool(tool)
+		changed = append(changed, tool)
 		ts.shown[t.Name] = key
 	}
+	s.AddTools(changed...)
 }
 
 // Instructions tell the model how to use the server.

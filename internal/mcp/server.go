@@ -178,7 +178,32 @@ var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-/]{1,128}$`)
 // tool list changed. It panics on an invalid definition (bad name, nil
 // handler, schema that is not a JSON object with "type":"object", or an
 // invalid x-mcp-header annotation), like http.ServeMux does for bad patterns.
-func (s *Server) AddTool(t Tool) {
+func (s *Server) AddTool(t Tool) { s.AddTools(t) }
+
+// AddTools registers (or replaces) several tools at once and announces one
+// change: a client that lists on the notification sees all of them
+// replaced, never some. It panics as AddTool does, before changing any.
+func (s *Server) AddTools(ts ...Tool) {
+	entries := make([]*toolEntry, len(ts))
+	for i, t := range ts {
+		entries[i] = newToolEntry(t)
+	}
+	if len(entries) == 0 {
+		return
+	}
+	s.mu.Lock()
+	for _, e := range entries {
+		if _, ok := s.tools[e.tool.Name]; !ok {
+			s.toolOrder = append(s.toolOrder, e.tool.Name)
+		}
+		s.tools[e.tool.Name] = e
+	}
+	s.mu.Unlock()
+	s.ToolsChanged()
+}
+
+// newToolEntry checks a tool's definition and renders its wire form.
+func newToolEntry(t Tool) *toolEntry {
 	if !toolNamePattern.MatchString(t.Name) {
 		panic(fmt.Sprintf("mcp: invalid tool name %q", t.Name))
 	}
@@ -209,14 +234,7 @@ func (s *Server) AddTool(t Tool) {
 		panic(fmt.Sprintf("mcp: tool %s: %v", t.Name, err))
 	}
 	e.required, e.props = shallowSchema(in)
-
-	s.mu.Lock()
-	if _, ok := s.tools[t.Name]; !ok {
-		s.toolOrder = append(s.toolOrder, t.Name)
-	}
-	s.tools[t.Name] = e
-	s.mu.Unlock()
-	s.ToolsChanged()
+	return e
 }
 
 // RemoveTool unregisters a tool and notifies listeners if it existed.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -178,6 +179,21 @@ func TestStdioBothEras(t *testing.T) {
 
 	// List changes reach the initialized legacy session.
 	s.AddTool(Tool{Name: "late", Handler: func(ctx context.Context, req *CallRequest) (*CallResult, error) { return nil, nil }})
+	if m := p.next(t); m["method"] != "notifications/tools/list_changed" {
+		t.Fatalf("list_changed: %v", m)
+	}
+	// Several replaced at once: one announcement, after all of them.
+	nop := func(ctx context.Context, req *CallRequest) (*CallResult, error) { return nil, nil }
+	s.AddTools(Tool{Name: "late", Title: "again", Handler: nop}, Tool{Name: "later", Handler: nop})
+	if m := p.next(t); m["method"] != "notifications/tools/list_changed" {
+		t.Fatalf("list_changed: %v", m)
+	}
+	p.quiet(t, 100*time.Millisecond)
+	p.send(t, map[string]any{"jsonrpc": "2.0", "id": "tl", "method": "tools/list"})
+	if r := p.next(t); !strings.Contains(fmt.Sprint(r["result"]), "again") || !strings.Contains(fmt.Sprint(r["result"]), "later") {
+		t.Fatalf("tools after AddTools: %v", r)
+	}
+	s.RemoveTool("later")
 	if m := p.next(t); m["method"] != "notifications/tools/list_changed" {
 		t.Fatalf("list_changed: %v", m)
 	}
