@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,21 +13,44 @@ import (
 
 // Transport returns an http.RoundTripper that serves each request with the
 // kernel's handler in this process: the same HTTP API, routes, checks and
-// answers as over a socket, without a loopback connection and the two
-// wake-ups of each exchange over it. The answer's body streams from the
-// handler as it writes (a download is never held whole in memory).
+// answers as over a socket, without a loopback connection and the wake-ups
+// of each exchange over it.
+//
+// A JSON route runs in the caller's goroutine and its answer is handed
+// over whole: handing the call to another goroutine costs a thread's
+// wake-up, often on a core that has been idle, which a quick read feels
+// most (see BenchmarkReadOverMCP). A file read (getFile) runs beside the
+// caller: an answer within responseBuffer bytes is handed over whole, a
+// longer one or one the handler flushes streams as it is written (a
+// download is never held whole in memory), and a caller giving up ends its
+// wait at once.
 //
 // A request counts as sent once the handler may have started (the
 // httptrace WroteHeaders hook fires first, as a socket transport fires it
 // once headers are out), so that a write cut short is reported as of
 // unknown outcome, never as not sent.
-func (k *Kernel) Transport() http.RoundTripper { return handlerTransport{k.Handler()} }
+func (k *Kernel) Transport() http.RoundTripper {
+	return handlerTransport{h: k.Handler(), inline: func(r *http.Request) bool { return r.URL.Path != "/api/file/getFile" }}
+}
 
-type handlerTransport struct{ h http.Handler }
+// handlerTransport serves requests with h; inline (nil: none) says which
+// run in the caller's goroutine.
+type handlerTransport struct {
+	h      http.Handler
+	inline func(*http.Request) bool
+}
 
 // errAborted stands for the connection a handler aborts (http.ErrAbortHandler,
 // a panic): the client sees the exchange end without an answer.
 var errAborted = errors.New("embedded kernel: the handler aborted the exchange")
+
+// aborted is the error of a handler that panicked with v.
+func aborted(v any) error {
+	if v == http.ErrAbortHandler {
+		return errAborted
+	}
+	return fmt.Errorf("%w: panic: %v", errAborted, v)
+}
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
@@ -44,21 +68,19 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if sreq.Body == nil {
 		sreq.Body = http.NoBody
 	}
+	if t.inline != nil && t.inline(sreq) {
+		return t.serveInline(req, sreq)
+	}
 	pr, pw := io.Pipe()
-	w := &pipeResponse{header: http.Header{}, pw: pw, started: make(chan struct{})}
+	w := &pipeResponse{header: http.Header{}, pr: pr, pw: pw, started: make(chan struct{})}
 	go func() {
 		defer closeBody(req)
 		defer func() {
 			if v := recover(); v != nil {
-				err := errAborted
-				if v != http.ErrAbortHandler {
-					err = fmt.Errorf("%w: panic: %v", errAborted, v)
-				}
-				w.abort(err)
+				w.abort(aborted(v))
 				return
 			}
-			w.WriteHeader(http.StatusOK) // a handler that wrote nothing answered 200
-			pw.Close()
+			w.finish()
 		}()
 		t.h.ServeHTTP(w, sreq)
 	}()
@@ -74,6 +96,31 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		pr.Close()
 		return nil, w.err
 	}
+	return w.response(req), nil
+}
+
+// serveInline runs the handler in the caller's goroutine and hands its
+// answer over whole. A caller that gave up meanwhile gets its context's
+// error, as from a socket whose answer came too late.
+func (t handlerTransport) serveInline(req, sreq *http.Request) (resp *http.Response, err error) {
+	defer closeBody(req)
+	w := &pipeResponse{header: http.Header{}, inline: true}
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, aborted(v)
+		}
+	}()
+	t.h.ServeHTTP(w, sreq)
+	w.WriteHeader(http.StatusOK) // a handler that wrote nothing answered 200
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+	w.body, w.length = io.NopCloser(bytes.NewReader(w.buf)), int64(len(w.buf))
+	return w.response(req), nil
+}
+
+// response is the handed-over answer as the client sees it.
+func (w *pipeResponse) response(req *http.Request) *http.Response {
 	return &http.Response{
 		Status:        strconv.Itoa(w.code) + " " + http.StatusText(w.code),
 		StatusCode:    w.code,
@@ -81,10 +128,10 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ProtoMajor:    1,
 		ProtoMinor:    1,
 		Header:        w.sent,
-		Body:          pr,
-		ContentLength: -1,
+		Body:          w.body,
+		ContentLength: w.length,
 		Request:       req,
-	}, nil
+	}
 }
 
 func closeBody(req *http.Request) {
@@ -93,39 +140,102 @@ func closeBody(req *http.Request) {
 	}
 }
 
-// pipeResponse is the handler's side of one exchange: the status and
-// headers are handed over at the first WriteHeader or Write, the body goes
-// through the pipe as it is written.
+// responseBuffer is how much of an answer is kept before it streams: the
+// kernel's JSON answers fit, so that most exchanges hand over once instead
+// of once per write.
+const responseBuffer = 256 << 10
+
+// pipeResponse is the handler's side of one exchange. Inline, it keeps the
+// whole answer (the caller waits for the handler's end anyway). Otherwise,
+// until the handler
+// returns, flushes or writes more than responseBuffer, its status, headers
+// and body are kept here; then they are handed over (started closes), the
+// rest of the body through the pipe as it is written. Only the handler's
+// goroutine calls its methods.
 type pipeResponse struct {
-	header  http.Header
-	pw      *io.PipeWriter
-	once    sync.Once
-	started chan struct{}
+	header      http.Header
+	inline      bool
+	pr          *io.PipeReader
+	pw          *io.PipeWriter
+	wroteHeader bool
+	streaming   bool
+	buf         []byte
+	once        sync.Once
+	started     chan struct{}
 	// Set before started is closed, read after.
-	code int
-	sent http.Header
-	err  error
+	code   int
+	sent   http.Header
+	body   io.ReadCloser
+	length int64
+	err    error
 }
 
 func (w *pipeResponse) Header() http.Header { return w.header }
 
 func (w *pipeResponse) WriteHeader(code int) {
-	w.once.Do(func() {
+	if !w.wroteHeader {
+		w.wroteHeader = true
 		w.code, w.sent = code, w.header.Clone()
-		close(w.started)
-	})
+	}
 }
 
 func (w *pipeResponse) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
+	if !w.streaming {
+		if w.inline || len(w.buf)+len(b) <= responseBuffer {
+			w.buf = append(w.buf, b...)
+			return len(b), nil
+		}
+		w.stream()
+	}
 	return w.pw.Write(b)
 }
 
-// Flush has nothing to do: every Write reaches the reader at once.
-func (w *pipeResponse) Flush() {}
+// Flush hands over what was written; later writes reach the reader at
+// once. Inline there is no reader yet: the answer goes over at the end.
+func (w *pipeResponse) Flush() {
+	w.WriteHeader(http.StatusOK)
+	if !w.streaming && !w.inline {
+		w.stream()
+	}
+}
+
+// stream hands the answer over with a body that reads what was kept, then
+// the pipe.
+func (w *pipeResponse) stream() {
+	w.streaming = true
+	kept := w.buf
+	w.buf = nil
+	w.once.Do(func() {
+		w.body, w.length = pipeBody{io.MultiReader(bytes.NewReader(kept), w.pr), w.pr}, -1
+		close(w.started)
+	})
+}
+
+// finish ends a handler that returned: a kept answer is handed over whole.
+func (w *pipeResponse) finish() {
+	w.WriteHeader(http.StatusOK) // a handler that wrote nothing answered 200
+	if w.streaming {
+		w.pw.Close()
+		return
+	}
+	w.once.Do(func() {
+		w.body, w.length = io.NopCloser(bytes.NewReader(w.buf)), int64(len(w.buf))
+		close(w.started)
+	})
+}
+
+// pipeBody reads the kept part and then the pipe; closing it closes the
+// pipe, so that the handler's further writes fail.
+type pipeBody struct {
+	io.Reader
+	pr *io.PipeReader
+}
+
+func (b pipeBody) Close() error { return b.pr.Close() }
 
 // abort ends the exchange as a dropped connection would: before the
-// answer started, RoundTrip fails; after, the body's read fails.
+// answer was handed over, RoundTrip fails; after, the body's read fails.
 func (w *pipeResponse) abort(err error) {
 	w.once.Do(func() {
 		w.err = err
