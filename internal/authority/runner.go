@@ -155,7 +155,10 @@ func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
 		defer stop()
 	}
 	res := r.execute(call, c, lane, action, writes)
-	wire, _ := json.Marshal(res)
+	var wire []byte
+	if c.TaskID != "" { // only a task's result is kept
+		wire, _ = json.Marshal(res)
+	}
 	call.Finish(admission.Outcome{Result: wire, IsError: res.IsError, Cancelled: isCancelled(res)})
 	return res
 }
