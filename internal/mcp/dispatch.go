@@ -474,7 +474,7 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 	if !isJSONObject(args) || json.Unmarshal(args, &argMap) != nil {
 		return nil, InvalidParamsError("tools/call: arguments must be an object")
 	}
-	b := stateBinding{principal: rc.principal, method: "tools/call", name: name, digest: paramsDigest(args), decl: rc.caps.elicitationDecl()}
+	b := stateBinding{principal: rc.principal, method: "tools/call", name: name, params: args, decl: rc.caps.elicitationDecl()}
 	if err := s.prepareInput(rc, params, b); err != nil {
 		return nil, err
 	}
@@ -563,7 +563,7 @@ func (s *Server) getPrompt(ctx context.Context, rc *reqCtx, params map[string]js
 		return nil, InvalidParamsError("prompts/get: missing required argument(s): %s", strings.Join(missing, ", "))
 	}
 	canon, _ := json.Marshal(args)
-	b := stateBinding{principal: rc.principal, method: "prompts/get", name: name, digest: paramsDigest(canon), decl: rc.caps.elicitationDecl()}
+	b := stateBinding{principal: rc.principal, method: "prompts/get", name: name, params: canon, decl: rc.caps.elicitationDecl()}
 	if err := s.prepareInput(rc, params, b); err != nil {
 		return nil, err
 	}

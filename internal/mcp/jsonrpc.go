@@ -300,12 +300,20 @@ type wireRequest struct {
 	Params  any    `json:"params,omitempty"`
 }
 
+// encodeResult encodes a result response. result must come from
+// json.Marshal (valid and compact): it is copied as is, not compacted and
+// checked again, since a tool's whole answer would be walked once more.
 func encodeResult(id ID, result json.RawMessage) []byte {
-	b, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: &id, Result: result})
-	if err != nil {
+	idb, err := json.Marshal(&id)
+	if err != nil || len(result) == 0 {
 		return encodeError(id, errInternal())
 	}
-	return b
+	b := make([]byte, 0, len(result)+len(idb)+len(`{"jsonrpc":"2.0","id":,"result":}`))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, idb...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
 }
 
 // encodeError encodes an error response; a zero id is omitted, as the

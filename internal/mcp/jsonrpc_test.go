@@ -147,3 +147,24 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestEncodeResult: the response assembled by hand is what encoding the
+// whole response would give.
+func TestEncodeResult(t *testing.T) {
+	for _, c := range []struct {
+		id     ID
+		result string
+	}{
+		{IntID(7), `{}`},
+		{StringID(`a "quoted" <id> & more`), `{"content":[{"type":"text","text":"\u003cb\u003e"}],"structuredContent":{"x":[1,2]}}`},
+		{IntID(-1), `{"k":"é\n"}`},
+	} {
+		want, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: &c.id, Result: json.RawMessage(c.result)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := encodeResult(c.id, json.RawMessage(c.result)); string(got) != string(want) {
+			t.Errorf("encodeResult = %s, want %s", got, want)
+		}
+	}
+}

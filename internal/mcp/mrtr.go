@@ -42,7 +42,9 @@ type stateBinding struct {
 	principal string
 	method    string
 	name      string // tool or prompt name, resource URI
-	digest    string // digest of the salient params (arguments)
+	// params are the salient params (arguments); their digest is taken
+	// only when a state is issued or checked, not on every call.
+	params json.RawMessage
 	// decl is the client's elicitation declaration when the state was
 	// issued. It is recorded, not compared: a retry that declares less is
 	// still bound to what was asked under it (Request.StateDeclared).
@@ -140,7 +142,7 @@ func (k *stateKeeper) issue(b stateBinding, ttl time.Duration, pending map[strin
 		return "", err
 	}
 	p := statePayload{
-		V: 1, P: hashPrincipal(b.principal), M: b.method, N: b.name, D: b.digest, C: b.decl,
+		V: 1, P: hashPrincipal(b.principal), M: b.method, N: b.name, D: b.digest(), C: b.decl,
 		E: k.now().Add(ttl).UnixMilli(), R: base64.RawURLEncoding.EncodeToString(nonce[:]),
 		K: pending, A: answers,
 	}
@@ -179,13 +181,21 @@ func (k *stateKeeper) verify(token string, b stateBinding) (*statePayload, *Erro
 	if now > p.E {
 		return bad("expired")
 	}
-	if p.P != hashPrincipal(b.principal) || p.M != b.method || p.N != b.name || p.D != b.digest {
+	if p.P != hashPrincipal(b.principal) || p.M != b.method || p.N != b.name || p.D != b.digest() {
 		return bad("issued for a different request")
 	}
 	if !k.consume(p.R) {
 		return bad("already used, or no longer retained")
 	}
 	return &p, nil
+}
+
+// digest is the binding's params digest ("" without params).
+func (b stateBinding) digest() string {
+	if b.params == nil {
+		return ""
+	}
+	return paramsDigest(b.params)
 }
 
 // paramsDigest hashes a params value canonically (object keys sorted,

@@ -284,8 +284,8 @@ func TestLegacyElicitationRoundTrip(t *testing.T) {
 func TestStateKeeperUnit(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1000, 0)}
 	k := newStateKeeper([32]byte{1}, clock.Now, 2)
-	b := stateBinding{principal: "p", method: "tools/call", name: "t", digest: paramsDigest(json.RawMessage(`{"b":1,"a":[1,2]}`)), decl: "form"}
-	if paramsDigest(json.RawMessage(`{"a":[1,2], "b":1}`)) != b.digest {
+	b := stateBinding{principal: "p", method: "tools/call", name: "t", params: json.RawMessage(`{"b":1,"a":[1,2]}`), decl: "form"}
+	if paramsDigest(json.RawMessage(`{"a":[1,2], "b":1}`)) != b.digest() {
 		t.Fatal("digest must not depend on key order or spacing")
 	}
 	issue := func() string {
