@@ -59,6 +59,10 @@ type Config struct {
 	// problems say why a file cannot be used; any makes the policy fail
 	// closed.
 	problems []string
+	// policy is built once: a Config is not changed after its read, and
+	// the authority asks a cached one on every call.
+	policyOnce sync.Once
+	policy     *tools.Policy
 }
 
 // Problems say why the configuration cannot be used (none: it can).
@@ -236,8 +240,14 @@ func (c *Config) accessRaw() []byte {
 	return b
 }
 
-// Policy is the configuration as the gate applies it.
+// Policy is the configuration as the gate applies it: the same value on
+// every call, which nobody may change.
 func (c *Config) Policy() *tools.Policy {
+	c.policyOnce.Do(func() { c.policy = c.buildPolicy() })
+	return c.policy
+}
+
+func (c *Config) buildPolicy() *tools.Policy {
 	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
 		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension()}
 	if len(c.problems) > 0 {
