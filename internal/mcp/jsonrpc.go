@@ -211,10 +211,12 @@ func decodeMessage(data []byte) (*message, ID, *Error) {
 	if len(data) == 0 {
 		return nil, ID{}, &Error{Code: CodeParseError, Message: "Parse error: empty message"}
 	}
-	if !json.Valid(data) {
-		return nil, ID{}, &Error{Code: CodeParseError, Message: "Parse error: invalid JSON"}
-	}
+	// An object is checked by its decoding (which validates it whole
+	// first); anything else only to tell a parse error from a bad message.
 	if data[0] != '{' {
+		if !json.Valid(data) {
+			return nil, ID{}, &Error{Code: CodeParseError, Message: "Parse error: invalid JSON"}
+		}
 		if data[0] == '[' {
 			return nil, ID{}, errInvalidRequest("Invalid request: batches are not supported")
 		}

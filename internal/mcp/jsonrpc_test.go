@@ -23,6 +23,7 @@ func TestDecodeMessage(t *testing.T) {
 		{name: "null params", in: `{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, kind: kindRequest, method: "ping", idString: "1"},
 		{name: "empty", in: ``, code: CodeParseError},
 		{name: "garbage", in: `{"jsonrpc":`, code: CodeParseError},
+		{name: "trailing garbage", in: `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, code: CodeParseError},
 		{name: "batch", in: `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, code: CodeInvalidRequest},
 		{name: "scalar", in: `42`, code: CodeInvalidRequest},
 		{name: "wrong version", in: `{"jsonrpc":"1.0","id":3,"method":"ping"}`, code: CodeInvalidRequest, echo: "3"},
