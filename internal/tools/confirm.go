@@ -63,6 +63,11 @@ func (r *Registry) Pending(tool string, raw json.RawMessage) (Pending, bool) {
 	if err != nil {
 		return Pending{}, false
 	}
+	return pendingOf(t, fields)
+}
+
+// pendingOf is Pending of arguments already decoded.
+func pendingOf(t *Tool, fields map[string]json.RawMessage) (Pending, bool) {
 	var name string
 	if json.Unmarshal(fields["action"], &name) != nil {
 		return Pending{}, false

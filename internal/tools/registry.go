@@ -113,7 +113,7 @@ func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (
 	if err != nil || pc.answer != nil {
 		return pc.answer, err
 	}
-	if _, pending := r.Pending(tool, raw); pending && !confirmed(ctx, pc.tool.Name, pc.action.Name) {
+	if _, pending := pendingOf(pc.tool, pc.fields); pending && !confirmed(ctx, pc.tool.Name, pc.action.Name) {
 		// The entry point asks before admitting the call; reaching here
 		// unasked is a bug of the entry point, and nothing runs.
 		e := failure.New(failure.ConfirmationRequired, "%s.%s is dangerous and was not confirmed; nothing was run", pc.tool.Name, pc.action.Name)
