@@ -151,6 +151,14 @@ func ResourceLink(uri, name, mimeType string) Content {
 
 // MarshalJSON encodes the block in the shape its type requires.
 func (c Content) MarshalJSON() ([]byte, error) {
+	if c.Type == "text" {
+		// Every tool result carries one: encoded without a map. Fields in
+		// the order a map's sorted keys would give.
+		return json.Marshal(struct {
+			Text string `json:"text"`
+			Type string `json:"type"`
+		}{c.Text, c.Type})
+	}
 	m := map[string]any{"type": c.Type}
 	switch c.Type {
 	case "text":
