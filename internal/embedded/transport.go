@@ -19,7 +19,10 @@ import (
 // A JSON route runs in the caller's goroutine and its answer is handed
 // over whole: handing the call to another goroutine costs a thread's
 // wake-up, often on a core that has been idle, which a quick read feels
-// most (see BenchmarkReadOverMCP). A file read (getFile) runs beside the
+// most (see BenchmarkReadOverMCP). A caller giving up then waits for the
+// handler's end: the kernel's handlers are short or follow their request's
+// context (SQL, injected latency), and a write's lane is not freed while
+// its handler still writes. A file read (getFile) runs beside the
 // caller: an answer within responseBuffer bytes is handed over whole, a
 // longer one or one the handler flushes streams as it is written (a
 // download is never held whole in memory), and a caller giving up ends its

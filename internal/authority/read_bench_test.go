@@ -1,0 +1,136 @@
+package authority
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+)
+
+// BenchmarkReadOverMCP is the read of issue 14 as serve --embedded serves
+// it: block get_kramdown over a legacy session, the kernel reached in
+// process, against the bare getBlockKramdown over loopback HTTP and an MCP
+// ping, on a paragraph of a 1,000-paragraph document. Compare the
+// sub-benchmarks of one run as ratios.
+//
+//	go test ./internal/authority -run '^$' -bench BenchmarkReadOverMCP -benchtime 5000x
+//	SISYPHUS_BENCH_SETTLE=100ms go test ./internal/authority -run '^$' -bench BenchmarkReadOverMCP -benchtime 100x
+func BenchmarkReadOverMCP(b *testing.B) {
+	ctx := context.Background()
+	k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "k"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ks := httptest.NewServer(k.Handler())
+	defer func() { ks.Close(); k.Close() }()
+	c, _ := siyuan.New(siyuan.Config{BaseURL: ks.URL, Token: "k", HTTPClient: &http.Client{Transport: k.Transport()}})
+	nbs, _ := c.ListNotebooks(ctx)
+	var md strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&md, "Paragraph %d of the benchmark document, with **some** text in it.\n\n", i)
+	}
+	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nbs[0].ID, Path: "/bench", Markdown: md.String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	kids, _ := c.GetChildBlocks(ctx, doc)
+	target := kids[499].ID
+	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	ours := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
+	defer ours.Close()
+
+	hc := &http.Client{}
+	bare := &client{hc: hc, url: ks.URL + "/api/block/getBlockKramdown"}
+	m := &client{hc: hc, url: ours.URL + "/mcp"}
+	if err := m.do("initialize", "", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "b", "version": "1"}}); err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"action": "get_kramdown", "id": target}
+	// SISYPHUS_BENCH_SETTLE=100ms idles between calls, as bench-e2e does:
+	// a call then meets a machine at rest, as an agent's does.
+	settle, _ := time.ParseDuration(os.Getenv("SISYPHUS_BENCH_SETTLE"))
+	for _, op := range []struct {
+		name string
+		do   func() error
+	}{
+		{"bare_getBlockKramdown", func() error { return bare.kernel(map[string]any{"id": target}) }},
+		{"mcp_ping", func() error { return m.do("ping", "", nil) }},
+		{"handler_direct", func() error {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("POST", "/api/block/getBlockKramdown", strings.NewReader(`{"id":"`+target+`"}`))
+			req.Header.Set("Authorization", "Token k")
+			k.Handler().ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				return fmt.Errorf("%d", rec.Code)
+			}
+			return nil
+		}},
+		{"inproc_kernel", func() error { _, err := c.GetBlockKramdown(ctx, target); return err }},
+		{"mcp_help", func() error {
+			return m.do("tools/call", "block", map[string]any{"name": "block", "arguments": map[string]any{"action": "help", "topic": "get_kramdown"}})
+		}},
+		{"mcp_get_kramdown", func() error { return m.do("tools/call", "block", map[string]any{"name": "block", "arguments": args}) }},
+	} {
+		b.Run(op.name, func(b *testing.B) {
+			lat := make([]time.Duration, b.N)
+			for i := range b.N {
+				if settle > 0 {
+					b.StopTimer()
+					time.Sleep(settle)
+					b.StartTimer()
+				}
+				t0 := time.Now()
+				if err := op.do(); err != nil {
+					b.Fatal(err)
+				}
+				lat[i] = time.Since(t0)
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+		})
+	}
+}
+
+// kernel posts body to the kernel endpoint at c.url and checks the envelope.
+func (c *client) kernel(body any) error {
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", c.url, bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Token k")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var env struct {
+		Code int `json:"code"`
+	}
+	out, _ := io.ReadAll(resp.Body)
+	if json.Unmarshal(out, &env) != nil || env.Code != 0 {
+		return fmt.Errorf("%s: %s", c.url, out)
+	}
+	return nil
+}
