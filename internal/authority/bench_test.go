@@ -31,33 +31,9 @@ import (
 //
 //	go test ./internal/authority -run '^$' -bench BenchmarkServe -benchtime 3000x
 func BenchmarkServe(b *testing.B) {
-	ctx := context.Background()
-	k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "k"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ks := httptest.NewServer(k.Handler())
-	defer func() { ks.Close(); k.Close() }()
-	c, _ := siyuan.New(siyuan.Config{BaseURL: ks.URL, Token: "k"})
-	nbs, _ := c.ListNotebooks(ctx)
-	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nbs[0].ID, Path: "/bench", Markdown: "a paragraph to read"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	kids, _ := c.GetChildBlocks(ctx, doc)
-	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
+	env := newBenchEnv(b, "a paragraph to read", false)
+	kids, svc, ours := env.kids, env.svc, env.ours
 	reg := svc.Registry
-	ours := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
-	defer ours.Close()
 
 	// go-sdk serves the same five tools (names, descriptions, schemas), each
 	// answering from memory what block get_kramdown answers from the kernel.
@@ -102,6 +78,51 @@ func BenchmarkServe(b *testing.B) {
 			}
 		}
 	}
+}
+
+// benchEnv is an embedded kernel on loopback HTTP with one document of md,
+// and Sisyphus's service over it on loopback HTTP (token "t"). inProcess
+// reaches the kernel as serve --embedded does; otherwise over its socket.
+type benchEnv struct {
+	k    *embedded.Kernel
+	ks   *httptest.Server
+	c    *siyuan.Client
+	kids []siyuan.ChildBlock
+	svc  *Service
+	ours *httptest.Server
+}
+
+func newBenchEnv(b *testing.B, md string, inProcess bool) *benchEnv {
+	ctx := context.Background()
+	k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "k"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ks := httptest.NewServer(k.Handler())
+	b.Cleanup(func() { ks.Close(); k.Close() })
+	cfg := siyuan.Config{BaseURL: ks.URL, Token: "k"}
+	if inProcess {
+		cfg.HTTPClient = &http.Client{Transport: k.Transport()}
+	}
+	c, _ := siyuan.New(cfg)
+	nbs, _ := c.ListNotebooks(ctx)
+	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nbs[0].ID, Path: "/bench", Markdown: md})
+	if err != nil {
+		b.Fatal(err)
+	}
+	kids, _ := c.GetChildBlocks(ctx, doc)
+	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ours := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
+	b.Cleanup(func() { ours.Close(); svc.Close() })
+	return &benchEnv{k: k, ks: ks, c: c, kids: kids, svc: svc, ours: ours}
 }
 
 type client struct {

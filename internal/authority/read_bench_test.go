@@ -9,15 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sisyphus-go/sisyphus/internal/embedded"
-	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 // BenchmarkReadOverMCP is the read of issue 14 as serve --embedded serves
@@ -30,36 +25,13 @@ import (
 //	SISYPHUS_BENCH_SETTLE=100ms go test ./internal/authority -run '^$' -bench BenchmarkReadOverMCP -benchtime 100x
 func BenchmarkReadOverMCP(b *testing.B) {
 	ctx := context.Background()
-	k, err := embedded.Open(ctx, embedded.Options{Dir: b.TempDir(), Token: "k"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ks := httptest.NewServer(k.Handler())
-	defer func() { ks.Close(); k.Close() }()
-	c, _ := siyuan.New(siyuan.Config{BaseURL: ks.URL, Token: "k", HTTPClient: &http.Client{Transport: k.Transport()}})
-	nbs, _ := c.ListNotebooks(ctx)
 	var md strings.Builder
 	for i := range 1000 {
 		fmt.Fprintf(&md, "Paragraph %d of the benchmark document, with **some** text in it.\n\n", i)
 	}
-	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nbs[0].ID, Path: "/bench", Markdown: md.String()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	kids, _ := c.GetChildBlocks(ctx, doc)
-	target := kids[499].ID
-	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
-	ours := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: "t", Admission: svc.Admission}))
-	defer ours.Close()
+	env := newBenchEnv(b, md.String(), true)
+	k, ks, c, ours := env.k, env.ks, env.c, env.ours
+	target := env.kids[499].ID
 
 	hc := &http.Client{}
 	bare := &client{hc: hc, url: ks.URL + "/api/block/getBlockKramdown"}
