@@ -41,8 +41,10 @@ type Runner struct {
 
 // Call is one tool call handed to a Runner.
 type Call struct {
-	Tool      string
-	Args      json.RawMessage
+	Tool string
+	Args json.RawMessage
+	// Fields, when set, are Args decoded (see tools.Input).
+	Fields    map[string]json.RawMessage
 	Principal string
 	// TaskID is the task-control id ("" without it).
 	TaskID string
@@ -59,6 +61,8 @@ type Call struct {
 	Confirmer tools.Confirmer
 }
 
+func (c Call) input() tools.Input { return tools.Input{Raw: c.Args, Fields: c.Fields} }
+
 // DefaultConfirmTimeout is how long a confirmation waits for the person,
 // and how long a modern confirmation's requestState is accepted.
 const DefaultConfirmTimeout = 5 * time.Minute
@@ -73,25 +77,23 @@ func (r *Runner) confirmTimeout() time.Duration {
 // laneOf classifies a call by its tool and action: reads (and help, unknown
 // tools and actions, which the registry answers without the kernel) take
 // the read lane, everything else the write lane.
-func (r *Runner) laneOf(tool string, args json.RawMessage) (admission.Lane, string) {
+func (r *Runner) laneOf(tool string, in tools.Input) (admission.Lane, string) {
 	t, ok := r.Registry.Tool(tool)
 	if !ok {
 		return admission.LaneRead, ""
 	}
-	var probe struct {
-		Action string `json:"action"`
-	}
-	if json.Unmarshal(args, &probe) != nil {
+	action, ok := in.Action()
+	if !ok {
 		return admission.LaneRead, ""
 	}
-	a, ok := t.Action(probe.Action)
+	a, ok := t.Action(action)
 	if !ok || a.Policy.Class == strict.Read {
-		return admission.LaneRead, probe.Action
+		return admission.LaneRead, action
 	}
 	if r.Delegating {
-		return admission.LaneDelegated, probe.Action
+		return admission.LaneDelegated, action
 	}
-	return admission.LaneWrite, probe.Action
+	return admission.LaneWrite, action
 }
 
 // Run runs one call and returns its tool result. The error is only the
@@ -102,9 +104,10 @@ func (r *Runner) laneOf(tool string, args json.RawMessage) (admission.Lane, stri
 // waits for a person, and only once the gate and the arguments let it run:
 // nobody is asked about a call that would be refused anyway.
 func (r *Runner) Run(ctx context.Context, c Call) (*mcp.CallResult, error) {
-	r.Registry.Prime(ctx, c.Tool, c.Args)
-	if p, ok := r.Registry.Pending(c.Tool, c.Args); ok {
-		if err := r.Registry.Check(ctx, c.Tool, c.Args); err != nil {
+	in := c.input()
+	r.Registry.PrimeInput(ctx, c.Tool, in)
+	if p, ok := r.Registry.PendingInput(c.Tool, in); ok {
+		if err := r.Registry.CheckInput(ctx, c.Tool, in); err != nil {
 			return errorResult(err), nil
 		}
 		cctx, cancel := context.WithTimeout(ctx, r.confirmTimeout())
@@ -143,7 +146,7 @@ func confirmFailure(err error, p tools.Pending) *failure.Error {
 }
 
 func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
-	lane, action := r.laneOf(c.Tool, c.Args)
+	lane, action := r.laneOf(c.Tool, c.input())
 	writes := lane != admission.LaneRead
 	call, err := r.Admission.Admit(ctx, admission.Request{Lane: lane, Principal: c.Principal, TaskID: c.TaskID, Tool: c.Tool, Action: action,
 		Caller: c.Principal + "/" + c.Caller})
@@ -191,7 +194,7 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 	case admission.LaneWrite:
 		ctx = strict.WithCommitBarrier(ctx, call.EnterCommit)
 	}
-	v, err := r.Registry.Call(ctx, c.Tool, c.Args)
+	v, err := r.Registry.CallInput(ctx, c.Tool, c.input())
 	if lane == admission.LaneRead && call.TimedOut() {
 		return errorResult(failure.Wrap(failure.ReadTimedOut, context.Cause(ctx),
 			"the read ran past its deadline (%s) and was stopped; its kernel call was abandoned", r.Admission.Limits().ReadTimeout))
@@ -337,7 +340,7 @@ func toolHandler(rn *Runner, name string) mcp.ToolHandler {
 		if !ok {
 			return errorResult(admissionError(admission.ErrInvalidTask, false)), nil
 		}
-		return rn.Run(ctx, Call{Tool: name, Args: req.Arguments, Principal: req.Principal, TaskID: taskID, Caller: req.Client(),
+		return rn.Run(ctx, Call{Tool: name, Args: req.Arguments, Fields: req.ArgumentFields, Principal: req.Principal, TaskID: taskID, Caller: req.Client(),
 			CancelOnDone: req.Era != mcp.EraModern || taskID == "", Confirmer: mcpConfirmer{&req.Request}})
 	}
 }

@@ -486,7 +486,7 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 		}
 		return ErrorResult("Invalid arguments for tool " + name + ": " + msg).toWire(), nil
 	}
-	req := &CallRequest{Request: rc.request(), Name: name, Arguments: args}
+	req := &CallRequest{Request: rc.request(), Name: name, Arguments: args, ArgumentFields: argMap}
 	return s.rounds(ctx, rc, b, func(a map[string]json.RawMessage) { req.InputResponses = a }, func() (map[string]any, error) {
 		if s.beforeCall != nil {
 			s.beforeCall(&req.Request)

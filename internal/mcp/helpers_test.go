@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +60,13 @@ func testServer(t testing.TB, g *gate) *Server {
 	}, Annotations: &ToolAnnotations{ReadOnlyHint: Bool(true)}, Handler: func(ctx context.Context, req *CallRequest) (*CallResult, error) {
 		var a map[string]any
 		_ = json.Unmarshal(req.Arguments, &a)
+		// Every call of echo checks that the decoded arguments handed to
+		// the handler are the arguments.
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(req.Arguments, &fields)
+		if !reflect.DeepEqual(fields, req.ArgumentFields) {
+			return nil, fmt.Errorf("ArgumentFields %v are not Arguments %s", req.ArgumentFields, req.Arguments)
+		}
 		return StructuredResult(map[string]any{"args": a, "era": req.Era.String(), "principal": req.Principal, "version": req.ProtocolVersion}), nil
 	}})
 	s.AddTool(Tool{Name: "fail", InputSchema: obj, Handler: func(ctx context.Context, req *CallRequest) (*CallResult, error) {

@@ -54,6 +54,10 @@ type CallRequest struct {
 	Name string
 	// Arguments is the arguments object as sent ("{}" when absent).
 	Arguments json.RawMessage
+	// ArgumentFields are Arguments' members, as decoded to check them
+	// against the tool's schema: a handler may read them instead of
+	// decoding Arguments again. It must not change them.
+	ArgumentFields map[string]json.RawMessage
 }
 
 // CallResult is the result of a tool call.

@@ -55,11 +55,16 @@ type Pending struct {
 // not a preflight (validateOnly executes nothing). A call that is
 // malformed, unknown or disabled needs none here; Call refuses it.
 func (r *Registry) Pending(tool string, raw json.RawMessage) (Pending, bool) {
+	return r.PendingInput(tool, Input{Raw: raw})
+}
+
+// PendingInput is Pending of arguments decoded once for every step.
+func (r *Registry) PendingInput(tool string, in Input) (Pending, bool) {
 	t, ok := r.tools[tool]
 	if !ok {
 		return Pending{}, false
 	}
-	fields, err := decodeObject(raw)
+	fields, err := in.fields()
 	if err != nil {
 		return Pending{}, false
 	}
@@ -101,11 +106,16 @@ func pendingOf(t *Tool, fields map[string]json.RawMessage) (Pending, bool) {
 // unconfirmed, and be refused. A failed discovery is left to Call, which
 // answers it.
 func (r *Registry) Prime(ctx context.Context, tool string, raw json.RawMessage) {
+	r.PrimeInput(ctx, tool, Input{Raw: raw})
+}
+
+// PrimeInput is Prime of arguments decoded once for every step.
+func (r *Registry) PrimeInput(ctx context.Context, tool string, in Input) {
 	t, ok := r.tools[tool]
 	if !ok || t.Dynamic == nil {
 		return
 	}
-	fields, err := decodeObject(raw)
+	fields, err := in.fields()
 	if err != nil {
 		return
 	}

@@ -109,7 +109,45 @@ func (r *Registry) Tool(name string) (*Tool, bool) {
 // *failure.Error. The call runs under the policy ctx carries (WithPolicy),
 // else under the one the env's source loads now.
 func (r *Registry) Call(ctx context.Context, tool string, raw json.RawMessage) (any, error) {
-	pc, err := r.prepare(ctx, tool, raw, true)
+	return r.CallInput(ctx, tool, Input{Raw: raw})
+}
+
+// Input is a call's arguments as sent and, when its caller decoded them
+// already (the MCP layer checks them against the schema), their top-level
+// members: every step of the call reads those instead of decoding the
+// arguments again, which for a large write is a pass over megabytes each.
+type Input struct {
+	// Raw is the arguments object as sent.
+	Raw json.RawMessage
+	// Fields, when set, are Raw's members, decoded from exactly Raw; no
+	// step changes them. Nil: each step decodes Raw.
+	Fields map[string]json.RawMessage
+}
+
+// Action is the action the arguments name, exactly as the call runs it
+// (ok false: no "action" string).
+func (in Input) Action() (string, bool) {
+	fields, err := in.fields()
+	if err != nil {
+		return "", false
+	}
+	var name string
+	if json.Unmarshal(fields["action"], &name) != nil {
+		return "", false
+	}
+	return name, true
+}
+
+func (in Input) fields() (map[string]json.RawMessage, error) {
+	if in.Fields != nil {
+		return in.Fields, nil
+	}
+	return decodeObject(in.Raw)
+}
+
+// CallInput is Call of arguments decoded once for every step.
+func (r *Registry) CallInput(ctx context.Context, tool string, in Input) (any, error) {
+	pc, err := r.prepare(ctx, tool, in, true)
 	if err != nil || pc.answer != nil {
 		return pc.answer, err
 	}
@@ -206,7 +244,12 @@ func (g *gate) wait() error {
 // Call would refuse before the action starts, it refuses (used before a
 // person is asked to confirm a call that cannot run anyway).
 func (r *Registry) Check(ctx context.Context, tool string, raw json.RawMessage) error {
-	_, err := r.prepare(ctx, tool, raw, false)
+	return r.CheckInput(ctx, tool, Input{Raw: raw})
+}
+
+// CheckInput is Check of arguments decoded once for every step.
+func (r *Registry) CheckInput(ctx context.Context, tool string, in Input) error {
+	_, err := r.prepare(ctx, tool, in, false)
 	return err
 }
 
@@ -232,8 +275,9 @@ type prepared struct {
 // arguments. With overlap, a notebook decision that needs kernel lookups
 // may be left running (prepared.gate) where the call can wait for it: a
 // read without side effects, or a write the authority's coordinator runs.
-func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage, overlap bool) (prepared, error) {
+func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap bool) (prepared, error) {
 	var pc prepared
+	raw := in.Raw
 	t, ok := r.tools[tool]
 	if !ok {
 		return pc, failure.New(failure.UnknownTool, "unknown tool %q", tool)
@@ -244,7 +288,7 @@ func (r *Registry) prepare(ctx context.Context, tool string, raw json.RawMessage
 		return pc, err
 	}
 	pc.policy = policy
-	fields, err := decodeObject(raw)
+	fields, err := in.fields()
 	if err != nil {
 		return pc, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -101,7 +102,58 @@ func TestErrors(t *testing.T) {
 			if te.Code != tt.code || !strings.Contains(te.Message, tt.msg) {
 				t.Fatalf("got %s %q, want %s containing %q", te.Code, te.Message, tt.code, tt.msg)
 			}
+			// Arguments the MCP layer decoded already are refused alike.
+			var fields map[string]json.RawMessage
+			if json.Unmarshal(raw, &fields) == nil {
+				_, err := f.R.CallInput(context.Background(), tt.tool, tools.Input{Raw: raw, Fields: fields})
+				var de *failure.Error
+				if !errors.As(err, &de) || de.Code != te.Code || de.Message != te.Message {
+					t.Fatalf("decoded arguments: %v, want %s %q", err, te.Code, te.Message)
+				}
+			}
 		})
+	}
+}
+
+// TestCallInputDecoded: a call whose arguments come decoded answers as the
+// same call from its raw arguments, a read, a preflight and a commit alike,
+// and Pending says the same of a dangerous one.
+func TestCallInputDecoded(t *testing.T) {
+	f := tooltest.NewStrict(t, false, testTools)
+	ctx := context.Background()
+	decoded := func(raw json.RawMessage) tools.Input {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			t.Fatal(err)
+		}
+		return tools.Input{Raw: raw, Fields: fields}
+	}
+	read := json.RawMessage(`{"action":"get_kramdown","id":"` + f.Blocks[1] + `"}`)
+	want, err := f.R.Call(ctx, "block", read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.R.CallInput(ctx, "block", decoded(read)); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("decoded read = %v, %v; want %v", got, err, want)
+	}
+	pre := json.RawMessage(`{"action":"update","id":"` + f.Blocks[1] + `","data":"decoded once","validateOnly":true}`)
+	v, err := f.R.CallInput(ctx, "block", decoded(pre))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := v.(map[string]any)
+	args := map[string]any{"action": "update", "id": f.Blocks[1], "data": "decoded once", "requestId": p["requestId"]}
+	field := p["preconditionField"].(string)
+	args[field] = p[field]
+	commit, _ := json.Marshal(args)
+	if res, err := f.R.CallInput(ctx, "block", decoded(commit)); err != nil || res.(map[string]any)["status"] != "committed" {
+		t.Fatalf("decoded commit = %v, %v", res, err)
+	}
+	del := json.RawMessage(`{"action":"delete","id":"` + f.Blocks[1] + `"}`)
+	pr, okRaw := f.R.Pending("block", del)
+	pd, okDec := f.R.PendingInput("block", decoded(del))
+	if !okRaw || !okDec || !reflect.DeepEqual(pr, pd) {
+		t.Fatalf("Pending: raw %v %+v, decoded %v %+v", okRaw, pr, okDec, pd)
 	}
 }
 
