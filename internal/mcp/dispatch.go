@@ -183,7 +183,7 @@ func (s *Server) dispatch(ctx context.Context, rc *reqCtx, m *message) ([]byte, 
 		e := s.rpcError(rc, err)
 		return encodeError(m.id, e), e
 	}
-	b, merr := json.Marshal(s.decorate(rc, res))
+	b, merr := marshalResult(s.decorate(rc, res))
 	if merr != nil {
 		s.logger.Error("mcp: cannot encode result", "method", rc.method, "err", merr)
 		e := errInternal()
@@ -277,7 +277,7 @@ func (s *Server) route(ctx context.Context, rc *reqCtx, m *message) (map[string]
 		if err := checkCursor(params); err != nil {
 			return nil, err
 		}
-		return map[string]any{"tools": s.toolList()}, nil
+		return map[string]any{"tools": s.toolListJSON()}, nil
 	case "tools/call":
 		return s.callTool(ctx, rc, params)
 	case "prompts/list", "prompts/get":
@@ -716,4 +716,43 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// encodedJSON is a value this process encoded with json.Marshal (valid,
+// compact): a result carries it as is, where encoding/json would check and
+// compact it again — for the tools list, tens of kilobytes on every call.
+type encodedJSON []byte
+
+// MarshalJSON returns the value itself (json.Marshal still compacts it).
+func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
+
+// marshalResult encodes a result object as json.Marshal does (keys sorted,
+// HTML escaped), copying encodedJSON members as they are.
+func marshalResult(res map[string]any) ([]byte, error) {
+	keys := make([]string, 0, len(res))
+	for k := range res {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, kb...), ':')
+		if e, ok := res[k].(encodedJSON); ok && len(e) > 0 {
+			b = append(b, e...)
+			continue
+		}
+		vb, err := json.Marshal(res[k])
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, vb...)
+	}
+	return append(b, '}'), nil
 }

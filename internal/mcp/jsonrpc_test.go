@@ -169,3 +169,27 @@ func TestEncodeResult(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalResult: a result encodes as json.Marshal encodes it, an
+// encodedJSON member copied as it is.
+func TestMarshalResult(t *testing.T) {
+	list, _ := json.Marshal([]map[string]any{{"name": "a<b>", "inputSchema": json.RawMessage(`{"type":"object"}`)}})
+	for _, res := range []map[string]any{
+		{},
+		{"tools": encodedJSON(list)},
+		{"tools": encodedJSON(list), "resultType": "complete", "ttlMs": 5, "_meta": map[string]any{"z": 1, "a": []int{1}}},
+		{"content": []Content{TextContent("x & y")}, "structuredContent": json.RawMessage(`{"k": [1, 2]}`), "isError": true, "nil": nil},
+	} {
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshalResult(res)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("marshalResult = %s, %v; want %s", got, err, want)
+		}
+	}
+	if _, err := marshalResult(map[string]any{"f": func() {}}); err == nil {
+		t.Error("a value JSON cannot encode was encoded")
+	}
+}

@@ -56,9 +56,13 @@ type Server struct {
 	opts   Options
 	logger *slog.Logger
 
-	mu         sync.RWMutex
-	tools      map[string]*toolEntry
-	toolOrder  []string
+	mu        sync.RWMutex
+	tools     map[string]*toolEntry
+	toolOrder []string
+	// toolsJSON is the visible tools' list as sent, kept until a tool
+	// changes: an agent lists after every list_changed, and the list is
+	// tens of kilobytes of schemas.
+	toolsJSON  encodedJSON
 	prompts    map[string]*Prompt
 	promptOrd  []string
 	resources  map[string]*Resource
@@ -198,6 +202,7 @@ func (s *Server) AddTools(ts ...Tool) {
 		}
 		s.tools[e.tool.Name] = e
 	}
+	s.toolsJSON = nil
 	s.mu.Unlock()
 	s.ToolsChanged()
 }
@@ -244,6 +249,7 @@ func (s *Server) RemoveTool(name string) {
 	if ok {
 		delete(s.tools, name)
 		s.toolOrder = removeString(s.toolOrder, name)
+		s.toolsJSON = nil
 	}
 	s.mu.Unlock()
 	if ok {
@@ -331,21 +337,35 @@ func (s *Server) ResourceUpdated(uri string) { s.hub.publish(event{kind: evResou
 
 // toolsSnapshot is the default GET-stream snapshot: a hash of the tool list.
 func (s *Server) toolsSnapshot() string {
-	b, _ := json.Marshal(s.toolList())
-	sum := sha256.Sum256(b)
+	sum := sha256.Sum256(s.toolListJSON())
 	return hex.EncodeToString(sum[:])
 }
 
-func (s *Server) toolList() []map[string]any {
+// toolListJSON is the visible tools' list, encoded once per change.
+func (s *Server) toolListJSON() encodedJSON {
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]map[string]any, 0, len(s.toolOrder))
-	for _, n := range s.toolOrder {
-		if e := s.tools[n]; !e.tool.Hidden {
-			out = append(out, e.wire)
-		}
+	b := s.toolsJSON
+	s.mu.RUnlock()
+	if b != nil {
+		return b
 	}
-	return out
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.toolsJSON == nil {
+		out := make([]map[string]any, 0, len(s.toolOrder))
+		for _, n := range s.toolOrder {
+			if e := s.tools[n]; !e.tool.Hidden {
+				out = append(out, e.wire)
+			}
+		}
+		enc, err := json.Marshal(out)
+		if err != nil {
+			// The entries were checked when they were added.
+			panic(fmt.Sprintf("mcp: tool list: %v", err))
+		}
+		s.toolsJSON = enc
+	}
+	return s.toolsJSON
 }
 
 func (s *Server) lookupTool(name string) *toolEntry {
