@@ -66,6 +66,9 @@ type CallResult struct {
 	StructuredContent any // nil: omitted
 	IsError           bool
 	Meta              map[string]any // optional result _meta
+	// encoded is StructuredContent as StructuredResult encoded it: sent
+	// as is while StructuredContent still holds it.
+	encoded json.RawMessage
 }
 
 // TextResult returns a result with one text content block.
@@ -81,7 +84,7 @@ func StructuredResult(v any) *CallResult {
 	if err != nil {
 		return &CallResult{Content: []Content{TextContent("cannot encode result: " + err.Error())}, IsError: true}
 	}
-	return &CallResult{Content: []Content{TextContent(string(b))}, StructuredContent: json.RawMessage(b)}
+	return &CallResult{Content: []Content{TextContent(string(b))}, StructuredContent: json.RawMessage(b), encoded: b}
 }
 
 // ErrorResult returns a tool error result (isError: true). A string or error
@@ -109,8 +112,14 @@ func (r *CallResult) toWire() map[string]any {
 		content = []Content{}
 	}
 	out := map[string]any{"content": content}
+	if b, err := encodeContents(content); err == nil {
+		out["content"] = b
+	}
 	if r.StructuredContent != nil {
 		out["structuredContent"] = r.StructuredContent
+		if raw, ok := r.StructuredContent.(json.RawMessage); ok && sameBytes(raw, r.encoded) {
+			out["structuredContent"] = encodedJSON(raw)
+		}
 	}
 	if r.IsError {
 		out["isError"] = true
@@ -119,6 +128,37 @@ func (r *CallResult) toWire() map[string]any {
 		out["_meta"] = r.Meta
 	}
 	return out
+}
+
+// sameBytes reports whether a and b are the same slice (not only equal).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+// encodeContents encodes content blocks as json.Marshal does; a text
+// block, the one every tool result carries (its text often the whole
+// answer), is escaped once and not compacted again.
+func encodeContents(cs []Content) (encodedJSON, error) {
+	b := []byte{'['}
+	for i, c := range cs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if c.Type != "text" {
+			cb, err := json.Marshal(c)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, cb...)
+			continue
+		}
+		tb, err := json.Marshal(c.Text)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, `{"text":`...), tb...), `,"type":"text"}`...)
+	}
+	return append(b, ']'), nil
 }
 
 // Content is one content block of a tool result or prompt message.

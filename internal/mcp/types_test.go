@@ -26,3 +26,44 @@ func TestContentJSON(t *testing.T) {
 		t.Error("an unknown content type encoded")
 	}
 }
+
+// TestCallResultWire: a tool result is sent as the plain encoding of its
+// parts would send it, whichever parts were encoded once beforehand.
+func TestCallResultWire(t *testing.T) {
+	changed := StructuredResult(map[string]any{"a": 1})
+	changed.StructuredContent = json.RawMessage(`{"b": 2}`) // replaced after: encoded anew
+	for _, r := range []*CallResult{
+		StructuredResult(map[string]any{"id": "x", "kramdown": "a <b> & \"c\"\n{: id=\"x\"}"}),
+		ErrorResult(map[string]any{"error": map[string]any{"code": "not_found"}}),
+		ErrorResult("plain failure"),
+		changed,
+		{Content: []Content{TextContent("one"), ImageContent([]byte{1}, "image/png"), TextContent("")}, Meta: map[string]any{"k": "v"}},
+		{},
+	} {
+		content := r.Content
+		if content == nil {
+			content = []Content{}
+		}
+		plain := map[string]any{"content": content}
+		if r.StructuredContent != nil {
+			plain["structuredContent"] = r.StructuredContent
+		}
+		if r.IsError {
+			plain["isError"] = true
+		}
+		if len(r.Meta) > 0 {
+			plain["_meta"] = r.Meta
+		}
+		want, err := json.Marshal(plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshalResult(r.toWire())
+		if err != nil || string(got) != string(want) {
+			t.Errorf("result wire = %s, %v; want %s", got, err, want)
+		}
+		if viaMarshal, err := json.Marshal(r); err != nil || string(viaMarshal) != string(want) {
+			t.Errorf("json.Marshal(result) = %s, %v; want %s", viaMarshal, err, want)
+		}
+	}
+}
