@@ -729,13 +729,8 @@ func (e encodedJSON) MarshalJSON() ([]byte, error) { return e, nil }
 // marshalResult encodes a result object as json.Marshal does (keys sorted,
 // HTML escaped), copying encodedJSON members as they are.
 func marshalResult(res map[string]any) ([]byte, error) {
-	keys := make([]string, 0, len(res))
-	for k := range res {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	b := []byte{'{'}
-	for i, k := range keys {
+	for i, k := range sortedKeys(res) {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -152,13 +152,23 @@ func encodeContents(cs []Content) (encodedJSON, error) {
 			b = append(b, cb...)
 			continue
 		}
-		tb, err := json.Marshal(c.Text)
+		tb, err := textBlockJSON(c.Text)
 		if err != nil {
 			return nil, err
 		}
-		b = append(append(append(b, `{"text":`...), tb...), `,"type":"text"}`...)
+		b = append(b, tb...)
 	}
 	return append(b, ']'), nil
+}
+
+// textBlockJSON is a text block as sent: the members in the order
+// json.Marshal sorts a map's keys, the text escaped once.
+func textBlockJSON(text string) ([]byte, error) {
+	tb, err := json.Marshal(text)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(`{"text":`), tb...), `,"type":"text"}`...), nil
 }
 
 // Content is one content block of a tool result or prompt message.
@@ -196,17 +206,10 @@ func ResourceLink(uri, name, mimeType string) Content {
 // MarshalJSON encodes the block in the shape its type requires.
 func (c Content) MarshalJSON() ([]byte, error) {
 	if c.Type == "text" {
-		// Every tool result carries one: encoded without a map. Fields in
-		// the order a map's sorted keys would give.
-		return json.Marshal(struct {
-			Text string `json:"text"`
-			Type string `json:"type"`
-		}{c.Text, c.Type})
+		return textBlockJSON(c.Text)
 	}
 	m := map[string]any{"type": c.Type}
 	switch c.Type {
-	case "text":
-		m["text"] = c.Text
 	case "image", "audio":
 		m["data"] = c.Data
 		m["mimeType"] = c.MimeType
