@@ -73,8 +73,8 @@ func (r *Registry) PendingInput(tool string, in Input) (Pending, bool) {
 
 // pendingOf is Pending of arguments already decoded.
 func pendingOf(t *Tool, fields map[string]json.RawMessage) (Pending, bool) {
-	var name string
-	if json.Unmarshal(fields["action"], &name) != nil {
+	name, ok := actionOf(fields)
+	if !ok {
 		return Pending{}, false
 	}
 	a, ok := t.Action(name)
@@ -115,12 +115,8 @@ func (r *Registry) PrimeInput(ctx context.Context, tool string, in Input) {
 	if !ok || t.Dynamic == nil {
 		return
 	}
-	fields, err := in.fields()
-	if err != nil {
-		return
-	}
-	var name string
-	if json.Unmarshal(fields["action"], &name) != nil || name == "help" {
+	name, ok := in.Action()
+	if !ok || name == "help" {
 		return
 	}
 	if _, ok := t.Action(name); !ok {

@@ -131,11 +131,13 @@ func (in Input) Action() (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	return actionOf(fields)
+}
+
+// actionOf is the "action" string of decoded arguments.
+func actionOf(fields map[string]json.RawMessage) (string, bool) {
 	var name string
-	if json.Unmarshal(fields["action"], &name) != nil {
-		return "", false
-	}
-	return name, true
+	return name, json.Unmarshal(fields["action"], &name) == nil
 }
 
 func (in Input) fields() (map[string]json.RawMessage, error) {
