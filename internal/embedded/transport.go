@@ -114,11 +114,10 @@ func (t handlerTransport) serveInline(req, sreq *http.Request) (resp *http.Respo
 		}
 	}()
 	t.h.ServeHTTP(w, sreq)
-	w.WriteHeader(http.StatusOK) // a handler that wrote nothing answered 200
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
-	w.body, w.length = io.NopCloser(bytes.NewReader(w.buf)), int64(len(w.buf))
+	w.keepWhole()
 	return w.response(req), nil
 }
 
@@ -150,11 +149,10 @@ const responseBuffer = 256 << 10
 
 // pipeResponse is the handler's side of one exchange. Inline, it keeps the
 // whole answer (the caller waits for the handler's end anyway). Otherwise,
-// until the handler
-// returns, flushes or writes more than responseBuffer, its status, headers
-// and body are kept here; then they are handed over (started closes), the
-// rest of the body through the pipe as it is written. Only the handler's
-// goroutine calls its methods.
+// until the handler returns, flushes or writes more than responseBuffer,
+// its status, headers and body are kept here; then they are handed over
+// (started closes), the rest of the body through the pipe as it is
+// written. Only the handler's goroutine calls its methods.
 type pipeResponse struct {
 	header      http.Header
 	inline      bool
@@ -217,15 +215,20 @@ func (w *pipeResponse) stream() {
 
 // finish ends a handler that returned: a kept answer is handed over whole.
 func (w *pipeResponse) finish() {
-	w.WriteHeader(http.StatusOK) // a handler that wrote nothing answered 200
 	if w.streaming {
 		w.pw.Close()
 		return
 	}
 	w.once.Do(func() {
-		w.body, w.length = io.NopCloser(bytes.NewReader(w.buf)), int64(len(w.buf))
+		w.keepWhole()
 		close(w.started)
 	})
+}
+
+// keepWhole makes what the handler wrote, all of it kept, the answer.
+func (w *pipeResponse) keepWhole() {
+	w.WriteHeader(http.StatusOK) // a handler that wrote nothing answered 200
+	w.body, w.length = io.NopCloser(bytes.NewReader(w.buf)), int64(len(w.buf))
 }
 
 // pipeBody reads the kept part and then the pipe; closing it closes the
