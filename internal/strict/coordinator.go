@@ -271,24 +271,35 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
+	// The request is recorded while the state is read: the record needs
+	// nothing from the state, and its fsync then costs no time of its own.
+	// A preflight that fails withdraws it; the id was never answered.
+	issued := make(chan issueResult, 1)
+	go func() {
+		rec, err := c.ledger.Issue(ctx, Record{Tool: op.Tool, Action: op.Action, ArgsDigest: scope.ArgsDigest,
+			Targets: scope.Targets, Precondition: op.Policy.Precondition})
+		issued <- issueResult{rec, err}
+	}()
 	st, err := c.checkedState(ctx, op)
+	var digest string
+	if err == nil && op.Policy.Class == Mutation {
+		digest, err = digestOf(st)
+	}
+	is := <-issued
 	if err != nil {
+		if is.err == nil {
+			c.withdraw(ctx, is.rec)
+		}
 		return nil, err
 	}
-	var digest string
-	if op.Policy.Class == Mutation {
-		if digest, err = digestOf(st); err != nil {
-			return nil, err
-		}
+	if is.err != nil {
+		return nil, c.ledgerFailure(is.err)
 	}
-	rec, err := c.ledger.Issue(ctx, Record{Tool: op.Tool, Action: op.Action, ArgsDigest: scope.ArgsDigest,
-		Targets: scope.Targets, Precondition: op.Policy.Precondition})
-	if err != nil {
-		return nil, c.ledgerFailure(err)
-	}
+	rec := is.rec
 	lease, err := c.leases.Put(Lease{Scope: scope, Precondition: op.Policy.Precondition, Digest: digest,
 		RequestID: rec.RequestID, IssuedAt: c.now()})
 	if err != nil {
+		c.withdraw(ctx, rec)
 		return nil, fmt.Errorf("strict: store lease: %w", err)
 	}
 	out := map[string]any{
@@ -312,6 +323,21 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 		}
 	}
 	return out, nil
+}
+
+// issueResult is a preflight's ledger record, issued beside its state read.
+type issueResult struct {
+	rec Record
+	err error
+}
+
+// withdraw removes the record of a preflight that failed. If that fails too,
+// the record stays issued, unknown to any caller, until it expires and is
+// pruned.
+func (c *Coordinator) withdraw(ctx context.Context, rec Record) {
+	if err := c.ledger.Withdraw(context.WithoutCancel(ctx), RequestID(rec.RequestID)); err != nil {
+		c.log.Warn("withdrawing the request of a failed preflight", "tool", rec.Tool, "action", rec.Action, "request", rec.RequestID, "err", err)
+	}
 }
 
 // controls are a commit's parsed control fields.

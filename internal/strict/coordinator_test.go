@@ -3,10 +3,12 @@ package strict
 import (
 	"context"
 	"errors"
-	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	bolt "go.etcd.io/bbolt"
 )
 
 // fakeTarget is a register the fake ops read and write.
@@ -197,4 +199,98 @@ func cred(s string) Credential {
 		return Credential(s)
 	}
 	return c
+}
+
+// TestPreflightIssuesWhileReading: a preflight's ledger record is written
+// while its state is read, and a preflight that fails leaves no record and
+// no reservation behind.
+func TestPreflightIssuesWhileReading(t *testing.T) {
+	ctx := context.Background()
+	count := func(t *testing.T, l *Ledger) (records, reservations int) {
+		t.Helper()
+		err := l.DB().View(func(tx *bolt.Tx) error {
+			records, reservations = tx.Bucket(ledgerBucket).Stats().KeyN, tx.Bucket(reservationsBucket).Stats().KeyN
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return records, reservations
+	}
+	t.Run("the record is written during the read", func(t *testing.T) {
+		c, l := newCoord(t, false)
+		tg := &fakeTarget{"a"}
+		op := guardedOp(tg, "b", nil)
+		op.ValidateOnly = true
+		read := op.ReadState
+		op.ReadState = func(ctx context.Context) (any, error) {
+			// Done only once the record exists: a preflight that issued
+			// after its read would wait here until the deadline.
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				if recs, _ := count(t, l); recs == 1 {
+					return read(ctx)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			return nil, errors.New("no record was issued during the read")
+		}
+		out, err := c.Do(ctx, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, found, err := l.Get(ctx, rid(out["requestId"].(string)))
+		if err != nil || !found || rec.Status != StatusIssued {
+			t.Fatalf("record %+v found %v: %v", rec, found, err)
+		}
+		op.ValidateOnly = false
+		op.RequestID, op.Credential = out["requestId"].(string), out["expectedStateHash"].(string)
+		op.ReadState = read
+		if _, err := c.Do(ctx, op); err != nil || tg.value != "b" {
+			t.Fatalf("commit: %v (value %q)", err, tg.value)
+		}
+	})
+	failing := []struct {
+		name  string
+		setup func(op *Op)
+		want  failure.Code
+	}{
+		{"the read fails", func(op *Op) {
+			op.ReadState = func(context.Context) (any, error) {
+				return nil, fail(failure.NotFound, false, nil, "no such block")
+			}
+		}, failure.NotFound},
+		{"the check refuses", func(op *Op) {
+			op.Check = func(any) error { return fail(failure.InvalidArguments, false, nil, "not this block") }
+		}, failure.InvalidArguments},
+		{"the state cannot be hashed", func(op *Op) {
+			op.ReadState = func(context.Context) (any, error) { return map[string]any{"f": func() {}}, nil }
+		}, ""},
+	}
+	for _, tt := range failing {
+		t.Run(tt.name+": nothing is left", func(t *testing.T) {
+			c, l := newCoord(t, false)
+			op := guardedOp(&fakeTarget{"a"}, "b", nil)
+			op.ValidateOnly = true
+			tt.setup(&op)
+			_, err := c.Do(ctx, op)
+			if err == nil || (tt.want != "" && code(err) != tt.want) {
+				t.Fatalf("got %v, want %s", err, tt.want)
+			}
+			if recs, res := count(t, l); recs != 0 || res != 0 {
+				t.Fatalf("a failed preflight left %d records and %d reservations", recs, res)
+			}
+		})
+	}
+	t.Run("a failed read is answered before an unusable ledger", func(t *testing.T) {
+		c, l := newCoord(t, false)
+		op := guardedOp(&fakeTarget{"a"}, "b", nil)
+		op.ValidateOnly = true
+		failing[0].setup(&op)
+		l.log = quiet
+		l.Close()
+		if _, err := c.Do(ctx, op); code(err) != failure.NotFound {
+			t.Fatalf("got %v", err)
+		}
+	})
 }

@@ -63,8 +63,9 @@ var (
 	ErrReplay = errors.New("strict: request already finished; replay its receipt")
 	// ErrRequestExists: Issue was called twice for one id.
 	ErrRequestExists = errors.New("strict: request id already has a ledger record")
-	// ErrBadTransition: Finish on a record that is not executing.
-	ErrBadTransition = errors.New("strict: ledger record is not executing")
+	// ErrBadTransition: Finish on a record that is not executing, or
+	// Withdraw on one that is not issued.
+	ErrBadTransition = errors.New("strict: ledger record is not in the status this step needs")
 	// ErrRecordUnreadable: a stored record does not decode.
 	ErrRecordUnreadable = errors.New("strict: ledger record is unreadable")
 	// ErrReceiptTooLarge: a receipt over MaxReceiptSize or not JSON.
@@ -385,6 +386,32 @@ func (l *Ledger) Issue(ctx context.Context, rec Record) (Record, error) {
 		return Record{}, err
 	}
 	return out, nil
+}
+
+// Withdraw removes an issued request that was never handed to anyone: its
+// record and its reservation. A preflight records its request while it reads
+// the state, and withdraws it when the read fails, so that a failed preflight
+// leaves nothing behind. Since the id was never answered, no caller can hold
+// it and freeing it for a later draw is safe. Only an issued record is
+// withdrawn; any other status is [ErrBadTransition] and nothing changes.
+func (l *Ledger) Withdraw(ctx context.Context, requestID RequestID) error {
+	id := string(requestID)
+	return l.update(ctx, "withdraw", func(tx *bolt.Tx) error {
+		r, found, err := getRecord(tx, id)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("%w: %s", ErrUnknownRequest, id)
+		}
+		if r.Status != StatusIssued {
+			return fmt.Errorf("%w: %s is %s, only an issued request can be withdrawn", ErrBadTransition, id, r.Status)
+		}
+		if err := tx.Bucket(ledgerBucket).Delete([]byte(id)); err != nil {
+			return err
+		}
+		return tx.Bucket(reservationsBucket).Delete([]byte(id))
+	})
 }
 
 // Check answers, without changing anything, what [Ledger.Begin] would

@@ -643,3 +643,78 @@ func TestLedgerRecent(t *testing.T) {
 		t.Fatalf("Recent on a cancelled context: %v", err)
 	}
 }
+
+func TestLedgerWithdraw(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	l := openLedger(t, filepath.Join(t.TempDir(), LedgerFile), clk)
+	defer l.Close()
+	issue := func(t *testing.T) string {
+		t.Helper()
+		r, err := l.Issue(ctx, testRecord(blockScope))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.RequestID
+	}
+	reserved := func(id string) (ok bool) {
+		l.DB().View(func(tx *bolt.Tx) error { _, ok = reservedAt(tx, id); return nil })
+		return ok
+	}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, id string)
+		want    error // nil: withdrawn
+	}{
+		{"issued is withdrawn, reservation and all", func(*testing.T, string) {}, nil},
+		{"executing stays", func(t *testing.T, id string) {
+			if _, err := l.Begin(ctx, rid(id), blockScope); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrBadTransition},
+		{"committed stays", func(t *testing.T, id string) {
+			if _, err := l.Begin(ctx, rid(id), blockScope); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Finish(ctx, rid(id), StatusCommitted, prevHash, resultHash, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrBadTransition},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := issue(t)
+			tt.prepare(t, id)
+			before, _, _ := l.Get(ctx, rid(id))
+			err := l.Withdraw(ctx, rid(id))
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Withdraw: %v, want %v", err, tt.want)
+			}
+			after, found, _ := l.Get(ctx, rid(id))
+			if tt.want == nil {
+				if found || reserved(id) {
+					t.Fatalf("withdrawn %s: record %v, reserved %v", id, found, reserved(id))
+				}
+				if _, err := l.Begin(ctx, rid(id), blockScope); !errors.Is(err, ErrUnknownRequest) {
+					t.Fatalf("Begin after Withdraw: %v", err)
+				}
+				return
+			}
+			if !found || !reserved(id) || after.Status != before.Status {
+				t.Fatalf("refused Withdraw changed %s: %+v → %+v (found %v)", id, before, after, found)
+			}
+		})
+	}
+	t.Run("unknown id", func(t *testing.T) {
+		if err := l.Withdraw(ctx, rid("abcd")); !errors.Is(err, ErrUnknownRequest) {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("closed ledger", func(t *testing.T) {
+		id := issue(t)
+		l.Close()
+		if err := l.Withdraw(ctx, rid(id)); !errors.Is(err, ErrLedgerUnavailable) {
+			t.Fatalf("got %v", err)
+		}
+	})
+}
