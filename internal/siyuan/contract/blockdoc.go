@@ -295,6 +295,9 @@ func checkTxDocIconCover(t *testing.T, s *suite) {
 // word is listed as path "/"; a document id finds that document.
 func checkSearchDocs(t *testing.T, s *suite) {
 	w := randWord(8)
+	for strings.Contains(w, "zq") { // "zq" is the second word searched for
+		w = randWord(8)
+	}
 	parent := s.newDoc(t, "Zq "+w, "p")
 	s.newDocAt(t, "/Zq "+w+"/Child "+w, "c")
 	exact := s.newDoc(t, w, "e")
