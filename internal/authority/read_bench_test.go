@@ -18,7 +18,8 @@ import (
 // BenchmarkReadOverMCP is the read of issue 14 as serve --embedded serves
 // it: block get_kramdown over a legacy session, the kernel reached in
 // process, against the bare getBlockKramdown over loopback HTTP and an MCP
-// ping, on a paragraph of a 1,000-paragraph document. Compare the
+// ping, on a paragraph of a 1,000-paragraph document; http_static is one
+// loopback exchange with a fixed answer, the floor of every row. Compare the
 // sub-benchmarks of one run as ratios.
 //
 //	go test ./internal/authority -run '^$' -bench BenchmarkReadOverMCP -benchtime 5000x
@@ -36,6 +37,15 @@ func BenchmarkReadOverMCP(b *testing.B) {
 	hc := &http.Client{}
 	bare := &client{hc: hc, url: ks.URL + "/api/block/getBlockKramdown"}
 	m := &client{hc: hc, url: ours.URL + "/mcp"}
+	// One loopback HTTP exchange with a fixed answer: what any of the
+	// rows below pays before its own work.
+	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"code":0,"msg":"","data":null}`)
+	}))
+	defer floor.Close()
+	static := &client{hc: hc, url: floor.URL}
 	if err := m.do("initialize", "", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "b", "version": "1"}}); err != nil {
 		b.Fatal(err)
@@ -49,6 +59,7 @@ func BenchmarkReadOverMCP(b *testing.B) {
 		do   func() error
 	}{
 		{"bare_getBlockKramdown", func() error { return bare.kernel(map[string]any{"id": target}) }},
+		{"http_static", func() error { return static.kernel(map[string]any{"id": target}) }},
 		{"mcp_ping", func() error { return m.do("ping", "", nil) }},
 		{"handler_direct", func() error {
 			rec := httptest.NewRecorder()
