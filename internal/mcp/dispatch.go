@@ -31,8 +31,9 @@ func paramsObject(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
 	if !isJSONObject(raw) {
 		return nil, InvalidParamsError("params must be an object")
 	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &p); err != nil {
+	// raw is a member of a message decodeMessage validated.
+	p, ok := splitObject(raw)
+	if !ok {
 		return nil, InvalidParamsError("params must be an object")
 	}
 	return p, nil
@@ -458,8 +459,8 @@ func (s *Server) inputRequiredResult(rc *reqCtx, b stateBinding, ir *inputRequir
 }
 
 func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]json.RawMessage) (map[string]any, error) {
-	var name string
-	if json.Unmarshal(params["name"], &name) != nil || name == "" {
+	name, ok := stringValue(params["name"])
+	if !ok || name == "" {
 		return nil, InvalidParamsError("tools/call: name is required")
 	}
 	entry := s.lookupTool(name)
@@ -470,8 +471,8 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 	if len(args) == 0 || isJSONNull(args) {
 		args = json.RawMessage(`{}`)
 	}
-	var argMap map[string]json.RawMessage
-	if !isJSONObject(args) || json.Unmarshal(args, &argMap) != nil {
+	argMap, ok := splitObject(args)
+	if !ok {
 		return nil, InvalidParamsError("tools/call: arguments must be an object")
 	}
 	b := stateBinding{principal: rc.principal, method: "tools/call", name: name, params: args, decl: rc.caps.elicitationDecl()}
@@ -536,8 +537,8 @@ func (s *Server) promptList() []map[string]any {
 }
 
 func (s *Server) getPrompt(ctx context.Context, rc *reqCtx, params map[string]json.RawMessage) (map[string]any, error) {
-	var name string
-	if json.Unmarshal(params["name"], &name) != nil || name == "" {
+	name, ok := stringValue(params["name"])
+	if !ok || name == "" {
 		return nil, InvalidParamsError("prompts/get: name is required")
 	}
 	s.mu.RLock()

@@ -211,20 +211,17 @@ func decodeMessage(data []byte) (*message, ID, *Error) {
 	if len(data) == 0 {
 		return nil, ID{}, &Error{Code: CodeParseError, Message: "Parse error: empty message"}
 	}
-	// An object is checked by its decoding (which validates it whole
-	// first); anything else only to tell a parse error from a bad message.
-	if data[0] != '{' {
-		if !json.Valid(data) {
-			return nil, ID{}, &Error{Code: CodeParseError, Message: "Parse error: invalid JSON"}
-		}
-		if data[0] == '[' {
-			return nil, ID{}, errInvalidRequest("Invalid request: batches are not supported")
-		}
-		return nil, ID{}, errInvalidRequest("Invalid request: message must be a JSON object")
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
+	// The message is validated once, whole; its objects (this one, its
+	// params, a call's arguments) are then split without decoding.
+	if !json.Valid(data) {
 		return nil, ID{}, &Error{Code: CodeParseError, Message: "Parse error: invalid JSON"}
+	}
+	if data[0] == '[' {
+		return nil, ID{}, errInvalidRequest("Invalid request: batches are not supported")
+	}
+	fields, ok := splitObject(data)
+	if !ok {
+		return nil, ID{}, errInvalidRequest("Invalid request: message must be a JSON object")
 	}
 	m := &message{}
 	var echo ID
@@ -236,12 +233,11 @@ func decodeMessage(data []byte) (*message, ID, *Error) {
 			return nil, ID{}, errInvalidRequest("Invalid request: id must be a string or a number")
 		}
 	}
-	var version string
-	if v, ok := fields["jsonrpc"]; !ok || json.Unmarshal(v, &version) != nil || version != "2.0" {
+	if v, ok := fields["jsonrpc"]; !ok || !isString(v, "2.0") {
 		return nil, echo, errInvalidRequest(`Invalid request: jsonrpc must be "2.0"`)
 	}
 	if rawMethod, ok := fields["method"]; ok {
-		if json.Unmarshal(rawMethod, &m.method) != nil || m.method == "" {
+		if m.method, ok = stringValue(rawMethod); !ok || m.method == "" {
 			return nil, echo, errInvalidRequest("Invalid request: method must be a non-empty string")
 		}
 		if p, ok := fields["params"]; ok && !isJSONNull(p) {
