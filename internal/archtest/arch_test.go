@@ -23,6 +23,7 @@ const module = "github.com/sisyphus-go/sisyphus"
 var layers = map[string]int{
 	"internal/failure":      0,
 	"internal/canon":        0,
+	"internal/jsonobj":      0,
 	"internal/siyuan/wire":  0,
 	"internal/tools/markup": 0,
 	"internal/histcheck":    0,
@@ -71,7 +72,8 @@ var rules = []struct {
 	allow  func(imp string) bool
 	reason string
 }{
-	{"internal/mcp", func(string) bool { return false }, "mcp is the protocol layer and knows nothing of SiYuan, tools or strict writes"},
+	{"internal/mcp", func(imp string) bool { return imp == "internal/jsonobj" },
+		"mcp is the protocol layer and knows nothing of SiYuan, tools or strict writes (it shares only the JSON object splitter)"},
 	{"internal/strict", func(imp string) bool { return imp == "internal/canon" || imp == "internal/failure" },
 		"strict depends only on canonical hashing and the error vocabulary (never mcp, tools or the kernel client)"},
 	{"internal/failure", func(string) bool { return false }, "the error vocabulary imports nothing of the project, so every layer can use it"},

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/jsonobj"
 )
 
 // maxBridgeRounds bounds how often a legacy call is re-invoked after an
@@ -32,7 +34,7 @@ func paramsObject(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
 		return nil, InvalidParamsError("params must be an object")
 	}
 	// raw is a member of a message decodeMessage validated.
-	p, ok := splitObject(raw)
+	p, ok := jsonobj.Split(raw)
 	if !ok {
 		return nil, InvalidParamsError("params must be an object")
 	}
@@ -459,7 +461,7 @@ func (s *Server) inputRequiredResult(rc *reqCtx, b stateBinding, ir *inputRequir
 }
 
 func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]json.RawMessage) (map[string]any, error) {
-	name, ok := stringValue(params["name"])
+	name, ok := jsonobj.String(params["name"])
 	if !ok || name == "" {
 		return nil, InvalidParamsError("tools/call: name is required")
 	}
@@ -471,7 +473,7 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 	if len(args) == 0 || isJSONNull(args) {
 		args = json.RawMessage(`{}`)
 	}
-	argMap, ok := splitObject(args)
+	argMap, ok := jsonobj.Split(args)
 	if !ok {
 		return nil, InvalidParamsError("tools/call: arguments must be an object")
 	}
@@ -537,7 +539,7 @@ func (s *Server) promptList() []map[string]any {
 }
 
 func (s *Server) getPrompt(ctx context.Context, rc *reqCtx, params map[string]json.RawMessage) (map[string]any, error) {
-	name, ok := stringValue(params["name"])
+	name, ok := jsonobj.String(params["name"])
 	if !ok || name == "" {
 		return nil, InvalidParamsError("prompts/get: name is required")
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/jsonobj"
 )
 
 // JSON-RPC and MCP error codes.
@@ -219,7 +221,7 @@ func decodeMessage(data []byte) (*message, ID, *Error) {
 	if data[0] == '[' {
 		return nil, ID{}, errInvalidRequest("Invalid request: batches are not supported")
 	}
-	fields, ok := splitObject(data)
+	fields, ok := jsonobj.Split(data)
 	if !ok {
 		return nil, ID{}, errInvalidRequest("Invalid request: message must be a JSON object")
 	}
@@ -233,11 +235,11 @@ func decodeMessage(data []byte) (*message, ID, *Error) {
 			return nil, ID{}, errInvalidRequest("Invalid request: id must be a string or a number")
 		}
 	}
-	if v, ok := fields["jsonrpc"]; !ok || !isString(v, "2.0") {
+	if v, ok := fields["jsonrpc"]; !ok || !jsonobj.IsString(v, "2.0") {
 		return nil, echo, errInvalidRequest(`Invalid request: jsonrpc must be "2.0"`)
 	}
 	if rawMethod, ok := fields["method"]; ok {
-		if m.method, ok = stringValue(rawMethod); !ok || m.method == "" {
+		if m.method, ok = jsonobj.String(rawMethod); !ok || m.method == "" {
 			return nil, echo, errInvalidRequest("Invalid request: method must be a non-empty string")
 		}
 		if p, ok := fields["params"]; ok && !isJSONNull(p) {
