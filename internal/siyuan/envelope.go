@@ -6,6 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/jsonobj"
 )
 
 // envelope is SiYuan's reply wrapper (gulu.Result): {code, msg, data}.
@@ -51,6 +55,42 @@ func decodeEnvelope(body []byte) (envelope, error) {
 func isJSONNull(b json.RawMessage) bool {
 	b = bytes.TrimSpace(b)
 	return len(b) == 0 || bytes.Equal(b, []byte("null"))
+}
+
+// onePass reports whether a reply body decodes in one pass, straight into
+// the result, exactly as the envelope and then its data would: its code is
+// 0, its msg a string or null (or absent), its data present and not null,
+// and none of the three appears twice. Keys are compared as encoding/json
+// matches them to fields (ASCII, case folded); a key escaped or not ASCII
+// leaves the reply to the two passes. On a body that is not valid JSON the
+// answer does not matter: the one-pass decoding rejects it before it writes.
+func onePass(body []byte) bool {
+	var code, msg, data int
+	ok := jsonobj.Members(body, func(k, v []byte) bool {
+		key, plain := jsonobj.Plain(k)
+		switch {
+		case !plain:
+			return false
+		case strings.EqualFold(key, "code"):
+			code++
+			return string(v) == "0"
+		case strings.EqualFold(key, "msg"):
+			msg++
+			return v[0] == '"' || string(v) == "null"
+		case strings.EqualFold(key, "data"):
+			data++
+			return string(v) != "null"
+		}
+		return true
+	})
+	return ok && code == 1 && msg <= 1 && data == 1
+}
+
+// isPointer reports whether v is a non-nil pointer (what json.Unmarshal
+// decodes into).
+func isPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && !rv.IsNil()
 }
 
 // readCapped reads all of r, failing with a *ResponseTooLargeError beyond

@@ -232,32 +232,51 @@ func (c *Client) decodeReply(ctx context.Context, r *request, resp *http.Respons
 		}
 		return false, nil
 	}
+	return false, decodeData(r, resp.StatusCode, body, unknown)
+}
+
+// decodeData decodes a 2xx envelope body into r.out. A reply onePass
+// accepts is decoded in one pass, straight into r.out; any other, or one
+// whose data does not decode, is decoded in two (the envelope, then its
+// data), which tells every kind of failure apart.
+func decodeData(r *request, status int, body []byte, unknown func(error) error) error {
+	if !r.raw && isPointer(r.out) && onePass(body) {
+		// json.Unmarshal validates the whole body before it writes to
+		// r.out; a data that fails to decode is decoded again below, into
+		// the same r.out, and fails there the same way.
+		env := struct {
+			Data any `json:"data"`
+		}{Data: r.out}
+		if json.Unmarshal(body, &env) == nil {
+			return nil
+		}
+	}
 	env, err := decodeEnvelope(body)
 	if err != nil {
-		return false, unknown(&DecodeError{Endpoint: r.endpoint, Status: resp.StatusCode, Cause: err})
+		return unknown(&DecodeError{Endpoint: r.endpoint, Status: status, Cause: err})
 	}
 	if env.Code != 0 {
-		return false, &APIError{Endpoint: r.endpoint, Code: env.Code, Msg: env.Msg}
+		return &APIError{Endpoint: r.endpoint, Code: env.Code, Msg: env.Msg}
 	}
 	if r.raw {
 		// getFile answers errors with HTTP 202 + envelope; anything but 200
 		// is not the file, even with code 0.
-		return false, &APIError{Endpoint: r.endpoint, Code: env.Code,
-			Msg: strings.TrimSpace(fmt.Sprintf("HTTP %d reply instead of file content %s", resp.StatusCode, env.Msg))}
+		return &APIError{Endpoint: r.endpoint, Code: env.Code,
+			Msg: strings.TrimSpace(fmt.Sprintf("HTTP %d reply instead of file content %s", status, env.Msg))}
 	}
 	if r.out == nil {
-		return false, nil
+		return nil
 	}
 	if env.Data == nil {
 		if r.nullable {
-			return false, nil
+			return nil
 		}
-		return false, &NullDataError{Endpoint: r.endpoint}
+		return &NullDataError{Endpoint: r.endpoint}
 	}
 	if err := json.Unmarshal(env.Data, r.out); err != nil {
-		return false, unknown(&DecodeError{Endpoint: r.endpoint, Status: resp.StatusCode, Cause: err})
+		return unknown(&DecodeError{Endpoint: r.endpoint, Status: status, Cause: err})
 	}
-	return false, nil
+	return nil
 }
 
 func (c *Client) authError(endpoint string, status int, body string) *AuthError {
