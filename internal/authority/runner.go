@@ -105,9 +105,9 @@ func (r *Runner) laneOf(tool string, in tools.Input) (admission.Lane, string) {
 // nobody is asked about a call that would be refused anyway.
 func (r *Runner) Run(ctx context.Context, c Call) (*mcp.CallResult, error) {
 	in := c.input()
-	r.Registry.PrimeInput(ctx, c.Tool, in)
-	if p, ok := r.Registry.PendingInput(c.Tool, in); ok {
-		if err := r.Registry.CheckInput(ctx, c.Tool, in); err != nil {
+	r.Registry.Prime(ctx, c.Tool, in)
+	if p, ok := r.Registry.Pending(c.Tool, in); ok {
+		if err := r.Registry.Check(ctx, c.Tool, in); err != nil {
 			return errorResult(err), nil
 		}
 		cctx, cancel := context.WithTimeout(ctx, r.confirmTimeout())

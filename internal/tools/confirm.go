@@ -54,12 +54,7 @@ type Pending struct {
 // Pending reports whether a call needs confirmation: a dangerous action,
 // not a preflight (validateOnly executes nothing). A call that is
 // malformed, unknown or disabled needs none here; Call refuses it.
-func (r *Registry) Pending(tool string, raw json.RawMessage) (Pending, bool) {
-	return r.PendingInput(tool, Input{Raw: raw})
-}
-
-// PendingInput is Pending of arguments decoded once for every step.
-func (r *Registry) PendingInput(tool string, in Input) (Pending, bool) {
+func (r *Registry) Pending(tool string, in Input) (Pending, bool) {
 	t, ok := r.tools[tool]
 	if !ok {
 		return Pending{}, false
@@ -105,12 +100,7 @@ func pendingOf(t *Tool, fields map[string]json.RawMessage) (Pending, bool) {
 // it: an action discovered only once the call runs would reach Call
 // unconfirmed, and be refused. A failed discovery is left to Call, which
 // answers it.
-func (r *Registry) Prime(ctx context.Context, tool string, raw json.RawMessage) {
-	r.PrimeInput(ctx, tool, Input{Raw: raw})
-}
-
-// PrimeInput is Prime of arguments decoded once for every step.
-func (r *Registry) PrimeInput(ctx context.Context, tool string, in Input) {
+func (r *Registry) Prime(ctx context.Context, tool string, in Input) {
 	t, ok := r.tools[tool]
 	if !ok || t.Dynamic == nil {
 		return

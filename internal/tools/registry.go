@@ -245,12 +245,7 @@ func (g *gate) wait() error {
 // Check runs a call's gate and argument checks without running it: what
 // Call would refuse before the action starts, it refuses (used before a
 // person is asked to confirm a call that cannot run anyway).
-func (r *Registry) Check(ctx context.Context, tool string, raw json.RawMessage) error {
-	return r.CheckInput(ctx, tool, Input{Raw: raw})
-}
-
-// CheckInput is Check of arguments decoded once for every step.
-func (r *Registry) CheckInput(ctx context.Context, tool string, in Input) error {
+func (r *Registry) Check(ctx context.Context, tool string, in Input) error {
 	_, err := r.prepare(ctx, tool, in, false)
 	return err
 }

@@ -150,8 +150,8 @@ func TestCallInputDecoded(t *testing.T) {
 		t.Fatalf("decoded commit = %v, %v", res, err)
 	}
 	del := json.RawMessage(`{"action":"delete","id":"` + f.Blocks[1] + `"}`)
-	pr, okRaw := f.R.Pending("block", del)
-	pd, okDec := f.R.PendingInput("block", decoded(del))
+	pr, okRaw := f.R.Pending("block", tools.Input{Raw: del})
+	pd, okDec := f.R.Pending("block", decoded(del))
 	if !okRaw || !okDec || !reflect.DeepEqual(pr, pd) {
 		t.Fatalf("Pending: raw %v %+v, decoded %v %+v", okRaw, pr, okDec, pd)
 	}

@@ -86,11 +86,11 @@ func TestForwardedClasses(t *testing.T) {
 	}
 	stamp := map[string]any{"action": embedded.ExamplePluginStamp, "arguments": map[string]any{"id": s.Blocks[0], "value": "v1"}}
 	raw, _ := json.Marshal(stamp)
-	if p, pending := s.R.Pending("extension", raw); !pending || p.Action != embedded.ExamplePluginStamp {
+	if p, pending := s.R.Pending("extension", tools.Input{Raw: raw}); !pending || p.Action != embedded.ExamplePluginStamp {
 		t.Fatalf("the external call needs confirmation: %+v %v", p, pending)
 	}
 	read, _ := json.Marshal(map[string]any{"action": "search", "arguments": map[string]any{"action": "fulltext", "query": "x"}})
-	if _, pending := s.R.Pending("extension", read); pending {
+	if _, pending := s.R.Pending("extension", tools.Input{Raw: read}); pending {
 		t.Fatal("an allowlisted read needs no confirmation")
 	}
 	e := s.WantErr(t, "extension", tooltest.CopyArgs(stamp, "validateOnly", true), failure.PreflightUnavailable)

@@ -382,7 +382,7 @@ func TestConfirm(t *testing.T) {
 	yes, no := true, false
 	raw := func(m map[string]any) json.RawMessage { b, _ := json.Marshal(m); return b }
 	del := map[string]any{"action": "delete", "id": s.Blocks[0], "expectedStateHash": "abcd", "requestId": "abcd"}
-	p, pending := s.R.Pending("block", raw(del))
+	p, pending := s.R.Pending("block", tools.Input{Raw: raw(del)})
 	if !pending || p.Tool != "block" || p.Action != "delete" || p.Args["id"] == nil || p.Args["requestId"] != nil {
 		t.Fatalf("pending: %+v %v", p, pending)
 	}
@@ -391,7 +391,7 @@ func TestConfirm(t *testing.T) {
 		{"action": "update", "id": s.Blocks[0], "data": "x"},
 		{"action": "get_kramdown", "id": s.Blocks[0]},
 	} {
-		if _, pending := s.R.Pending("block", raw(c)); pending {
+		if _, pending := s.R.Pending("block", tools.Input{Raw: raw(c)}); pending {
 			t.Errorf("%v needs no confirmation", c)
 		}
 	}
@@ -451,7 +451,7 @@ func TestConfirm(t *testing.T) {
 	// The system tool's dangerous actions: a read (workspace_info) and an
 	// external effect (perform_sync); validateOnly is no way around asking.
 	for _, action := range []string{"workspace_info", "perform_sync"} {
-		if _, pending := s.R.Pending("system", raw(map[string]any{"action": action})); !pending {
+		if _, pending := s.R.Pending("system", tools.Input{Raw: raw(map[string]any{"action": action})}); !pending {
 			t.Errorf("system.%s needs confirmation", action)
 		}
 		s.Unconfirmed = true
