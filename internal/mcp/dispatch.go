@@ -30,9 +30,6 @@ func paramsObject(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
 	if len(raw) == 0 {
 		return map[string]json.RawMessage{}, nil
 	}
-	if !isJSONObject(raw) {
-		return nil, InvalidParamsError("params must be an object")
-	}
 	// raw is a member of a message decodeMessage validated.
 	p, ok := jsonobj.Split(raw)
 	if !ok {
@@ -43,12 +40,7 @@ func paramsObject(raw json.RawMessage) (map[string]json.RawMessage, *Error) {
 
 // metaOf returns params._meta as a map (nil when absent or not an object).
 func metaOf(params map[string]json.RawMessage) map[string]json.RawMessage {
-	raw, ok := params["_meta"]
-	if !ok || !isJSONObject(raw) {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &m)
+	m, _ := jsonobj.Split(params["_meta"])
 	return m
 }
 
@@ -81,7 +73,8 @@ func (s *Server) modernPreflight(m *message, h header) (*reqMeta, *Error) {
 	rawMeta, hasMeta := params["_meta"]
 	var meta map[string]json.RawMessage
 	if hasMeta {
-		if !isJSONObject(rawMeta) || json.Unmarshal(rawMeta, &meta) != nil {
+		var ok bool
+		if meta, ok = jsonobj.Split(rawMeta); !ok {
 			return nil, InvalidParamsError("params._meta must be an object")
 		}
 	}
