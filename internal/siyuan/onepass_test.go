@@ -8,31 +8,6 @@ import (
 	"testing"
 )
 
-// twoPass is decodeData as it was before the one-pass decoding: the
-// envelope, then its data. The reference of FuzzDecodeDataOnePass.
-func twoPass(r *request, status int, body []byte, unknown func(error) error) error {
-	env, err := decodeEnvelope(body)
-	if err != nil {
-		return unknown(&DecodeError{Endpoint: r.endpoint, Status: status, Cause: err})
-	}
-	if env.Code != 0 {
-		return &APIError{Endpoint: r.endpoint, Code: env.Code, Msg: env.Msg}
-	}
-	if r.out == nil {
-		return nil
-	}
-	if env.Data == nil {
-		if r.nullable {
-			return nil
-		}
-		return &NullDataError{Endpoint: r.endpoint}
-	}
-	if err := json.Unmarshal(env.Data, r.out); err != nil {
-		return unknown(&DecodeError{Endpoint: r.endpoint, Status: status, Cause: err})
-	}
-	return nil
-}
-
 type onePassOut struct {
 	ID   string         `json:"id"`
 	N    int            `json:"n"`
@@ -83,7 +58,7 @@ func TestOnePass(t *testing.T) {
 }
 
 // FuzzDecodeDataOnePass holds decodeData to the two-pass decoding it
-// replaced, for every body, every kind of result and both nullable modes:
+// replaced (decodeTwoPass, which decodeData falls back to), for every body, every kind of result and both nullable modes:
 // the same error (or none) and the same result.
 func FuzzDecodeDataOnePass(f *testing.F) {
 	for _, s := range []string{
@@ -100,7 +75,7 @@ func FuzzDecodeDataOnePass(f *testing.F) {
 		unknown := func(err error) error { return fmt.Errorf("unknown: %w", err) }
 		got, want := newOut(), newOut()
 		gerr := decodeData(&request{endpoint: "/e", out: got, nullable: nullable}, 200, body, unknown)
-		werr := twoPass(&request{endpoint: "/e", out: want, nullable: nullable}, 200, body, unknown)
+		werr := decodeTwoPass(&request{endpoint: "/e", out: want, nullable: nullable}, 200, body, unknown)
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) || reflect.TypeOf(gerr) != reflect.TypeOf(werr) {
 			t.Fatalf("%q into %T: error %v, two passes %v", body, got, gerr, werr)
 		}
@@ -122,7 +97,7 @@ func BenchmarkDecodeData(b *testing.B) {
 	for _, bb := range []struct {
 		name   string
 		decode func(*request, int, []byte, func(error) error) error
-	}{{"one-pass", decodeData}, {"two-pass", twoPass}} {
+	}{{"one-pass", decodeData}, {"two-pass", decodeTwoPass}} {
 		b.Run(bb.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {

@@ -251,6 +251,11 @@ func decodeData(r *request, status int, body []byte, unknown func(error) error) 
 			return nil
 		}
 	}
+	return decodeTwoPass(r, status, body, unknown)
+}
+
+// decodeTwoPass decodes the envelope, then its data into r.out.
+func decodeTwoPass(r *request, status int, body []byte, unknown func(error) error) error {
 	env, err := decodeEnvelope(body)
 	if err != nil {
 		return unknown(&DecodeError{Endpoint: r.endpoint, Status: status, Cause: err})
