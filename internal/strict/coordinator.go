@@ -275,11 +275,16 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 	// nothing from the state, and its fsync then costs no time of its own.
 	// A preflight that fails withdraws it; the id was never answered.
 	issued := make(chan issueResult, 1)
-	go func() {
+	issue := func() {
 		rec, err := c.ledger.Issue(ctx, Record{Tool: op.Tool, Action: op.Action, ArgsDigest: scope.ArgsDigest,
 			Targets: scope.Targets, Precondition: op.Policy.Precondition})
 		issued <- issueResult{rec, err}
-	}()
+	}
+	if op.ReadState == nil {
+		issue() // nothing to overlap
+	} else {
+		go issue()
+	}
 	st, err := c.checkedState(ctx, op)
 	var digest string
 	if err == nil && op.Policy.Class == Mutation {
