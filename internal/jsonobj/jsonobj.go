@@ -85,10 +85,12 @@ func Split(data []byte) (fields map[string]json.RawMessage, ok bool) {
 	return fields, true
 }
 
-// String reads the JSON string raw (a valid JSON value) as json.Unmarshal
-// into a string does; ok is false for anything else.
+// String reads the JSON string raw as json.Unmarshal into a string does;
+// ok is false for anything else. A string without escapes (any valid
+// UTF-8: a note's text, most often not ASCII) reads as it is written;
+// only one with escapes or invalid UTF-8 goes through encoding/json.
 func String(raw []byte) (string, bool) {
-	if s, ok := Plain(raw); ok {
+	if s, ok := unescaped(raw); ok {
 		return s, true
 	}
 	var s string
@@ -118,6 +120,27 @@ func Plain(q []byte) (string, bool) {
 		if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
 			return "", false
 		}
+	}
+	return string(body), true
+}
+
+// unescaped is Plain extended to valid UTF-8: the content of a quoted
+// string with no escapes and no control characters, which encoding/json
+// reads as it is written (it replaces only invalid UTF-8).
+func unescaped(q []byte) (string, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	body := q[1 : len(q)-1]
+	ascii := true
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	if !ascii && !utf8.Valid(body) {
+		return "", false
 	}
 	return string(body), true
 }

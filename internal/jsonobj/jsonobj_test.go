@@ -56,6 +56,39 @@ func TestSplit(t *testing.T) {
 	})
 }
 
+func TestString(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		ok             bool
+	}{
+		{"ASCII", `"abc"`, "abc", true},
+		{"UTF-8 as written", `"笔记 é"`, "笔记 é", true},
+		{"an escaped quote", `"a\"b"`, `a"b`, true},
+		{"a unicode escape", `"\u7b14"`, "笔", true},
+		{"invalid UTF-8 is replaced", "\"a\xffb\"", "a\ufffdb", true},
+		{"an encoded U+FFFD stays", "\"\xef\xbf\xbd\"", "\ufffd", true},
+		{"empty", `""`, "", true},
+		{"a raw control character is not a string", "\"a\tb\"", "", false},
+		{"a number", `12`, "", false},
+		{"null", `null`, "", false},
+		{"unterminated", `"abc`, "", false},
+		{"a quote inside", `"a"b"`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := String([]byte(tt.in))
+			if got != tt.want || ok != tt.ok {
+				t.Fatalf("String(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+			var ref string
+			err := json.Unmarshal([]byte(tt.in), &ref)
+			if tt.in != "null" && (err == nil) != ok || ok && ref != got {
+				t.Fatalf("json.Unmarshal: %q, %v", ref, err)
+			}
+		})
+	}
+}
+
 func sameFields(a, b map[string]json.RawMessage) bool {
 	return maps.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
 }
@@ -94,6 +127,26 @@ func FuzzSplit(f *testing.F) {
 			} else if ok {
 				t.Fatalf("%q is not a string, read as %q", v, s)
 			}
+		}
+	})
+}
+
+// FuzzString holds String to json.Unmarshal into a string on any bytes
+// (a value's exact bytes: no surrounding space).
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"笔记"`, `"a\"b"`, "\"a\xffb\"", `"\ud800"`, `"a`, `"a"b"`, "\"\t\"", `null`, `1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if len(raw) == 0 || len(bytes.TrimSpace(raw)) != len(raw) {
+			return
+		}
+		got, ok := String(raw)
+		var ref string
+		err := json.Unmarshal(raw, &ref)
+		isString := err == nil && raw[0] == '"'
+		if ok != isString || ok && got != ref {
+			t.Fatalf("String(%q) = %q, %v; json.Unmarshal %q, %v", raw, got, ok, ref, err)
 		}
 	})
 }
