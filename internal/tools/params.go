@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/jsonobj"
 )
 
 // ParamType is a JSON Schema type of an argument.
@@ -96,21 +97,20 @@ func helpHint(action string) string { return "see {\"action\":\"help\",\"topic\"
 
 // bind checks the arguments against params.
 func bind(action string, params []Param, fields map[string]json.RawMessage) (*Args, error) {
-	known := make(map[string]Param, len(params))
-	for _, p := range params {
-		known[p.Name] = p
-	}
-	args := &Args{values: map[string]any{}}
+	args := &Args{values: make(map[string]any, len(fields))}
 	var unknown []string
 	for k, v := range fields {
 		if k == "action" {
 			continue
 		}
-		p, ok := known[k]
-		if !ok {
+		// An action takes a few parameters: a scan costs less than a map
+		// of them built for every call.
+		i := slices.IndexFunc(params, func(p Param) bool { return p.Name == k })
+		if i < 0 {
 			unknown = append(unknown, k)
 			continue
 		}
+		p := params[i]
 		val, err := p.decode(v)
 		if err != nil {
 			e := failure.Invalid("%s", err.Error())
@@ -142,14 +142,25 @@ func bind(action string, params []Param, fields map[string]json.RawMessage) (*Ar
 	return args, nil
 }
 
+// textOf reads raw as json.Unmarshal into a string does (null reads as
+// ""), without its reflection: every call's action is read so, several
+// times on its way.
+func textOf(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return "", true
+	}
+	return jsonobj.String(raw)
+}
+
 func (p Param) decode(raw json.RawMessage) (any, error) {
 	if string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
 	}
 	switch p.Type {
 	case String:
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		s, ok := jsonobj.String(bytes.TrimSpace(raw))
+		if !ok {
 			return nil, fmt.Errorf("argument %q must be a string", p.Name)
 		}
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
@@ -167,11 +178,13 @@ func (p Param) decode(raw json.RawMessage) (any, error) {
 		}
 		return n, nil
 	case Boolean:
-		var b bool
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return nil, fmt.Errorf("argument %q must be a boolean", p.Name)
+		switch string(bytes.TrimSpace(raw)) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
 		}
-		return b, nil
+		return nil, fmt.Errorf("argument %q must be a boolean", p.Name)
 	case Strings:
 		var l []string
 		if err := json.Unmarshal(raw, &l); err != nil {

@@ -1,6 +1,9 @@
 package tools
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestUnstorable(t *testing.T) {
 	for _, tt := range []struct {
@@ -43,5 +46,54 @@ func TestOneOrObjects(t *testing.T) {
 	}
 	if s := p.schema(); s["type"] != nil || s["anyOf"] == nil {
 		t.Errorf("schema: %v", s)
+	}
+}
+
+// TestDecodeScalars holds the string and boolean arguments, and the
+// action's name, to what json.Unmarshal makes of them.
+func TestDecodeScalars(t *testing.T) {
+	for _, tt := range []struct {
+		typ  ParamType
+		raw  string
+		want any // nil with ok: absent (null)
+		ok   bool
+	}{
+		{String, `"abc"`, "abc", true},
+		{String, `"笔记"`, "笔记", true},
+		{String, `"a\"b\u00e9"`, `a"bé`, true},
+		{String, "\"a\xffb\"", "a\ufffdb", true},
+		{String, ` "padded" `, "padded", true},
+		{String, `null`, nil, true},
+		{String, `1`, nil, false},
+		{String, `["a"]`, nil, false},
+		{Boolean, `true`, true, true},
+		{Boolean, `false`, false, true},
+		{Boolean, ` true `, true, true},
+		{Boolean, `null`, nil, true},
+		{Boolean, `"true"`, nil, false},
+		{Boolean, `1`, nil, false},
+		{Boolean, `tru`, nil, false},
+	} {
+		got, err := Param{Name: "p", Type: tt.typ}.decode([]byte(tt.raw))
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("%s decode(%s) = %v, %v; want %v, ok %v", tt.typ, tt.raw, got, err, tt.want, tt.ok)
+		}
+	}
+	for _, tt := range []struct {
+		raw, want string
+		ok        bool
+	}{
+		{`"update"`, "update", true}, {`"\u0075pdate"`, "update", true}, {`null`, "", true}, {``, "", false}, {`1`, "", false}, {`{}`, "", false},
+	} {
+		var fields map[string]json.RawMessage
+		if tt.raw != "" {
+			fields = map[string]json.RawMessage{"action": json.RawMessage(tt.raw)}
+		}
+		got, ok := actionOf(fields)
+		var ref string
+		refErr := json.Unmarshal(fields["action"], &ref)
+		if got != tt.want || ok != tt.ok || ok != (refErr == nil) || ref != got {
+			t.Errorf("actionOf(%s) = %q, %v; want %q, %v (json.Unmarshal %q, %v)", tt.raw, got, ok, tt.want, tt.ok, ref, refErr)
+		}
 	}
 }

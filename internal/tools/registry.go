@@ -136,8 +136,7 @@ func (in Input) Action() (string, bool) {
 
 // actionOf is the "action" string of decoded arguments.
 func actionOf(fields map[string]json.RawMessage) (string, bool) {
-	var name string
-	return name, json.Unmarshal(fields["action"], &name) == nil
+	return textOf(fields["action"])
 }
 
 func (in Input) fields() (map[string]json.RawMessage, error) {
@@ -290,10 +289,12 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 		return pc, err
 	}
 	pc.fields = fields
-	var name string
-	if v, ok := fields["action"]; !ok {
+	v, ok := fields["action"]
+	if !ok {
 		return pc, unknownAction(t, policy, failure.Invalid("missing argument \"action\""))
-	} else if err := json.Unmarshal(v, &name); err != nil {
+	}
+	name, ok := textOf(v)
+	if !ok {
 		return pc, failure.Invalid("argument \"action\" must be a string")
 	}
 	if name == "help" {
