@@ -158,7 +158,11 @@ func (s *Server) newReqCtx(era Era, m *message, rm *reqMeta, principal string, s
 	} else if sess != nil {
 		rc.version, rc.capsRaw = sess.version, sess.capsRaw
 	}
-	rc.caps = parseCapabilities(rc.capsRaw)
+	if era == EraLegacy && sess != nil {
+		rc.caps = sess.caps // parsed once, when the session began
+	} else {
+		rc.caps = parseCapabilities(rc.capsRaw)
+	}
 	return rc
 }
 

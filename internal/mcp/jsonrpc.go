@@ -144,24 +144,15 @@ func canonicalNumber(raw string) string {
 	return sign + trimmed + "e" + strconv.Itoa(exp)
 }
 
-// parseID validates raw JSON as a request id (string or number).
+// parseID validates raw JSON as a request id (string or number). The id is
+// echoed as it came, so it is checked whole (json.Valid: the scanner the
+// message's own check has just run, not a decoding into a value).
 func parseID(raw json.RawMessage) (ID, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return ID{}, false
 	}
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return ID{}, false
-		}
-		return ID{raw: string(raw)}, true
-	case c == '-' || (c >= '0' && c <= '9'):
-		var n json.Number
-		if json.Unmarshal(raw, &n) != nil {
-			return ID{}, false
-		}
+	if c := raw[0]; (c == '"' || c == '-' || c >= '0' && c <= '9') && json.Valid(raw) {
 		return ID{raw: string(raw)}, true
 	}
 	return ID{}, false

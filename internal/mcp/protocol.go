@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/jsonobj"
 )
 
 // ModernProtocolVersion is the stateless revision this package serves.
@@ -100,12 +102,17 @@ func (l LogLevel) severity() int {
 // capabilities is a decoded ClientCapabilities object (top-level members only).
 type capabilities map[string]json.RawMessage
 
+// parseCapabilities splits raw (a value of a validated message) as
+// json.Unmarshal into capabilities would: nil unless it is an object.
 func parseCapabilities(raw json.RawMessage) capabilities {
-	var c capabilities
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &c)
-	}
+	c, _ := jsonobj.Split(raw)
 	return c
+}
+
+// modesOf is the members of a capability's object (nil for anything else).
+func modesOf(v json.RawMessage) map[string]json.RawMessage {
+	m, _ := jsonobj.Split(v)
+	return m
 }
 
 // has reports whether the capability is declared (as an object).
@@ -121,10 +128,7 @@ func (c capabilities) elicitationForm() bool {
 	if !ok || !isJSONObject(v) {
 		return false
 	}
-	var modes map[string]json.RawMessage
-	if json.Unmarshal(v, &modes) != nil {
-		return false
-	}
+	modes := modesOf(v)
 	_, form := modes["form"]
 	_, url := modes["url"]
 	return form || !url
@@ -137,8 +141,7 @@ func (c capabilities) elicitationDecl() string {
 	if !ok || !isJSONObject(v) {
 		return ""
 	}
-	var modes map[string]json.RawMessage
-	json.Unmarshal(v, &modes)
+	modes := modesOf(v)
 	_, form := modes["form"]
 	_, url := modes["url"]
 	switch {
@@ -177,9 +180,7 @@ func (c capabilities) supportsInput(method string, params json.RawMessage) bool 
 			if !ok {
 				return false
 			}
-			var modes map[string]json.RawMessage
-			_ = json.Unmarshal(v, &modes)
-			_, url := modes["url"]
+			_, url := modesOf(v)["url"]
 			return url
 		}
 		return c.elicitationForm()

@@ -491,19 +491,16 @@ func (e *toolEntry) checkArguments(args map[string]json.RawMessage) string {
 		sort.Strings(missing)
 		return "missing required argument(s): " + strings.Join(missing, ", ")
 	}
-	names := make([]string, 0, len(args))
-	for n := range args {
-		names = append(names, n)
+	// The first mismatch by name, so that the message is the same
+	// whatever the order of the arguments.
+	bad := ""
+	for n, v := range args {
+		if want, ok := e.props[n]; ok && !typeMatches(want, jsonType(v), v) && (bad == "" || n < bad) {
+			bad = n
+		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		want, ok := e.props[n]
-		if !ok {
-			continue
-		}
-		if got := jsonType(args[n]); !typeMatches(want, got, args[n]) {
-			return fmt.Sprintf("argument %q must be of type %s, got %s", n, want, got)
-		}
+	if bad != "" {
+		return fmt.Sprintf("argument %q must be of type %s, got %s", bad, e.props[bad], jsonType(args[bad]))
 	}
 	return ""
 }
