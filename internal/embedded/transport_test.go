@@ -49,6 +49,15 @@ func TestHandlerTransport(t *testing.T) {
 				w.Header().Set("Content-Type", "text/late") // after WriteHeader: not sent, as on a socket
 				io.WriteString(w, `{"ok":true}`)
 			}},
+		{name: "a handler that replaces its request's body", status: http.StatusOK, body: "read",
+			h: func(w http.ResponseWriter, r *http.Request) {
+				r.Body = http.MaxBytesReader(w, r.Body, 4)
+				if _, err := io.ReadAll(r.Body); err == nil {
+					http.Error(w, "the cap did not hold", http.StatusBadRequest)
+					return
+				}
+				io.WriteString(w, "read")
+			}},
 		{name: "nothing written is an empty 200", status: http.StatusOK, body: "",
 			h: func(w http.ResponseWriter, r *http.Request) {}},
 		{name: "a body streamed in pieces", status: http.StatusOK, wantBody: big,
@@ -98,6 +107,10 @@ func TestHandlerTransport(t *testing.T) {
 				resp, err := tr.RoundTrip(req)
 				if !wrote.Load() {
 					t.Error("the request never counted as sent")
+				}
+				// The handler had a request of its own: the caller's is as it was.
+				if req.Body != reqBody || req.RemoteAddr != "" || req.RequestURI != "" {
+					t.Errorf("the caller's request changed: body %T, RemoteAddr %q, RequestURI %q", req.Body, req.RemoteAddr, req.RequestURI)
 				}
 				// Inline nothing is handed over before the handler's end: an
 				// abort is a dropped exchange, however much it wrote.
