@@ -97,6 +97,101 @@ func BenchmarkReadOverMCP(b *testing.B) {
 	}
 }
 
+// BenchmarkReadLayers takes the read of BenchmarkReadOverMCP apart by
+// layer, each row the one below it plus one layer, interleaved in every
+// iteration so that all rows meet the same minute of a noisy machine:
+// kernel_handler (the embedded kernel's handler, called directly), inproc
+// (the kernel client's in-process call: request, transport, decoding),
+// registry (the tool: arguments, gate, action), runner (admission, the
+// read lane, the result), mcp_handler (the routes and the MCP server:
+// authentication, JSON-RPC, session, encoding; no socket), and over
+// loopback HTTP the bare getBlockKramdown and the whole read over MCP.
+// The difference of two rows is what the upper layer costs; run it with
+// SISYPHUS_BENCH_SETTLE (20ms, 100ms) for what a call after a pause costs.
+//
+//	SISYPHUS_BENCH_SETTLE=20ms go test ./internal/authority -run '^$' -bench BenchmarkReadLayers -benchtime 300x
+func BenchmarkReadLayers(b *testing.B) {
+	ctx := context.Background()
+	var md strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&md, "Paragraph %d of the benchmark document, with **some** text in it.\n\n", i)
+	}
+	env := newBenchEnv(b, md.String(), true)
+	target := env.kids[499].ID
+	hc := &http.Client{}
+	bare := &client{hc: hc, url: env.ks.URL + "/api/block/getBlockKramdown"}
+	m := &client{hc: hc, url: env.ours.URL + "/mcp"}
+	if err := m.do("initialize", "", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "b", "version": "1"}}); err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"action": "get_kramdown", "id": target}
+	raw, _ := json.Marshal(args)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{"name": "block", "arguments": args}})
+	routes := Routes(env.svc.MCP, RoutesConfig{Token: "t", Admission: env.svc.Admission})
+	kernel := env.k.Handler()
+	settle, _ := time.ParseDuration(os.Getenv("SISYPHUS_BENCH_SETTLE"))
+	rows := []struct {
+		name string
+		do   func() error
+	}{
+		{"kernel_handler", func() error {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("POST", "/api/block/getBlockKramdown", strings.NewReader(`{"id":"`+target+`"}`))
+			req.Header.Set("Authorization", "Token k")
+			kernel.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				return fmt.Errorf("%d %s", rec.Code, rec.Body)
+			}
+			return nil
+		}},
+		{"inproc", func() error { _, err := env.c.GetBlockKramdown(ctx, target); return err }},
+		{"registry", func() error { _, err := env.svc.Registry.Call(ctx, "block", raw); return err }},
+		{"runner", func() error {
+			res, err := env.svc.Runner.Run(ctx, Call{Tool: "block", Args: raw, Principal: "bench", Caller: "bench", CancelOnDone: true})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("%+v", res)
+			}
+			return err
+		}},
+		{"mcp_handler", func() error {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("POST", "/mcp", bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer t")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", m.session)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			routes.ServeHTTP(rec, req)
+			if rec.Code != 200 || bytes.Contains(rec.Body.Bytes(), []byte(`"isError":true`)) {
+				return fmt.Errorf("%d %s", rec.Code, rec.Body)
+			}
+			return nil
+		}},
+		{"bare_http", func() error { return bare.kernel(map[string]any{"id": target}) }},
+		{"mcp_http", func() error { return m.do("tools/call", "block", map[string]any{"name": "block", "arguments": args}) }},
+	}
+	lat := make([][]time.Duration, len(rows))
+	for range b.N {
+		for i, r := range rows {
+			if settle > 0 {
+				b.StopTimer()
+				time.Sleep(settle)
+				b.StartTimer()
+			}
+			t0 := time.Now()
+			if err := r.do(); err != nil {
+				b.Fatalf("%s: %v", r.name, err)
+			}
+			lat[i] = append(lat[i], time.Since(t0))
+		}
+	}
+	for i, r := range rows {
+		slices.Sort(lat[i])
+		b.ReportMetric(float64(lat[i][len(lat[i])/2].Nanoseconds())/1e3, r.name+"-p50-µs")
+	}
+}
+
 // kernel posts body to the kernel endpoint at c.url and checks the envelope.
 func (c *client) kernel(body any) error {
 	raw, _ := json.Marshal(body)
