@@ -112,37 +112,37 @@ func IsString(raw []byte, want string) bool {
 // the caller decodes with encoding/json (escapes, and invalid UTF-8, which
 // it replaces).
 func Plain(q []byte) (string, bool) {
-	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+	body, ascii, ok := quoted(q)
+	if !ok || !ascii {
 		return "", false
-	}
-	body := q[1 : len(q)-1]
-	for _, c := range body {
-		if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
-			return "", false
-		}
 	}
 	return string(body), true
 }
 
-// unescaped is Plain extended to valid UTF-8: the content of a quoted
-// string with no escapes and no control characters, which encoding/json
-// reads as it is written (it replaces only invalid UTF-8).
+// unescaped is Plain extended to valid UTF-8, which encoding/json reads as
+// it is written too (it replaces only invalid UTF-8).
 func unescaped(q []byte) (string, bool) {
-	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
-		return "", false
-	}
-	body := q[1 : len(q)-1]
-	ascii := true
-	for _, c := range body {
-		if c == '\\' || c == '"' || c < 0x20 {
-			return "", false
-		}
-		ascii = ascii && c < utf8.RuneSelf
-	}
-	if !ascii && !utf8.Valid(body) {
+	body, ascii, ok := quoted(q)
+	if !ok || !ascii && !utf8.Valid(body) {
 		return "", false
 	}
 	return string(body), true
+}
+
+// quoted is the content of a quoted string with no escapes and no control
+// characters (ok), and whether it is all ASCII.
+func quoted(q []byte) (body []byte, ascii, ok bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return nil, false, false
+	}
+	body, ascii = q[1:len(q)-1], true
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return nil, false, false
+		}
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	return body, ascii, true
 }
 
 func skipSpace(data []byte, i int) int {

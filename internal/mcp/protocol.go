@@ -102,17 +102,12 @@ func (l LogLevel) severity() int {
 // capabilities is a decoded ClientCapabilities object (top-level members only).
 type capabilities map[string]json.RawMessage
 
-// parseCapabilities splits raw (a value of a validated message) as
-// json.Unmarshal into capabilities would: nil unless it is an object.
+// parseCapabilities splits raw (a value of a validated message: the
+// capabilities, or one capability's object) as json.Unmarshal into
+// capabilities would: nil unless it is an object.
 func parseCapabilities(raw json.RawMessage) capabilities {
 	c, _ := jsonobj.Split(raw)
 	return c
-}
-
-// modesOf is the members of a capability's object (nil for anything else).
-func modesOf(v json.RawMessage) map[string]json.RawMessage {
-	m, _ := jsonobj.Split(v)
-	return m
 }
 
 // has reports whether the capability is declared (as an object).
@@ -128,7 +123,7 @@ func (c capabilities) elicitationForm() bool {
 	if !ok || !isJSONObject(v) {
 		return false
 	}
-	modes := modesOf(v)
+	modes := parseCapabilities(v)
 	_, form := modes["form"]
 	_, url := modes["url"]
 	return form || !url
@@ -141,7 +136,7 @@ func (c capabilities) elicitationDecl() string {
 	if !ok || !isJSONObject(v) {
 		return ""
 	}
-	modes := modesOf(v)
+	modes := parseCapabilities(v)
 	_, form := modes["form"]
 	_, url := modes["url"]
 	switch {
@@ -180,7 +175,7 @@ func (c capabilities) supportsInput(method string, params json.RawMessage) bool 
 			if !ok {
 				return false
 			}
-			_, url := modesOf(v)["url"]
+			_, url := parseCapabilities(v)["url"]
 			return url
 		}
 		return c.elicitationForm()

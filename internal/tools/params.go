@@ -159,7 +159,7 @@ func (p Param) decode(raw json.RawMessage) (any, error) {
 	}
 	switch p.Type {
 	case String:
-		s, ok := jsonobj.String(bytes.TrimSpace(raw))
+		s, ok := textOf(raw)
 		if !ok {
 			return nil, fmt.Errorf("argument %q must be a string", p.Name)
 		}
