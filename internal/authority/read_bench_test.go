@@ -26,17 +26,8 @@ import (
 //	SISYPHUS_BENCH_SETTLE=100ms go test ./internal/authority -run '^$' -bench BenchmarkReadOverMCP -benchtime 100x
 func BenchmarkReadOverMCP(b *testing.B) {
 	ctx := context.Background()
-	var md strings.Builder
-	for i := range 1000 {
-		fmt.Fprintf(&md, "Paragraph %d of the benchmark document, with **some** text in it.\n\n", i)
-	}
-	env := newBenchEnv(b, md.String(), true)
-	k, ks, c, ours := env.k, env.ks, env.c, env.ours
-	target := env.kids[499].ID
-
-	hc := &http.Client{}
-	bare := &client{hc: hc, url: ks.URL + "/api/block/getBlockKramdown"}
-	m := &client{hc: hc, url: ours.URL + "/mcp"}
+	env, target, hc, bare, m := newReadBench(b)
+	k, c := env.k, env.c
 	// One loopback HTTP exchange with a fixed answer: what any of the
 	// rows below pays before its own work.
 	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -46,10 +37,6 @@ func BenchmarkReadOverMCP(b *testing.B) {
 	}))
 	defer floor.Close()
 	static := &client{hc: hc, url: floor.URL}
-	if err := m.do("initialize", "", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "b", "version": "1"}}); err != nil {
-		b.Fatal(err)
-	}
 	args := map[string]any{"action": "get_kramdown", "id": target}
 	// SISYPHUS_BENCH_SETTLE=100ms idles between calls, as bench-e2e does:
 	// a call then meets a machine at rest, as an agent's does.
@@ -112,19 +99,7 @@ func BenchmarkReadOverMCP(b *testing.B) {
 //	SISYPHUS_BENCH_SETTLE=20ms go test ./internal/authority -run '^$' -bench BenchmarkReadLayers -benchtime 300x
 func BenchmarkReadLayers(b *testing.B) {
 	ctx := context.Background()
-	var md strings.Builder
-	for i := range 1000 {
-		fmt.Fprintf(&md, "Paragraph %d of the benchmark document, with **some** text in it.\n\n", i)
-	}
-	env := newBenchEnv(b, md.String(), true)
-	target := env.kids[499].ID
-	hc := &http.Client{}
-	bare := &client{hc: hc, url: env.ks.URL + "/api/block/getBlockKramdown"}
-	m := &client{hc: hc, url: env.ours.URL + "/mcp"}
-	if err := m.do("initialize", "", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "b", "version": "1"}}); err != nil {
-		b.Fatal(err)
-	}
+	env, target, _, bare, m := newReadBench(b)
 	args := map[string]any{"action": "get_kramdown", "id": target}
 	raw, _ := json.Marshal(args)
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{"name": "block", "arguments": args}})
@@ -190,6 +165,25 @@ func BenchmarkReadLayers(b *testing.B) {
 		slices.Sort(lat[i])
 		b.ReportMetric(float64(lat[i][len(lat[i])/2].Nanoseconds())/1e3, r.name+"-p50-µs")
 	}
+}
+
+// newReadBench is the read benchmarks' setting: the service in process over
+// a 1,000-paragraph document, its paragraph 500, a bare client of the
+// kernel's getBlockKramdown and an MCP client in a legacy session.
+func newReadBench(b *testing.B) (env *benchEnv, target string, hc *http.Client, bare, m *client) {
+	var md strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&md, "Paragraph %d of the benchmark document, with **some** text in it.\n\n", i)
+	}
+	env = newBenchEnv(b, md.String(), true)
+	hc = &http.Client{}
+	bare = &client{hc: hc, url: env.ks.URL + "/api/block/getBlockKramdown"}
+	m = &client{hc: hc, url: env.ours.URL + "/mcp"}
+	if err := m.do("initialize", "", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "b", "version": "1"}}); err != nil {
+		b.Fatal(err)
+	}
+	return env, env.kids[499].ID, hc, bare, m
 }
 
 // kernel posts body to the kernel endpoint at c.url and checks the envelope.
