@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -229,6 +230,10 @@ func writeError(w http.ResponseWriter, status int, id ID, e *Error) {
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	// Declared, net/http sends the body as it is; undeclared, an answer
+	// past its 2 KiB buffer (a tools/list, a large read) goes chunked, with
+	// a closing chunk written apart.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -478,5 +479,49 @@ func TestIdleSessionsAreSwept(t *testing.T) {
 	legacyInit(t, ts.URL, nil, nil)
 	if n := s.sessions.len(); n != 1 {
 		t.Fatalf("idle sessions not swept: %d left", n)
+	}
+}
+
+// A JSON answer declares its length, whatever its size: net/http would
+// send one past its buffer chunked.
+func TestJSONAnswersDeclareTheirLength(t *testing.T) {
+	s := testServer(t, nil)
+	ts := newHTTPTest(t, s, HTTPOptions{})
+	sid := legacyInit(t, ts.URL, nil, nil)
+	for _, tc := range []struct {
+		name string
+		era  string
+		size int
+	}{
+		{"legacy small", "legacy", 10},
+		{"legacy past the buffer", "legacy", 64 << 10},
+		{"modern small", "modern", 10},
+		{"modern past the buffer", "modern", 64 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := map[string]any{"text": strings.Repeat("x", tc.size)}
+			body, hdr := modernReq(1, "tools/call", map[string]any{"name": "echo", "arguments": args})
+			if tc.era == "legacy" {
+				body, hdr = mustJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "echo", "arguments": args}}), legacyHeaders(sid)
+			}
+			req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), strings.Repeat("x", tc.size)) {
+				t.Fatalf("%d: %.200s", resp.StatusCode, b)
+			}
+			if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(b)) {
+				t.Fatalf("Transfer-Encoding %v, Content-Length %d for %d bytes", resp.TransferEncoding, resp.ContentLength, len(b))
+			}
+		})
 	}
 }
