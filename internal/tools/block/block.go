@@ -59,8 +59,15 @@ var getKramdown = tools.Read[idArgs]{
 				return nil, err
 			}
 		}
-		return map[string]any{"id": a.ID, "kramdown": kd.Kramdown}, nil
+		return kramdownResult{a.ID, kd.Kramdown}, nil
 	},
+}
+
+// kramdownResult is get_kramdown's answer; a struct encodes without the
+// sorting and reflection a map takes (same bytes: its fields in key order).
+type kramdownResult struct {
+	ID       string `json:"id"`
+	Kramdown string `json:"kramdown"`
 }
 
 type childrenArgs struct {

@@ -1,6 +1,7 @@
 package block
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -34,5 +35,21 @@ func TestBlockReads(t *testing.T) {
 	hk := f.OK(t, "block", map[string]any{"action": "get_children", "id": f.Blocks[0]})
 	if hk["total"].(float64) != 3 {
 		t.Fatalf("heading children: %v", hk)
+	}
+}
+
+// get_kramdown's answer is encoded as the map it replaced was: the same
+// bytes, keys sorted.
+func TestKramdownResultBytes(t *testing.T) {
+	for _, tc := range []struct{ id, kd string }{
+		{"20260812120000-abcdefg", "alpha\n{: id=\"20260812120000-abcdefg\"}"},
+		{"", ""},
+		{"x", "<b>&amp; \u2028 \"quoted\" \\ tab\t"},
+	} {
+		got, err1 := json.Marshal(kramdownResult{tc.id, tc.kd})
+		want, err2 := json.Marshal(map[string]any{"id": tc.id, "kramdown": tc.kd})
+		if err1 != nil || err2 != nil || string(got) != string(want) {
+			t.Fatalf("%s != %s (%v %v)", got, want, err1, err2)
+		}
 	}
 }
