@@ -97,6 +97,7 @@ func BenchmarkReadOverMCP(b *testing.B) {
 // SISYPHUS_BENCH_SETTLE (20ms, 100ms) for what a call after a pause costs.
 //
 //	SISYPHUS_BENCH_SETTLE=20ms go test ./internal/authority -run '^$' -bench BenchmarkReadLayers -benchtime 300x
+//	SISYPHUS_BENCH_ROW=mcp_handler go test ./internal/authority -run '^$' -bench BenchmarkReadLayers -benchmem -benchtime 5000x
 func BenchmarkReadLayers(b *testing.B) {
 	ctx := context.Background()
 	env, target, _, bare, m := newReadBench(b)
@@ -145,6 +146,19 @@ func BenchmarkReadLayers(b *testing.B) {
 		}},
 		{"bare_http", func() error { return bare.kernel(map[string]any{"id": target}) }},
 		{"mcp_http", func() error { return m.do("tools/call", "block", map[string]any{"name": "block", "arguments": args}) }},
+	}
+	// SISYPHUS_BENCH_ROW=name times that row alone; with -benchmem its
+	// allocations are then the row's own.
+	if only := os.Getenv("SISYPHUS_BENCH_ROW"); only != "" {
+		rows = slices.DeleteFunc(rows, func(r struct {
+			name string
+			do   func() error
+		}) bool {
+			return r.name != only
+		})
+		if len(rows) == 0 {
+			b.Fatalf("SISYPHUS_BENCH_ROW=%s: no such row", only)
+		}
 	}
 	lat := make([][]time.Duration, len(rows))
 	for range b.N {
