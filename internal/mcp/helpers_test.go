@@ -180,8 +180,11 @@ func modernReq(id any, method string, params map[string]any) (string, map[string
 type httpResult struct {
 	status int
 	header http.Header
-	body   []byte
-	msgs   []map[string]any // JSON body or SSE events
+	// contentLength and transferEncoding are the response's framing.
+	contentLength    int64
+	transferEncoding []string
+	body             []byte
+	msgs             []map[string]any // JSON body or SSE events
 }
 
 // last returns the final JSON-RPC message (the response).
@@ -235,7 +238,7 @@ func do(t testing.TB, client *http.Client, method, url, body string, hdr map[str
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	r := httpResult{status: resp.StatusCode, header: resp.Header, body: b}
+	r := httpResult{status: resp.StatusCode, header: resp.Header, contentLength: resp.ContentLength, transferEncoding: resp.TransferEncoding, body: b}
 	r.msgs = parseBody(resp.Header.Get("Content-Type"), b)
 	return r
 }

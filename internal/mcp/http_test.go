@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -504,23 +503,12 @@ func TestJSONAnswersDeclareTheirLength(t *testing.T) {
 			if tc.era == "legacy" {
 				body, hdr = mustJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "echo", "arguments": args}}), legacyHeaders(sid)
 			}
-			req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			for k, v := range hdr {
-				req.Header.Set(k, v)
+			r := do(t, nil, http.MethodPost, ts.URL, body, hdr)
+			if r.status != http.StatusOK || !strings.Contains(string(r.body), strings.Repeat("x", tc.size)) {
+				t.Fatalf("%d: %.200s", r.status, r.body)
 			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), strings.Repeat("x", tc.size)) {
-				t.Fatalf("%d: %.200s", resp.StatusCode, b)
-			}
-			if len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(b)) {
-				t.Fatalf("Transfer-Encoding %v, Content-Length %d for %d bytes", resp.TransferEncoding, resp.ContentLength, len(b))
+			if len(r.transferEncoding) != 0 || r.contentLength != int64(len(r.body)) {
+				t.Fatalf("Transfer-Encoding %v, Content-Length %d for %d bytes", r.transferEncoding, r.contentLength, len(r.body))
 			}
 		})
 	}
