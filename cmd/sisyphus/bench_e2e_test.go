@@ -129,6 +129,19 @@ func TestBenchE2E(t *testing.T) {
 		bareRaw(path, b)
 	}
 	timed := func(f func()) time.Duration { time.Sleep(settle); t0 := time.Now(); f(); return time.Since(t0) }
+	// strictRound times a strict write's preflight after the quiet and its
+	// commit at once after it, as an agent makes them; the commit's request
+	// is encoded between the two, untimed.
+	strictRound := func(args map[string]any) (dPre, dCommit time.Duration, res map[string]any) {
+		preMsg := m.encodeCall("block", with(args, "validateOnly", true))
+		var pre json.RawMessage
+		dPre = timed(func() { pre = m.tool(preMsg) })
+		commitMsg := m.encodeCall("block", commitOf(args, decodeObject(t, pre)))
+		t0 := time.Now()
+		raw := m.tool(commitMsg)
+		dCommit = time.Since(t0)
+		return dPre, dCommit, decodeObject(t, raw)
+	}
 
 	// The kernel calls a strict update makes, made directly: at preflight
 	// and again at commit the block's notebook (the gate) and its content
@@ -210,16 +223,8 @@ func TestBenchE2E(t *testing.T) {
 			bareRaw("/api/block/updateBlock", floorBody)
 			bareRaw("/api/block/getBlockKramdown", readBody)
 		})
-		upd := map[string]any{"action": "update", "id": target, "data": text("strict")}
-		var preRaw json.RawMessage
-		preMsg := m.encodeCall("block", with(upd, "validateOnly", true))
-		dPre := timed(func() { preRaw = m.tool(preMsg) })
-		commitMsg := m.encodeCall("block", commitOf(upd, decodeObject(t, preRaw)))
-		var resRaw json.RawMessage
-		t0 := time.Now()
-		resRaw = m.tool(commitMsg)
-		dCommit := time.Since(t0)
-		if res := decodeObject(t, resRaw); res["status"] != "committed" {
+		dPre, dCommit, res := strictRound(map[string]any{"action": "update", "id": target, "data": text("strict")})
+		if res["status"] != "committed" {
 			t.Fatalf("round %d: %v", r, res)
 		}
 		readArgs := map[string]any{"action": "get_kramdown", "id": target}
@@ -253,22 +258,11 @@ func TestBenchE2E(t *testing.T) {
 			directItems = append(directItems, map[string]any{"id": b, "dataType": "markdown", "data": fmt.Sprintf("direct batch %d/%d", r, i)})
 		}
 		dDirectBatch := timed(func() { directBatch(directItems) })
-		bu := map[string]any{"action": "update", "items": items}
-		batchPre := m.encodeCall("block", with(bu, "validateOnly", true))
-		var dBatch time.Duration
-		{
-			time.Sleep(settle)
-			t0 := time.Now()
-			p := m.tool(batchPre)
-			d := time.Since(t0)
-			commit := m.encodeCall("block", commitOf(bu, decodeObject(t, p))) // between the two, untimed
-			t1 := time.Now()
-			res := m.tool(commit)
-			dBatch = d + time.Since(t1)
-			if got := decodeObject(t, res); got["status"] != "committed" {
-				t.Fatalf("batch round %d: %v", r, got)
-			}
+		dBatchPre, dBatchCommit, bres := strictRound(map[string]any{"action": "update", "items": items})
+		if bres["status"] != "committed" {
+			t.Fatalf("batch round %d: %v", r, bres)
 		}
+		dBatch := dBatchPre + dBatchCommit
 		for name, d := range map[string]time.Duration{names[0]: dBare, names[1]: dRead, names[2]: dDirect, names[3]: dPre, names[4]: dCommit, names[5]: dPre + dCommit,
 			names[6]: dMCPRead, names[7]: dPing, names[8]: dList, names[9]: dBareBatch, names[10]: dBatch, names[11]: dDirectBatch, names[12]: dFloor, names[13]: dMCPReadWhole} {
 			lat[name] = append(lat[name], d)
@@ -401,13 +395,6 @@ func (m *rawMCP) tool(msg []byte) json.RawMessage {
 func (m *rawMCP) rpc(method string, params any) map[string]any {
 	m.t.Helper()
 	return decodeObject(m.t, m.exchange(m.encode(method, params)))
-}
-
-// ok calls a tool and returns its structured result decoded, failing on
-// an error.
-func (m *rawMCP) ok(tool string, args map[string]any) map[string]any {
-	m.t.Helper()
-	return decodeObject(m.t, m.tool(m.encodeCall(tool, args)))
 }
 
 // decodeObject decodes a JSON object, failing the test on anything else.
