@@ -11,8 +11,9 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/canon"
 )
 
-// BenchmarkLedgerPreflight is the ledger's share of a preflight: reserve a
-// request id and record it as issued, in one fsynced transaction.
+// BenchmarkLedgerPreflight is the ledger's share of a preflight: take a
+// reserved request id and keep the request as issued, in memory; one call in
+// idPoolSize reserves the next batch of ids, in one fsynced transaction.
 func BenchmarkLedgerPreflight(b *testing.B) {
 	ctx := context.Background()
 	l, err := OpenLedger(filepath.Join(b.TempDir(), LedgerFile), WithLedgerLogger(quiet))

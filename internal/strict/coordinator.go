@@ -271,36 +271,23 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
-	// The request is recorded while the state is read: the record needs
-	// nothing from the state, and its fsync then costs no time of its own.
-	// A preflight that fails withdraws it; the id was never answered.
-	issued := make(chan issueResult, 1)
-	issue := func() {
-		rec, err := c.ledger.Issue(ctx, Record{Tool: op.Tool, Action: op.Action, ArgsDigest: scope.ArgsDigest,
-			Targets: scope.Targets, Precondition: op.Policy.Precondition})
-		issued <- issueResult{rec, err}
-	}
-	if op.ReadState == nil {
-		issue() // nothing to overlap
-	} else {
-		go issue()
-	}
 	st, err := c.checkedState(ctx, op)
-	var digest string
-	if err == nil && op.Policy.Class == Mutation {
-		digest, err = digestOf(st)
-	}
-	is := <-issued
 	if err != nil {
-		if is.err == nil {
-			c.withdraw(ctx, is.rec)
-		}
 		return nil, err
 	}
-	if is.err != nil {
-		return nil, c.ledgerFailure(is.err)
+	var digest string
+	if op.Policy.Class == Mutation {
+		if digest, err = digestOf(st); err != nil {
+			return nil, err
+		}
 	}
-	rec := is.rec
+	// Issued in memory, its id reserved on disk beforehand (see Ledger):
+	// only one preflight in a batch of ids waits for an fsync.
+	rec, err := c.ledger.Issue(ctx, Record{Tool: op.Tool, Action: op.Action, ArgsDigest: scope.ArgsDigest,
+		Targets: scope.Targets, Precondition: op.Policy.Precondition})
+	if err != nil {
+		return nil, c.ledgerFailure(err)
+	}
 	lease, err := c.leases.Put(Lease{Scope: scope, Precondition: op.Policy.Precondition, Digest: digest,
 		RequestID: rec.RequestID, IssuedAt: c.now()})
 	if err != nil {
@@ -330,15 +317,9 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 	return out, nil
 }
 
-// issueResult is a preflight's ledger record, issued beside its state read.
-type issueResult struct {
-	rec Record
-	err error
-}
-
-// withdraw removes the record of a preflight that failed. If that fails too,
-// the record stays issued, unknown to any caller, until it expires and is
-// pruned.
+// withdraw removes the request of a preflight that failed after issuing it
+// (its lease could not be stored). If that fails too, the request stays
+// issued, unknown to any caller, until it expires and is pruned.
 func (c *Coordinator) withdraw(ctx context.Context, rec Record) {
 	if err := c.ledger.Withdraw(context.WithoutCancel(ctx), RequestID(rec.RequestID)); err != nil {
 		c.log.Warn("withdrawing the request of a failed preflight", "tool", rec.Tool, "action", rec.Action, "request", rec.RequestID, "err", err)
@@ -547,7 +528,7 @@ func (c *Coordinator) admitFailure(id RequestID, rec Record, err error) (map[str
 	case errors.Is(err, ErrUnknownRequest):
 		return nil, fail(failure.PreconditionRequired, false, err, "requestId %q was not issued by a preflight of this authority", id)
 	case errors.Is(err, ErrRequestExpired):
-		return nil, fail(failure.PreflightLeaseInvalid, false, err, "requestId %q expired before it was used (10 minutes)", id).With("revalidateRequired", true)
+		return nil, fail(failure.PreflightLeaseInvalid, false, err, "requestId %q can no longer start: it expired (10 minutes after its preflight) or was issued before Sisyphus restarted; nothing was written, run the preflight again", id).With("revalidateRequired", true)
 	}
 	return nil, c.ledgerFailure(err)
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
-	bolt "go.etcd.io/bbolt"
 )
 
 // fakeTarget is a register the fake ops read and write.
@@ -201,53 +200,52 @@ func cred(s string) Credential {
 	return c
 }
 
-// TestPreflightIssuesWhileReading: a preflight's ledger record is written
-// while its state is read, and a preflight that fails leaves no record and
-// no reservation behind.
-func TestPreflightIssuesWhileReading(t *testing.T) {
+// TestPreflightIssues: a preflight issues its request in memory once its
+// state is read, writing nothing to the file but a batch of reserved ids now
+// and then, and a preflight that fails leaves no request and no used-up id
+// behind.
+func TestPreflightIssues(t *testing.T) {
 	ctx := context.Background()
-	count := func(t *testing.T, l *Ledger) (records, reservations int) {
+	// count is how many requests are issued (in memory), how many records
+	// the file holds, and how many reserved ids were handed out.
+	count := func(t *testing.T, l *Ledger) (issued, records, used int) {
 		t.Helper()
-		err := l.DB().View(func(tx *bolt.Tx) error {
-			records, reservations = tx.Bucket(ledgerBucket).Stats().KeyN, tx.Bucket(reservationsBucket).Stats().KeyN
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		records, reservations := onDisk(t, l)
+		issued, pooled := l.iss.count()
+		if pooled+issued > reservations {
+			t.Fatalf("%d ids pooled and %d issued, %d reserved on disk", pooled, issued, reservations)
 		}
-		return records, reservations
+		return issued, records, reservations - pooled
 	}
-	t.Run("the record is written during the read", func(t *testing.T) {
+	t.Run("a preflight writes nothing but reservations", func(t *testing.T) {
 		c, l := newCoord(t, false)
 		tg := &fakeTarget{"a"}
 		op := guardedOp(tg, "b", nil)
-		op.ValidateOnly = true
-		read := op.ReadState
-		op.ReadState = func(ctx context.Context) (any, error) {
-			// Done only once the record exists: a preflight that issued
-			// after its read would wait here until the deadline.
-			deadline := time.Now().Add(10 * time.Second)
-			for time.Now().Before(deadline) {
-				if recs, _ := count(t, l); recs == 1 {
-					return read(ctx)
-				}
-				time.Sleep(time.Millisecond)
+		var out map[string]any
+		for i := range idPoolSize {
+			pre := op
+			pre.ValidateOnly = true
+			var err error
+			if out, err = c.Do(ctx, pre); err != nil {
+				t.Fatal(err)
 			}
-			return nil, errors.New("no record was issued during the read")
+			if recs, res := onDisk(t, l); recs != 0 || res != idPoolSize {
+				t.Fatalf("after preflight %d: %d records and %d reservations on disk", i+1, recs, res)
+			}
 		}
-		out, err := c.Do(ctx, op)
-		if err != nil {
-			t.Fatal(err)
+		if issued, _, used := count(t, l); issued != idPoolSize || used != idPoolSize {
+			t.Fatalf("%d issued, %d ids used", issued, used)
 		}
 		rec, found, err := l.Get(ctx, rid(out["requestId"].(string)))
 		if err != nil || !found || rec.Status != StatusIssued {
 			t.Fatalf("record %+v found %v: %v", rec, found, err)
 		}
-		op.ValidateOnly = false
 		op.RequestID, op.Credential = out["requestId"].(string), out["expectedStateHash"].(string)
-		op.ReadState = read
 		if _, err := c.Do(ctx, op); err != nil || tg.value != "b" {
 			t.Fatalf("commit: %v (value %q)", err, tg.value)
+		}
+		if recs, _ := onDisk(t, l); recs != 1 {
+			t.Fatalf("%d records on disk after the commit", recs)
 		}
 	})
 	failing := []struct {
@@ -266,6 +264,9 @@ func TestPreflightIssuesWhileReading(t *testing.T) {
 		{"the state cannot be hashed", func(op *Op) {
 			op.ReadState = func(context.Context) (any, error) { return map[string]any{"f": func() {}}, nil }
 		}, ""},
+		{"the lease cannot be stored", func(op *Op) {
+			op.Policy.Precondition = "" // a digest without a field to carry it
+		}, ""},
 	}
 	for _, tt := range failing {
 		t.Run(tt.name+": nothing is left", func(t *testing.T) {
@@ -277,8 +278,8 @@ func TestPreflightIssuesWhileReading(t *testing.T) {
 			if err == nil || (tt.want != "" && code(err) != tt.want) {
 				t.Fatalf("got %v, want %s", err, tt.want)
 			}
-			if recs, res := count(t, l); recs != 0 || res != 0 {
-				t.Fatalf("a failed preflight left %d records and %d reservations", recs, res)
+			if issued, recs, used := count(t, l); issued != 0 || recs != 0 || used != 0 {
+				t.Fatalf("a failed preflight left %d requests issued, %d records, %d ids used up", issued, recs, used)
 			}
 		})
 	}

@@ -130,6 +130,9 @@ func (l *Ledger) Stage(ctx context.Context, requestID RequestID, m StageMark) (R
 		m.Receipt = buf.Bytes()
 	}
 	id := string(requestID)
+	if err := l.notBegun(ctx, id); err != nil {
+		return Record{}, err
+	}
 	var out Record
 	err := l.update(ctx, "stage", func(tx *bolt.Tx) error {
 		r, found, err := getRecord(tx, id)

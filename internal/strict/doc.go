@@ -20,9 +20,10 @@
 // # How a coordinator uses them
 //
 // Preflight (validateOnly): read the state and digest it (package canon);
-// [Ledger.Issue] with an empty RequestID reserves a new id and records it as
-// issued in one fsynced transaction; [LeasePool.Put] stores the lease and
-// returns the credential (the digest's alias) and expiry.
+// [Ledger.Issue] with an empty RequestID issues a new id, reserved on disk
+// beforehand (a batch at a time, fsynced), and keeps the issued request in
+// memory; [LeasePool.Put] stores the lease and returns the credential (the
+// digest's alias) and expiry.
 //
 // Commit: the request id and the credential are parsed once ([RequestID],
 // [Credential]); then, inside the single write lane:

@@ -79,6 +79,9 @@ var (
 	ErrLedgerLocked = errors.New("strict: write ledger is locked by another process")
 )
 
+// errLedgerClosed is the failure a closed ledger answers with.
+var errLedgerClosed = errors.New("the ledger is closed")
+
 // domainErrors are answers about a request, not storage failures.
 var domainErrors = []error{
 	ErrUnknownRequest, ErrRequestExpired, ErrIdempotencyConflict, ErrAlreadyExecuting,
@@ -98,9 +101,12 @@ func isDomain(err error) bool {
 //
 //	issued ──Begin──▶ executing ──Finish──▶ committed | no_change | failed_before_dispatch
 //	   │                  │
-//	   │ (10 min)         └─ left executing (crash, lost reply): outcome unknown forever
+//	   │ (10 min,         └─ left executing (crash, lost reply): outcome unknown forever
+//	   │  or a restart)
 //	   ▼
 //	expired (pruned; the id stays reserved)
+//
+// An issued request is kept in memory; from executing on, records are on disk.
 type Status string
 
 // Record statuses.
@@ -149,8 +155,13 @@ func (r Record) ExpiresAt() time.Time { return r.IssuedAt.Add(RequestIDTTL) }
 
 // Ledger is the persistent idempotency ledger: a bbolt file
 // (<stateDir>/ledger.db) that also holds the request id reservations of
-// [IDIssuer]. Every state change is a bbolt transaction, fsynced before the
-// method returns: executing is durable before the caller dispatches.
+// [IDIssuer]. From executing on, every state change is a bbolt transaction,
+// fsynced before the method returns: executing is durable before the caller
+// dispatches, a finished request before its answer. An issued request is
+// kept in memory until it begins, as its lease is (see issued.go): only its
+// id's reservation is on disk, durable before the id is handed out, so an
+// id is never issued twice, and a request issued before a restart cannot
+// begin after it (ErrRequestExpired, as its lease is gone too).
 //
 // Only one process may open the file (bbolt takes an exclusive lock); a
 // second one fails with [ErrLedgerLocked] after the open timeout.
@@ -159,7 +170,7 @@ func (r Record) ExpiresAt() time.Time { return r.IssuedAt.Add(RequestIDTTL) }
 // [ErrLedgerUnavailable], and the caller must not dispatch writes.
 //
 // Retention: executed records (executing or finished) are kept [Retention]
-// after they finished (or started, if they never finished); issued records
+// after they finished (or started, if they never finished); issued requests
 // never executed are kept [RequestIDTTL]. [Ledger.Prune] removes older ones.
 // The id reservations outlive the records, so ids never repeat.
 //
@@ -172,6 +183,13 @@ type Ledger struct {
 
 	mu     sync.Mutex
 	broken error // first storage failure; set once
+
+	iss  issuedTable
+	fill sync.Mutex // held while a batch of ids is reserved
+	// begin makes looking an issued request up and writing it as executing
+	// one step: two Begins of one id never both find it issued.
+	begin  sync.Mutex
+	opened time.Time
 }
 
 // LedgerOption configures [OpenLedger].
@@ -227,7 +245,7 @@ func OpenLedger(path string, opts ...LedgerOption) (*Ledger, error) {
 		return nil, fmt.Errorf("strict: initialising the ledger %s: %w", path, err)
 	}
 	ids := &IDIssuer{db: db, rand: defaultRand(), now: o.now}
-	return &Ledger{db: db, ids: ids, now: o.now, log: o.log}, nil
+	return &Ledger{db: db, ids: ids, now: o.now, log: o.log, opened: o.now()}, nil
 }
 
 // initLedger checks the schema and creates the buckets, writing only if
@@ -260,6 +278,11 @@ func initLedger(db *bolt.DB) error {
 
 // Close closes the file. Later calls fail with ErrLedgerUnavailable.
 func (l *Ledger) Close() error {
+	l.mu.Lock()
+	if l.broken == nil {
+		l.broken = errLedgerClosed
+	}
+	l.mu.Unlock()
 	if err := l.db.Close(); err != nil {
 		return fmt.Errorf("strict: closing the ledger: %w", err)
 	}
@@ -330,12 +353,13 @@ func putRecord(tx *bolt.Tx, r Record) error {
 	return tx.Bucket(ledgerBucket).Put([]byte(r.RequestID), v)
 }
 
-// Issue records a preflight's request as issued. If rec.RequestID is empty,
-// Issue draws and reserves a new id in the same transaction (one fsync for
-// both); otherwise the id must already be reserved by an [IDIssuer] on this
-// database and have no record yet. Tool, Action, ArgsDigest (a full digest)
-// are required; Targets are sorted and deduplicated; IssuedAt defaults to
-// now. It returns the record as stored.
+// Issue records a preflight's request as issued, in memory. If
+// rec.RequestID is empty, Issue takes a new id whose reservation is already
+// durable (reserving a batch of them first, in one fsynced transaction, when
+// none is left); otherwise the id must already be reserved by an [IDIssuer]
+// on this database and have no record yet. Tool, Action, ArgsDigest (a full
+// digest) are required; Targets are sorted and deduplicated; IssuedAt
+// defaults to now. It returns the record as kept.
 func (l *Ledger) Issue(ctx context.Context, rec Record) (Record, error) {
 	if rec.Tool == "" || rec.Action == "" {
 		return Record{}, errors.New("strict: a ledger record needs a tool and an action")
@@ -360,42 +384,60 @@ func (l *Ledger) Issue(ctx context.Context, rec Record) (Record, error) {
 	if rec.IssuedAt.IsZero() {
 		rec.IssuedAt = l.now()
 	}
-	out := rec
-	err := l.update(ctx, "issue", func(tx *bolt.Tx) error {
-		r := rec
-		if r.RequestID == "" {
-			id, err := l.ids.reserve(tx, r.IssuedAt)
-			if err != nil {
-				return err
-			}
-			r.RequestID = id
-		} else {
-			if _, ok := reservedAt(tx, r.RequestID); !ok {
-				return fmt.Errorf("%w: %s was not reserved by an IDIssuer", ErrUnknownRequest, r.RequestID)
-			}
-			if _, found, err := getRecord(tx, r.RequestID); err != nil {
-				return err
-			} else if found {
-				return fmt.Errorf("%w: %s", ErrRequestExists, r.RequestID)
-			}
+	if rec.RequestID == "" {
+		id, err := l.takeID(ctx)
+		if err != nil {
+			return Record{}, err
 		}
-		out = r
-		return putRecord(tx, r)
+		rec.RequestID = id
+		l.iss.put(rec)
+		return rec, nil
+	}
+	// An id reserved elsewhere: reserved, and not yet a request.
+	l.begin.Lock()
+	defer l.begin.Unlock()
+	if _, at := l.iss.find(rec.RequestID); at != notHere {
+		return Record{}, fmt.Errorf("%w: %s", ErrRequestExists, rec.RequestID)
+	}
+	err := l.view(ctx, "issue", func(tx *bolt.Tx) error {
+		if _, ok := reservedAt(tx, rec.RequestID); !ok {
+			return fmt.Errorf("%w: %s was not reserved by an IDIssuer", ErrUnknownRequest, rec.RequestID)
+		}
+		if _, found, err := getRecord(tx, rec.RequestID); err != nil {
+			return err
+		} else if found {
+			return fmt.Errorf("%w: %s", ErrRequestExists, rec.RequestID)
+		}
+		return nil
 	})
 	if err != nil {
 		return Record{}, err
 	}
-	return out, nil
+	l.iss.put(rec)
+	return rec, nil
 }
 
-// Withdraw removes an issued request that was never handed to anyone: its
-// record and its reservation. A preflight records its request while it reads
-// the state, and withdraws it when the read fails, so that a failed preflight
-// leaves nothing behind. Since the id was never answered, no caller can hold
-// it and freeing it for a later draw is safe. Only an issued record is
+// Withdraw removes an issued request that was never handed to anyone: a
+// preflight that issued its request and then failed (its lease could not be
+// stored) withdraws it, so that a failed preflight leaves nothing behind.
+// Since the id was never answered, no caller can hold it: it goes back to
+// the pool of reserved ids (an issued record left on disk by an earlier
+// build is deleted with its reservation). Only an issued request is
 // withdrawn; any other status is [ErrBadTransition] and nothing changes.
 func (l *Ledger) Withdraw(ctx context.Context, requestID RequestID) error {
 	id := string(requestID)
+	if err := l.usable(ctx); err != nil {
+		return err
+	}
+	l.begin.Lock()
+	defer l.begin.Unlock()
+	switch _, at := l.iss.find(id); at {
+	case inMemory:
+		l.iss.remove(id, true)
+		return nil
+	case inPool:
+		return fmt.Errorf("%w: %s", ErrUnknownRequest, id)
+	}
 	return l.update(ctx, "withdraw", func(tx *bolt.Tx) error {
 		r, found, err := getRecord(tx, id)
 		if err != nil {
@@ -449,6 +491,13 @@ func (l *Ledger) admitWith(ctx context.Context, requestID RequestID, scope Scope
 
 func (l *Ledger) admitAs(ctx context.Context, requestID RequestID, scope Scope, begin bool, cr *Creation) (Record, error) {
 	id := string(requestID)
+	if begin {
+		l.begin.Lock()
+		defer l.begin.Unlock()
+	}
+	if r, at := l.iss.find(id); at != notHere {
+		return l.admitIssued(ctx, r, at, scope, begin, cr)
+	}
 	var out Record
 	var err error
 	fn := func(tx *bolt.Tx) error {
@@ -458,24 +507,18 @@ func (l *Ledger) admitAs(ctx context.Context, requestID RequestID, scope Scope, 
 			return err
 		}
 		if !found {
-			if at, ok := reservedAt(tx, id); ok {
+			at, ok := reservedAt(tx, id)
+			switch {
+			case ok && at.Before(l.opened):
+				return fmt.Errorf("%w: %s was issued at %s, before this ledger was opened: an issued request does not outlive its process", ErrRequestExpired, id, at.UTC().Format(time.RFC3339))
+			case ok:
 				return fmt.Errorf("%w: %s was issued at %s and its record is gone", ErrRequestExpired, id, at.UTC().Format(time.RFC3339))
 			}
 			return fmt.Errorf("%w: %s", ErrUnknownRequest, id)
 		}
 		out = r
-		if !r.Scope().Equal(scope) {
-			return fmt.Errorf("%w: %s was issued for %s.%s with other arguments or targets", ErrIdempotencyConflict, id, r.Tool, r.Action)
-		}
-		switch {
-		case r.Status == StatusExecuting:
-			return fmt.Errorf("%w: %s started at %s", ErrAlreadyExecuting, id, r.StartedAt.UTC().Format(time.RFC3339))
-		case r.Status.Finished():
-			return fmt.Errorf("%w: %s is %s", ErrReplay, id, r.Status)
-		case r.Status != StatusIssued:
-			return fmt.Errorf("%w: %s has unknown status %q", ErrRecordUnreadable, id, r.Status)
-		case !now.Before(r.ExpiresAt()):
-			return fmt.Errorf("%w: %s expired at %s", ErrRequestExpired, id, r.ExpiresAt().UTC().Format(time.RFC3339))
+		if err := admissible(r, scope, now); err != nil {
+			return err
 		}
 		if !begin {
 			return nil
@@ -495,6 +538,26 @@ func (l *Ledger) admitAs(ctx context.Context, requestID RequestID, scope Scope, 
 		return Record{}, err
 	}
 	return out, err
+}
+
+// admissible answers whether the request of r may begin now as scope: nil,
+// or the refusal Begin returns.
+func admissible(r Record, scope Scope, now time.Time) error {
+	id := r.RequestID
+	if !r.Scope().Equal(scope) {
+		return fmt.Errorf("%w: %s was issued for %s.%s with other arguments or targets", ErrIdempotencyConflict, id, r.Tool, r.Action)
+	}
+	switch {
+	case r.Status == StatusExecuting:
+		return fmt.Errorf("%w: %s started at %s", ErrAlreadyExecuting, id, r.StartedAt.UTC().Format(time.RFC3339))
+	case r.Status.Finished():
+		return fmt.Errorf("%w: %s is %s", ErrReplay, id, r.Status)
+	case r.Status != StatusIssued:
+		return fmt.Errorf("%w: %s has unknown status %q", ErrRecordUnreadable, id, r.Status)
+	case !now.Before(r.ExpiresAt()):
+		return fmt.Errorf("%w: %s expired at %s", ErrRequestExpired, id, r.ExpiresAt().UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // Finish records the outcome of an executing request: committed (after
@@ -527,6 +590,9 @@ func (l *Ledger) Finish(ctx context.Context, requestID RequestID, status Status,
 		receipt = buf.Bytes()
 	}
 	id := string(requestID)
+	if err := l.notBegun(ctx, id); err != nil {
+		return Record{}, err
+	}
 	var out Record
 	err := l.update(ctx, "finish", func(tx *bolt.Tx) error {
 		r, found, err := getRecord(tx, id)
@@ -552,9 +618,16 @@ func (l *Ledger) Finish(ctx context.Context, requestID RequestID, status Status,
 	return out, nil
 }
 
-// Get returns the record of a request id, if there is one.
+// Get returns the record of a request id, if there is one: an issued
+// request of this process or a record on disk.
 func (l *Ledger) Get(ctx context.Context, requestID RequestID) (Record, bool, error) {
 	id := string(requestID)
+	if r, at := l.iss.find(id); at == inMemory {
+		if err := l.usable(ctx); err != nil {
+			return Record{}, false, err
+		}
+		return r, true, nil
+	}
 	var (
 		r     Record
 		found bool
@@ -625,10 +698,11 @@ func newerFirst(a, b Record) int {
 	return strings.Compare(a.RequestID, b.RequestID)
 }
 
-// Prune deletes records past retention as of now: issued records whose
-// first-execution window has closed, and executed records older than
-// [Retention]. Reservations are kept, so pruned ids are never reissued. An
-// unreadable record is kept (and logged). It returns how many it deleted.
+// Prune deletes records past retention as of now: issued requests whose
+// first-execution window has closed (in memory, or on disk from an earlier
+// build), and executed records older than [Retention]. Reservations are
+// kept, so pruned ids are never reissued. An unreadable record is kept (and
+// logged). It returns how many it deleted.
 func (l *Ledger) Prune(ctx context.Context, now time.Time) (int, error) {
 	var n int
 	err := l.update(ctx, "prune", func(tx *bolt.Tx) error {
@@ -659,6 +733,7 @@ func (l *Ledger) Prune(ctx context.Context, now time.Time) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	n += l.iss.prune(now)
 	if n > 0 {
 		l.log.Info("pruned write ledger", "records", n)
 	}

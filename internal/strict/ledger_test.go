@@ -82,7 +82,9 @@ func TestLedgerLifecycleAndReplayAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Restart: the records are all there.
+	// Restart: the executed records are all there; the request only issued
+	// went with the process, as its lease did, and its id stays reserved.
+	clk.Advance(time.Second)
 	l = openLedger(t, path, clk)
 	defer l.Close()
 	tests := []struct {
@@ -95,7 +97,7 @@ func TestLedgerLifecycleAndReplayAcrossRestart(t *testing.T) {
 		{"replays again", id, ErrReplay, StatusCommitted},
 		{"executing stays unknown", second.RequestID, ErrAlreadyExecuting, StatusExecuting},
 		{"and never runs again", second.RequestID, ErrAlreadyExecuting, StatusExecuting},
-		{"issued can begin", third.RequestID, nil, StatusExecuting},
+		{"issued before the restart cannot begin", third.RequestID, ErrRequestExpired, ""},
 	}
 	for _, tt := range tests {
 		got, err := l.Begin(ctx, rid(tt.id), blockScope)
@@ -113,6 +115,13 @@ func TestLedgerLifecycleAndReplayAcrossRestart(t *testing.T) {
 	}
 	if _, ok, err := l.Get(ctx, rid("ffff0000")); ok || err != nil {
 		t.Fatalf("Get(unknown) = %v, %v", ok, err)
+	}
+	iss, _ := NewIDIssuer(l.DB())
+	if _, ok, err := iss.Issued(ctx, third.RequestID); !ok || err != nil {
+		t.Fatalf("the issued id's reservation: %v, %v", ok, err)
+	}
+	if _, ok, err := l.Get(ctx, rid(third.RequestID)); ok || err != nil {
+		t.Fatalf("Get(issued before the restart) = %v, %v", ok, err)
 	}
 }
 
@@ -450,7 +459,18 @@ func TestLedgerFailsClosed(t *testing.T) {
 	clk := newClock()
 	path := filepath.Join(t.TempDir(), LedgerFile)
 	l := openLedger(t, path, clk)
-	rec, err := l.Issue(ctx, testRecord(blockScope))
+	done, err := l.Issue(ctx, testRecord(blockScope))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Begin(ctx, rid(done.RequestID), blockScope); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Finish(ctx, rid(done.RequestID), StatusCommitted, prevHash, resultHash, nil); err != nil {
+		t.Fatal(err)
+	}
+	iss, _ := NewIDIssuer(l.DB())
+	reserved, err := iss.Issue(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,8 +482,14 @@ func TestLedgerFailsClosed(t *testing.T) {
 	})
 	l = openLedger(t, path, clk, readOnly)
 	defer l.Close()
-	if r, ok, err := l.Get(ctx, rid(rec.RequestID)); err != nil || !ok || r.Status != StatusIssued {
+	if r, ok, err := l.Get(ctx, rid(done.RequestID)); err != nil || !ok || r.Status != StatusCommitted {
 		t.Fatalf("read before the failure: %+v, %v, %v", r, ok, err)
+	}
+	// Issuing an id reserved before only reads; beginning it writes.
+	rec := testRecord(blockScope)
+	rec.RequestID = reserved
+	if rec, err = l.Issue(ctx, rec); err != nil {
+		t.Fatalf("Issue of a reserved id: %v", err)
 	}
 	if _, err := l.Begin(ctx, rid(rec.RequestID), blockScope); !errors.Is(err, ErrLedgerUnavailable) {
 		t.Fatalf("Begin on a read-only file: %v", err)
@@ -476,7 +502,9 @@ func TestLedgerFailsClosed(t *testing.T) {
 			_, err := l.Finish(ctx, rid(rec.RequestID), StatusCommitted, prevHash, resultHash, nil)
 			return err
 		},
-		"Prune": func() error { _, err := l.Prune(ctx, clk.Now()); return err },
+		"Prune":    func() error { _, err := l.Prune(ctx, clk.Now()); return err },
+		"Withdraw": func() error { return l.Withdraw(ctx, rid(rec.RequestID)) },
+		"Check":    func() error { _, err := l.Check(ctx, rid(rec.RequestID), blockScope); return err },
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, ErrLedgerUnavailable) {
@@ -486,6 +514,9 @@ func TestLedgerFailsClosed(t *testing.T) {
 
 	// A closed ledger fails closed as well.
 	l2 := openLedger(t, filepath.Join(t.TempDir(), LedgerFile), clk)
+	if _, err := l2.Issue(ctx, testRecord(blockScope)); err != nil { // the pool holds ids now
+		t.Fatal(err)
+	}
 	l2.Close()
 	if _, err := l2.Issue(ctx, testRecord(blockScope)); !errors.Is(err, ErrLedgerUnavailable) {
 		t.Fatalf("Issue on a closed ledger: %v", err)
@@ -666,7 +697,7 @@ func TestLedgerWithdraw(t *testing.T) {
 		prepare func(t *testing.T, id string)
 		want    error // nil: withdrawn
 	}{
-		{"issued is withdrawn, reservation and all", func(*testing.T, string) {}, nil},
+		{"issued is withdrawn, its id back in the pool", func(*testing.T, string) {}, nil},
 		{"executing stays", func(t *testing.T, id string) {
 			if _, err := l.Begin(ctx, rid(id), blockScope); err != nil {
 				t.Fatal(err)
@@ -692,11 +723,18 @@ func TestLedgerWithdraw(t *testing.T) {
 			}
 			after, found, _ := l.Get(ctx, rid(id))
 			if tt.want == nil {
-				if found || reserved(id) {
+				if found || !reserved(id) {
 					t.Fatalf("withdrawn %s: record %v, reserved %v", id, found, reserved(id))
 				}
 				if _, err := l.Begin(ctx, rid(id), blockScope); !errors.Is(err, ErrUnknownRequest) {
 					t.Fatalf("Begin after Withdraw: %v", err)
+				}
+				if err := l.Withdraw(ctx, rid(id)); !errors.Is(err, ErrUnknownRequest) {
+					t.Fatalf("second Withdraw: %v", err)
+				}
+				// Never answered, so it is the next one handed out.
+				if next := issue(t); next != id {
+					t.Fatalf("next issued %s, want the withdrawn %s", next, id)
 				}
 				return
 			}

@@ -22,9 +22,10 @@ const (
 	MaxRequestIDLen = 32
 )
 
-// reservationsBucket holds one key per request id ever issued, with the
-// issue time (8 bytes, big-endian Unix nanoseconds) as value. Keys are
-// never deleted.
+// reservationsBucket holds one key per request id ever reserved, with the
+// time it was reserved (8 bytes, big-endian Unix nanoseconds) as value: its
+// issue time, or for an id a [Ledger] reserved in a batch, a little before
+// it. Keys are never deleted.
 var reservationsBucket = []byte("strict.requestIds")
 
 // ErrMalformedRequestID is wrapped by [ParseRequestID] errors.
