@@ -52,12 +52,9 @@ func readState(ctx context.Context, env *tools.Env, id string, withDOM bool) (Bl
 		attrs             map[string]string
 		kdErr, dErr, aErr error
 	)
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		k, err := env.Kernel.GetBlockKramdown(ctx, id)
-		kd, kdErr = k.Kramdown, err
-	}()
+	// The kramdown is read in this goroutine, beside the others: a handoff
+	// fewer, each of which may wake an idle core.
+	wg.Add(1)
 	if withDOM {
 		wg.Add(1)
 		go func() {
@@ -70,6 +67,8 @@ func readState(ctx context.Context, env *tools.Env, id string, withDOM bool) (Bl
 		defer wg.Done()
 		attrs, aErr = env.Kernel.GetBlockAttrs(ctx, id)
 	}()
+	k, kdErr := env.Kernel.GetBlockKramdown(ctx, id)
+	kd = k.Kramdown
 	wg.Wait()
 	for _, err := range []error{kdErr, dErr, aErr} {
 		if err != nil {
@@ -127,13 +126,13 @@ func readStates(ctx context.Context, env *tools.Env, ids []string, withDOM bool)
 		attrs             map[string]map[string]string
 		kdErr, dErr, aErr error
 	)
-	wg.Add(2)
-	go func() { defer wg.Done(); kds, kdErr = docKramdowns(ctx, env, ids) }()
+	wg.Add(1)
 	if withDOM {
 		wg.Add(1)
 		go func() { defer wg.Done(); doms, dErr = env.Kernel.GetBlockDOMs(ctx, ids) }()
 	}
 	go func() { defer wg.Done(); attrs, aErr = env.Kernel.BatchGetBlockAttrs(ctx, ids) }()
+	kds, kdErr = docKramdowns(ctx, env, ids) // in this goroutine, as in readState
 	wg.Wait()
 	if err := errors.Join(kdErr, dErr, aErr); err != nil {
 		return nil, err
@@ -240,6 +239,13 @@ func docKramdowns(ctx context.Context, env *tools.Env, ids []string) (map[string
 // time against the kernel; any failed read fails the whole (fail closed).
 func ReadEach[T any](ids []string, read func(id string) (T, error)) ([]T, error) {
 	ids = SortedUnique(ids)
+	if len(ids) == 1 { // nothing to overlap
+		v, err := read(ids[0])
+		if err != nil {
+			return nil, err
+		}
+		return []T{v}, nil
+	}
 	out := make([]T, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
