@@ -43,34 +43,26 @@ func appliedText(txs []siyuan.Transaction, id string) (text string, ok bool) {
 	return text, ok
 }
 
-// oneBlock reports whether markdown data is a single block without an IAL
-// of its own, so that an update can carry the block's attributes in its
-// IAL. It parses the data (linear in its size) and is called while the
-// arguments are parsed, before anything is recorded as executing.
-func oneBlock(dataType, data string) bool {
-	if dataType != "markdown" || strings.Contains(data, "{:") {
-		return false
-	}
-	n, err := topLevelBlocks(data)
-	return err == nil && n == 1
-}
-
-// blocksIn counts the top-level blocks of markdown data (0 for DOM, or
-// markdown that does not parse: the kernel decides those).
-func blocksIn(dataType, data string) int {
+// shapeOf parses markdown data once and tells how many top-level blocks it
+// holds (0 for DOM, or for markdown that does not parse: the kernel decides
+// those) and whether it is a single block without an IAL of its own, so
+// that an update can carry the block's attributes in its IAL. Linear in the
+// data's size, it runs while the arguments are parsed, before anything is
+// recorded as executing.
+func shapeOf(dataType, data string) (single bool, blocks int) {
 	if dataType != "markdown" {
-		return 0
+		return false, 0
 	}
 	n, err := topLevelBlocks(data)
 	if err != nil {
-		return 0
+		return false, 0
 	}
-	return n
+	return n == 1 && !strings.Contains(data, "{:"), n
 }
 
 // updateKeeping replaces a block's content and keeps its user attributes,
 // which SiYuan's updateBlock drops. When the markdown is a single block
-// (single, from oneBlock), the attributes travel in its IAL: one kernel
+// (single, from shapeOf), the attributes travel in its IAL: one kernel
 // write. Otherwise (DOM data, several blocks) they are restored with a
 // second write. It returns the kernel writes made and the transactions the kernel
 // applied.

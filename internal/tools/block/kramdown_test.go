@@ -28,7 +28,8 @@ func TestUpdateKeepingAttrs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writes, _, err := updateKeeping(ctx, f.C, id, tt.dataType, tt.data, oneBlock(tt.dataType, tt.data), before)
+			single, _ := shapeOf(tt.dataType, tt.data)
+			writes, _, err := updateKeeping(ctx, f.C, id, tt.dataType, tt.data, single, before)
 			if err != nil || writes != tt.writes {
 				t.Fatalf("writes=%d err=%v, want %d", writes, err, tt.writes)
 			}
@@ -37,6 +38,30 @@ func TestUpdateKeepingAttrs(t *testing.T) {
 				if after[k] != before[k] {
 					t.Errorf("attribute %s = %q, want %q", k, after[k], before[k])
 				}
+			}
+		})
+	}
+}
+
+func TestShapeOf(t *testing.T) {
+	tests := []struct {
+		name, dataType, data string
+		single               bool
+		blocks               int
+	}{
+		{"one paragraph", "markdown", "rewritten with **bold**", true, 1},
+		{"a heading", "markdown", "## Title", true, 1},
+		{"a list is one block", "markdown", "- one\n- two", true, 1},
+		{"two paragraphs", "markdown", "first\n\nsecond", false, 2},
+		{"a block with its own IAL", "markdown", "text\n{: style=\"color: red\"}", false, 1},
+		{"nothing", "markdown", "", false, 0},
+		{"dom is the kernel's to read", "dom", `<div data-type="NodeParagraph">x</div>`, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			single, blocks := shapeOf(tt.dataType, tt.data)
+			if single != tt.single || blocks != tt.blocks {
+				t.Fatalf("shapeOf = %v, %d; want %v, %d", single, blocks, tt.single, tt.blocks)
 			}
 		})
 	}

@@ -40,12 +40,12 @@ func allExist(st states) error {
 
 // ---- update ---------------------------------------------------------------
 
-// updateItem is one block.update target; Single is oneBlock's verdict on
+// updateItem is one block.update target; Single is shapeOf's verdict on
 // its data.
 type updateItem struct {
 	ID, DataType, Data string
 	Single             bool
-	// Blocks is how many top-level blocks markdown data holds.
+	// Blocks is how many top-level blocks markdown data holds (shapeOf).
 	Blocks int
 }
 
@@ -71,7 +71,7 @@ func parseUpdate(a *tools.Args) (updateArgs, error) {
 			return updateArgs{}, failure.Invalid("missing argument \"data\"")
 		}
 		it := updateItem{ID: a.String("id"), DataType: a.String("dataType"), Data: a.String("data")}
-		it.Single, it.Blocks = oneBlock(it.DataType, it.Data), blocksIn(it.DataType, it.Data)
+		it.Single, it.Blocks = shapeOf(it.DataType, it.Data)
 		return updateArgs{[]updateItem{it}}, nil
 	}
 	raw := a.Objects("items")
@@ -100,7 +100,8 @@ func parseUpdate(a *tools.Args) (updateArgs, error) {
 				return updateArgs{}, failure.Invalid("items[%d] does not take %s", i, k)
 			}
 		}
-		out = append(out, updateItem{ID: id, DataType: dt, Data: data, Single: oneBlock(dt, data), Blocks: blocksIn(dt, data)})
+		single, blocks := shapeOf(dt, data)
+		out = append(out, updateItem{ID: id, DataType: dt, Data: data, Single: single, Blocks: blocks})
 	}
 	return updateArgs{out}, nil
 }
