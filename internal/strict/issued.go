@@ -141,13 +141,6 @@ func (t *issuedTable) prune(now time.Time) int {
 	return n
 }
 
-// count is how many issued requests and pooled ids the table holds.
-func (t *issuedTable) count() (issued, pooled int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.recs), len(t.pool)
-}
-
 // takeID returns a new request id whose reservation is already durable,
 // reserving a new batch first when the pool is empty.
 func (l *Ledger) takeID(ctx context.Context) (string, error) {

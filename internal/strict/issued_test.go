@@ -12,6 +12,13 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// count is how many issued requests and pooled ids the table holds.
+func (t *issuedTable) count() (issued, pooled int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.recs), len(t.pool)
+}
+
 // onDisk is how many records and reservations the ledger's file holds.
 func onDisk(t *testing.T, l *Ledger) (records, reservations int) {
 	t.Helper()
