@@ -10,6 +10,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
 // count is how many issued requests and pooled ids the table holds.
@@ -242,5 +244,90 @@ func TestLedgerIssuedOnDisk(t *testing.T) {
 	}
 	if recs, res := onDisk(t, l); recs != 1 || res != 1 {
 		t.Fatalf("%d records and %d reservations after the withdraw, want 1 and 1", recs, res)
+	}
+}
+
+// TestCommitAcrossRestart: what a commit answers for each kind of request
+// after the process restarted (a new ledger on the same file, a new
+// coordinator: no leases, no issued requests).
+func TestCommitAcrossRestart(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), LedgerFile)
+	l, err := OpenLedger(path, WithLedgerLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCoordinator(CoordinatorConfig{Ledger: l, Logger: quiet})
+	tg := &fakeTarget{"a"}
+	commitOf := func(op Op, pre map[string]any) Op {
+		op.RequestID, op.Credential = pre["requestId"].(string), pre["expectedStateHash"].(string)
+		return op
+	}
+	preflight := func(op Op) map[string]any {
+		t.Helper()
+		op.ValidateOnly = true
+		pre, err := c.Do(ctx, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pre
+	}
+	committed := guardedOp(tg, "b", nil)
+	committedCall := commitOf(committed, preflight(committed))
+	if out, err := c.Do(ctx, committedCall); err != nil || out["status"] != string(StatusCommitted) {
+		t.Fatalf("commit before the restart: %v, %v", out, err)
+	}
+	lost := guardedOp(tg, "c", nil)
+	lost.Execute = func(context.Context, any) (map[string]any, error) { return nil, errors.New("connection reset") }
+	lostCall := commitOf(lost, preflight(lost))
+	if _, err := c.Do(ctx, lostCall); code(err) != failure.OutcomeUnknown {
+		t.Fatalf("a lost reply: %v", err)
+	}
+	issued := guardedOp(tg, "d", nil)
+	issuedCall := commitOf(issued, preflight(issued))
+	l.Close()
+
+	l, err = OpenLedger(path, WithLedgerLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c = NewCoordinator(CoordinatorConfig{Ledger: l, Logger: quiet})
+	tests := []struct {
+		name    string
+		op      Op
+		code    failure.Code // "" for a replay
+		recheck bool         // revalidateRequired
+	}{
+		{"a committed request replays", committedCall, "", false},
+		{"one left executing stays unknown", lostCall, failure.OutcomeUnknown, false},
+		{"one only issued needs a new preflight", issuedCall, failure.PreflightLeaseInvalid, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran := false
+			op := tt.op
+			op.Execute = func(context.Context, any) (map[string]any, error) { ran = true; return map[string]any{}, nil }
+			out, err := c.Do(ctx, op)
+			if ran {
+				t.Fatal("the write ran again after the restart")
+			}
+			if tt.code == "" {
+				if err != nil || out["replayed"] != true || out["writeAttempted"] != false || out["status"] != string(StatusCommitted) {
+					t.Fatalf("replay: %v, %v", out, err)
+				}
+				return
+			}
+			var f *failure.Error
+			if !errors.As(err, &f) || f.Code != tt.code {
+				t.Fatalf("got %v, want %s", err, tt.code)
+			}
+			if got := f.Details["revalidateRequired"] == true; got != tt.recheck {
+				t.Fatalf("revalidateRequired %v, want %v (%+v)", got, tt.recheck, f)
+			}
+		})
+	}
+	if tg.value != "b" {
+		t.Fatalf("the target is %q after the restart, want the committed %q", tg.value, "b")
 	}
 }
