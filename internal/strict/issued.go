@@ -97,20 +97,18 @@ func (t *issuedTable) put(r Record) {
 	}
 }
 
-// remove forgets an issued request; back reports whether it was there.
-// With toPool its id goes back to the pool: it was never answered, so
-// handing it out again is safe.
-func (t *issuedTable) remove(id string, toPool bool) (back bool) {
+// remove forgets an issued request. With toPool its id goes back to the
+// pool: it was never answered, so handing it out again is safe.
+func (t *issuedTable) remove(id string, toPool bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.recs[id]; !ok {
-		return false
+		return
 	}
 	delete(t.recs, id)
 	if toPool {
 		t.pool = append(t.pool, id)
 	}
-	return true
 }
 
 // pop takes a reserved id from the pool, if there is one.
@@ -174,15 +172,15 @@ func (l *Ledger) takeID(ctx context.Context) (string, error) {
 	return ids[0], nil
 }
 
-// admitIssued is [Ledger.admitAs] for a request issued by this process
-// (or an id still in the pool). Begin writes the executing record, the
+// admitIssued is [Ledger.admitAs] for id, a request issued by this process
+// (r) or an id still in the pool. Begin writes the executing record, the
 // request's first record on disk, and then forgets the issued one.
-func (l *Ledger) admitIssued(ctx context.Context, r Record, at where, scope Scope, begin bool, cr *Creation) (Record, error) {
+func (l *Ledger) admitIssued(ctx context.Context, id string, r Record, at where, scope Scope, begin bool, cr *Creation) (Record, error) {
 	if err := l.usable(ctx); err != nil {
 		return Record{}, err
 	}
 	if at == inPool {
-		return Record{}, fmt.Errorf("%w: %s", ErrUnknownRequest, r.RequestID)
+		return Record{}, fmt.Errorf("%w: %s", ErrUnknownRequest, id)
 	}
 	now := l.now()
 	if err := admissible(r, scope, now); err != nil {

@@ -496,7 +496,7 @@ func (l *Ledger) admitAs(ctx context.Context, requestID RequestID, scope Scope, 
 		defer l.begin.Unlock()
 	}
 	if r, at := l.iss.find(id); at != notHere {
-		return l.admitIssued(ctx, r, at, scope, begin, cr)
+		return l.admitIssued(ctx, id, r, at, scope, begin, cr)
 	}
 	var out Record
 	var err error

@@ -726,7 +726,7 @@ func TestLedgerWithdraw(t *testing.T) {
 				if found || !reserved(id) {
 					t.Fatalf("withdrawn %s: record %v, reserved %v", id, found, reserved(id))
 				}
-				if _, err := l.Begin(ctx, rid(id), blockScope); !errors.Is(err, ErrUnknownRequest) {
+				if _, err := l.Begin(ctx, rid(id), blockScope); !errors.Is(err, ErrUnknownRequest) || !strings.Contains(err.Error(), id) {
 					t.Fatalf("Begin after Withdraw: %v", err)
 				}
 				if err := l.Withdraw(ctx, rid(id)); !errors.Is(err, ErrUnknownRequest) {
