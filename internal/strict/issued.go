@@ -30,29 +30,18 @@ const (
 
 // issuedTable holds the issued requests and the reserved, unissued ids.
 type issuedTable struct {
-	mu    sync.Mutex
-	pool  []string              // reserved on disk, not yet issued
-	recs  map[string]issuedNote // issued, not begun
-	order []issuedKey           // recs' keys, oldest first; may hold keys no longer in recs
-	seq   uint64
+	mu   sync.Mutex
+	pool []string              // reserved on disk, not yet issued
+	recs map[string]issuedNote // issued, not begun
+	seq  uint64
 }
 
-// issuedNote is an issued request and the key it was put with, so that an
-// id withdrawn and issued again is not evicted by its first key.
+// issuedNote is an issued request and when it was put, in puts: the oldest
+// is the one with the lowest seq (an id withdrawn and issued again counts
+// from its second put).
 type issuedNote struct {
 	rec Record
 	seq uint64
-}
-
-type issuedKey struct {
-	id  string
-	seq uint64
-}
-
-// current reports whether k is still the key of its id's request.
-func (t *issuedTable) current(k issuedKey) bool {
-	n, ok := t.recs[k.id]
-	return ok && n.seq == k.seq
 }
 
 // where an id stands in the table.
@@ -76,7 +65,9 @@ func (t *issuedTable) find(id string) (Record, where) {
 	return Record{}, notHere
 }
 
-// put keeps an issued request, evicting the oldest beyond maxIssued.
+// put keeps an issued request, evicting the oldest beyond maxIssued. The
+// scan for it runs only past the bound, which takes thousands of
+// preflights never committed.
 func (t *issuedTable) put(r Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -85,15 +76,14 @@ func (t *issuedTable) put(r Record) {
 	}
 	t.seq++
 	t.recs[r.RequestID] = issuedNote{r, t.seq}
-	t.order = append(t.order, issuedKey{r.RequestID, t.seq})
-	for len(t.recs) > maxIssued {
-		if k := t.order[0]; t.current(k) {
-			delete(t.recs, k.id)
+	if len(t.recs) > maxIssued {
+		oldest, low := "", t.seq
+		for id, n := range t.recs {
+			if n.seq <= low {
+				oldest, low = id, n.seq
+			}
 		}
-		t.order = t.order[1:]
-	}
-	if len(t.order) > 2*len(t.recs)+idPoolSize { // drop the keys that left
-		t.order = slices.DeleteFunc(t.order, func(k issuedKey) bool { return !t.current(k) })
+		delete(t.recs, oldest)
 	}
 }
 
@@ -109,6 +99,13 @@ func (t *issuedTable) remove(id string, toPool bool) {
 	if toPool {
 		t.pool = append(t.pool, id)
 	}
+}
+
+// fill adds reserved ids to the pool.
+func (t *issuedTable) fill(ids []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pool = append(t.pool, ids...)
 }
 
 // pop takes a reserved id from the pool, if there is one.
@@ -166,9 +163,7 @@ func (l *Ledger) takeID(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	l.iss.mu.Lock()
-	l.iss.pool = append(l.iss.pool, ids[1:]...)
-	l.iss.mu.Unlock()
+	l.iss.fill(ids[1:])
 	return ids[0], nil
 }
 
