@@ -4,18 +4,21 @@
 // recent write outcomes, with forms that change the configuration exactly
 // as `sisyphus config` does.
 //
-// It owns the page's HTTP side only: sign-in with the bearer token,
-// in-memory sessions, CSRF tokens, security headers, and the templates and
-// stylesheet embedded in the binary. What it shows and how a change is made
-// come from a [Backend] the authority hands it, so the arrows point down:
-// the authority imports this package, never the reverse.
+// It owns the page's HTTP side only: sign-in with the person's admin token
+// (never the agents' bearer token), in-memory sessions, CSRF tokens,
+// security headers, and the templates and stylesheet embedded in the
+// binary. What it shows, how a token is checked and how a change is made
+// come from the authority (a [Backend] and [Options].Login), so the arrows
+// point down: the authority imports this package, never the reverse.
 //
-// The bearer token is pasted once into a form and sent in a POST body. It
+// The admin token is pasted once into a form and sent in a POST body. It
 // never appears in a URL, a cookie, a log line or a page: a signed-in
 // browser holds a random session id of its own (HttpOnly, SameSite=Strict),
 // kept in memory, so sessions die with the process. Every form that changes
 // something carries a CSRF token bound to the session. The page has no
-// script; every control is a plain form with a submit button.
+// script; every control is a plain form with a submit button. Wrong tokens
+// are answered slowly and a few at a time (failureGate); a right one signs
+// in at once, whatever else is being sent.
 package settingsui
 
 import (
@@ -25,6 +28,7 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -42,20 +46,34 @@ const CookieName = "sisyphus_settings"
 
 // Defaults of [Options].
 const (
-	DefaultIdleTimeout   = 12 * time.Hour
-	DefaultMaxSessions   = 64
-	DefaultMaxFailures   = 5
-	DefaultFailureWindow = time.Minute
+	DefaultIdleTimeout  = 12 * time.Hour
+	DefaultMaxSessions  = 64
+	DefaultFailureDelay = time.Second
+	DefaultMaxFailing   = 4
+	DefaultMaxWaiting   = 16
 	// maxForm caps a form body: the largest holds a token and a few ids.
 	maxForm = 16 << 10
+)
+
+// A Verdict is what a sign-in check makes of a pasted token.
+type Verdict int
+
+const (
+	// Wrong is no token of this server.
+	Wrong Verdict = iota
+	// AgentToken is the agents' bearer token: it never signs in, and the
+	// person is told which token to paste instead.
+	AgentToken
+	// Admitted is the person's admin token.
+	Admitted
 )
 
 // Options configure a [UI].
 type Options struct {
 	Backend Backend
-	// Login checks a pasted token exactly as the server checks a bearer
-	// token, and returns the principal changes are made as.
-	Login  func(token string) (principal string, ok bool)
+	// Login checks a pasted token (in constant time) and, for the admin
+	// token, returns the principal changes are made as.
+	Login  func(token string) (principal string, v Verdict)
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -63,19 +81,21 @@ type Options struct {
 	IdleTimeout time.Duration
 	// MaxSessions bounds the sessions kept; the one seen longest ago goes.
 	MaxSessions int
-	// MaxFailures wrong tokens from one address within FailureWindow make
-	// it wait out the window.
-	MaxFailures   int
-	FailureWindow time.Duration
+	// FailureDelay is how long a wrong token's answer is held; MaxFailing
+	// wrong tokens are held at once, and MaxWaiting more wait for one of
+	// those slots; a wrong token beyond them is answered 429 at once. None
+	// of it applies to the right token.
+	FailureDelay           time.Duration
+	MaxFailing, MaxWaiting int
 }
 
 // UI is the settings page. Make one with [New] and mount [UI.Handler].
 type UI struct {
 	backend  Backend
-	login    func(string) (string, bool)
+	login    func(string) (string, Verdict)
 	log      *slog.Logger
 	sessions *sessions
-	throttle *throttle
+	gate     *failureGate
 	tmpl     *template.Template
 	css      []byte
 	idle     string // the idle timeout in words, for the sign-in page
@@ -98,11 +118,14 @@ func New(o Options) (*UI, error) {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
-	if o.MaxFailures <= 0 {
-		o.MaxFailures = DefaultMaxFailures
+	if o.FailureDelay <= 0 {
+		o.FailureDelay = DefaultFailureDelay
 	}
-	if o.FailureWindow <= 0 {
-		o.FailureWindow = DefaultFailureWindow
+	if o.MaxFailing <= 0 {
+		o.MaxFailing = DefaultMaxFailing
+	}
+	if o.MaxWaiting <= 0 {
+		o.MaxWaiting = DefaultMaxWaiting
 	}
 	tmpl, err := template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html")
 	if err != nil {
@@ -113,7 +136,7 @@ func New(o Options) (*UI, error) {
 		return nil, fmt.Errorf("settingsui: stylesheet: %w", err)
 	}
 	return &UI{backend: o.Backend, login: o.Login, log: o.Logger, tmpl: tmpl, css: css, idle: duration(o.IdleTimeout),
-		sessions: newSessions(o.IdleTimeout, o.MaxSessions, o.Now), throttle: newThrottle(o.MaxFailures, o.FailureWindow, o.Now)}, nil
+		sessions: newSessions(o.IdleTimeout, o.MaxSessions, o.Now), gate: newFailureGate(o.MaxFailing, o.MaxWaiting, o.FailureDelay)}, nil
 }
 
 // csp allows the page's own stylesheet and forms, nothing else: no script
@@ -193,7 +216,7 @@ func allow(w http.ResponseWriter, r *http.Request, methods ...string) bool {
 	return false
 }
 
-// clientAddr is the address sign-in failures are counted against.
+// clientAddr is the address a sign-in came from, for the log.
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -285,31 +308,19 @@ func (u *UI) form(w http.ResponseWriter, r *http.Request, base string) bool {
 	return true
 }
 
-// signIn serves POST /login: the pasted token, compared as the server
-// compares bearer tokens, starts a session. The token itself is never
-// stored, echoed or logged.
+// signIn serves POST /login: the pasted admin token starts a session at
+// once; any other token is answered after the failure gate's delay (or 429
+// when it is full). The token itself is never stored, echoed or logged.
 func (u *UI) signIn(w http.ResponseWriter, r *http.Request, base string) {
-	addr := clientAddr(r)
-	if wait, left := u.throttle.blocked(addr); wait {
-		secs := int(left.Seconds()) + 1
-		w.Header().Set("Retry-After", fmt.Sprint(secs))
-		u.log.Warn("settings page: sign-in refused, too many wrong tokens", "remote", addr)
-		u.loginPage(w, http.StatusTooManyRequests, base,
-			fmt.Sprintf("Too many wrong tokens from this address. Wait %d seconds, then try again.", secs), "")
-		return
-	}
 	if !u.form(w, r, base) {
 		return
 	}
-	principal, ok := u.login(strings.TrimSpace(r.PostForm.Get("token")))
-	if !ok {
-		u.throttle.fail(addr)
-		u.log.Warn("settings page: wrong token", "remote", addr)
-		u.loginPage(w, http.StatusUnauthorized, base,
-			"That is not this server's token. Paste the token sisyphus serve printed at start.", "")
+	addr := clientAddr(r)
+	principal, verdict := u.login(strings.TrimSpace(r.PostForm.Get("token")))
+	if verdict != Admitted {
+		u.refuse(w, r, base, addr, verdict)
 		return
 	}
-	u.throttle.clear(addr)
 	if old, err := r.Cookie(CookieName); err == nil {
 		u.sessions.delete(old.Value) // a new id on every sign-in: no fixation
 	}
@@ -320,11 +331,36 @@ func (u *UI) signIn(w http.ResponseWriter, r *http.Request, base string) {
 	http.Redirect(w, r, base, http.StatusSeeOther)
 }
 
+// refuse answers a token that does not sign in, once the failure gate has
+// held it.
+func (u *UI) refuse(w http.ResponseWriter, r *http.Request, base, addr string, verdict Verdict) {
+	if !u.gate.hold(r.Context()) {
+		if r.Context().Err() != nil {
+			return // the client is gone
+		}
+		w.Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(u.gate.delay.Seconds()))))
+		u.loginPage(w, http.StatusTooManyRequests, base,
+			"Too many wrong sign-ins are being answered right now. Wait a moment, then sign in with the admin token.", "")
+		return
+	}
+	if verdict == AgentToken {
+		u.log.Warn("settings page: refused the agents' bearer token", "remote", addr)
+		u.loginPage(w, http.StatusUnauthorized, base,
+			"That is the bearer token agents use; it does not open the settings page. "+adminHint, "")
+		return
+	}
+	u.log.Warn("settings page: wrong token", "remote", addr)
+	u.loginPage(w, http.StatusUnauthorized, base, "That is not this server's admin token. "+adminHint, "")
+}
+
+// adminHint says where the person finds the admin token.
+const adminHint = "Sign in with the admin token: run sisyphus admin-token where sisyphus serve runs, and paste what it prints."
+
 // checkCSRF requires a live session and the form's token bound to it.
 func (u *UI) checkCSRF(w http.ResponseWriter, r *http.Request, base string) (id string, s session, ok bool) {
 	id, s, ok = u.current(r)
 	if !ok {
-		u.loginPage(w, http.StatusUnauthorized, base, "", "Your session has ended. Paste the token again to sign in; nothing was changed.")
+		u.loginPage(w, http.StatusUnauthorized, base, "", "Your session has ended. Paste the admin token again to sign in; nothing was changed.")
 		return "", session{}, false
 	}
 	if !u.form(w, r, base) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -21,7 +22,11 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/settings"
 )
 
-const token = "tok-3f9a1c0d5e7b2468"
+// token is the admin token; agentToken the agents' bearer token.
+const (
+	token      = "tok-3f9a1c0d5e7b2468"
+	agentToken = "agent-7c2e90b14d3a"
+)
 
 type applied struct {
 	principal string
@@ -104,7 +109,18 @@ func newHarness(t *testing.T, base string) *harness {
 	t.Helper()
 	hs := &harness{t: t, be: &fakeBackend{page: demoPage()}, clk: &clock{t: time.Date(2026, 8, 12, 12, 0, 0, 0, time.UTC)}, logs: &bytes.Buffer{}}
 	ui, err := New(Options{Backend: hs.be, Now: hs.clk.Now, Logger: slog.New(slog.NewTextHandler(hs.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Login: func(tok string) (string, bool) { return "bearer", tok == token }})
+		Login: func(tok string) (string, Verdict) {
+			switch tok {
+			case token:
+				return "admin", Admitted
+			case agentToken:
+				return "", AgentToken
+			}
+			return "", Wrong
+		},
+		// Failures are held for a moment only: the tests that look at
+		// the holding replace the gate's pause.
+		FailureDelay: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,9 +228,19 @@ func TestSignIn(t *testing.T) {
 
 	// A wrong token: 401, the sign-in page again, no cookie, no echo.
 	w = hs.do(req{method: "POST", path: "/settings/login", form: url.Values{"token": {"guess-" + token[:6]}}})
-	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "not this server") || len(w.Result().Cookies()) != 0 ||
-		strings.Contains(w.Body.String(), "guess-") {
+	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "not this server&#39;s admin token") ||
+		!strings.Contains(w.Body.String(), "sisyphus admin-token") || len(w.Result().Cookies()) != 0 || strings.Contains(w.Body.String(), "guess-") {
 		t.Fatalf("wrong token: %d %v\n%s", w.Code, w.Header(), w.Body)
+	}
+	// The agents' bearer token is refused, and the page says which token
+	// to paste instead.
+	w = hs.do(req{method: "POST", path: "/settings/login", form: url.Values{"token": {agentToken}}})
+	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "bearer token agents use") ||
+		!strings.Contains(w.Body.String(), "sisyphus admin-token") || len(w.Result().Cookies()) != 0 || strings.Contains(w.Body.String(), agentToken) {
+		t.Fatalf("the agents' token: %d %v\n%s", w.Code, w.Header(), w.Body)
+	}
+	if !strings.Contains(hs.logs.String(), "refused the agents' bearer token") || strings.Contains(hs.logs.String(), agentToken) {
+		t.Fatalf("the refusal of the agents' token is not logged as such, or the token is:\n%s", hs.logs)
 	}
 	// The token cannot be passed in the URL: GET /login is not a way in.
 	w = hs.do(req{method: "GET", path: "/settings/login?token=" + token})
@@ -365,7 +391,7 @@ func TestEachChange(t *testing.T) {
 				t.Fatalf("HTTP %d %v", w.Code, w.Header())
 			}
 			got := hs.be.applied()
-			if len(got) != 1 || got[0].principal != "bearer" || !sameChange(got[0].ch, c.want) {
+			if len(got) != 1 || got[0].principal != "admin" || !sameChange(got[0].ch, c.want) {
 				t.Fatalf("applied %+v, want %+v", got, c.want)
 			}
 			page := hs.do(req{method: "GET", path: "/settings", cookie: cookie}).Body.String()
@@ -543,34 +569,124 @@ func TestAccessibleMarkup(t *testing.T) {
 	}
 }
 
-func TestWrongTokensAreThrottled(t *testing.T) {
-	hs := newHarness(t, "/settings")
-	wrong := req{method: "POST", path: "/settings/login", form: url.Values{"token": {"nope"}}, remote: "192.0.2.7:4000"}
-	for range DefaultMaxFailures {
-		if w := hs.do(wrong); w.Code != http.StatusUnauthorized {
-			t.Fatalf("wrong token: %d", w.Code)
+// holdFailures makes the harness's failure gate hold every wrong sign-in
+// until release is called (the test's stand-in for the delay).
+func (hs *harness) holdFailures() (release func()) {
+	gate := make(chan struct{})
+	hs.ui.gate.pause = func(ctx context.Context, _ time.Duration) error {
+		select {
+		case <-gate:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	right := wrong
-	right.form = url.Values{"token": {token}}
-	w := hs.do(right)
-	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" || len(w.Result().Cookies()) != 0 {
-		t.Fatalf("after %d wrong tokens even the right one waits: %d %v", DefaultMaxFailures, w.Code, w.Header())
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	hs.t.Cleanup(release)
+	return release
+}
+
+// occupancy is how many wrong sign-ins hold a slot and how many wait.
+func (hs *harness) occupancy() (held, waiting int) {
+	g := hs.ui.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.slots), g.waiting
+}
+
+// TestWrongTokensNeverLockOutTheRightOne: as many wrong tokens as the gate
+// holds, from one address and from several, fill it; one more is answered
+// 429 at once; the right token, from the same address as the flood, signs
+// in while every wrong one is still held. Once released, each wrong one is
+// answered 401.
+func TestWrongTokensNeverLockOutTheRightOne(t *testing.T) {
+	hs := newHarness(t, "/settings")
+	release := hs.holdFailures()
+	flood := DefaultMaxFailing + DefaultMaxWaiting
+	answers := make(chan int, flood)
+	for i := range flood {
+		remote := "127.0.0.1:4000"
+		if i%2 == 1 {
+			remote = fmt.Sprintf("192.0.2.%d:4000", i)
+		}
+		r := req{method: "POST", path: "/settings/login", form: url.Values{"token": {fmt.Sprintf("guess-%d", i)}}, remote: remote}
+		go func() {
+			w := httptest.NewRecorder()
+			hr := httptest.NewRequest(r.method, r.path, strings.NewReader(r.form.Encode()))
+			hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			hr.RemoteAddr = r.remote
+			hs.h.ServeHTTP(w, hr)
+			answers <- w.Code
+		}()
 	}
-	// Another address is not held up.
-	other := right
-	other.remote = "192.0.2.8:4000"
-	if w := hs.do(other); w.Code != http.StatusSeeOther {
-		t.Fatalf("another address: %d", w.Code)
+	for {
+		if held, waiting := hs.occupancy(); held == DefaultMaxFailing && waiting == DefaultMaxWaiting {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
-	hs.clk.Advance(DefaultFailureWindow)
-	if w := hs.do(right); w.Code != http.StatusSeeOther {
-		t.Fatalf("after the window: %d", w.Code)
+
+	over := hs.do(req{method: "POST", path: "/settings/login", form: url.Values{"token": {"one-more"}}, remote: "127.0.0.1:4001"})
+	if over.Code != http.StatusTooManyRequests || over.Header().Get("Retry-After") != "1" || len(over.Result().Cookies()) != 0 ||
+		!strings.Contains(over.Body.String(), "admin token") {
+		t.Fatalf("a wrong token beyond the gate: %d %v\n%s", over.Code, over.Header(), over.Body)
 	}
-	if !strings.Contains(hs.logs.String(), "wrong token") {
-		t.Fatalf("wrong tokens are not logged:\n%s", hs.logs)
+	right := hs.do(req{method: "POST", path: "/settings/login", form: url.Values{"token": {token}}, remote: "127.0.0.1:4002"})
+	if right.Code != http.StatusSeeOther {
+		t.Fatalf("the right token while %d wrong ones are held: %d\n%s", flood, right.Code, right.Body)
+	}
+	if held, waiting := hs.occupancy(); held+waiting != flood || len(answers) != 0 {
+		t.Fatalf("the right token was answered after a wrong one (held %d, waiting %d, answered %d)", held, waiting, len(answers))
+	}
+	if page := hs.do(req{method: "GET", path: "/settings", cookie: sessionCookie(t, right).Value}); !strings.Contains(page.Body.String(), "Journal") {
+		t.Fatalf("the session of the right token does not open the page:\n%s", page.Body)
+	}
+
+	release()
+	for range flood {
+		if code := <-answers; code != http.StatusUnauthorized {
+			t.Fatalf("a held wrong token was answered %d, want 401", code)
+		}
+	}
+	if held, waiting := hs.occupancy(); held != 0 || waiting != 0 {
+		t.Fatalf("slots still taken after the flood: held %d, waiting %d", held, waiting)
+	}
+	if n := strings.Count(hs.logs.String(), "settings page: wrong token"); n != flood {
+		t.Fatalf("%d wrong tokens logged, want %d (one per held failure, none for the 429)", n, flood)
 	}
 	hs.noToken()
+}
+
+// TestFailureGateLetsGoOfLeavers: a wrong sign-in whose client goes away,
+// held or waiting, gives its place back.
+func TestFailureGateLetsGoOfLeavers(t *testing.T) {
+	hs := newHarness(t, "/settings")
+	hs.holdFailures()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	n := DefaultMaxFailing + 2
+	for range n {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			hr := httptest.NewRequestWithContext(ctx, "POST", "/settings/login", strings.NewReader("token=nope"))
+			hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			hs.h.ServeHTTP(httptest.NewRecorder(), hr)
+		}()
+	}
+	for {
+		if held, waiting := hs.occupancy(); held == DefaultMaxFailing && waiting == 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	for range n {
+		<-done
+	}
+	if held, waiting := hs.occupancy(); held != 0 || waiting != 0 {
+		t.Fatalf("leavers keep their places: held %d, waiting %d", held, waiting)
+	}
 }
 
 func TestSessionsEndIdleAndOnSignOut(t *testing.T) {
