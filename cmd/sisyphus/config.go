@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -16,9 +19,10 @@ import (
 
 func newConfigCmd(g *globalFlags) *cobra.Command {
 	var (
-		ff      frontFlags
-		asJSON  bool
-		display = func(w io.Writer, v authority.ConfigView) error {
+		ff        frontFlags
+		adminFile string
+		asJSON    bool
+		display   = func(w io.Writer, v authority.ConfigView) error {
 			if asJSON {
 				b, _ := json.MarshalIndent(v, "", "  ")
 				_, err := fmt.Fprintln(w, string(b))
@@ -37,7 +41,9 @@ it (data/storage/petal/siyuan-plugins-mcp-sisyphus/notebookPermissions and mcpTo
 moving from the plugin keeps your settings, and every process serving the workspace sees the same.
 
 Changes go through the running write authority (sisyphus serve), found like sisyphus call finds
-it; they apply to the next call, and agents' tool lists follow.
+it; they apply to the next call, and agents' tool lists follow. Every subcommand authenticates with
+the person's admin token, read from the state dir's admin-token file (or --admin-token-file), never
+with the agents' bearer token: an agent holding that token cannot read or change any of this.
 
 Permissions: none (hidden from agents), r (read), rw (read and write), rwd (read, write and delete).
 A notebook without an entry is r.
@@ -54,9 +60,15 @@ Examples:
 	}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print the configuration as JSON")
 
+	client := func() (*authority.AdminClient, error) {
+		return adminClient(ff, adminFile, g.logger())
+	}
 	change := func(cmd *cobra.Command, ch settings.Change) error {
-		d := ff.delegator("", g.logger())
-		v, err := d.Config(cmd.Context(), &ch)
+		c, err := client()
+		if err != nil {
+			return err
+		}
+		v, err := c.Config(cmd.Context(), &ch)
 		if err != nil {
 			return err
 		}
@@ -65,7 +77,11 @@ Examples:
 	show := &cobra.Command{
 		Use: "show", Short: "Print every notebook's permission, every tool's switches and strict mode", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := ff.delegator("", g.logger()).Config(cmd.Context(), nil)
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			v, err := c.Config(cmd.Context(), nil)
 			if err != nil {
 				return err
 			}
@@ -75,8 +91,11 @@ Examples:
 	perm := &cobra.Command{
 		Use: "permission NOTEBOOK none|r|rw|rwd", Short: "Set what agents may do in a notebook (by id or exact name)", Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d := ff.delegator("", g.logger())
-			v, err := d.Config(cmd.Context(), nil)
+			c, err := client()
+			if err != nil {
+				return err
+			}
+			v, err := c.Config(cmd.Context(), nil)
 			if err != nil {
 				return err
 			}
@@ -152,13 +171,31 @@ Examples:
 	rules.Flags().StringVar(&rulesFile, "file", "", "read the rules from this file (- for standard input)")
 	rules.Flags().BoolVar(&rulesClear, "clear", false, "remove the rules")
 	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, feedbackCmd, rules} {
-		// Every subcommand finds the authority as sisyphus call does.
-		sub.Flags().StringVar(&ff.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and token)")
+		// Every subcommand finds the authority as sisyphus call does, and
+		// sends the admin token.
+		sub.Flags().StringVar(&ff.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and admin token)")
 		sub.Flags().StringVar(&ff.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "URL of the write authority (default: discovered from the state dir)")
-		sub.Flags().StringVar(&ff.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token of the authority (default: the state dir's token file)")
+		sub.Flags().StringVar(&adminFile, "admin-token-file", "", "file holding the authority's admin token (default: admin-token in the state dir)")
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// adminClient is the client of the authority's /config that ff finds,
+// sending the admin token read from file (default: the state dir's).
+func adminClient(ff frontFlags, file string, log *slog.Logger) (*authority.AdminClient, error) {
+	if file == "" {
+		file = authority.AdminTokenPath(ff.stateDir)
+	}
+	tok, err := authority.ReadAdminToken(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no admin token in %s: sisyphus serve creates it when it starts on a state dir; pass the authority's --state-dir, or --admin-token-file", file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg := authority.DelegatorConfig{URL: ff.authority, StateDir: ff.stateDir, Logger: log, Version: buildVersion()}
+	return authority.NewAdminClient(cfg, tok, file), nil
 }
 
 // notebookByIDOrName finds a notebook of the view by its id or its exact

@@ -41,10 +41,19 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the write authority (or, with --authority, a front) and serve MCP over HTTP",
 		Long: `Serve the Sisyphus tools over MCP Streamable HTTP at /mcp, for clients speaking 2026-07-28 or
-the legacy revisions through 2025-11-25, plus POST /tasks (task control), GET /health and /config;
-the same routes are served under /plugin/private/siyuan-plugins-mcp-sisyphus/. Every request needs
-Authorization: Bearer <token>. The authority also serves a settings page at /settings: open it in a
-browser and sign in by pasting the token.
+the legacy revisions through 2025-11-25, plus POST /tasks (task control), GET /health,
+/transfer/upload and /transfer/lookup; the same routes are served under
+/plugin/private/siyuan-plugins-mcp-sisyphus/.
+
+Two credentials, never interchangeable:
+  - the bearer token (--token, else generated once into the state dir's token file) is the agents':
+    /mcp, /tasks, /health and /transfer/* need Authorization: Bearer <token>; serve prints it in the
+    client configurations;
+  - the admin token (the state dir's admin-token file, created on first start; sisyphus admin-token
+    prints it) is the person's: GET and POST /config (sisyphus config) and the settings page at
+    /settings take it and nothing else. It is never printed by serve, never given by flag or
+    environment, and never belongs in an agent's configuration.
+Each refuses the other's routes (HTTP 403).
 
 By default serve is the write authority of its state dir: it takes the state dir's exclusive lock
 (a second serve on the same dir exits at once), owns the write ledger, the lease pool and the write
@@ -68,8 +77,8 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	f.kf.register(cmd)
 	f.limits.register(cmd)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
-	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token clients must send (default: generated once and kept in the state dir)")
-	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the token, the write ledger and the discovery record")
+	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token agents must send (default: generated once and kept in the state dir); never the admin token")
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the bearer and admin tokens, the write ledger and the discovery record")
 	cmd.Flags().BoolVar(&f.strictOff, "strict-off", os.Getenv("SISYPHUS_STRICT") == "off", "turn Strict Safe Writes off: plain schemas and direct writes, still attempted once, answered with writeSafetyGuaranteed:false")
 	cmd.Flags().StringVar(&f.authority, "authority", envOr("SISYPHUS_AUTHORITY", ""), "run as a front of the write authority at this URL")
 	cmd.Flags().StringVar(&f.authToken, "authority-token", envOr("SISYPHUS_AUTHORITY_TOKEN", ""), "with --authority: the authority's bearer token (default: this server's token)")
@@ -92,6 +101,10 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer release()
 	tok, tokFile, err := bearerToken(f.stateDir, f.token)
+	if err != nil {
+		return err
+	}
+	admin, err := adminToken(log, f.stateDir, tok)
 	if err != nil {
 		return err
 	}
@@ -125,8 +138,9 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	instance := authority.NewInstanceID()
 	kernel := f.kf.identity()
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance,
-		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc, Settings: svc.SettingsPage(), Staging: svc.Staging})),
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, AdminToken: admin, Admission: svc.Admission,
+		MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance, Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff,
+		Logger: log, Config: svc.Configurator(), Settings: svc.SettingsPage(), Staging: svc.Staging})),
 		ReadHeaderTimeout: 10 * time.Second}
 	go svc.WatchConfig(ctx, configPoll)
 	errc := make(chan error, 1)
@@ -158,7 +172,9 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	url := base + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
-	fmt.Fprintf(cmd.OutOrStdout(), "Settings page: %s/settings (open it in a browser and paste the token above)\n", base)
+	show := adminTokenCommand(f.stateDir)
+	fmt.Fprintf(cmd.OutOrStdout(), "Admin token: kept in %s, the person's, never an agent's (%s prints it)\n", authority.AdminTokenPath(f.stateDir), show)
+	fmt.Fprintf(cmd.OutOrStdout(), "Settings page: %s/settings (sign in with the admin token: %s)\n", base, show)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
 	return waitAndDrain(ctx, log, errc, hs, svc, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
 }
@@ -193,7 +209,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	posts := &postTracker{}
 	go svc.WatchConfig(ctx, configPoll)
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Role: "front", Config: svc,
+	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Role: "front", Config: svc.Configurator(),
 		Version: buildVersion(), Strict: d.Strict(), Logger: log,
 		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -297,9 +313,9 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 	st, _ := json.MarshalIndent(stdioCfg, "", "  ")
 	fmt.Fprintf(w, "MCP URL:   %s\n", url)
 	if tokFile != "" {
-		fmt.Fprintf(w, "Token:     %s (kept in %s)\n", tok, tokFile)
+		fmt.Fprintf(w, "Token:     %s (the agents' bearer token, kept in %s)\n", tok, tokFile)
 	} else {
-		fmt.Fprintf(w, "Token:     %s\n", tok)
+		fmt.Fprintf(w, "Token:     %s (the agents' bearer token)\n", tok)
 	}
 	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration (stdio reads itself and sends writes to this server):\n%s\n", h, st)
 	if !found {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -77,6 +76,15 @@ type Configurator interface {
 	Apply(ctx context.Context, principal string, ch settings.Change) (ConfigView, error)
 }
 
+// Configurator is the service's /config: the authority's own, nil on a
+// front (which serves none; see Apply).
+func (s *Service) Configurator() Configurator {
+	if s.Delegator != nil {
+		return nil
+	}
+	return s
+}
+
 // View is the service's configuration now.
 func (s *Service) View(ctx context.Context) (ConfigView, error) {
 	cfg, err := s.Settings.Load(ctx)
@@ -113,10 +121,13 @@ func (s *Service) View(ctx context.Context) (ConfigView, error) {
 // Apply makes one change of the configuration as a mutation of the
 // authority: through its write lane (after the writes before it, never
 // beside one), checked against the tools it knows, verified by a readback;
-// the tool list then follows.
+// the tool list then follows. A front makes none: it holds only the
+// agents' bearer token, and forwarding a change with it would make that
+// token an administrator's; the person's `sisyphus config` talks to the
+// authority itself.
 func (s *Service) Apply(ctx context.Context, principal string, ch settings.Change) (ConfigView, error) {
 	if s.Delegator != nil {
-		return s.Delegator.Config(ctx, &ch)
+		return ConfigView{}, failure.New(failure.NotAuthority, "a front makes no configuration change; run sisyphus config, which sends it to the write authority with the admin token")
 	}
 	if err := ch.Validate(); err != nil {
 		return ConfigView{}, failure.Invalid("%s", err.Error())
@@ -166,18 +177,27 @@ func unknownAction(t *tools.Tool, name string) *failure.Error {
 	return failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name).With("validActions", t.ActionNames()[1:])
 }
 
-// config serves GET /config (the view) and POST /config (one change,
-// answered with the view after it).
+// config serves GET /config (the view, hidden notebooks included) and POST
+// /config (one change, answered with the view after it), to the admin
+// token only. A front has no /config: it would have to forward the change
+// with a credential of its own.
 func (rt *routes) config(w http.ResponseWriter, r *http.Request) {
-	principal, ok := rt.auth(r)
-	if !ok {
-		unauthorized(w)
-		return
-	}
 	if rt.cfg.Config == nil {
-		errorReply(w, http.StatusNotFound, failure.InvalidRequest, "this server has no configuration route")
+		errorReply(w, http.StatusNotFound, failure.NotAuthority,
+			"this server is a front and serves no configuration: run sisyphus config, which talks to the write authority")
 		return
 	}
+	if !rt.admin(r) {
+		if _, agent := rt.auth(r); agent {
+			errorReply(w, http.StatusForbidden, failure.Forbidden,
+				"/config takes the admin token, the person's credential (sisyphus admin-token prints it); the bearer token is for agents")
+			return
+		}
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		errorReply(w, http.StatusUnauthorized, failure.Unauthorized, "/config needs the admin token (sisyphus admin-token prints it)")
+		return
+	}
+	principal := PrincipalAdmin
 	switch r.Method {
 	case http.MethodGet:
 		v, err := rt.cfg.Config.View(r.Context())
@@ -230,53 +250,4 @@ func configError(w http.ResponseWriter, err error) {
 		status = http.StatusConflict
 	}
 	jsonReply(w, status, fe.Result())
-}
-
-// Config asks the authority for its configuration view (ch nil) or to make
-// one change.
-func (d *Delegator) Config(ctx context.Context, ch *settings.Change) (ConfigView, error) {
-	t, err := d.resolve()
-	if err != nil {
-		return ConfigView{}, err
-	}
-	method, body := http.MethodGet, []byte(nil)
-	if ch != nil {
-		method = http.MethodPost
-		body, _ = json.Marshal(ch)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, t.base+"/config", bytes.NewReader(body))
-	if err != nil {
-		return ConfigView{}, unavailable("bad authority URL %q", t.base)
-	}
-	d.headers(req, t)
-	if ch != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := d.hc.Do(req)
-	if err != nil {
-		if ch != nil {
-			// A change is a mutation: a reply lost after sending is unknown.
-			return ConfigView{}, failure.Wrap(failure.OutcomeUnknown, err, "the authority at %s did not answer the change; read the configuration (sisyphus config show) to learn whether it was made", t.base).Attempted(true)
-		}
-		return ConfigView{}, d.afterConnectFailure(t, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err := d.checkIdentity(t, resp); err != nil {
-		return ConfigView{}, err
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return ConfigView{}, d.refusedToken(t.base, resp.StatusCode)
-	}
-	if resp.StatusCode != http.StatusOK {
-		if fe, ok := failure.Parse(data); ok {
-			return ConfigView{}, fe
-		}
-		return ConfigView{}, unavailable("the authority at %s answered HTTP %d", t.base, resp.StatusCode)
-	}
-	var v ConfigView
-	if err := json.Unmarshal(data, &v); err != nil {
-		return ConfigView{}, fmt.Errorf("the authority's configuration view: %w", err)
-	}
-	return v, nil
 }

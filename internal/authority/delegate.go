@@ -403,6 +403,12 @@ func (d *Delegator) headers(req *http.Request, t target) {
 	if tok, _ := d.token(); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
+	d.pins(req, t)
+}
+
+// pins puts the pinned instance and workspace on req, and says who sends
+// it.
+func (d *Delegator) pins(req *http.Request, t target) {
 	if t.instance != "" {
 		req.Header.Set(HeaderExpectInstance, t.instance)
 	}

@@ -24,8 +24,14 @@ const PluginPrefix = "/plugin/private/siyuan-plugins-mcp-sisyphus"
 
 // RoutesConfig configures the HTTP routes of an authority or a front.
 type RoutesConfig struct {
-	// Token is the bearer token every request must carry.
+	// Token is the agents' bearer token: /mcp, /tasks, /health and
+	// /transfer/* take it, and nothing else.
 	Token string
+	// AdminToken is the person's credential: GET and POST /config and the
+	// settings page's sign-in take it, and nothing else (see AdminRoutes).
+	// "" refuses every administrative request. It must differ from Token;
+	// when the two are equal it is refused too.
+	AdminToken string
 	// Authenticate, when set, replaces the single-token check: it returns
 	// the request's authentication context (its principal). Task control
 	// answers a task only to the context that started it.
@@ -50,7 +56,8 @@ type RoutesConfig struct {
 	AllowedOrigins, AllowedHosts []string
 	// MaxBodyBytes caps a POST body to /mcp (0: the MCP layer's default).
 	MaxBodyBytes int64
-	// Config serves /config (nil: no such route).
+	// Config serves /config (nil on a front: the route answers 404
+	// not_authority).
 	Config Configurator
 	// Settings serves the settings page at /settings (nil: no such route,
 	// as on a front). See Service.SettingsPage.
@@ -62,39 +69,51 @@ type RoutesConfig struct {
 	Logger  *slog.Logger
 }
 
+// Principals of the two credentials. Task control answers a task only to
+// the principal that started it; the admin token starts none.
+const (
+	PrincipalBearer = "bearer"
+	PrincipalAdmin  = "admin"
+)
+
 // Routes serves /mcp, /tasks, /health, /config, /settings,
-// /transfer/upload and /transfer/lookup, also under
-// PluginPrefix, each behind the bearer token (the settings page signs in
-// with it once and then holds a session). One token is one authentication context
-// (principal "bearer"): task control answers only the context that started
-// a task.
+// /transfer/upload and /transfer/lookup, also under PluginPrefix. The
+// agents' routes (/mcp, /tasks, /health, /transfer/*) take the bearer
+// token (principal "bearer": one token is one authentication context, and
+// task control answers only the context that started a task). The
+// administrative ones, GET and POST /config and the settings page's
+// sign-in (whose session then stands for it), take the person's admin
+// token. Each refuses the other's token with 403 forbidden, and anything
+// else with 401: an agent holding the bearer token cannot read or change
+// the configuration, and the admin token pasted into an agent's
+// configuration does not work there.
 func Routes(srv *mcp.Server, cfg RoutesConfig) http.Handler {
 	auth := func(r *http.Request) (string, bool) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(cfg.Token)) != 1 {
+		tok, ok := bearerOf(r)
+		if !ok || !sameToken(tok, cfg.Token) {
 			return "", false
 		}
-		return "bearer", true
+		return PrincipalBearer, true
 	}
 	if cfg.Authenticate != nil {
 		auth = cfg.Authenticate
 	}
 	start := time.Now()
-	mcpH := srv.HTTPHandler(mcp.HTTPOptions{Authenticate: auth, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
-		MaxBodyBytes: cfg.MaxBodyBytes})
 	rt := &routes{cfg: cfg, auth: auth, srv: srv, start: start,
 		guard: mcp.HTTPOptions{AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts}}
+	mcpH := rt.agentsOnly(srv.HTTPHandler(mcp.HTTPOptions{Authenticate: auth, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts,
+		MaxBodyBytes: cfg.MaxBodyBytes}))
 	mux := http.NewServeMux()
 	prefixes := []string{"", PluginPrefix}
 	for _, prefix := range prefixes {
 		mux.Handle(prefix+"/mcp", mcpH)
-		mux.HandleFunc(prefix+"/tasks", rt.tasks)
-		mux.HandleFunc(prefix+"/health", rt.health)
+		mux.Handle(prefix+"/tasks", rt.agentsOnly(http.HandlerFunc(rt.tasks)))
+		mux.Handle(prefix+"/health", rt.agentsOnly(http.HandlerFunc(rt.health)))
 		mux.HandleFunc(prefix+"/config", rt.config)
 	}
 	rt.stagingRoutes(mux, prefixes)
 	if cfg.Settings != nil {
-		settingsRoutes(mux, prefixes, cfg, auth)
+		settingsRoutes(mux, prefixes, cfg, rt)
 	}
 	return rt.identity(mux)
 }
@@ -105,6 +124,44 @@ type routes struct {
 	auth  func(*http.Request) (string, bool)
 	srv   *mcp.Server
 	start time.Time
+}
+
+// bearerOf is the token of r's Authorization header.
+func bearerOf(r *http.Request) (string, bool) {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return strings.TrimSpace(tok), ok
+}
+
+// sameToken compares a presented token with a configured one in constant
+// time; an empty configured token matches nothing.
+func sameToken(presented, configured string) bool {
+	return configured != "" && subtle.ConstantTimeCompare([]byte(presented), []byte(configured)) == 1
+}
+
+// isAdmin reports whether tok is the admin token. An admin token equal to
+// the bearer token would let every agent in, so it then matches nothing.
+func (rt *routes) isAdmin(tok string) bool {
+	return !sameToken(rt.cfg.AdminToken, rt.cfg.Token) && sameToken(tok, rt.cfg.AdminToken)
+}
+
+// admin reports whether r carries the admin token.
+func (rt *routes) admin(r *http.Request) bool {
+	tok, ok := bearerOf(r)
+	return ok && rt.isAdmin(tok)
+}
+
+// agentsOnly refuses the admin token on an agent's route: it is the
+// person's credential, and a token that works only on the person's routes
+// cannot be handed to an agent by mistake and work for it.
+func (rt *routes) agentsOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.admin(r) {
+			errorReply(w, http.StatusForbidden, failure.Forbidden,
+				"the admin token is the person's credential for /config and the settings page; this route takes the bearer token agents use")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func jsonReply(w http.ResponseWriter, status int, v any) {
@@ -133,7 +190,7 @@ func (rt *routes) identity(next http.Handler) http.Handler {
 			errorReply(w, status, failure.Misdirected, reason)
 			return
 		}
-		if _, ok := rt.auth(r); !ok {
+		if _, ok := rt.auth(r); !ok && !rt.admin(r) {
 			next.ServeHTTP(w, r) // each route answers 401 itself
 			return
 		}

@@ -105,15 +105,22 @@ func pageConfig(v ConfigView) *settingsui.Config {
 }
 
 // settingsRoutes mounts the settings page at prefix+"/settings" for each
-// prefix, signing in with the same check as a bearer token.
-func settingsRoutes(mux *http.ServeMux, prefixes []string, cfg RoutesConfig, auth func(*http.Request) (string, bool)) {
-	login := func(tok string) (string, bool) {
+// prefix, signing in with the admin token; the agents' bearer token is
+// told apart only to say which token to paste instead.
+func settingsRoutes(mux *http.ServeMux, prefixes []string, cfg RoutesConfig, rt *routes) {
+	login := func(tok string) (string, settingsui.Verdict) {
 		if tok == "" {
-			return "", false
+			return "", settingsui.Wrong
+		}
+		if rt.isAdmin(tok) {
+			return PrincipalAdmin, settingsui.Admitted
 		}
 		r, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, "/settings/login", nil)
 		r.Header.Set("Authorization", "Bearer "+tok)
-		return auth(r)
+		if _, agent := rt.auth(r); agent {
+			return "", settingsui.AgentToken
+		}
+		return "", settingsui.Wrong
 	}
 	ui, err := settingsui.New(settingsui.Options{Backend: cfg.Settings, Login: login, Logger: cfg.Logger})
 	for _, prefix := range prefixes {

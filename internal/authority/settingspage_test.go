@@ -21,7 +21,11 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
-const pageToken = "settings-page-token-5d1e9a"
+// pageToken is the agents' bearer token; adminToken the person's.
+const (
+	pageToken  = "settings-page-token-5d1e9a"
+	adminToken = "admin-token-for-the-page-0123456789abcdef"
+)
 
 // pageAuthority is an authority serving the settings page, over an
 // embedded kernel whose server the test can stop.
@@ -53,8 +57,8 @@ func newPageAuthority(t *testing.T) *pageAuthority {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: pageToken, Admission: svc.Admission, Role: "authority", Version: "test",
-		Strict: true, Config: svc, Settings: svc.SettingsPage()}))
+	hs := httptest.NewServer(Routes(svc.MCP, RoutesConfig{Token: pageToken, AdminToken: adminToken, Admission: svc.Admission, Role: "authority",
+		Version: "test", Strict: true, Config: svc, Settings: svc.SettingsPage(), Staging: svc.Staging}))
 	t.Cleanup(hs.Close)
 	hc := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return &pageAuthority{url: hs.URL, kernel: c, ks: ks, hc: hc}
@@ -92,7 +96,7 @@ func (a *pageAuthority) send(t *testing.T, method, path string, form url.Values,
 // signIn signs in at prefix and returns the session and the CSRF token.
 func (a *pageAuthority) signIn(t *testing.T, prefix string) (cookie, csrf string) {
 	t.Helper()
-	resp, _ := a.send(t, "POST", prefix+"/settings/login", url.Values{"token": {pageToken}}, "", nil)
+	resp, _ := a.send(t, "POST", prefix+"/settings/login", url.Values{"token": {adminToken}}, "", nil)
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != prefix+"/settings" {
 		t.Fatalf("sign-in at %q: %d %v", prefix, resp.StatusCode, resp.Header)
 	}
@@ -129,7 +133,7 @@ func (a *pageAuthority) change(t *testing.T, cookie, csrf, what string, form url
 func (a *pageAuthority) view(t *testing.T) ConfigView {
 	t.Helper()
 	req, _ := http.NewRequest("GET", a.url+"/config", nil)
-	req.Header.Set("Authorization", "Bearer "+pageToken)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
 	resp, err := a.hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +149,7 @@ func (a *pageAuthority) view(t *testing.T) ConfigView {
 func (a *pageAuthority) noToken(t *testing.T) {
 	t.Helper()
 	for _, b := range a.bodies {
-		if strings.Contains(b, pageToken) {
+		if strings.Contains(b, pageToken) || strings.Contains(b, adminToken) {
 			t.Fatalf("the token is in an answer:\n%s", b)
 		}
 	}
@@ -349,7 +353,7 @@ func TestSettingsRoutes(t *testing.T) {
 	if front.SettingsPage() != nil {
 		t.Fatal("a front has a settings page")
 	}
-	fs := httptest.NewServer(Routes(front.MCP, RoutesConfig{Token: pageToken, Admission: front.Admission, Role: "front", Config: front,
+	fs := httptest.NewServer(Routes(front.MCP, RoutesConfig{Token: pageToken, Admission: front.Admission, Role: "front", Config: front.Configurator(),
 		Settings: front.SettingsPage()}))
 	defer fs.Close()
 	for _, p := range []string{"/settings", "/settings/login", PluginPrefix + "/settings"} {
@@ -361,6 +365,32 @@ func TestSettingsRoutes(t *testing.T) {
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("front %s: HTTP %d, want 404", p, resp.StatusCode)
 		}
+	}
+	// Nor any /config, to either token: it would have to forward a change
+	// with a credential of its own.
+	for _, p := range []string{"/config", PluginPrefix + "/config"} {
+		for _, tok := range []string{pageToken, adminToken} {
+			for _, method := range []string{"GET", "POST"} {
+				req, _ := http.NewRequest(method, fs.URL+p, strings.NewReader(`{"strict":false}`))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `"not_authority"`) {
+					t.Errorf("front %s %s: HTTP %d %s, want 404 not_authority", method, p, resp.StatusCode, body)
+				}
+			}
+		}
+	}
+	if _, err := front.Apply(context.Background(), PrincipalAdmin, settings.Change{Strict: new(bool)}); err == nil {
+		t.Error("a front's Apply made a change")
+	}
+	if v := a.view(t); !v.Strict.Config {
+		t.Error("strict mode changed through the front")
 	}
 	a.noToken(t)
 }

@@ -56,7 +56,8 @@ func (d *Delegator) Do(req *http.Request) (*http.Response, error) {
 }
 
 // stagingRoutes serves /transfer/upload and /transfer/lookup from the
-// authority's store, behind the bearer token (identity has already checked
+// authority's store, behind the bearer token (the admin token is refused
+// there as on every agent's route; identity has already checked
 // the Origin, the Host and the pins). A front has no store: it answers 404
 // not_authority, because the staged bytes must live where upload_asset
 // runs, and a front's own callers stage through its Stager instead.
@@ -75,7 +76,7 @@ func (rt *routes) stagingRoutes(mux *http.ServeMux, prefixes []string) {
 		}
 	}
 	for _, prefix := range prefixes {
-		mux.Handle(prefix+transfer.UploadPath, serve((*transfer.Store).ServeUpload))
-		mux.Handle(prefix+transfer.LookupPath, serve((*transfer.Store).ServeLookup))
+		mux.Handle(prefix+transfer.UploadPath, rt.agentsOnly(serve((*transfer.Store).ServeUpload)))
+		mux.Handle(prefix+transfer.LookupPath, rt.agentsOnly(serve((*transfer.Store).ServeLookup)))
 	}
 }
