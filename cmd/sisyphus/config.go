@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/settings"
 )
 
@@ -60,8 +62,9 @@ Examples:
 	}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print the configuration as JSON")
 
-	client := func() (*authority.AdminClient, error) {
-		return adminClient(ff, adminFile, g.logger())
+	client := func() (configClient, error) {
+		c, err := adminClient(ff, adminFile, g.logger())
+		return configClient{c}, err
 	}
 	change := func(cmd *cobra.Command, ch settings.Change) error {
 		c, err := client()
@@ -179,6 +182,19 @@ Examples:
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// configClient is the admin client whose errors tell the person what to
+// do, not only what went wrong.
+type configClient struct{ *authority.AdminClient }
+
+func (c configClient) Config(ctx context.Context, ch *settings.Change) (authority.ConfigView, error) {
+	v, err := c.AdminClient.Config(ctx, ch)
+	var fe *failure.Error
+	if errors.As(err, &fe) && fe.CallerAction() != "" {
+		return v, fmt.Errorf("%w\nWhat to do: %s", err, fe.CallerAction())
+	}
+	return v, err
 }
 
 // adminClient is the client of the authority's /config that ff finds,

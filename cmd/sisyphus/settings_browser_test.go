@@ -34,7 +34,7 @@ func chromium() string {
 
 // TestSettingsPageInBrowser drives the settings page of the built binary in
 // headless Chromium, by keyboard where a person would type: sign in with
-// the token, lower the demo notebook to r, and see the next write refused
+// the admin token (sisyphus admin-token), lower the demo notebook to r, and see the next write refused
 // with permission_denied; then hide it (none) and see it vanish from
 // notebook.list. With SISYPHUS_SETTINGS_SCREENSHOT=FILE it also saves a
 // screenshot of the page (docs/settings.png is made this way).
@@ -46,6 +46,7 @@ func TestSettingsPageInBrowser(t *testing.T) {
 	}
 	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
 	base := strings.TrimSuffix(s.url, "/mcp")
+	admin := adminTokenOf(t, s.stateDir)
 	a := connect(t, s.url, "2026-07-28")
 
 	// A write or two, so that the page has ledger outcomes to show. The
@@ -100,13 +101,23 @@ func TestSettingsPageInBrowser(t *testing.T) {
 		return v
 	}
 
-	// Keyboard only: the token field has the focus when the page opens;
-	// type the token and press Enter.
+	// Keyboard only: the token field has the focus when the page opens.
+	// The agents' bearer token is refused, with the name of the command
+	// that prints the right one; then type the admin token and press
+	// Enter.
 	must(chromedp.Do(ctx, chromedp.Navigate(base+"/settings"), chromedp.WaitVisible(chromedp.ID("token"))))
 	if f := focus(); f != "token" {
 		t.Fatalf("the sign-in page opens with the focus on %q, want the token field", f)
 	}
 	must(chromedp.Do(ctx, chromedp.KeyEvent("sekret")))
+	submit(chromedp.KeyEvent(kb.Enter))
+	if msg := text("div.alert"); !strings.Contains(msg, "bearer token agents use") || !strings.Contains(msg, "sisyphus admin-token") {
+		t.Fatalf("signing in with the bearer token: %q", msg)
+	}
+	if f := focus(); f != "token" {
+		t.Fatalf("after a refused sign-in the focus is on %q, want the token field", f)
+	}
+	must(chromedp.Do(ctx, chromedp.KeyEvent(admin)))
 	submit(chromedp.KeyEvent(kb.Enter))
 	if url, body := location(), text("body"); url != base+"/settings" || !strings.Contains(body, "Signed in.") {
 		t.Fatalf("after signing in: at %s\n%s", url, body)
@@ -123,12 +134,12 @@ func TestSettingsPageInBrowser(t *testing.T) {
 	}
 	cookies, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{})
 	must(err)
-	if c := cookies.Cookies; len(c) != 1 || c[0].Value == "sekret" || !c[0].HTTPOnly || c[0].SameSite != network.CookieSameSiteStrict ||
+	if c := cookies.Cookies; len(c) != 1 || c[0].Value == admin || c[0].Value == "sekret" || !c[0].HTTPOnly || c[0].SameSite != network.CookieSameSiteStrict ||
 		c[0].Path != "/settings" {
 		t.Fatalf("session cookie: %+v", c)
 	}
 	body := text("body")
-	for _, leak := range []string{"sekret", secretTitle, secretText} {
+	for _, leak := range []string{"sekret", admin, secretTitle, secretText} {
 		if strings.Contains(body, leak) {
 			t.Fatalf("the page shows %q:\n%s", leak, body)
 		}
@@ -210,21 +221,24 @@ func screenshot(t *testing.T, ctx context.Context, path string) {
 }
 
 // TestServePrintsSettingsURL: the authority's start-up output names the
-// settings page, and the page is there (the sign-in form, no token in it).
+// settings page and the token that opens it (the admin token, by the
+// command that prints it), and the page is there (the sign-in form, no
+// token in it).
 func TestServePrintsSettingsURL(t *testing.T) {
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--token", "sekret", "--embedded", t.TempDir(), "--state-dir", t.TempDir())
+	state := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--token", "sekret", "--embedded", t.TempDir(), "--state-dir", state)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	settingsRE := regexp.MustCompile(`^Settings page: (http://\S+/settings) `)
+	settingsRE := regexp.MustCompile(`^Settings page: (http://\S+/settings) \(sign in with the admin token: sisyphus admin-token --state-dir (\S+)\)$`)
 	found := make(chan [2]string, 1)
 	go func() {
 		var page string
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if m := settingsRE.FindStringSubmatch(sc.Text()); m != nil {
+			if m := settingsRE.FindStringSubmatch(sc.Text()); m != nil && m[2] == state {
 				page = m[1]
 			}
 			if m := readyRE.FindStringSubmatch(sc.Text()); m != nil {
@@ -251,7 +265,8 @@ func TestServePrintsSettingsURL(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `name="token"`) || strings.Contains(string(body), "sekret") {
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `name="token"`) || strings.Contains(string(body), "sekret") ||
+		strings.Contains(string(body), adminTokenOf(t, state)) || !strings.Contains(string(body), "sisyphus admin-token") {
 		t.Fatalf("GET %s: %d\n%s", page, resp.StatusCode, body)
 	}
 }

@@ -66,15 +66,19 @@ func (a *AdminClient) Config(ctx context.Context, ch *settings.Change) (ConfigVi
 	if err := d.checkIdentity(t, resp); err != nil {
 		return ConfigView{}, err
 	}
+	outcome := "" // what a refusal means for the change asked for
+	if ch != nil {
+		outcome = "; nothing was changed"
+	}
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusUnauthorized:
-		e := failure.New(failure.Unauthorized, "the write authority at %s refused the admin token read from %s (HTTP 401); nothing was changed", t.base, a.from)
+		e := failure.New(failure.Unauthorized, "the write authority at %s refused the admin token read from %s (HTTP 401)%s", t.base, a.from, outcome)
 		e.Action = "give sisyphus config the admin token of that authority: its --state-dir, or --admin-token-file naming the admin-token file of the state dir it runs on"
 		return ConfigView{}, e
 	case http.StatusForbidden:
 		if fe, ok := failure.Parse(data); ok && fe.Code == failure.Forbidden {
-			e := failure.New(failure.Forbidden, "the write authority at %s took the token read from %s for the agents' bearer token (HTTP 403); nothing was changed", t.base, a.from)
+			e := failure.New(failure.Forbidden, "the write authority at %s took the token read from %s for the agents' bearer token (HTTP 403)%s", t.base, a.from, outcome)
 			e.Action = "give sisyphus config the admin token's file (admin-token in the authority's state dir), not the bearer token's"
 			return ConfigView{}, e
 		}
