@@ -7,11 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/settings"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 // credentialRequest is one request of the matrix: a route, and how each
@@ -180,4 +183,69 @@ func TestAdminClient(t *testing.T) {
 	if v := a.view(t); v.Strict.Config {
 		t.Fatal("a refused client changed the configuration")
 	}
+}
+
+// fixedConfig is a Configurator that answers an empty view and records
+// whether a change was asked for.
+type fixedConfig struct{ applied atomic.Bool }
+
+func (c *fixedConfig) View(context.Context) (ConfigView, error) {
+	return ConfigView{Version: "fixed"}, nil
+}
+
+func (c *fixedConfig) Apply(context.Context, string, settings.Change) (ConfigView, error) {
+	c.applied.Store(true)
+	return ConfigView{Version: "fixed"}, nil
+}
+
+// FuzzConfigCredential: whatever Authorization header a client sends,
+// /config answers 200 only to exactly the admin token (after "Bearer ",
+// surrounding space aside), 403 only to the bearer token, and 401 to
+// anything else; a change is made only for the admin token.
+func FuzzConfigCredential(f *testing.F) {
+	const bearer, admin = "bearer-token-0123456789abcdef0123", "admin-token-0123456789abcdef0123456789"
+	for _, h := range []string{"", "Bearer " + admin, "Bearer " + bearer, "bearer " + admin, "Bearer  " + admin + " ", "Token " + admin,
+		"Bearer " + admin + "x", "Bearer " + admin[:len(admin)-1], "Bearer", "Bearer " + bearer + admin} {
+		f.Add(h, true)
+	}
+	_, _, c := testKernel(f)
+	l, err := strict.OpenLedger(filepath.Join(f.TempDir(), "ledger.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { l.Close() })
+	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "test"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(svc.Close)
+	cfg := &fixedConfig{}
+	h := Routes(svc.MCP, RoutesConfig{Token: bearer, AdminToken: admin, Admission: svc.Admission, Config: cfg})
+	f.Fuzz(func(t *testing.T, header string, post bool) {
+		cfg.applied.Store(false)
+		method, body := "GET", ""
+		if post {
+			method, body = "POST", `{"strict":true}`
+		}
+		req := httptest.NewRequest(method, "/config", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header["Authorization"] = []string{header}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		tok, isBearer := strings.CutPrefix(header, "Bearer ")
+		tok = strings.TrimSpace(tok)
+		want := http.StatusUnauthorized
+		switch {
+		case isBearer && tok == admin:
+			want = http.StatusOK
+		case isBearer && tok == bearer:
+			want = http.StatusForbidden
+		}
+		if w.Code != want || cfg.applied.Load() != (post && want == http.StatusOK) {
+			t.Fatalf("%s with Authorization %q: HTTP %d (changed %v), want %d", method, header, w.Code, cfg.applied.Load(), want)
+		}
+		if strings.Contains(w.Body.String(), admin) || strings.Contains(w.Body.String(), bearer) {
+			t.Fatalf("a token is in the answer: %s", w.Body)
+		}
+	})
 }
