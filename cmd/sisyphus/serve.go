@@ -62,7 +62,9 @@ find it. On SIGTERM or Ctrl-C it stops admitting calls, lets committing writes f
 --drain-timeout), then exits.
 
 With --authority URL it is a front instead: it serves /mcp itself, runs reads on its own kernel
-client and delegates every other call to that authority; it never writes on its own.
+client and delegates every other call to that authority; it never writes on its own. A front
+holds only a bearer token: it serves no /config and no settings page (404); sisyphus config talks
+to the authority.
 
 Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace directory
 (created with a demo notebook when new) instead of a running SiYuan.`,
