@@ -28,9 +28,9 @@ type RoutesConfig struct {
 	// /transfer/* take it, and nothing else.
 	Token string
 	// AdminToken is the person's credential: GET and POST /config and the
-	// settings page's sign-in take it, and nothing else (see AdminRoutes).
-	// "" refuses every administrative request. It must differ from Token;
-	// when the two are equal it is refused too.
+	// settings page's sign-in take it, and nothing else. "" refuses every
+	// administrative request. It must differ from Token; when the two are
+	// equal it is refused too.
 	AdminToken string
 	// Authenticate, when set, replaces the single-token check: it returns
 	// the request's authentication context (its principal). Task control
