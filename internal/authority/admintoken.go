@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -122,8 +123,12 @@ func createOnce(dir, path string, data []byte) (won bool, err error) {
 }
 
 // narrow sets the mode of the file at path to 0600 when others than its
-// owner may read or write it; loosened reports that it had to.
+// owner may read or write it; loosened reports that it had to. Windows
+// keeps no such bits (its access lists are the user profile's).
 func narrow(path string) (loosened bool, err error) {
+	if runtime.GOOS == "windows" {
+		return false, nil
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return false, fmt.Errorf("check the admin token's mode: %w", err)
