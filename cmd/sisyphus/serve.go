@@ -27,6 +27,7 @@ import (
 type serveFlags struct {
 	kf                      kernelFlags
 	limits                  limitFlags
+	local                   localFlags
 	listen, token, stateDir string
 	strictOff               bool
 	authority, authToken    string
@@ -53,7 +54,9 @@ find it. On SIGTERM or Ctrl-C it stops admitting calls, lets committing writes f
 --drain-timeout), then exits.
 
 With --authority URL it is a front instead: it serves /mcp itself, runs reads on its own kernel
-client and delegates every other call to that authority; it never writes on its own.
+client and delegates every other call to that authority; it never writes on its own. Its agents
+read and save files of this machine only inside the folders of --allow-dir (none by default). The
+authority itself opens no path a call names: an upload reaches it staged (POST /transfer/upload).
 
 Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace directory
 (created with a demo notebook when new) instead of a running SiYuan.`,
@@ -67,6 +70,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	}
 	f.kf.register(cmd)
 	f.limits.register(cmd)
+	f.local.register(cmd, false)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
 	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token clients must send (default: generated once and kept in the state dir)")
 	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the token, the write ledger and the discovery record")
@@ -84,6 +88,9 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 
 // serveAuthority runs the write authority of the state dir.
 func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
+	if cmd.Flags().Changed("allow-dir") {
+		return fmt.Errorf("--allow-dir is a front's (stdio, call, serve --authority): the authority opens no path a call names")
+	}
 	log := g.logger()
 	ctx := cmd.Context()
 	release, err := authority.LockStateDir(f.stateDir)
@@ -181,7 +188,11 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer closeKernel()
 	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits}
-	svc, err := ff.service(c, f.kf.identity(), log)
+	local, err := f.local.guard(cmd, c, f.stateDir, f.kf.embedded)
+	if err != nil {
+		return err
+	}
+	svc, err := ff.service(c, f.kf.identity(), local, log)
 	if err != nil {
 		return err
 	}

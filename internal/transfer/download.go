@@ -19,7 +19,8 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
-// Download limits, from the specification.
+// Download limits: one export may be large, but never unbounded on the
+// person's disk.
 const (
 	// DefaultMaxDownloadBytes bounds one ZIP, or one whole document
 	// extraction (a running total over its files).
