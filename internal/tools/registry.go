@@ -604,9 +604,14 @@ func isControl(name string) bool {
 // control fields the coordinator reads.
 func (a *Action) params(strictOn bool) []Param {
 	ps := append([]Param(nil), a.Params...)
-	if a.Dangerous {
+	switch {
+	case a.Dangerous:
 		ps = append(ps, Param{Name: FieldConfirm, Type: Boolean,
 			Description: "true only after the person explicitly approved this call (clients without form elicitation; a client with it gets a form instead)"})
+	case a.localEffects != nil:
+		ps = append(ps, Param{Name: FieldConfirm, Type: Boolean,
+			Description: "true only after the person explicitly approved this call, when it saves a file on their computer " +
+				"(through stdio, sisyphus call or a front; clients without form elicitation; a client with it gets a form instead)"})
 	}
 	if a.Policy.Class == strict.Read {
 		return ps
