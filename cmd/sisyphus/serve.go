@@ -313,6 +313,7 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 		fmt.Fprintf(w, "Token:     %s\n", tok)
 	}
 	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration (stdio reads itself and sends writes to this server):\n%s\n", h, st)
+	fmt.Fprintln(w, "(stdio reads and saves no file of yours for an agent: add \"--allow-dir\", \"/abs/path/to/folder\" to args to let it upload from that folder and save exports there)")
 	if !found {
 		fmt.Fprintln(w, "(build the binary for stdio clients: go build -o sisyphus ./cmd/sisyphus, then put its absolute path in \"command\")")
 	}
