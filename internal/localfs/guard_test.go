@@ -327,3 +327,31 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDestination names any destination relative to the allowed folder of
+// the same tree: whatever it accepts is new, inside the allowed folder,
+// outside the workspace and the state dir, and not hidden.
+func FuzzDestination(f *testing.F) {
+	for _, s := range []string{"out.zip", "new/deep/x", "to-ssh/x", "to-outdir/x", "to-ws/data/x", "SiYuan/x", "state/x", ".x/y", "../x",
+		"a.png", "dangling", "dangling/x", "sub//x", "/tmp/x", "/proc/x"} {
+		f.Add(s)
+	}
+	tr := mkTree(f)
+	g := tr.guard(f)
+	f.Fuzz(func(t *testing.T, p string) {
+		dst, err := g.Destination(context.Background(), p)
+		if err != nil {
+			var fe *failure.Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("%q: an untyped error %v", p, err)
+			}
+			return
+		}
+		if !within(dst, tr.work) || dst == tr.work || within(dst, tr.ws) || within(dst, tr.state) || hidden(dst) {
+			t.Fatalf("%q accepted %s", p, dst)
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			t.Fatalf("%q accepted %s, which exists", p, dst)
+		}
+	})
+}
