@@ -109,7 +109,7 @@ Example:
 	ff.register(cmd, "token")
 	lf.register(cmd, true)
 	cmd.Flags().StringVar(&args, "json", "{}", "the tool's arguments as a JSON object")
-	cmd.Flags().BoolVar(&yes, "yes", false, "confirm a dangerous action without asking (needed without a terminal)")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm without asking a dangerous action, or a file read or saved on this machine (needed without a terminal)")
 	return cmd
 }
 

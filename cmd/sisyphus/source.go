@@ -254,7 +254,7 @@ func (l *localFlags) register(cmd *cobra.Command, cwd bool) {
 	}
 	dflt := "none"
 	if cwd {
-		dflt = "the working directory"
+		dflt = "the working directory, unless it is the root or a place no agent may reach"
 	}
 	l.cwd = cwd
 	cmd.Flags().StringArrayVar(&l.dirs, "allow-dir", def, fmt.Sprintf(
@@ -280,12 +280,16 @@ func (l *localFlags) guard(cmd *cobra.Command, c *siyuan.Client, stateDir, embed
 		rules.Forbidden = append(rules.Forbidden, localfs.Place{Path: embedded, What: "the SiYuan workspace"})
 	}
 	if !l.given(cmd) && l.cwd {
-		rules.Allowed = []string{"."}
-		if g, err := localfs.New(rules); err == nil {
-			return g, nil
+		// Not the file system's root, where services and schedulers start
+		// their processes: that would allow every file.
+		if wd, err := os.Getwd(); err == nil && filepath.Dir(wd) != wd {
+			rules.Allowed = []string{wd}
+			if g, err := localfs.New(rules); err == nil {
+				return g, nil
+			}
 		}
 		// The working directory is a place no agent may reach (the
-		// workspace, a hidden folder): nothing is allowed.
+		// workspace, a hidden folder) or the root: nothing is allowed.
 		rules.Allowed = nil
 	}
 	g, err := localfs.New(rules)

@@ -6,9 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -72,10 +70,8 @@ func mkTree(t testing.TB) tree {
 	if err := os.Link(filepath.Join(tr.home, ".ssh", "id_ed25519"), filepath.Join(tr.work, "hard")); err != nil {
 		t.Logf("no hard links here: %v", err)
 	}
-	if runtime.GOOS != "windows" {
-		if err := syscall.Mkfifo(filepath.Join(tr.work, "fifo"), 0o600); err != nil {
-			t.Logf("no FIFO here: %v", err)
-		}
+	if err := mkfifo(filepath.Join(tr.work, "fifo")); err != nil {
+		t.Logf("no FIFO here: %v", err)
 	}
 	return tr
 }
