@@ -201,6 +201,11 @@ func (g *Guard) Open(ctx context.Context, p string) (*File, error) {
 	if err := g.decideResolved(p, real, forbidden); err != nil {
 		return nil, err
 	}
+	// Not even opened unless it is a regular file: opening a device or a
+	// pipe can act (a writer waiting on a FIFO is let through).
+	if st, err := os.Lstat(real); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(p, abs)
+	}
 	f, err := openNoFollow(real)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -226,8 +231,7 @@ func (g *Guard) verify(f *os.File, given, abs, real string, forbidden []Place) (
 		return nil, failure.Wrap(failure.InvalidArguments, err, "the local file %s cannot be read", abs)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, failure.New(failure.InvalidArguments, "the local path %s is not a regular file (a folder, a device, a pipe or a socket); only regular files are read", abs).
-			With("path", given)
+		return nil, notRegular(given, abs)
 	}
 	if links(st) > 1 {
 		return nil, refusal(given, "is a file with several names (hard links), one of which may lie where no agent may read")
@@ -243,6 +247,11 @@ func (g *Guard) verify(f *os.File, given, abs, real string, forbidden []Place) (
 		return nil, refusal(given, "changed while it was opened")
 	}
 	return &File{File: f, Path: real, Name: filepath.Base(abs), Size: st.Size()}, nil
+}
+
+func notRegular(given, abs string) error {
+	return failure.New(failure.InvalidArguments, "the local path %s is not a regular file (a folder, a device, a pipe or a socket); only regular files are read", abs).
+		With("path", given)
 }
 
 // Destination decides where a new file or folder may be created for an

@@ -134,6 +134,10 @@ func TestAuthorityRefusesLocalPaths(t *testing.T) {
 			}
 		}
 	}
+	// Not a string: still a path argument, still refused.
+	for _, v := range []any{5, map[string]any{"path": conf}, []string{conf}, true} {
+		wantAttemptedFalse(t, s.WantErr(t, "file", map[string]any{"action": "upload_asset", "localFilePath": v, "validateOnly": true}, failure.LocalPathRefused))
+	}
 	if uploads.Load() != 0 || len(s.assetsIn(t, "/data/assets")) != 0 {
 		t.Fatalf("a local path uploaded: %d uploads, %v", uploads.Load(), s.assetsIn(t, "/data/assets"))
 	}
