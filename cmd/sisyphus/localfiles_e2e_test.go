@@ -327,8 +327,16 @@ func TestFrontReadsOnlyAllowedFolders(t *testing.T) {
 
 	// sisyphus call: its working directory is allowed by default.
 	up := map[string]any{"action": "upload_asset", "localFilePath": "note.txt", "validateOnly": true}
-	if m, code := cliIn(t, h.allowed, nil, "file", up, append(front, "--yes")...); code != 0 || m["sha256"] != hexSHA(pic) {
-		t.Fatalf("call in the allowed folder: %d %v", code, m)
+	cpre, code := cliIn(t, h.allowed, nil, "file", up, append(front, "--yes")...)
+	if code != 0 || cpre["sha256"] != hexSHA(pic) {
+		t.Fatalf("call in the allowed folder: %d %v", code, cpre)
+	}
+	cres, code := cliIn(t, h.allowed, nil, "file", commitOf(map[string]any{"action": "upload_asset", "localFilePath": "note.txt"}, cpre), append(front, "--yes")...)
+	if code != 0 || (cres["status"] != "committed" && cres["replayed"] != true) {
+		t.Fatalf("call's commit: %d %v", code, cres)
+	}
+	if got, err := os.ReadFile(filepath.Join(h.ws, "data", filepath.FromSlash(cres["assetPath"].(string)))); err != nil || !bytes.Equal(got, pic) {
+		t.Fatalf("the asset call stored: %q %v", got, err)
 	}
 	if m, _ := cliIn(t, h.home, nil, "file", with(up, "localFilePath", note), append(front, "--yes")...); errCodeOf(m) != "path_not_allowed" {
 		t.Fatalf("call outside its working directory: %v", m)
