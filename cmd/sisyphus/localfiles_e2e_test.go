@@ -356,6 +356,12 @@ func TestFrontReadsOnlyAllowedFolders(t *testing.T) {
 		t.Fatalf("allowing ~/.ssh: %v %s", err, out)
 	}
 
+	// The authority takes no allowed folder: it opens no path at all.
+	if out, err := exec.Command(bin, "serve", "--embedded", t.TempDir(), "--state-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--allow-dir", h.allowed).CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), "opens no path") {
+		t.Fatalf("an authority given --allow-dir: %v %s", err, out)
+	}
+
 	// serve --authority, a front over HTTP: nothing allowed by default.
 	fs := startServeWith(t, append(h.kernel(), "--state-dir", t.TempDir(), "--authority", strings.TrimSuffix(s.url, "/mcp"), "--authority-token", "sekret")...)
 	fa := connect(t, fs.url, "2025-11-25")
@@ -428,6 +434,13 @@ func TestFrontSavesOnlyWhereAllowed(t *testing.T) {
 	ex := st.ok("file", map[string]any{"action": "extract_doc", "id": doc, "outputDir": "allowed/extracted"})
 	if !strings.Contains(st.lastForm(), "creates the folder "+dir) || ex["outputDir"] != dir {
 		t.Fatalf("extract: %v (form %q)", ex, st.lastForm())
+	}
+	// The default destination, once its folder is allowed.
+	extracted := filepath.Join(h.home, "siyuan-extracted")
+	os.Mkdir(extracted, 0o755)
+	def := newFormAgent(t, h.root, []string{"HOME=" + h.home}, accept, append(front, "--allow-dir", extracted)...)
+	if ex := def.ok("file", map[string]any{"action": "extract_doc", "id": doc}); ex["outputDir"] != filepath.Join(extracted, doc) {
+		t.Fatalf("the default destination: %v", ex)
 	}
 	// Declined: nothing saved.
 	no := newFormAgent(t, h.root, nil, func(string) *sdk.ElicitResult { return &sdk.ElicitResult{Action: "decline"} }, append(front, "--allow-dir", h.allowed)...)
