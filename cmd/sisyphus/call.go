@@ -22,6 +22,7 @@ func newCallCmd(g *globalFlags) *cobra.Command {
 	var (
 		kf   kernelFlags
 		ff   frontFlags
+		lf   localFlags
 		args string
 		yes  bool
 	)
@@ -42,7 +43,10 @@ Ctrl-C relays a cancellation to the authority and waits for its answer (a write 
 started still finishes); a second Ctrl-C stops waiting.
 
 A dangerous action (delete, remove, move, set_permission, ...) runs only once you confirm it: on a
-terminal call asks; otherwise pass --yes.
+terminal call asks; otherwise pass --yes. So does a call that reads a file of this machine
+(upload_asset with localFilePath) or saves one here (export_resources with outputPath, extract_doc),
+and only inside the allowed folders: the working directory by default, or those of --allow-dir;
+never in the SiYuan workspace, the state dir or a hidden folder.
 
 Example:
   sisyphus call block --json '{"action":"update","id":"…","data":"new text","validateOnly":true}'`,
@@ -71,7 +75,11 @@ Example:
 				return err
 			}
 			defer closeKernel()
-			svc, err := ff.service(c, kf.identity(), log)
+			local, err := lf.guard(cmd, c, ff.stateDir, kf.embedded)
+			if err != nil {
+				return err
+			}
+			svc, err := ff.service(c, kf.identity(), local, log)
 			if err != nil {
 				return err
 			}
@@ -99,8 +107,9 @@ Example:
 	}
 	kf.register(cmd)
 	ff.register(cmd, "token")
+	lf.register(cmd, true)
 	cmd.Flags().StringVar(&args, "json", "{}", "the tool's arguments as a JSON object")
-	cmd.Flags().BoolVar(&yes, "yes", false, "confirm a dangerous action without asking (needed without a terminal)")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm without asking a dangerous action, or a file read or saved on this machine (needed without a terminal)")
 	return cmd
 }
 

@@ -91,7 +91,9 @@ func TestFileToolThroughTheBinary(t *testing.T) {
 	front := append(kernel, "--state-dir", state, "--token", "sekret", "--max-template-size", "64KiB")
 	a := connect(t, s.url, "2025-11-25")
 	doc, _ := firstParagraph(a)
-	fileFlow(t, fileEnv{s: s, a: a, st: stdioAgent(t, front...), c: kernelClient(t, k.url, "tok"), front: front, doc: doc, title: "Welcome"})
+	work := t.TempDir()
+	front = append(front, "--allow-dir", work)
+	fileFlow(t, fileEnv{s: s, a: a, st: stdioAgent(t, front...), c: kernelClient(t, k.url, "tok"), front: front, work: work, doc: doc, title: "Welcome"})
 }
 
 // TestFileToolLive runs the same walk against a real SiYuan when
@@ -114,33 +116,39 @@ func TestFileToolLive(t *testing.T) {
 	s.config(t, "enable", "notebook.remove")
 	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
 	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Welcome", "markdown": "Sisyphus live files\n\nsecond"})["id"].(string)
-	fileFlow(t, fileEnv{s: s, a: a, st: stdioAgent(t, front...), c: kernelClient(t, url, tok), front: front, doc: doc, title: "Welcome"})
+	work := t.TempDir()
+	front = append(front, "--allow-dir", work)
+	fileFlow(t, fileEnv{s: s, a: a, st: stdioAgent(t, front...), c: kernelClient(t, url, tok), front: front, work: work, doc: doc, title: "Welcome"})
 }
 
 // fileEnv is what fileFlow runs on: an authority, an HTTP agent, a stdio
-// agent and sisyphus call flags (fronts), the kernel, and a document whose
-// text holds "Sisyphus".
+// agent and sisyphus call flags (fronts) allowing agents the folder work,
+// the kernel, and a document whose text holds "Sisyphus".
 type fileEnv struct {
 	s          *serveProc
 	a, st      *agent
 	c          *siyuan.Client
 	front      []string
+	work       string
 	doc, title string
 }
 
 func fileFlow(t *testing.T, e fileEnv) {
-	s, a, st, c, front, doc := e.s, e.a, e.st, e.c, e.front, e.doc
-	work := t.TempDir()
+	s, a, st, c, front, doc, work := e.s, e.a, e.st, e.c, e.front, e.doc, e.work
 	stamp := fmt.Sprint(time.Now().UnixNano())
 
-	// upload_asset: the stdio front stages the local file; the commit
-	// goes through another process with only the handle, after the local
-	// file is gone.
+	// upload_asset: the stdio front stages the local file, from the folder
+	// the person allowed, once the read is confirmed (this client has no
+	// forms: the agent's confirm); the commit goes through another process
+	// with only the handle, after the local file is gone.
 	pic := randomBytes(t, 200<<10)
 	local := filepath.Join(work, "diagram"+stamp+".png")
 	os.WriteFile(local, pic, 0o644)
 	up := map[string]any{"action": "upload_asset", "localFilePath": local}
-	pre := st.ok("file", with(up, "validateOnly", true))
+	if m := st.fails("file", with(up, "validateOnly", true), "confirmation_required"); !strings.Contains(fmt.Sprint(m["error"]), local+" (204800 bytes)") {
+		t.Fatalf("the confirmation must name the file and its size: %v", m)
+	}
+	pre := st.ok("file", with(with(up, "validateOnly", true), "confirm", true))
 	handle, _ := pre["uploadSource"].(string)
 	if !strings.HasPrefix(handle, "staged:") || pre["sha256"] != hexSHA(pic) || pre["size"] != float64(len(pic)) || pre["expectedSourceHash"] == nil {
 		t.Fatalf("upload preflight: %v", pre)
@@ -160,7 +168,7 @@ func fileFlow(t *testing.T, e fileEnv) {
 	}
 	// The same bytes staged again by call reuse the snapshot (lookup).
 	os.WriteFile(local, pic, 0o644)
-	again, _ := cli(t, "file", with(up, "validateOnly", true), front...)
+	again, _ := cli(t, "file", with(up, "validateOnly", true), append(front, "--yes")...)
 	if again["uploadSource"] != handle {
 		t.Fatalf("the same name and content must reuse the handle: %v", again)
 	}
@@ -170,37 +178,43 @@ func fileFlow(t *testing.T, e fileEnv) {
 	if m, _ := cli(t, "file", commitOf(up, again), append(front, "--yes")...); errCodeOf(m) != "idempotency_conflict" || m["writeAttempted"] != false {
 		t.Fatalf("a commit after the file changed: %v", m)
 	}
-	if fresh, _ := cli(t, "file", with(up, "validateOnly", true), front...); fresh["uploadSource"] == handle || fresh["sha256"] != hexSHA(append(pic, 'x')) {
+	if fresh, _ := cli(t, "file", with(up, "validateOnly", true), append(front, "--yes")...); fresh["uploadSource"] == handle || fresh["sha256"] != hexSHA(append(pic, 'x')) {
 		t.Fatalf("a preflight of the changed file: %v", fresh)
 	}
-	// A direct HTTP client names paths on the authority's machine: a
-	// relative one means nothing there.
-	a.fails("file", map[string]any{"action": "upload_asset", "localFilePath": "diagram.png", "validateOnly": true}, "invalid_arguments")
-	a.fails("file", map[string]any{"action": "upload_asset", "localFilePath": filepath.Join(work, "absent.png"), "validateOnly": true}, "not_found")
+	// A direct HTTP client's path is never opened by the authority.
+	a.fails("file", map[string]any{"action": "upload_asset", "localFilePath": "diagram.png", "validateOnly": true}, "local_path_refused")
+	a.fails("file", map[string]any{"action": "upload_asset", "localFilePath": local, "confirm": true}, "local_path_refused")
 
-	// Above the staging cap the front sends the path; this authority can
-	// read it, and the large-file confirmation applies.
-	big := randomBytes(t, 10<<20+1)
-	bigPath := filepath.Join(work, "scan"+stamp+".pdf")
-	os.WriteFile(bigPath, big, 0o644)
-	bigUp := map[string]any{"action": "upload_asset", "localFilePath": bigPath}
-	if m, _ := cli(t, "file", with(bigUp, "validateOnly", true), front...); errCodeOf(m) != "confirmation_required" || m["writeAttempted"] != false {
-		t.Fatalf("a large file without confirmLargeFile: %v", m)
+	// sisyphus call uploads end to end: preflight and commit, each
+	// confirmed by the person (--yes), the asset read back.
+	scan := randomBytes(t, 64<<10)
+	scanPath := filepath.Join(work, "scan"+stamp+".pdf")
+	os.WriteFile(scanPath, scan, 0o644)
+	scanUp := map[string]any{"action": "upload_asset", "localFilePath": scanPath}
+	if m, _ := cli(t, "file", with(scanUp, "validateOnly", true), front...); errCodeOf(m) != "confirmation_required" || m["writeAttempted"] != false {
+		t.Fatalf("a read without the person's --yes: %v", m)
 	}
-	bigUp["confirmLargeFile"] = true
-	bpre, code := cli(t, "file", with(bigUp, "validateOnly", true), front...)
-	if code != 0 || bpre["uploadSource"] != nil || bpre["sha256"] != hexSHA(big) {
-		t.Fatalf("a file above the staging cap: %d %v", code, bpre)
+	spre, code := cli(t, "file", with(scanUp, "validateOnly", true), append(front, "--yes")...)
+	if code != 0 || spre["sha256"] != hexSHA(scan) {
+		t.Fatalf("a preflight through call: %d %v", code, spre)
 	}
-	if m, _ := cli(t, "file", commitOf(bigUp, bpre), front...); errCodeOf(m) != "confirmation_required" {
-		t.Fatalf("a dangerous upload without the person's --yes: %v", m)
-	}
-	bres, code := cli(t, "file", commitOf(bigUp, bpre), append(front, "--yes")...)
+	bres, code := cli(t, "file", commitOf(scanUp, spre), append(front, "--yes")...)
 	if code != 0 || bres["status"] != "committed" {
-		t.Fatalf("a confirmed large upload: %d %v", code, bres)
+		t.Fatalf("a confirmed upload through call: %d %v", code, bres)
 	}
-	if got, err := kernelFile(t, c, "/data/"+bres["assetPath"].(string)); err != nil || hexSHA(got) != hexSHA(big) {
-		t.Fatalf("the large stored asset differs: %v", err)
+	if got, err := kernelFile(t, c, "/data/"+bres["assetPath"].(string)); err != nil || hexSHA(got) != hexSHA(scan) {
+		t.Fatalf("the stored asset differs: %v", err)
+	}
+
+	// Above the staging cap: refused at the front, naming the cap; nothing
+	// uploads around it.
+	big := randomBytes(t, 10<<20+1)
+	bigPath := filepath.Join(work, "big"+stamp+".pdf")
+	os.WriteFile(bigPath, big, 0o644)
+	bigUp := map[string]any{"action": "upload_asset", "localFilePath": bigPath, "confirmLargeFile": true}
+	if m, _ := cli(t, "file", with(bigUp, "validateOnly", true), append(front, "--yes")...); errCodeOf(m) != "file_too_large" ||
+		m["writeAttempted"] != false || !strings.Contains(fmt.Sprint(m["error"]), "10485760 bytes a file") {
+		t.Fatalf("a file above the staging cap: %v", m)
 	}
 
 	// Templates.
@@ -254,7 +268,10 @@ func fileFlow(t *testing.T, e fileEnv) {
 	os.WriteFile(filepath.Join(outDir, "keep.txt"), []byte("mine"), 0o644)
 	zipPath := filepath.Join(outDir, "diagrams.zip")
 	exp := map[string]any{"action": "export_resources", "paths": []string{asset}, "name": "diagrams", "outputPath": zipPath}
-	z := st.ok("file", exp)
+	if m := st.fails("file", exp, "confirmation_required"); !strings.Contains(fmt.Sprint(m["error"]), "creates the file "+zipPath) {
+		t.Fatalf("the confirmation must name the destination: %v", m)
+	}
+	z := st.ok("file", with(exp, "confirm", true))
 	if z["writeSafetyGuaranteed"] != false || z["sha256"] != fileSHA(t, zipPath) {
 		t.Fatalf("export_resources: %v", z)
 	}
@@ -271,14 +288,14 @@ func fileFlow(t *testing.T, e fileEnv) {
 		t.Fatalf("the ZIP holds %v", inZip)
 	}
 	before := fileSHA(t, zipPath)
-	st.fails("file", exp, "destination_exists")
+	st.fails("file", with(exp, "confirm", true), "destination_exists")
 	if fileSHA(t, zipPath) != before || fileSHA(t, filepath.Join(outDir, "keep.txt")) != hexSHA([]byte("mine")) {
 		t.Fatal("a refused export touched existing files")
 	}
 	a.fails("file", with(exp, "validateOnly", true), "preflight_unavailable")
 
 	extractDir := filepath.Join(outDir, "welcome")
-	ex, code := cli(t, "file", map[string]any{"action": "extract_doc", "id": doc, "outputDir": extractDir}, front...)
+	ex, code := cli(t, "file", map[string]any{"action": "extract_doc", "id": doc, "outputDir": extractDir}, append(front, "--yes")...)
 	if code != 0 || ex["writeSafetyGuaranteed"] != false {
 		t.Fatalf("extract_doc: %d %v", code, ex)
 	}
@@ -289,7 +306,7 @@ func fileFlow(t *testing.T, e fileEnv) {
 	if len(mdFiles) != 1 {
 		t.Fatalf("extracted %v", dirNames(t, extractDir))
 	}
-	if m, _ := cli(t, "file", map[string]any{"action": "extract_doc", "id": doc, "outputDir": extractDir}, front...); errCodeOf(m) != "destination_exists" {
+	if m, _ := cli(t, "file", map[string]any{"action": "extract_doc", "id": doc, "outputDir": extractDir}, append(front, "--yes")...); errCodeOf(m) != "destination_exists" {
 		t.Fatalf("extract over an existing directory: %v", m)
 	}
 	if names := dirNames(t, outDir); strings.Join(names, ",") != "diagrams.zip,keep.txt,welcome" {
@@ -613,6 +630,7 @@ func TestKilledDownloadLeavesNothing(t *testing.T) {
 	}
 	p, front := throttled(t, k.url)
 	out := t.TempDir()
+	front = append(front, "--allow-dir", out, "--yes")
 	os.WriteFile(filepath.Join(out, "neighbour.txt"), []byte("n"), 0o644)
 	exp := map[string]any{"action": "export_resources", "paths": []string{"assets/big.bin"}, "outputPath": filepath.Join(out, "big.zip")}
 
@@ -652,6 +670,7 @@ func TestDownload512MiBThroughTheBinary(t *testing.T) {
 	k := startKernel(t, t.TempDir())
 	p, front := throttled(t, k.url)
 	out := t.TempDir()
+	front = append(front, "--allow-dir", out, "--yes")
 	// call runs sisyphus call and returns its answer and peak resident set.
 	call := func(args map[string]any) (map[string]any, int64) {
 		raw, _ := json.Marshal(args)

@@ -27,6 +27,7 @@ import (
 type serveFlags struct {
 	kf                      kernelFlags
 	limits                  limitFlags
+	local                   localFlags
 	listen, token, stateDir string
 	strictOff               bool
 	authority, authToken    string
@@ -64,7 +65,9 @@ find it. On SIGTERM or Ctrl-C it stops admitting calls, lets committing writes f
 With --authority URL it is a front instead: it serves /mcp itself, runs reads on its own kernel
 client and delegates every other call to that authority; it never writes on its own. A front
 holds only a bearer token: it serves no /config and no settings page (404); sisyphus config talks
-to the authority.
+to the authority. Its agents read and save files of this machine only inside the folders of
+--allow-dir (none by default). The authority itself opens no path a call names: an upload reaches
+it staged (POST /transfer/upload).
 
 Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace directory
 (created with a demo notebook when new) instead of a running SiYuan.`,
@@ -78,6 +81,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	}
 	f.kf.register(cmd)
 	f.limits.register(cmd)
+	f.local.register(cmd, false)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
 	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token agents must send (default: generated once and kept in the state dir); never the admin token")
 	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the bearer and admin tokens, the write ledger and the discovery record")
@@ -95,6 +99,9 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 
 // serveAuthority runs the write authority of the state dir.
 func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
+	if cmd.Flags().Changed("allow-dir") {
+		return fmt.Errorf("--allow-dir is a front's (stdio, call, serve --authority): the authority opens no path a call names")
+	}
 	log := g.logger()
 	ctx := cmd.Context()
 	release, err := authority.LockStateDir(f.stateDir)
@@ -199,7 +206,11 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer closeKernel()
 	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits}
-	svc, err := ff.service(c, f.kf.identity(), log)
+	local, err := f.local.guard(cmd, c, f.stateDir, f.kf.embedded)
+	if err != nil {
+		return err
+	}
+	svc, err := ff.service(c, f.kf.identity(), local, log)
 	if err != nil {
 		return err
 	}
@@ -320,6 +331,7 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 		fmt.Fprintf(w, "Token:     %s (the agents' bearer token)\n", tok)
 	}
 	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration (stdio reads itself and sends writes to this server):\n%s\n", h, st)
+	fmt.Fprintln(w, "(stdio reads and saves no file of yours for an agent: add \"--allow-dir\", \"/abs/path/to/folder\" to args to let it upload from that folder and save exports there)")
 	if !found {
 		fmt.Fprintln(w, "(build the binary for stdio clients: go build -o sisyphus ./cmd/sisyphus, then put its absolute path in \"command\")")
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/localfs"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -222,9 +223,9 @@ func (f *frontFlags) delegator(kernel string, log *slog.Logger) *authority.Deleg
 }
 
 // service builds a front's service over kernel client c: reads here, every
-// other call delegated to the authority.
-func (f *frontFlags) service(c *siyuan.Client, kernel string, log *slog.Logger) (*authority.Service, error) {
-	cfg := authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log}
+// other call delegated to the authority; local files only as local allows.
+func (f *frontFlags) service(c *siyuan.Client, kernel string, local *localfs.Guard, log *slog.Logger) (*authority.Service, error) {
+	cfg := authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log, Local: local}
 	if err := f.limits.apply(&cfg); err != nil {
 		return nil, err
 	}
@@ -232,6 +233,70 @@ func (f *frontFlags) service(c *siyuan.Client, kernel string, log *slog.Logger) 
 		cfg.Progress = os.Stderr // long downloads show their progress there
 	}
 	return authority.NewService(cfg)
+}
+
+// localFlags are the folders a front's person allows agents: files an
+// upload may read, places an export may be saved.
+type localFlags struct {
+	dirs []string
+	// cwd: with neither the flag nor the environment variable, the working
+	// directory is allowed (sisyphus call, typed by the person in the
+	// folder they work in).
+	cwd bool
+}
+
+const allowDirsEnv = "SISYPHUS_ALLOW_DIRS"
+
+func (l *localFlags) register(cmd *cobra.Command, cwd bool) {
+	var def []string
+	if v := os.Getenv(allowDirsEnv); v != "" {
+		def = filepath.SplitList(v)
+	}
+	dflt := "none"
+	if cwd {
+		dflt = "the working directory, unless it is the root or a place no agent may reach"
+	}
+	l.cwd = cwd
+	cmd.Flags().StringArrayVar(&l.dirs, "allow-dir", def, fmt.Sprintf(
+		"a folder whose files agents may upload and where their exports may be saved, never in the workspace, the state dir or a hidden folder "+
+			"(repeatable; env %s, separated by %q; default: %s)", allowDirsEnv, string(os.PathListSeparator), dflt))
+}
+
+// given reports whether the person named the folders (flag or env).
+func (l *localFlags) given(cmd *cobra.Command) bool {
+	return cmd.Flags().Changed("allow-dir") || os.Getenv(allowDirsEnv) != ""
+}
+
+// guard is the front's folder rule: the allowed folders, never the state
+// dir nor the workspace (the embedded one's directory, and whatever the
+// kernel names as its workspace).
+func (l *localFlags) guard(cmd *cobra.Command, c *siyuan.Client, stateDir, embedded string) (*localfs.Guard, error) {
+	rules := localfs.Rules{Allowed: l.dirs, Forbidden: []localfs.Place{{Path: stateDir, What: "Sisyphus's state dir"}},
+		Workspace: func(ctx context.Context) (string, error) {
+			w, err := c.GetWorkspaceInfo(ctx)
+			return w.WorkspaceDir, err
+		}}
+	if embedded != "" {
+		rules.Forbidden = append(rules.Forbidden, localfs.Place{Path: embedded, What: "the SiYuan workspace"})
+	}
+	if !l.given(cmd) && l.cwd {
+		// Not the file system's root, where services and schedulers start
+		// their processes: that would allow every file.
+		if wd, err := os.Getwd(); err == nil && filepath.Dir(wd) != wd {
+			rules.Allowed = []string{wd}
+			if g, err := localfs.New(rules); err == nil {
+				return g, nil
+			}
+		}
+		// The working directory is a place no agent may reach (the
+		// workspace, a hidden folder) or the root: nothing is allowed.
+		rules.Allowed = nil
+	}
+	g, err := localfs.New(rules)
+	if err != nil {
+		return nil, fmt.Errorf("--allow-dir: %w", err)
+	}
+	return g, nil
 }
 
 // isTerminal reports whether f is a terminal (a character device).

@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/mcp":       1,
 	"internal/embedded":  1,
 	"internal/transfer":  1,
+	"internal/localfs":   1,
 
 	"internal/tools":            2,
 	"internal/siyuan/contract":  2,
@@ -81,6 +82,8 @@ var rules = []struct {
 		"the embedded kernel shares only the wire types with the client"},
 	{"internal/transfer", func(imp string) bool { return imp == "internal/failure" },
 		"transfer knows only the error vocabulary: the authority, a front's kernel client and the tools reach it through its interfaces"},
+	{"internal/localfs", func(imp string) bool { return imp == "internal/failure" },
+		"localfs is the one rule of which local paths a front may use for an agent; it knows only the error vocabulary"},
 }
 
 // onlyFrom lists packages that only the packages named (and tests) may

@@ -2,24 +2,21 @@ package authority
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/localfs"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
 // The file tool sees transfer through the interfaces of package tools;
-// these adapters give it the authority's staging store and disk, and a
-// front's stager and downloader.
+// these adapters give it the authority's staging store, and a front's
+// stager, folder rule and downloader.
 
-// sources are the authority's upload sources: what its store staged, and
-// files on its own disk.
+// sources are the authority's upload sources: what its store staged. The
+// authority reads no file of its own disk for a call.
 type sources struct{ store *transfer.Store }
 
 func (s sources) Staged(handle string) (tools.Source, error) {
@@ -31,46 +28,37 @@ func (s sources) Staged(handle string) (tools.Source, error) {
 		Open: func() (io.ReadCloser, error) { return snap.Open(), nil }}, nil
 }
 
-// Local hashes a file the authority reads itself: what a front could not
-// stage (above the staging cap), or what an HTTP client names on the
-// authority's machine. The path must be absolute: the authority's working
-// directory means nothing to its callers. The bytes are read again at
-// upload; a change in between shows as a state change at commit (the
-// digest is read fresh) or, after it, as a readback mismatch.
-func (s sources) Local(ctx context.Context, path string) (tools.Source, error) {
-	if !filepath.IsAbs(path) {
-		return tools.Source{}, failure.New(failure.InvalidArguments,
-			"localFilePath %q is relative: the authority reads only absolute paths on its own machine (stdio and sisyphus call stage your local files for you)", path).Attempted(false)
-	}
-	d, err := transfer.HashFile(ctx, path)
-	if err != nil {
-		// Local runs for files no front staged: an HTTP client's path on
-		// this machine, or a file above the staging cap that a front
-		// could only name. Both need the authority to read it here.
-		var fe *failure.Error
-		if errors.As(err, &fe) {
-			fe = fe.Clone()
-			fe.Message += fmt.Sprintf(" on the authority's machine; the authority uploads only files it staged (at most %d bytes, staged by stdio or sisyphus call) or files it can read itself; nothing was uploaded", transfer.DefaultMaxFileBytes)
-			if fe.Action == "" {
-				fe.Action = "make the file smaller than the staging cap, or run the authority (sisyphus serve) on the machine that has the file"
-			}
-			return tools.Source{}, fe.Attempted(false)
-		}
-		return tools.Source{}, err
-	}
-	return tools.Source{Name: filepath.Base(path), SHA256: d.SHA256, Size: d.Size,
-		Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
+// stager is a front's: it opens the person's file under the front's folder
+// rule and stages what it opened at the authority.
+type stager struct {
+	s     *transfer.Stager
+	guard *localfs.Guard
 }
 
-// stager is a front's: it stages the person's file at the authority.
-type stager struct{ s *transfer.Stager }
-
 func (s stager) Stage(ctx context.Context, path string) (string, error) {
-	h, err := s.s.Stage(ctx, path)
-	if transfer.IsTooLargeToStage(err) {
-		return "", fmt.Errorf("%w: %w", tools.ErrTooLargeToStage, err)
+	f, err := s.guard.Open(ctx, path)
+	if err != nil {
+		return "", err
 	}
-	return h, err
+	defer f.Close()
+	st, err := s.s.Stage(ctx, f.File, f.Name)
+	return st.UploadSource, err
+}
+
+// localDisk is a front's folder rule, as the tools ask it.
+type localDisk struct{ guard *localfs.Guard }
+
+func (l localDisk) Inspect(ctx context.Context, path string) (tools.LocalFile, error) {
+	f, err := l.guard.Open(ctx, path)
+	if err != nil {
+		return tools.LocalFile{}, err
+	}
+	f.Close()
+	return tools.LocalFile{Path: f.Path, Size: f.Size}, nil
+}
+
+func (l localDisk) Destination(ctx context.Context, path string) (string, error) {
+	return l.guard.Destination(ctx, path)
 }
 
 // downloader is a front's: it saves manifests on the person's disk.

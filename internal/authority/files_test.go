@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/localfs"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
@@ -35,43 +36,12 @@ func TestSources(t *testing.T) {
 		t.Fatalf("staged bytes %q", b)
 	}
 
-	dir := t.TempDir()
-	file := filepath.Join(dir, "scan.pdf")
-	os.WriteFile(file, []byte("pdf"), 0o644)
-	sum := sha256.Sum256([]byte("pdf"))
-	for _, tc := range []struct {
-		name, handle, path string
-		code               failure.Code
-	}{
-		{"unknown handle", "staged:NOPE", "", failure.UploadSourceUnknown},
-		{"not a handle", "/etc/passwd", "", failure.UploadSourceUnknown},
-		{"relative path", "", "scan.pdf", failure.InvalidArguments},
-		{"missing file", "", filepath.Join(dir, "absent.pdf"), failure.NotFound},
-		{"directory", "", dir, failure.InvalidArguments},
-		{"readable file", "", file, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var s tools.Source
-			var err error
-			if tc.handle != "" {
-				s, err = src.Staged(tc.handle)
-			} else {
-				s, err = src.Local(context.Background(), tc.path)
-			}
-			if tc.code == "" {
-				if err != nil || s.SHA256 != hex.EncodeToString(sum[:]) || s.Size != 3 || s.Name != "scan.pdf" || s.Handle != "" {
-					t.Fatalf("%+v %v", s, err)
-				}
-				return
-			}
-			var fe *failure.Error
-			if !errors.As(err, &fe) || fe.Code != tc.code || fe.WriteAttempted == nil || *fe.WriteAttempted {
-				t.Fatalf("got %v, want %s with writeAttempted false", err, tc.code)
-			}
-			if tc.path != "" && !strings.Contains(fe.Message, "authority") {
-				t.Fatalf("a refusal of a path must say where it was read: %q", fe.Message)
-			}
-		})
+	for _, handle := range []string{"staged:NOPE", "/etc/passwd", "conf/conf.json"} {
+		_, err := src.Staged(handle)
+		var fe *failure.Error
+		if !errors.As(err, &fe) || fe.Code != failure.UploadSourceUnknown || fe.WriteAttempted == nil || *fe.WriteAttempted {
+			t.Fatalf("%q: got %v, want upload_source_unknown with writeAttempted false", handle, err)
+		}
 	}
 }
 
@@ -83,14 +53,45 @@ func (a noAuthority) Do(*http.Request) (*http.Response, error) {
 	return nil, errors.New("no authority")
 }
 
-func TestStagerTooLarge(t *testing.T) {
+// allowing is a front's folder rule allowing dir.
+func allowing(t *testing.T, dir string) *localfs.Guard {
+	t.Helper()
+	g, err := localfs.New(localfs.Rules{Allowed: []string{dir}, WorkDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestStagerAtTheFront: the front's stager reads only what its folder rule
+// lets it, and refuses a file above the staging cap naming the cap; in
+// neither case is anything sent.
+func TestStagerAtTheFront(t *testing.T) {
 	sent := 0
-	s := stager{&transfer.Stager{Authority: noAuthority{&sent}, MaxFileBytes: 4}}
-	p := filepath.Join(t.TempDir(), "big.bin")
-	os.WriteFile(p, []byte("12345"), 0o644)
-	_, err := s.Stage(context.Background(), p)
-	if !tools.IsTooLargeToStage(err) || sent != 0 {
+	dir := t.TempDir()
+	s := stager{s: &transfer.Stager{Authority: noAuthority{&sent}, MaxFileBytes: 4}, guard: allowing(t, dir)}
+	os.WriteFile(filepath.Join(dir, "big.bin"), []byte("12345"), 0o644)
+	_, err := s.Stage(context.Background(), "big.bin")
+	if errCodeOf(err) != failure.FileTooLarge || !strings.Contains(err.Error(), "4 bytes a file") || sent != 0 {
 		t.Fatalf("a file above the cap: %v (sent %d)", err, sent)
+	}
+	outside := filepath.Join(t.TempDir(), "x.bin")
+	os.WriteFile(outside, []byte("1"), 0o644)
+	for _, p := range []string{outside, "/etc/passwd", "/proc/self/cmdline", "../x.bin"} {
+		if _, err := s.Stage(context.Background(), p); errCodeOf(err) != failure.PathNotAllowed || sent != 0 {
+			t.Fatalf("%s: %v (sent %d)", p, err, sent)
+		}
+	}
+	none := stager{s: &transfer.Stager{Authority: noAuthority{&sent}}}
+	if _, err := none.Stage(context.Background(), filepath.Join(dir, "big.bin")); errCodeOf(err) != failure.PathNotAllowed || sent != 0 {
+		t.Fatalf("a front without a rule: %v", err)
+	}
+	disk := localDisk{allowing(t, dir)}
+	if f, err := disk.Inspect(context.Background(), "big.bin"); err != nil || f.Path != filepath.Join(dir, "big.bin") || f.Size != 5 {
+		t.Fatalf("inspect: %+v %v", f, err)
+	}
+	if d, err := disk.Destination(context.Background(), "new/out.zip"); err != nil || d != filepath.Join(dir, "new", "out.zip") {
+		t.Fatalf("destination: %q %v", d, err)
 	}
 }
 

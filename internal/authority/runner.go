@@ -100,15 +100,22 @@ func (r *Runner) laneOf(tool string, in tools.Input) (admission.Lane, string) {
 // MCP layer's own: a confirmation that continues in another round
 // (input_required), which the handler returns as is.
 //
-// A dangerous call is confirmed before it is admitted, so that no lane
-// waits for a person, and only once the gate and the arguments let it run:
-// nobody is asked about a call that would be refused anyway.
+// A dangerous call, and at a front any call that reads or creates a file
+// of the person's (tools.Registry.ToConfirm), is confirmed before it is
+// admitted, so that no lane waits for a person, and only once the gate,
+// the arguments and the front's folder rule let it run: nobody is asked
+// about a call that would be refused anyway.
 func (r *Runner) Run(ctx context.Context, c Call) (*mcp.CallResult, error) {
 	in := c.input()
 	r.Registry.Prime(ctx, c.Tool, in)
-	if p, ok := r.Registry.Pending(c.Tool, in); ok {
+	p, ok, lerr := r.Registry.ToConfirm(ctx, c.Tool, in)
+	if ok || lerr != nil {
+		// The gate's refusal comes first; then the local path's.
 		if err := r.Registry.Check(ctx, c.Tool, in); err != nil {
 			return errorResult(err), nil
+		}
+		if lerr != nil {
+			return errorResult(lerr), nil
 		}
 		cctx, cancel := context.WithTimeout(ctx, r.confirmTimeout())
 		err := tools.Confirm(cctx, c.Confirmer, p)

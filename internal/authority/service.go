@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
+	"github.com/sisyphus-go/sisyphus/internal/localfs"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -74,6 +75,9 @@ type ServiceConfig struct {
 	// Progress, at a front, shows long downloads (a terminal's standard
 	// error; nil: none).
 	Progress io.Writer
+	// Local, at a front, is the rule of which of its person's files an
+	// agent's call may read, and where it may create files (nil: none).
+	Local *localfs.Guard
 	// UIRefresh, on the authority, asks SiYuan's open windows to show each
 	// committed write (best effort, after the answer).
 	UIRefresh bool
@@ -125,7 +129,10 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	} else {
 		stg = &transfer.Stager{Authority: cfg.Delegator, MaxFileBytes: cfg.Staging.MaxFileBytes}
 		dl = &transfer.Downloader{Kernel: cfg.Kernel, Authority: cfg.Delegator}
-		env.Stager, env.Downloader = stager{stg}, downloader{d: dl, progress: cfg.Progress}
+		env.Stager, env.Downloader = stager{s: stg, guard: cfg.Local}, downloader{d: dl, progress: cfg.Progress}
+		if cfg.Local != nil {
+			env.Local = localDisk{cfg.Local}
+		}
 	}
 	reg, err := catalog.NewRegistry(env)
 	if err != nil {

@@ -164,7 +164,7 @@ func TestFrontStagesThroughTheDelegator(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "report.pdf")
 	os.WriteFile(p, data, 0o600)
 	d := NewDelegator(DelegatorConfig{URL: a.url, Token: "t", StateDir: t.TempDir()})
-	st := &transfer.Stager{Authority: d}
+	st := stager{s: &transfer.Stager{Authority: d}, guard: allowing(t, filepath.Dir(p))}
 	handle, err := st.Stage(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestFrontStagesThroughTheDelegator(t *testing.T) {
 	}
 
 	// A wrong token is the Delegator's plain-words refusal.
-	bad := &transfer.Stager{Authority: NewDelegator(DelegatorConfig{URL: a.url, Token: "wrong", StateDir: t.TempDir()})}
+	bad := stager{s: &transfer.Stager{Authority: NewDelegator(DelegatorConfig{URL: a.url, Token: "wrong", StateDir: t.TempDir()})}, guard: st.guard}
 	if _, err := bad.Stage(context.Background(), p); errCodeOf(err) != failure.CoordinatorUnavailable || !strings.Contains(err.Error(), "refused the token") {
 		t.Fatalf("wrong token: %v", err)
 	}
@@ -191,7 +191,7 @@ func TestFrontStagesThroughTheDelegator(t *testing.T) {
 		t.Fatalf("another instance: %v", err)
 	}
 	// No authority at all.
-	gone := &transfer.Stager{Authority: NewDelegator(DelegatorConfig{URL: "http://127.0.0.1:1", Token: "t", StateDir: t.TempDir()})}
+	gone := stager{s: &transfer.Stager{Authority: NewDelegator(DelegatorConfig{URL: "http://127.0.0.1:1", Token: "t", StateDir: t.TempDir()})}, guard: st.guard}
 	if _, err := gone.Stage(context.Background(), p); errCodeOf(err) != failure.CoordinatorUnavailable {
 		t.Fatalf("no authority: %v", err)
 	}

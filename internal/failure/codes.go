@@ -74,6 +74,8 @@ const (
 	DownloadTooLarge    Code = "download_too_large"
 	DestinationExists   Code = "destination_exists"
 	TransferFailed      Code = "transfer_failed"
+	LocalPathRefused    Code = "local_path_refused"
+	PathNotAllowed      Code = "path_not_allowed"
 )
 
 // Codes of the extension tool, the bridge to SiYuan's own MCP endpoint.
@@ -210,6 +212,10 @@ var Codes = []Entry{
 		"Name a destination that does not exist yet, or ask the person to move the existing one away", false, ToolResult},
 	{TransferFailed, "A file transfer failed, was cancelled or passed its per-file deadline (120 s); what it wrote locally was removed. An export the authority ran stays run",
 		"Check the connection and the paths, then call again if the transfer is still wanted", false, ToolResult},
+	{LocalPathRefused, "The call names a path on a computer (localFilePath, file) and reached the authority, which never opens a path a call names; nothing was read or written",
+		"Stage the file with POST /transfer/upload and pass the uploadSource it answers; or call through sisyphus stdio or sisyphus call, which stage a file from the folders the person allowed", false, ToolResult},
+	{PathNotAllowed, "The local path (a file to read, or a destination to create) lies outside the folders the person allowed agents, or in a place never allowed: the SiYuan workspace, Sisyphus's state dir, hidden files and folders, system folders; nothing was read or written",
+		"Use a path inside an allowed folder, or ask the person to allow its folder (--allow-dir DIR or SISYPHUS_ALLOW_DIRS on the stdio, call or serve --authority process)", false, ToolResult},
 	{Unauthorized, "A valid credential is required (HTTP 401): the bearer token on an agent's route, the admin token on /config",
 		"Send Authorization: Bearer <token>: agents the bearer token serve printed (the state dir's token file); the person's sisyphus config the admin token (sisyphus admin-token)", false, HTTP},
 	{Forbidden, "The task belongs to another authentication context, the browser origin is not allowed, or the credential belongs to other routes: the bearer token on /config or the settings page, the admin token on /mcp, /tasks, /health or /transfer (HTTP 403)",

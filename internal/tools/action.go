@@ -83,6 +83,9 @@ type Action struct {
 	budget  func(env *Env) int
 	front   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
 	deliver func(ctx context.Context, env *Env, parsed any, result map[string]any) (any, error)
+	// localPaths and localEffects: see Write.LocalPaths and LocalEffects.
+	localPaths   []string
+	localEffects func(ctx context.Context, env *Env, fields map[string]json.RawMessage) ([]string, error)
 }
 
 // Scope is how an action declares the notebooks it touches, which the gate
@@ -280,6 +283,20 @@ type Write[A, S any] struct {
 	// Deliver runs at a front on the authority's answer: it completes what
 	// only the person's machine can do (save a delivery=download manifest).
 	Deliver func(ctx context.Context, env *Env, a A, result map[string]any) (any, error)
+	// LocalPaths are the arguments that name a file of the person's
+	// machine to read (localFilePath): only a front takes them, and its
+	// Front hook replaces them. The authority refuses a call that still
+	// carries one (local_path_refused) before anything runs: it opens no
+	// path a call names.
+	LocalPaths []string
+	// LocalEffects says, at a front, what the call will do on the person's
+	// disk (each line a phrase such as "reads the file /abs/x.png (4 bytes)"),
+	// every path decided by Env.Local; none when the call does nothing
+	// there. A front has a call with any local effect confirmed by its
+	// person, naming each, whatever the action's class and even as a
+	// preflight; a path the rule refuses refuses the call before anyone is
+	// asked.
+	LocalEffects func(ctx context.Context, env *Env, fields map[string]json.RawMessage) ([]string, error)
 	// Notes adds fields to the preflight's answer from the state it read.
 	Notes func(a A, st S) map[string]any
 }
@@ -293,6 +310,7 @@ func (w Write[A, S]) Action() *Action {
 	}
 	w.Scope.set(act)
 	act.budget, act.front = w.Budget, w.Front
+	act.localPaths, act.localEffects = w.LocalPaths, w.LocalEffects
 	if w.Deliver != nil {
 		act.deliver = func(ctx context.Context, env *Env, parsed any, result map[string]any) (any, error) {
 			return w.Deliver(ctx, env, parsed.(A), result)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 // Confirmation of dangerous actions. A dangerous call runs only after its
@@ -42,9 +43,15 @@ const (
 	FormCancel  = "cancel"
 )
 
-// Pending is a dangerous call that needs confirmation.
+// Pending is a call that needs its person's confirmation.
 type Pending struct {
 	Tool, Action string
+	// Dangerous: the action itself needs confirmation (Action.Dangerous).
+	Dangerous bool
+	// Local says what the call does on the person's disk, at a front (see
+	// Write.LocalEffects): files it reads, destinations it creates, each
+	// path resolved.
+	Local []string
 	// Args are the business arguments, for the person to read.
 	Args map[string]json.RawMessage
 	// Confirm is the confirm argument as sent (nil when absent).
@@ -53,7 +60,8 @@ type Pending struct {
 
 // Pending reports whether a call needs confirmation: a dangerous action,
 // not a preflight (validateOnly executes nothing). A call that is
-// malformed, unknown or disabled needs none here; Call refuses it.
+// malformed, unknown or disabled needs none here; Call refuses it. What a
+// front must also confirm (a call on its person's disk) is ToConfirm's.
 func (r *Registry) Pending(tool string, in Input) (Pending, bool) {
 	t, ok := r.tools[tool]
 	if !ok {
@@ -64,6 +72,53 @@ func (r *Registry) Pending(tool string, in Input) (Pending, bool) {
 		return Pending{}, false
 	}
 	return pendingOf(t, fields)
+}
+
+// ToConfirm is what an entry point asks its person before it runs a call:
+// a dangerous action (Pending) and, at a front, any call that reads a file
+// of the person's machine or creates one there (Write.LocalEffects), even
+// one that is not dangerous, even a preflight, because the file leaves or
+// lands on the person's disk then; the confirmation names each path,
+// resolved. A path the front's rule refuses refuses the call (the error)
+// before anyone is asked.
+func (r *Registry) ToConfirm(ctx context.Context, tool string, in Input) (Pending, bool, error) {
+	t, ok := r.tools[tool]
+	if !ok {
+		return Pending{}, false, nil
+	}
+	fields, err := in.fields()
+	if err != nil {
+		return Pending{}, false, nil
+	}
+	return r.toConfirm(ctx, t, fields)
+}
+
+func (r *Registry) toConfirm(ctx context.Context, t *Tool, fields map[string]json.RawMessage) (Pending, bool, error) {
+	p, pending := pendingOf(t, fields)
+	name, ok := actionOf(fields)
+	if !ok || !r.env.front() {
+		return p, pending, nil
+	}
+	a, ok := t.Action(name)
+	if !ok || a.localEffects == nil {
+		return p, pending, nil
+	}
+	local, err := a.localEffects(ctx, r.env, fields)
+	if err != nil {
+		e := KernelError(err)
+		if e.WriteAttempted == nil && a.Policy.Class != strict.Read {
+			e = e.Clone().Attempted(false)
+		}
+		return Pending{}, false, e
+	}
+	if len(local) == 0 {
+		return p, pending, nil
+	}
+	if !pending {
+		p = pendingArgs(t.Name, a, fields)
+	}
+	p.Local = local
+	return p, true, nil
 }
 
 // pendingOf is Pending of arguments already decoded.
@@ -80,7 +135,13 @@ func pendingOf(t *Tool, fields map[string]json.RawMessage) (Pending, bool) {
 	if v, ok := fields[fieldValidateOnly]; ok && json.Unmarshal(v, &validateOnly) == nil && validateOnly {
 		return Pending{}, false
 	}
-	p := Pending{Tool: t.Name, Action: a.Name, Args: map[string]json.RawMessage{}}
+	return pendingArgs(t.Name, a, fields), true
+}
+
+// pendingArgs is the Pending of a call of a: its business arguments and
+// its confirm argument.
+func pendingArgs(tool string, a *Action, fields map[string]json.RawMessage) Pending {
+	p := Pending{Tool: tool, Action: a.Name, Dangerous: a.Dangerous, Args: map[string]json.RawMessage{}}
 	for k, v := range fields {
 		if k == FieldConfirm {
 			var c bool
@@ -93,7 +154,7 @@ func pendingOf(t *Tool, fields map[string]json.RawMessage) (Pending, bool) {
 			p.Args[k] = v
 		}
 	}
-	return p, true
+	return p
 }
 
 // Prime discovers a run-time action a call names before Pending looks at
@@ -117,7 +178,8 @@ func (r *Registry) Prime(ctx context.Context, tool string, in Input) {
 // maxShown bounds the arguments a confirmation form shows.
 const maxShown = 1800
 
-// Message is what the person is asked.
+// Message is what the person is asked: the call, what it does on their
+// disk, and its arguments.
 func (p Pending) Message() string {
 	keys := make([]string, 0, len(p.Args))
 	for k := range p.Args {
@@ -132,7 +194,29 @@ func (p Pending) Message() string {
 	if len(args) > maxShown {
 		args = args[:maxShown] + "…"
 	}
-	return fmt.Sprintf("An agent asks to run %s.%s, which cannot be undone from Sisyphus.%s\nAllow it?", p.Tool, p.Action, args)
+	var head strings.Builder
+	fmt.Fprintf(&head, "An agent asks to run %s.%s", p.Tool, p.Action)
+	if p.Dangerous {
+		head.WriteString(", which cannot be undone from Sisyphus")
+	}
+	head.WriteString(".")
+	for _, l := range p.Local {
+		fmt.Fprintf(&head, "\nOn this computer it %s.", l)
+	}
+	return fmt.Sprintf("%s%s\nAllow it?", head.String(), args)
+}
+
+// why says what makes the call need its person: the action's danger, and
+// what it does on their disk.
+func (p Pending) why() string {
+	var parts []string
+	if p.Dangerous {
+		parts = append(parts, "it is dangerous")
+	}
+	for _, l := range p.Local {
+		parts = append(parts, "on this computer it "+l)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // confirmSchema is the form: one required boolean.
@@ -152,8 +236,13 @@ func Confirm(ctx context.Context, c Confirmer, p Pending) error {
 	if c == nil || !c.CanForm() {
 		switch {
 		case p.Confirm == nil:
-			e := failure.New(failure.ConfirmationRequired, "%s.%s is dangerous and needs the person's confirmation; nothing was run", p.Tool, p.Action)
-			return e.Attempted(false).With("tool", p.Tool).With("action", p.Action)
+			e := failure.New(failure.ConfirmationRequired, "%s.%s needs the person's confirmation (%s); nothing was run", p.Tool, p.Action, p.why())
+			e = e.Attempted(false).With("tool", p.Tool).With("action", p.Action)
+			if len(p.Local) > 0 {
+				// The agent must show the person exactly these paths.
+				e = e.With("local", p.Local)
+			}
+			return e
 		case !*p.Confirm:
 			return declined(p, "confirm was false")
 		}

@@ -47,6 +47,9 @@ type Env struct {
 	// to the authority and the authority's exports to the person.
 	Stager     Stager
 	Downloader Downloader
+	// Local is a front's rule of which of the person's files a call may
+	// read or create (nil: none; see LocalDisk).
+	Local LocalFiles
 
 	// UI, on the authority, asks SiYuan's open windows to show each
 	// committed write (nil: it does not).
@@ -101,6 +104,19 @@ func (e *Env) strictOn(p *Policy) bool {
 	}
 	return true
 }
+
+// LocalDisk is Local, or, when there is none, a rule that refuses every
+// path.
+func (e *Env) LocalDisk() LocalFiles {
+	if e.Local == nil {
+		return noLocal{}
+	}
+	return e.Local
+}
+
+// front reports whether this process is a front: it sends every non-read
+// call to the authority.
+func (e *Env) front() bool { return e.Coordinator == nil && e.Delegate != nil }
 
 // Tools lists the tools of the registry the env is bound to.
 func (e *Env) Tools() []*Tool {

@@ -152,10 +152,14 @@ func (r *Registry) CallInput(ctx context.Context, tool string, in Input) (any, e
 	if err != nil || pc.answer != nil {
 		return pc.answer, err
 	}
-	if _, pending := pendingOf(pc.tool, pc.fields); pending && !confirmed(ctx, pc.tool.Name, pc.action.Name) {
+	_, pending, err := r.toConfirm(ctx, pc.tool, pc.fields)
+	if err != nil {
+		return nil, err
+	}
+	if pending && !confirmed(ctx, pc.tool.Name, pc.action.Name) {
 		// The entry point asks before admitting the call; reaching here
 		// unasked is a bug of the entry point, and nothing runs.
-		e := failure.New(failure.ConfirmationRequired, "%s.%s is dangerous and was not confirmed; nothing was run", pc.tool.Name, pc.action.Name)
+		e := failure.New(failure.ConfirmationRequired, "%s.%s needs the person's confirmation and was not confirmed; nothing was run", pc.tool.Name, pc.action.Name)
 		return nil, e.Attempted(false)
 	}
 	ctx = WithPolicy(ctx, pc.policy)
@@ -336,6 +340,17 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 	case !policy.ActionOn(t, a), t.Dynamic != nil && !slices.Contains(t.Actions, a) && !t.Dynamic.Exposes(policy, a):
 		return pc, disabled(t, a, false)
 	}
+	if r.env.Coordinator != nil {
+		for _, k := range a.localPaths {
+			if named(fields[k]) {
+				// A path in a call is its sender's: the authority may run
+				// where the person's files are, and opens none.
+				e := failure.New(failure.LocalPathRefused, "%s names a path on a computer, and the authority never opens a path a call names; nothing was read or written", k).
+					With("argument", k)
+				return pc, e.Attempted(false)
+			}
+		}
+	}
 	max := r.env.maxWriteBytes()
 	if a.budget != nil {
 		max = a.budget(r.env)
@@ -386,6 +401,19 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 		return pc, e
 	}
 	return pc, nil
+}
+
+// named reports whether an argument was sent with a value: not absent,
+// null or an empty string.
+func named(v json.RawMessage) bool {
+	if len(v) == 0 {
+		return false
+	}
+	var str string
+	if json.Unmarshal(v, &str) == nil && str == "" {
+		return false
+	}
+	return string(bytes.TrimSpace(v)) != "null"
 }
 
 // hasAction reports whether a tool has an action by name, declared or
@@ -576,9 +604,14 @@ func isControl(name string) bool {
 // control fields the coordinator reads.
 func (a *Action) params(strictOn bool) []Param {
 	ps := append([]Param(nil), a.Params...)
-	if a.Dangerous {
+	switch {
+	case a.Dangerous:
 		ps = append(ps, Param{Name: FieldConfirm, Type: Boolean,
 			Description: "true only after the person explicitly approved this call (clients without form elicitation; a client with it gets a form instead)"})
+	case a.localEffects != nil:
+		ps = append(ps, Param{Name: FieldConfirm, Type: Boolean,
+			Description: "true only after the person explicitly approved this call, when it saves a file on their computer " +
+				"(through stdio, sisyphus call or a front; clients without form elicitation; a client with it gets a form instead)"})
 	}
 	if a.Policy.Class == strict.Read {
 		return ps

@@ -134,10 +134,19 @@ func (t *Tool) help(pol *Policy, strictOn bool, fields map[string]json.RawMessag
 			out[k] = v
 		}
 	}
-	if a.Dangerous {
+	switch {
+	case a.Dangerous:
 		out["dangerous"] = true
 		out["confirmation"] = "a person must confirm this call: a client with form elicitation shows a form; " +
 			"otherwise describe the call, wait for explicit approval, and pass confirm:true"
+		if a.localEffects != nil {
+			out["confirmation"] = out["confirmation"].(string) + "; through stdio, sisyphus call or a front, a call that reads a file of the person's computer " +
+				"is confirmed even as a preflight, with the file and its size named (show the person what the confirmation_required answer names)"
+		}
+	case a.localEffects != nil:
+		out["confirmation"] = "through stdio, sisyphus call or a front, a person must confirm this call when it saves a file on their computer, " +
+			"with the destination named: a client with form elicitation shows a form; otherwise show the person the destination " +
+			"the confirmation_required answer names, wait for explicit approval, and pass confirm:true"
 	}
 	if w := a.writeForm; w != nil {
 		var wparams []map[string]any

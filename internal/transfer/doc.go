@@ -1,6 +1,5 @@
 // Package transfer moves files across the boundary between the person's
-// machine and the write authority, as the specification's "Kernel file
-// transfer" describes:
+// machine and the write authority:
 //
 //   - Store (the authority) stages uploads in memory: POST /transfer/upload
 //     takes raw bytes (application/octet-stream, the name percent-encoded in
@@ -11,7 +10,9 @@
 //     touches the workspace.
 //   - Stager (a front) stages a local file through its authority: it hashes
 //     the file, asks /transfer/lookup, and streams it to /transfer/upload
-//     only when the authority has no such snapshot.
+//     only when the authority has no such snapshot. It opens no path: the
+//     front hands it a file it opened under its folder rule (package
+//     localfs).
 //   - Downloader (a front) saves a manifest of kernel files on the person's
 //     disk: streamed, hashed, bounded, never over an existing destination,
 //     and leaving nothing behind when it fails.

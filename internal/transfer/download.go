@@ -19,7 +19,8 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
-// Download limits, from the specification.
+// Download limits: one export may be large, but never unbounded on the
+// person's disk.
 const (
 	// DefaultMaxDownloadBytes bounds one ZIP, or one whole document
 	// extraction (a running total over its files).
@@ -385,7 +386,7 @@ func (r *run) fetchTo(ctx context.Context, f File, dst string) (res Result, err 
 	defer body.Close()
 	tmp, err := newPartial(dst)
 	if err != nil {
-		return Result{}, failure.Wrap(failure.TransferFailed, err, "cannot write beside %s; nothing was written", dst)
+		return Result{}, err
 	}
 	defer func() {
 		if err != nil {
@@ -438,29 +439,38 @@ func (r *run) fetchTo(ctx context.Context, f File, dst string) (res Result, err 
 // partial is a download being written: where the system allows, an
 // unnamed file in the destination's directory (O_TMPFILE), which vanishes
 // with the process however it ends, even killed, and gets its name only
-// when complete; elsewhere a hidden named file beside the destination,
-// removed on failure or cancellation.
+// when complete, in the folder it was opened in (held open, and refused if
+// reached through a symbolic link: the caller resolved every link of dst);
+// elsewhere a hidden named file beside the destination, removed on failure
+// or cancellation.
 type partial struct {
 	f    *os.File
-	name string // "" for an unnamed file
+	u    *unnamed // the unnamed file, or nil
+	name string   // the named file's path ("" for an unnamed file)
 }
 
 func newPartial(dst string) (*partial, error) {
-	if f, ok := openUnnamed(filepath.Dir(dst)); ok {
-		return &partial{f: f}, nil
+	u, ok, err := openUnnamed(filepath.Dir(dst))
+	switch {
+	case err != nil:
+		return nil, failure.Wrap(failure.TransferFailed, err, "the folder of %s is no longer where it was decided on (a symbolic link on its way); nothing was written", dst)
+	case ok:
+		return &partial{f: u.f, u: u}, nil
 	}
 	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
 	if err != nil {
-		return nil, err
+		return nil, failure.Wrap(failure.TransferFailed, err, "cannot write beside %s; nothing was written", dst)
 	}
 	return &partial{f: f, name: f.Name()}, nil
 }
 
 func (p *partial) discard() {
-	p.f.Close()
-	if p.name != "" {
-		os.Remove(p.name)
+	if p.u != nil {
+		p.u.close()
+		return
 	}
+	p.f.Close()
+	os.Remove(p.name)
 }
 
 // place gives the complete file its name dst without replacing anything
@@ -468,9 +478,9 @@ func (p *partial) discard() {
 // where a rename would replace it. A file system without hard links falls
 // back to checking, then renaming. It closes the file.
 func (p *partial) place(dst string) error {
-	if p.name == "" {
-		err := linkUnnamed(p.f, dst)
-		p.f.Close()
+	if p.u != nil {
+		err := p.u.link(filepath.Base(dst))
+		p.u.close()
 		switch {
 		case err == nil:
 			return nil

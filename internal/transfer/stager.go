@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -32,8 +31,9 @@ type Authority interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// DefaultStageTimeout bounds one staging (lookup and upload), as the
-// specification sets it.
+// DefaultStageTimeout bounds one staging (lookup and upload): long enough
+// for the largest file on a slow link, short enough that a stalled one
+// frees its staging slot.
 const DefaultStageTimeout = 120 * time.Second
 
 // ErrTooLargeToStage is the cause of the file_too_large failure of a file
@@ -64,34 +64,6 @@ type Stager struct {
 type Digest struct {
 	SHA256 string
 	Size   int64
-}
-
-// HashFile streams the file at path through SHA-256. It refuses a
-// directory or anything but a regular file (invalid_arguments), and a
-// missing file (not_found).
-func HashFile(ctx context.Context, path string) (Digest, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return Digest{}, err
-	}
-	defer f.Close()
-	return hashFrom(ctx, f, -1)
-}
-
-func openRegular(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, failure.Wrap(failure.NotFound, err, "the local file %s does not exist", path)
-	case err != nil:
-		return nil, failure.Wrap(failure.InvalidArguments, err, "the local file %s cannot be opened", path)
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		f.Close()
-		return nil, failure.New(failure.InvalidArguments, "%s is not a regular file", path)
-	}
-	return f, nil
 }
 
 // ctxReader stops a copy when its context ends.
@@ -129,26 +101,24 @@ func (s *Stager) maxFile() int64 {
 }
 
 func (s *Stager) tooLarge(path string, size int64) *failure.Error {
-	return failure.Wrap(failure.FileTooLarge, ErrTooLargeToStage,
-		"%s is larger than the authority stages (%d bytes, the cap is %d); nothing was sent or written", path, size, s.maxFile()).
+	e := failure.Wrap(failure.FileTooLarge, ErrTooLargeToStage,
+		"%s is %d bytes, larger than the authority stages (%d bytes a file); Sisyphus uploads no file above that cap, so nothing was sent or written", path, size, s.maxFile()).
 		With("size", size).With("maxBytes", s.maxFile()).Attempted(false)
+	e.Action = "make the file smaller than the cap, or add it through SiYuan itself"
+	return e
 }
 
-// Stage stages the file at path under its own base name and returns its
-// uploadSource. It is StageAs(ctx, path, "") for callers that need only the
-// handle.
-func (s *Stager) Stage(ctx context.Context, path string) (handle string, err error) {
-	st, err := s.StageAs(ctx, path, "")
-	return st.UploadSource, err
-}
-
-// StageAs stages the file at path under name (its base name when empty):
-// it hashes the file, asks /transfer/lookup for a snapshot the authority
-// already verified, and only when there is none streams the bytes it hashed
-// to /transfer/upload as application/octet-stream. A file over the cap is
-// refused before anything is sent (IsTooLargeToStage). The authority's own
-// digest must match the local one, else the file changed while it was sent.
-func (s *Stager) StageAs(ctx context.Context, path, name string) (st Staged, err error) {
+// Stage stages the open file f under name (the base name of f's path when
+// empty) and answers its uploadSource: it hashes the file, asks
+// /transfer/lookup for a snapshot the authority already verified, and only
+// when there is none streams the bytes it hashed to /transfer/upload as
+// application/octet-stream. A file over the cap is refused before anything
+// is sent (IsTooLargeToStage). The authority's own digest must match the
+// local one, else the file changed while it was sent.
+//
+// The Stager opens no path: which file an agent's call may have staged is
+// the caller's decision (a front opens it through package localfs).
+func (s *Stager) Stage(ctx context.Context, f *os.File, name string) (st Staged, err error) {
 	defer func() {
 		// upload_asset relays these: nothing was written, whatever failed.
 		var fe *failure.Error
@@ -156,6 +126,7 @@ func (s *Stager) StageAs(ctx context.Context, path, name string) (st Staged, err
 			fe.Attempted(false)
 		}
 	}()
+	path := f.Name()
 	if name == "" {
 		name = filepath.Base(path)
 	}
@@ -165,13 +136,12 @@ func (s *Stager) StageAs(ctx context.Context, path, name string) (st Staged, err
 		fe.Code = failure.InvalidArguments
 		return Staged{}, fe
 	}
-	f, err := openRegular(path)
-	if err != nil {
-		return Staged{}, err
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return Staged{}, failure.New(failure.InvalidArguments, "%s is not a regular file", path)
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > s.maxFile() {
-		return Staged{}, s.tooLarge(path, st.Size())
+	if info.Size() > s.maxFile() {
+		return Staged{}, s.tooLarge(path, info.Size())
 	}
 	timeout := s.Timeout
 	if timeout <= 0 {
@@ -179,7 +149,7 @@ func (s *Stager) StageAs(ctx context.Context, path, name string) (st Staged, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	d, err := hashFrom(ctx, f, s.maxFile())
+	d, err := hashFrom(ctx, io.NewSectionReader(f, 0, s.maxFile()+1), s.maxFile())
 	if err != nil {
 		return Staged{}, stageFailure(ctx, timeout, err)
 	}

@@ -16,7 +16,8 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
-// Staging defaults, from the specification.
+// Staging defaults: what a memory-only store can hold without weighing on
+// the authority.
 const (
 	DefaultMaxConcurrent = 2
 	DefaultMaxFileBytes  = 10 << 20

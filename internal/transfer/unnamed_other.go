@@ -2,10 +2,19 @@
 
 package transfer
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
-// openUnnamed: only Linux has O_TMPFILE; elsewhere downloads use a named
+// unnamed: only Linux has O_TMPFILE; elsewhere downloads use a named
 // hidden file.
-func openUnnamed(string) (*os.File, bool) { return nil, false }
+type unnamed struct{ f *os.File }
 
-func linkUnnamed(*os.File, string) error { return os.ErrInvalid }
+var errRedirected = errors.New("the destination's folder is reached through a symbolic link")
+
+func openUnnamed(string) (*unnamed, bool, error) { return nil, false, nil }
+
+func (*unnamed) link(string) error { return os.ErrInvalid }
+
+func (u *unnamed) close() { u.f.Close() }

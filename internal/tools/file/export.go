@@ -54,13 +54,15 @@ type resourcesArgs struct {
 var exportResources = tools.Write[resourcesArgs, struct{}]{
 	Name: "export_resources",
 	Summary: "export workspace resources (assets, documents' folders) as one ZIP in SiYuan's temp/export; with outputPath the ZIP is also saved " +
-		"on the person's machine by the stdio or call process they run (a direct HTTP client gets a delivery=download manifest to save itself)",
+		"on the person's machine by the stdio or call process they run, inside a folder they allowed and after they confirmed the destination " +
+		"(a direct HTTP client gets a delivery=download manifest to save itself)",
 	Policy:  strict.Policy{Class: strict.External},
 	Example: map[string]any{"paths": []string{"assets/diagram-20260101000000-abcdefg.png"}, "name": "diagrams", "outputPath": "./diagrams.zip"},
 	Params: []tools.Param{
 		{Name: "paths", Type: tools.Strings, Description: "workspace paths: assets/x.png, data/<notebook>/<doc>.sy, ...", Required: true},
 		{Name: "name", Type: tools.String, Description: "the ZIP's name (without .zip)"},
-		{Name: "outputPath", Type: tools.String, Description: "where to save the ZIP on the person's machine; refused if it exists"},
+		{Name: "outputPath", Type: tools.String, Description: "where to save the ZIP on the person's machine: a new file inside a folder they allowed " +
+			"(--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; refused if it exists; the person confirms it"},
 	},
 	Parse: parseResources,
 	Scope: tools.Scope[resourcesArgs]{Touches: func(a resourcesArgs) []tools.Touch { return resourceTouches(a.Paths) }},
@@ -77,12 +79,25 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 		}
 		return p, nil
 	},
-	Front: func(_ context.Context, _ *tools.Env, fields map[string]json.RawMessage) error {
-		var p string
-		if json.Unmarshal(fields["outputPath"], &p) != nil || p == "" {
-			return nil
+	LocalEffects: func(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) ([]string, error) {
+		p := textField(fields, "outputPath")
+		if p == "" {
+			return nil, nil
 		}
-		return refuseExisting("outputPath", p)
+		dst, err := env.LocalDisk().Destination(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return []string{"creates the file " + dst + " (a ZIP of the exported resources)"}, nil
+	},
+	// Decided again just before the authority exports: nothing is exported
+	// for a destination the front will not write.
+	Front: func(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) error {
+		if p := textField(fields, "outputPath"); p != "" {
+			_, err := env.LocalDisk().Destination(ctx, p)
+			return err
+		}
+		return nil
 	},
 	Deliver: func(ctx context.Context, env *tools.Env, a resourcesArgs, res map[string]any) (any, error) {
 		if a.OutputPath == "" || res["delivery"] != "download" {
@@ -92,9 +107,9 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 		if err != nil || len(ds) != 1 {
 			return nil, fmt.Errorf("the authority's manifest: %v", err)
 		}
-		dst, err := filepath.Abs(a.OutputPath)
+		dst, err := env.LocalDisk().Destination(ctx, a.OutputPath)
 		if err != nil {
-			return nil, failure.Invalid("outputPath %q: %v", a.OutputPath, err)
+			return nil, err
 		}
 		saved, err := env.Downloader.File(ctx, ds[0], dst)
 		if err != nil {
@@ -176,12 +191,15 @@ type extractArgs struct {
 var extractDoc = tools.Write[extractArgs, struct{}]{
 	Name: "extract_doc",
 	Summary: "save a document as Markdown with its assets into a new folder on the person's machine (outputDir, refused if it exists), " +
-		"through the stdio or call process they run; a direct HTTP client gets a delivery=download manifest",
+		"through the stdio or call process they run, inside a folder they allowed and after they confirmed the destination; " +
+		"a direct HTTP client gets a delivery=download manifest",
 	Policy:  strict.Policy{Class: strict.External},
 	Example: map[string]any{"id": "20260812120000-docdocd", "outputDir": "./plan-export"},
 	Params: []tools.Param{
 		tools.IDParam("id", "the document", true),
-		{Name: "outputDir", Type: tools.String, Description: "a folder to create on the person's machine; default ~/siyuan-extracted/<document id>"},
+		{Name: "outputDir", Type: tools.String, Description: "a new folder to create on the person's machine, inside a folder they allowed " +
+			"(--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; " +
+			"default ~/siyuan-extracted/<document id>, which must lie in an allowed folder too; the person confirms it"},
 	},
 	Parse: func(a *tools.Args) (extractArgs, error) {
 		return extractArgs{a.String("id"), a.String("outputDir")}, tools.CheckID("id", a.String("id"))
@@ -233,22 +251,25 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 		}
 		return p, nil
 	},
-	Front: func(_ context.Context, _ *tools.Env, fields map[string]json.RawMessage) error {
-		var id, dir string
-		json.Unmarshal(fields["id"], &id)
-		json.Unmarshal(fields["outputDir"], &dir)
-		dir, err := extractDir(id, dir)
+	LocalEffects: func(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) ([]string, error) {
+		dir, err := extractDest(ctx, env, textField(fields, "id"), textField(fields, "outputDir"))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return refuseExisting("outputDir", dir)
+		return []string{"creates the folder " + dir + " and saves the document's Markdown and its assets in it"}, nil
+	},
+	// Decided again just before the authority exports: nothing is exported
+	// for a destination the front will not write.
+	Front: func(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) error {
+		_, err := extractDest(ctx, env, textField(fields, "id"), textField(fields, "outputDir"))
+		return err
 	},
 	Deliver: func(ctx context.Context, env *tools.Env, a extractArgs, res map[string]any) (any, error) {
 		ds, err := manifest(res)
 		if err != nil {
 			return nil, fmt.Errorf("the authority's manifest: %v", err)
 		}
-		dir, err := extractDir(a.ID, a.OutputDir)
+		dir, err := extractDest(ctx, env, a.ID, a.OutputDir)
 		if err != nil {
 			return nil, err
 		}
@@ -302,34 +323,26 @@ func treeMissing(err error) bool {
 	return asAPI(err, &ae) && strings.Contains(ae.Msg, "tree not found")
 }
 
-// extractDir is where extract_doc saves, on the person's machine: outputDir,
-// or ~/siyuan-extracted/<document id>.
-func extractDir(id, dir string) (string, error) {
+// extractDest is where extract_doc saves, on the person's machine, as the
+// front's folder rule decides it: outputDir, or ~/siyuan-extracted/<document
+// id>, which the rule must accept like any other.
+func extractDest(ctx context.Context, env *tools.Env, id, dir string) (string, error) {
 	if dir == "" {
+		if err := tools.CheckID("id", id); err != nil {
+			return "", err
+		}
 		home, err := os.UserHomeDir()
 		if err != nil {
 			return "", failure.Invalid("no outputDir, and no home directory to default to: %v", err).Attempted(false)
 		}
 		dir = filepath.Join(home, "siyuan-extracted", id)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", failure.Invalid("outputDir %q: %v", dir, err).Attempted(false)
-	}
-	return abs, nil
+	return env.LocalDisk().Destination(ctx, dir)
 }
 
-// refuseExisting refuses, at the front and before the authority exports
-// anything, a destination that exists in any form.
-func refuseExisting(field, p string) error {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return failure.Invalid("%s %q: %v", field, p, err).Attempted(false)
-	}
-	if _, err := os.Lstat(abs); err == nil {
-		e := failure.New(failure.DestinationExists, "%s already exists; nothing was exported or written", abs).With("path", abs)
-		e.Action = "name a destination that does not exist yet, or ask the person to move the existing one away"
-		return e.Attempted(false)
-	}
-	return nil
+// textField is a string argument as sent ("" when absent or not a string).
+func textField(fields map[string]json.RawMessage, name string) string {
+	var s string
+	json.Unmarshal(fields[name], &s)
+	return s
 }

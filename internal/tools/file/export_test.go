@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/localfs"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
@@ -242,30 +243,51 @@ func TestExtractDoc(t *testing.T) {
 }
 
 // A front: its registry delegates writes to the fixture's (the authority),
-// stages local files and saves downloads with the fakes below.
+// decides local paths with a localfs.Guard over one allowed folder, stages
+// local files and saves downloads with the fakes below.
+
+// guardDisk is the front's folder rule as the tools ask it.
+type guardDisk struct{ g *localfs.Guard }
+
+func (d guardDisk) Inspect(ctx context.Context, p string) (tools.LocalFile, error) {
+	f, err := d.g.Open(ctx, p)
+	if err != nil {
+		return tools.LocalFile{}, err
+	}
+	f.Close()
+	return tools.LocalFile{Path: f.Path, Size: f.Size}, nil
+}
+
+func (d guardDisk) Destination(ctx context.Context, p string) (string, error) {
+	return d.g.Destination(ctx, p)
+}
 
 type fakeStager struct {
 	mem    *tooltest.MemSources
+	guard  *localfs.Guard
 	mu     sync.Mutex
 	staged map[string]string // path@sha → handle: a snapshot is reused
-	tooBig bool
+	opened int               // files the stager read
 }
 
-func (f *fakeStager) Stage(_ context.Context, p string) (string, error) {
-	if f.tooBig {
-		return "", fmt.Errorf("stage %s: %w", p, tools.ErrTooLargeToStage)
-	}
-	data, err := os.ReadFile(p)
+func (f *fakeStager) Stage(ctx context.Context, p string) (string, error) {
+	file, err := f.guard.Open(ctx, p)
 	if err != nil {
-		return "", failure.Wrap(failure.NotFound, err, "cannot read %s", p).Attempted(false)
+		return "", err
+	}
+	defer file.Close()
+	data, err := io.ReadAll(file)
+	if err != nil {
+		return "", err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	key := p + "@" + sum(data)
+	f.opened++
+	key := file.Path + "@" + sum(data)
 	if h, ok := f.staged[key]; ok {
 		return h, nil
 	}
-	h := f.mem.Put(filepath.Base(p), data)
+	h := f.mem.Put(file.Name, data)
 	f.staged[key] = h
 	return h, nil
 }
@@ -328,10 +350,23 @@ type front struct {
 	sent []map[string]any // what the front sent the authority
 }
 
-func (s *sfix) front(t *testing.T, stager tools.Stager) *front {
+// allowedGuard allows agents the folder dir, the fixture's workspace being
+// the one the kernel names.
+func (s *sfix) allowedGuard(t *testing.T, dir string) *localfs.Guard {
+	t.Helper()
+	g, err := localfs.New(localfs.Rules{Allowed: []string{dir}, WorkDir: dir,
+		Workspace: func(context.Context) (string, error) { return s.K.Dir(), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// front is a front whose person allowed agents the folder dir.
+func (s *sfix) front(t *testing.T, stager tools.Stager, dir string) *front {
 	t.Helper()
 	f := &front{}
-	f.r = s.Registry(t, &tools.Env{Kernel: s.C, Stager: stager, Downloader: fakeDownloader{s.C}, DelegateStrict: true,
+	f.r = s.Registry(t, &tools.Env{Kernel: s.C, Stager: stager, Downloader: fakeDownloader{s.C}, DelegateStrict: true, Local: guardDisk{s.allowedGuard(t, dir)},
 		Delegate: func(ctx context.Context, tool string, raw json.RawMessage) (any, error) {
 			var m map[string]any
 			if err := json.Unmarshal(raw, &m); err != nil {
@@ -366,6 +401,31 @@ func (f *front) call(t *testing.T, args map[string]any) (map[string]any, *failur
 	return tooltest.AsJSON(t, v), nil
 }
 
+// unconfirmed runs a call at the front that its entry point did not
+// confirm.
+func (f *front) unconfirmed(t *testing.T, args map[string]any) (map[string]any, *failure.Error) {
+	t.Helper()
+	v, err := f.r.Call(context.Background(), "file", mustJSON(t, args))
+	if err != nil {
+		var fe *failure.Error
+		if !errors.As(err, &fe) {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return nil, fe
+	}
+	return tooltest.AsJSON(t, v), nil
+}
+
+// toConfirm is what the front's entry point asks its person about a call.
+func (f *front) toConfirm(t *testing.T, args map[string]any) tools.Pending {
+	t.Helper()
+	p, pending, err := f.r.ToConfirm(context.Background(), "file", tools.Input{Raw: mustJSON(t, args)})
+	if err != nil || !pending {
+		t.Fatalf("%v: pending %v, %v", args, pending, err)
+	}
+	return p
+}
+
 func (f *front) ok(t *testing.T, args map[string]any) map[string]any {
 	t.Helper()
 	m, err := f.call(t, args)
@@ -386,12 +446,21 @@ func TestFrontSavesExports(t *testing.T) {
 	data := []byte("the front saves me")
 	asset := s.upload(t, "saved.png", data)
 	s.link(t, asset)
-	fr := s.front(t, nil)
 	dir := t.TempDir()
+	fr := s.front(t, nil, dir)
 
-	// export_resources with outputPath: the ZIP lands there.
+	// export_resources with outputPath: the person confirms the destination,
+	// and the ZIP lands there.
 	out := filepath.Join(dir, "out.zip")
-	res := fr.ok(t, map[string]any{"action": "export_resources", "paths": []string{asset}, "outputPath": out})
+	exp := map[string]any{"action": "export_resources", "paths": []string{asset}, "outputPath": out}
+	p := fr.toConfirm(t, exp)
+	if p.Dangerous || len(p.Local) != 1 || !strings.Contains(p.Local[0], "creates the file "+out) || !strings.Contains(p.Message(), out) {
+		t.Fatalf("the confirmation of an export: %+v", p)
+	}
+	if _, e := fr.unconfirmed(t, exp); e == nil || e.Code != failure.ConfirmationRequired {
+		t.Fatalf("an unconfirmed export: %v", e)
+	}
+	res := fr.ok(t, exp)
 	zipped, err := os.ReadFile(out)
 	if err != nil || res["outputPath"] != out || res["sha256"] != sum(zipped) || res["bytes"] != float64(len(zipped)) || res["files"] != nil {
 		t.Fatalf("saved ZIP: %v (%v)", res, err)
@@ -401,13 +470,51 @@ func TestFrontSavesExports(t *testing.T) {
 		t.Fatalf("saved ZIP entries: %v", err)
 	}
 	// An existing outputPath is not overwritten.
-	if _, e := fr.call(t, map[string]any{"action": "export_resources", "paths": []string{asset}, "outputPath": out}); e == nil {
-		t.Fatal("an export replaced an existing file")
+	if _, e := fr.call(t, exp); e == nil || e.Code != failure.DestinationExists {
+		t.Fatalf("an export over an existing file: %v", e)
+	}
+	// Without outputPath nothing lands on the person's disk: no question.
+	if _, pending, err := fr.r.ToConfirm(context.Background(), "file", tools.Input{Raw: mustJSON(t, map[string]any{"action": "export_resources", "paths": []string{asset}})}); pending || err != nil {
+		t.Fatalf("an export without a destination needs confirmation: %v", err)
+	}
+
+	// Destinations the rule refuses: refused before the authority exports
+	// anything, and no folder is created.
+	other := t.TempDir()
+	sent := len(fr.sent)
+	for _, dst := range []string{filepath.Join(other, "out.zip"), filepath.Join(other, "new", "out.zip"), filepath.Join(dir, ".hidden", "out.zip"),
+		"../" + filepath.Base(other) + "/x.zip", filepath.Join(s.K.Dir(), "data", "x.zip")} {
+		for _, args := range []map[string]any{
+			{"action": "export_resources", "paths": []string{asset}, "outputPath": dst},
+			{"action": "extract_doc", "id": s.Doc, "outputDir": dst},
+		} {
+			if _, _, err := fr.r.ToConfirm(context.Background(), "file", tools.Input{Raw: mustJSON(t, args)}); codeOfErr(err) != failure.PathNotAllowed {
+				t.Fatalf("%v: the confirmation of a refused destination: %v", args, err)
+			}
+			if _, e := fr.call(t, args); e == nil || e.Code != failure.PathNotAllowed || e.WriteAttempted == nil || *e.WriteAttempted {
+				t.Fatalf("%v: %v", args, e)
+			}
+		}
+	}
+	if len(fr.sent) != sent {
+		t.Fatalf("a refused destination reached the authority: %v", fr.sent[sent:])
+	}
+	if names, _ := os.ReadDir(other); len(names) != 0 {
+		t.Fatalf("a refused destination wrote %v", names)
+	}
+	// The default destination, ~/siyuan-extracted/<id>, lies in no allowed
+	// folder here.
+	if _, e := fr.call(t, map[string]any{"action": "extract_doc", "id": s.Doc}); e == nil || e.Code != failure.PathNotAllowed {
+		t.Fatalf("the default destination outside the allowed folders: %v", e)
 	}
 
 	// extract_doc: the Markdown and the assets in a new folder.
 	target := filepath.Join(dir, "extract")
-	res = fr.ok(t, map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": target})
+	ext := map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": target}
+	if p := fr.toConfirm(t, ext); len(p.Local) != 1 || !strings.Contains(p.Local[0], "creates the folder "+target) {
+		t.Fatalf("the confirmation of an extraction: %+v", p)
+	}
+	res = fr.ok(t, ext)
 	if res["outputDir"] != target || res["files"] != nil || res["markdown"] != nil {
 		t.Fatalf("extract: %v", res)
 	}
@@ -422,8 +529,8 @@ func TestFrontSavesExports(t *testing.T) {
 		t.Fatalf("saved: %v", saved)
 	}
 	// The folder exists now: refused.
-	if _, e := fr.call(t, map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": target}); e == nil {
-		t.Fatal("an extract wrote into an existing folder")
+	if _, e := fr.call(t, ext); e == nil || e.Code != failure.DestinationExists {
+		t.Fatalf("an extract into an existing folder: %v", e)
 	}
 	// validateOnly goes to the authority and is refused there.
 	_, e := fr.call(t, map[string]any{"action": "extract_doc", "id": s.Doc, "outputDir": filepath.Join(dir, "x"), "validateOnly": true})
@@ -437,25 +544,34 @@ func TestFrontSavesExports(t *testing.T) {
 
 func TestFrontStagesUploads(t *testing.T) {
 	s := newFixture(t)
-	stager := &fakeStager{mem: s.mem(), staged: map[string]string{}}
-	fr := s.front(t, stager)
-	local := filepath.Join(t.TempDir(), "note.png")
+	dir := t.TempDir()
+	stager := &fakeStager{mem: s.mem(), guard: s.allowedGuard(t, dir), staged: map[string]string{}}
+	fr := s.front(t, stager, dir)
+	local := filepath.Join(dir, "note.png")
 	data := []byte("staged at the front")
 	if err := os.WriteFile(local, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+
+	// Reading the file is confirmed, even as a preflight, with the file and
+	// its size named.
+	args := map[string]any{"action": "upload_asset", "file": "note.png"}
+	p := fr.toConfirm(t, tooltest.CopyArgs(args, "validateOnly", true))
+	want := fmt.Sprintf("reads the file %s (%d bytes)", local, len(data))
+	if !p.Dangerous || len(p.Local) != 1 || !strings.Contains(p.Local[0], want) || !strings.Contains(p.Message(), want) {
+		t.Fatalf("the confirmation of a read: %+v", p)
 	}
-	rel, err := filepath.Rel(wd, local)
-	if err != nil {
-		t.Fatal(err)
+	e := tools.Confirm(context.Background(), nil, p)
+	var fe *failure.Error
+	if !errors.As(e, &fe) || fe.Code != failure.ConfirmationRequired || !strings.Contains(fe.Message, want) || fmt.Sprint(fe.Details["local"]) != fmt.Sprint(p.Local) {
+		t.Fatalf("confirmation_required for a client without forms: %v", e)
+	}
+	if _, fe := fr.unconfirmed(t, tooltest.CopyArgs(args, "validateOnly", true)); fe == nil || fe.Code != failure.ConfirmationRequired || stager.opened != 0 {
+		t.Fatalf("an unconfirmed read: %v (%d opened)", fe, stager.opened)
 	}
 
 	// The front stages the person's file: the authority sees a handle, never
 	// the local path.
-	args := map[string]any{"action": "upload_asset", "file": rel}
 	pre := fr.ok(t, tooltest.CopyArgs(args, "validateOnly", true))
 	sent := fr.last()
 	h, _ := sent["uploadSource"].(string)
@@ -473,22 +589,61 @@ func TestFrontStagesUploads(t *testing.T) {
 	if err := os.Remove(local); err != nil {
 		t.Fatal(err)
 	}
-	rep := fr.ok(t, tooltest.CommitArgs(map[string]any{"action": "upload_asset", "uploadSource": h}, pre))
+	byHandle := tooltest.CommitArgs(map[string]any{"action": "upload_asset", "uploadSource": h}, pre)
+	if p := fr.toConfirm(t, byHandle); !p.Dangerous || p.Local != nil {
+		t.Fatalf("a commit by handle reads nothing here: %+v", p)
+	}
+	rep := fr.ok(t, byHandle)
 	if rep["replayed"] != true || rep["assetPath"] != res["assetPath"] {
 		t.Fatalf("replay: %v", rep)
 	}
 
-	// Too large to stage: the front sends the absolute path for the
-	// authority to read itself.
-	if err := os.WriteFile(local, data, 0o644); err != nil {
+	// The same path under both names is one file; two paths are refused.
+	os.WriteFile(local, data, 0o644)
+	if pre := fr.ok(t, map[string]any{"action": "upload_asset", "localFilePath": local, "file": local, "validateOnly": true}); pre["fileName"] != "note.png" {
+		t.Fatalf("both names: %v", pre)
+	}
+	if _, fe := fr.call(t, map[string]any{"action": "upload_asset", "localFilePath": local, "file": local + "x", "validateOnly": true}); fe == nil || fe.Code != failure.InvalidArguments {
+		t.Fatalf("two paths: %v", fe)
+	}
+
+	// Files the rule refuses: nothing is read or sent.
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("secret"), 0o600)
+	os.Symlink(outside, filepath.Join(dir, "link-out"))
+	os.Symlink(filepath.Join(s.K.Dir(), "conf", "conf.json"), filepath.Join(dir, "link-conf"))
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("TOKEN=x"), 0o600)
+	opened, sentBefore := stager.opened, len(fr.sent)
+	for _, bad := range []string{outside, "link-out", "link-conf", ".env", "../" + filepath.Base(filepath.Dir(outside)) + "/secret.txt",
+		filepath.Join(s.K.Dir(), "conf", "conf.json"), "/proc/self/cmdline", "/etc/passwd"} {
+		for _, key := range []string{"localFilePath", "file"} {
+			args := map[string]any{"action": "upload_asset", key: bad, "validateOnly": true}
+			if _, _, err := fr.r.ToConfirm(context.Background(), "file", tools.Input{Raw: mustJSON(t, args)}); codeOfErr(err) != failure.PathNotAllowed {
+				t.Fatalf("%s: the confirmation of a refused file: %v", bad, err)
+			}
+			if _, fe := fr.call(t, args); fe == nil || fe.Code != failure.PathNotAllowed || fe.WriteAttempted == nil || *fe.WriteAttempted {
+				t.Fatalf("%s: %v", bad, fe)
+			}
+		}
+	}
+	if stager.opened != opened || len(fr.sent) != sentBefore {
+		t.Fatalf("a refused file was read (%d) or sent (%v)", stager.opened-opened, fr.sent[sentBefore:])
+	}
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	stager.tooBig = true
-	pre = fr.ok(t, map[string]any{"action": "upload_asset", "localFilePath": rel, "validateOnly": true})
-	if sent := fr.last(); sent["localFilePath"] != local || sent["uploadSource"] != nil {
-		t.Fatalf("sent %v", sent)
+	return b
+}
+
+func codeOfErr(err error) failure.Code {
+	var fe *failure.Error
+	if errors.As(err, &fe) {
+		return fe.Code
 	}
-	if _, staged := pre["uploadSource"]; staged || pre["sha256"] != sum(data) {
-		t.Fatalf("preflight: %v", pre)
-	}
+	return ""
 }

@@ -5,9 +5,11 @@
 //
 // Bytes cross between the person's machine and the authority only through
 // the transfer interfaces of the tools framework: an upload comes from a
-// source the authority itself hashed (staged by a front, or a file the
-// authority reads), and an export to the person's disk is a
-// delivery=download manifest a front saves.
+// source the authority itself hashed when it was staged (by a front, from
+// a file the person's folder rule lets it read, or by an HTTP client), and
+// an export to the person's disk is a delivery=download manifest a front
+// saves where the same rule lets it create files. The authority opens no
+// path a call names.
 package file
 
 import (

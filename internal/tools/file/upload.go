@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -43,13 +42,17 @@ const DefaultLargeFile = 10 << 20
 
 var uploadAsset = tools.Write[uploadArgs, uploadState]{
 	Name: "upload_asset",
-	Summary: "upload a local file (localFilePath) or a staged one (uploadSource) into the assets directory; the answer names the stored asset " +
-		"(link it in a block as ![](assets/...)); above the large-file threshold (10 MiB unless configured) it needs confirmLargeFile:true after the person agreed",
+	Summary: "upload a file of the person's computer (localFilePath, through stdio or sisyphus call, from a folder the person allowed) or a staged one " +
+		"(uploadSource) into the assets directory; the answer names the stored asset (link it in a block as ![](assets/...)); " +
+		"above the large-file threshold (10 MiB unless configured) it needs confirmLargeFile:true after the person agreed",
 	Policy:    strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedSourceHash},
 	Dangerous: true,
 	Example:   map[string]any{"localFilePath": "/home/me/Pictures/diagram.png", "assetsDirPath": "/assets/", "validateOnly": true},
 	Params: []tools.Param{
-		{Name: "localFilePath", Type: tools.String, Description: "a file on the machine of the Sisyphus process the agent talks to (stdio or sisyphus call: the person's); relative to its working directory"},
+		{Name: "localFilePath", Type: tools.String, Description: "a file on the person's computer, read by the stdio or sisyphus call process they run, " +
+			"only inside the folders they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; " +
+			"relative to that process's working directory; the person confirms the read, with the file named. " +
+			"The authority itself refuses it (local_path_refused): a direct HTTP client stages the file (POST /transfer/upload) and passes uploadSource"},
 		{Name: "file", Type: tools.String, Description: "the same as localFilePath (upstream's alias)"},
 		{Name: "uploadSource", Type: tools.String, Description: "a handle from POST /transfer/upload or from this action's preflight; a replay needs no local file"},
 		{Name: "assetsDirPath", Type: tools.String, Description: "where under assets/ to store it", Default: "/assets/"},
@@ -114,7 +117,9 @@ var uploadAsset = tools.Write[uploadArgs, uploadState]{
 		st.Dir, st.Asset = a.Dir, stored
 		return st, nil
 	},
-	Front: stageAtFront,
+	LocalPaths:   []string{"localFilePath", "file"},
+	LocalEffects: uploadEffects,
+	Front:        stageAtFront,
 }
 
 func parseUpload(a *tools.Args) (uploadArgs, error) {
@@ -149,8 +154,9 @@ func assetDir(p string) (string, error) {
 	return "/" + s + "/", nil
 }
 
-// readUpload resolves the source on the authority: a staged handle, or a
-// file the authority reads itself.
+// readUpload resolves the staged source on the authority. It never opens a
+// path: the registry refuses a local path before this runs, and a front
+// has replaced it with the handle of what it staged.
 func readUpload(ctx context.Context, env *tools.Env, a uploadArgs) (uploadState, error) {
 	var st uploadState
 	st.Dir, st.limit = a.Dir, DefaultLargeFile
@@ -160,34 +166,26 @@ func readUpload(ctx context.Context, env *tools.Env, a uploadArgs) (uploadState,
 	if env.Sources == nil {
 		return st, fmt.Errorf("this process keeps no upload sources")
 	}
-	var src tools.Source
-	if a.UploadSource != "" {
-		s, err := env.Sources.Staged(a.UploadSource)
-		if err != nil {
-			var fe *failure.Error
-			if errors.As(err, &fe) && fe.Action == "" {
-				fe.Action = "stage the file again (upload_asset with localFilePath through stdio or sisyphus call, or POST /transfer/upload), then preflight again"
-			}
-			return st, err
+	if a.UploadSource == "" {
+		return st, failure.New(failure.LocalPathRefused, "localFilePath names a path on a computer, and the authority never opens a path a call names; nothing was read or written").
+			Attempted(false)
+	}
+	src, err := env.Sources.Staged(a.UploadSource)
+	if err != nil {
+		var fe *failure.Error
+		if errors.As(err, &fe) && fe.Action == "" {
+			fe.Action = "stage the file again (upload_asset with localFilePath through stdio or sisyphus call, or POST /transfer/upload), then preflight again"
 		}
-		src = s
-	} else {
-		s, err := env.Sources.Local(ctx, a.LocalPath)
-		if err != nil {
-			return st, err
-		}
-		src = s
+		return st, err
 	}
 	st.src, st.handle = src, src.Handle
 	st.Source.Name, st.Source.SHA256, st.Source.Size = src.Name, src.SHA256, src.Size
 	return st, nil
 }
 
-// stageAtFront stages the person's local file on the authority and sends
-// its handle instead of the path. A file above the staging cap is sent as
-// an absolute path for the authority to read itself when it can; it then
-// refuses with a clear error when it cannot.
-func stageAtFront(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) error {
+// localOf is the local file a call names (localFilePath, or its alias
+// file), "" when none.
+func localOf(fields map[string]json.RawMessage) string {
 	var local string
 	for _, k := range []string{"localFilePath", "file"} {
 		var s string
@@ -195,20 +193,36 @@ func stageAtFront(ctx context.Context, env *tools.Env, fields map[string]json.Ra
 			local = s
 		}
 	}
-	if local == "" || env.Stager == nil {
-		return nil
+	return local
+}
+
+// uploadEffects, at a front: the call reads the person's file, which the
+// rule of the front's allowed folders must accept.
+func uploadEffects(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) ([]string, error) {
+	local := localOf(fields)
+	if local == "" {
+		return nil, nil
 	}
-	abs, err := filepath.Abs(local)
+	f, err := env.LocalDisk().Inspect(ctx, local)
 	if err != nil {
-		return failure.Invalid("localFilePath %q: %v", local, err)
+		return nil, err
 	}
-	handle, err := env.Stager.Stage(ctx, abs)
-	if tools.IsTooLargeToStage(err) {
-		b, _ := json.Marshal(abs)
-		fields["localFilePath"] = b
-		delete(fields, "file")
+	return []string{fmt.Sprintf("reads the file %s (%d bytes) and sends it to the Sisyphus authority, to store it in the workspace's assets", f.Path, f.Size)}, nil
+}
+
+// stageAtFront stages the person's local file on the authority and sends
+// its handle instead of the path. The stager opens the file under the
+// front's folder rule; a file it refuses, or one above the staging cap,
+// refuses the call: nothing uploads around either.
+func stageAtFront(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) error {
+	local := localOf(fields)
+	if local == "" {
 		return nil
 	}
+	if env.Stager == nil {
+		return failure.New(failure.PathNotAllowed, "the local path %q cannot be used: this process stages no local file; nothing was read or written", local).Attempted(false)
+	}
+	handle, err := env.Stager.Stage(ctx, local)
 	if err != nil {
 		return err
 	}

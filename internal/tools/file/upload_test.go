@@ -3,6 +3,7 @@ package file
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -96,70 +97,60 @@ func TestUploadStaged(t *testing.T) {
 	s.WantErr(t, "file", tooltest.CopyArgs(args, "requestId", "abcd", "expectedSourceHash", pre["expectedSourceHash"]), failure.PreconditionRequired)
 }
 
-func TestUploadLocalFile(t *testing.T) {
+// TestAuthorityRefusesLocalPaths: a path that reaches the authority is
+// never opened, whatever it names and however the call insists (confirm,
+// both names, a commit): the call is refused before the gate's person is
+// asked, and no asset appears.
+func TestAuthorityRefusesLocalPaths(t *testing.T) {
 	s := newFixture(t)
 	uploads := s.countUploads()
-	dir := t.TempDir()
-	local := filepath.Join(dir, "scan.pdf")
-	data := []byte("%PDF-1.7 first version")
-	if err := os.WriteFile(local, data, 0o644); err != nil {
+	local := filepath.Join(t.TempDir(), "scan.pdf")
+	if err := os.WriteFile(local, []byte("%PDF-1.7"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"localFilePath", "file"} {
-		t.Run(key, func(t *testing.T) {
-			args := map[string]any{"action": "upload_asset", key: local, "assetsDirPath": "/assets/scans/"}
-			pre := s.Preflight(t, "file", args, "expectedSourceHash", 1)
-			if _, staged := pre["uploadSource"]; staged || pre["sha256"] != sum(data) || pre["fileName"] != "scan.pdf" {
-				t.Fatalf("preflight of a local file: %v", pre)
+	conf := filepath.Join(s.K.Dir(), "conf", "conf.json")
+	h := s.mem().Put("a.png", []byte("a"))
+	for _, p := range []string{conf, "/proc/self/cmdline", "/proc/self/environ", "/etc/passwd", local, "scan.pdf", "../conf/conf.json"} {
+		for _, key := range []string{"localFilePath", "file"} {
+			for name, extra := range map[string]map[string]any{
+				"preflight":        {"validateOnly": true},
+				"confirmed":        {"confirm": true},
+				"with a handle":    {"uploadSource": h, "validateOnly": true},
+				"a forged commit":  {"requestId": "f237", "expectedSourceHash": "c162", "confirm": true},
+				"large, confirmed": {"confirmLargeFile": true, "confirm": true},
+			} {
+				t.Run(key+" "+p+" "+name, func(t *testing.T) {
+					args := tooltest.CopyArgs(extra, "action", "upload_asset", key, p)
+					e := s.WantErr(t, "file", args, failure.LocalPathRefused)
+					wantAttemptedFalse(t, e)
+					if !strings.Contains(e.Message, "never opens") {
+						t.Fatalf("the refusal must say why: %+v", e)
+					}
+					raw, _ := json.Marshal(args)
+					if err := s.R.Check(context.Background(), "file", tools.Input{Raw: raw}); err == nil {
+						t.Fatal("Check passes a call the authority refuses: its person would be asked for nothing")
+					}
+				})
 			}
-			res := s.Commit(t, "file", args, pre)
-			asset := res["assetPath"].(string)
-			if !strings.HasPrefix(asset, "assets/scans/scan-") || !strings.HasSuffix(asset, ".pdf") {
-				t.Fatalf("asset %s", asset)
-			}
-			if stored, ok := s.read(t, "/data/"+asset); !ok || !bytes.Equal(stored, data) {
-				t.Fatalf("stored %q", stored)
-			}
-		})
-	}
-	before := uploads.Load()
-
-	// The file changes between preflight and commit: state_changed, nothing
-	// uploaded.
-	args := map[string]any{"action": "upload_asset", "localFilePath": local}
-	pre := s.Preflight(t, "file", args, "expectedSourceHash", 1)
-	s.Drifted(t, "file", args, pre, func() {
-		if err := os.WriteFile(local, []byte("%PDF-1.7 second version"), 0o644); err != nil {
-			t.Fatal(err)
 		}
-	})
-	if uploads.Load() != before {
-		t.Fatal("a state_changed upload uploaded")
 	}
-	// A fresh preflight uploads the new bytes.
-	pre = s.Preflight(t, "file", args, "expectedSourceHash", 1)
-	res := s.Commit(t, "file", args, pre)
-	if stored, _ := s.read(t, "/data/"+res["assetPath"].(string)); string(stored) != "%PDF-1.7 second version" {
-		t.Fatalf("stored %q", stored)
+	// Not a string: still a path argument, still refused.
+	for _, v := range []any{5, map[string]any{"path": conf}, []string{conf}, true} {
+		wantAttemptedFalse(t, s.WantErr(t, "file", map[string]any{"action": "upload_asset", "localFilePath": v, "validateOnly": true}, failure.LocalPathRefused))
 	}
-
-	// A missing local file: not_found, nothing attempted.
-	e := s.WantErr(t, "file", map[string]any{"action": "upload_asset", "localFilePath": filepath.Join(dir, "nope.png"), "validateOnly": true}, failure.NotFound)
-	wantAttemptedFalse(t, e)
+	if uploads.Load() != 0 || len(s.assetsIn(t, "/data/assets")) != 0 {
+		t.Fatalf("a local path uploaded: %d uploads, %v", uploads.Load(), s.assetsIn(t, "/data/assets"))
+	}
+	// An empty path is no path: the call is the handle's.
+	s.Preflight(t, "file", map[string]any{"action": "upload_asset", "uploadSource": h, "localFilePath": ""}, "expectedSourceHash", 1)
 }
 
 func TestUploadRefusals(t *testing.T) {
 	s := newFixture(t)
 	uploads := s.countUploads()
 	h := s.mem().Put("a.png", []byte("a"))
-	local := filepath.Join(t.TempDir(), "b.png")
-	if err := os.WriteFile(local, []byte("b"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for name, args := range map[string]map[string]any{
 		"no source":                {},
-		"both sources":             {"uploadSource": h, "localFilePath": local},
-		"path and alias differ":    {"localFilePath": local, "file": local + "x"},
 		"conf folder":              {"uploadSource": h, "assetsDirPath": "/conf/"},
 		"dot dot":                  {"uploadSource": h, "assetsDirPath": "../x"},
 		"climbs out of assets":     {"uploadSource": h, "assetsDirPath": "/assets/../conf"},
@@ -172,12 +163,6 @@ func TestUploadRefusals(t *testing.T) {
 			s.InvalidAt(t, "file", tooltest.CopyArgs(args, "action", "upload_asset"), false)
 		})
 	}
-	// The same path under both names is one file.
-	pre := s.Preflight(t, "file", map[string]any{"action": "upload_asset", "localFilePath": local, "file": local}, "expectedSourceHash", 1)
-	if pre["fileName"] != "b.png" {
-		t.Fatalf("preflight: %v", pre)
-	}
-
 	// A handle the authority never staged.
 	e := s.WantErr(t, "file", map[string]any{"action": "upload_asset", "uploadSource": "staged:never", "validateOnly": true}, failure.UploadSourceUnknown)
 	wantAttemptedFalse(t, e)
@@ -186,7 +171,7 @@ func TestUploadRefusals(t *testing.T) {
 	}
 	// A handle that expires between preflight and commit.
 	args := map[string]any{"action": "upload_asset", "uploadSource": h}
-	pre = s.Preflight(t, "file", args, "expectedSourceHash", 1)
+	pre := s.Preflight(t, "file", args, "expectedSourceHash", 1)
 	s.mem().Forget(h)
 	e = s.WantErr(t, "file", tooltest.CommitArgs(args, pre), failure.UploadSourceUnknown)
 	wantAttemptedFalse(t, e)

@@ -124,6 +124,9 @@ func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error)
 			"dangerous": dangerous,
 			"rule": "before a dangerous action, describe it to the person and wait for explicit approval; a client with form elicitation shows them a form, " +
 				"a client without it passes confirm:true only after the approval",
+			"localFiles": "through stdio, sisyphus call or serve --authority, a call that reads a file of the person's computer (file.upload_asset with localFilePath, " +
+				"its preflight too) or saves one there (file.export_resources with outputPath, file.extract_doc) works only inside the folders the person allowed " +
+				"and is confirmed the same way: show the person the path the confirmation names before passing confirm:true",
 		},
 		"nextCalls": []map[string]any{
 			{"tool": "notebook", "arguments": map[string]any{"action": "list"}},

@@ -2,12 +2,9 @@ package tooltest
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -15,8 +12,7 @@ import (
 )
 
 // MemSources are upload sources held in memory, as the authority's staging
-// store holds them: Put stages bytes and returns their handle; Local reads
-// a file of this machine.
+// store holds them: Put stages bytes and returns their handle.
 type MemSources struct {
 	mu sync.Mutex
 	m  map[string]tools.Source
@@ -54,15 +50,4 @@ func (s *MemSources) Staged(handle string) (tools.Source, error) {
 		return tools.Source{}, failure.New(failure.UploadSourceUnknown, "the uploadSource names no staged file").Attempted(false)
 	}
 	return src, nil
-}
-
-// Local hashes a file of this machine.
-func (s *MemSources) Local(ctx context.Context, path string) (tools.Source, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return tools.Source{}, failure.Wrap(failure.NotFound, err, "the file %s cannot be read here", path).Attempted(false)
-	}
-	sum := sha256.Sum256(data)
-	return tools.Source{Name: filepath.Base(path), SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)),
-		Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
 }
