@@ -162,6 +162,13 @@ func (r *Registry) CallInput(ctx context.Context, tool string, in Input) (any, e
 	if pc.writes {
 		v, err := r.write(ctx, pc.tool, pc.action, pc.args, pc.parsed, pc.fields, pc.gate, pc.touches)
 		if gerr := pc.gate.wait(); gerr != nil {
+			if isAbsent(gerr) && fromLedger(v, err) {
+				// The ledger answered a request it knows (a replay): what
+				// it answers was the caller's when the target was there to
+				// see, and it answers the same whether the target is gone
+				// or hidden since.
+				return v, err
+			}
 			// Whatever ran (a replay answered from the ledger, a refusal),
 			// a call the gate refuses answers only the refusal.
 			return nil, gerr
@@ -245,8 +252,25 @@ func (g *gate) wait() error {
 // Call would refuse before the action starts, it refuses (used before a
 // person is asked to confirm a call that cannot run anyway).
 func (r *Registry) Check(ctx context.Context, tool string, in Input) error {
-	_, err := r.prepare(ctx, tool, in, false)
+	pc, err := r.prepare(ctx, tool, in, false)
+	if err != nil && pc.writes && isAbsent(err) && pc.args != nil && pc.args.String(fieldRequestID) != "" && !pc.args.Bool(fieldValidateOnly) {
+		// A commit of something gone or hidden may be a replay, which
+		// the ledger answers (see CallInput): it is asked about like any
+		// other, and the gate decides again when it runs.
+		return nil
+	}
 	return err
+}
+
+// fromLedger reports whether a write's answer is the ledger's for a
+// request it knows: a replay, or a failure it recorded under the request.
+func fromLedger(v any, err error) bool {
+	if err == nil {
+		m, ok := v.(map[string]any)
+		return ok && m["replayed"] == true
+	}
+	var fe *failure.Error
+	return errors.As(err, &fe) && fe.RequestID != "" && !isAbsent(fe)
 }
 
 // prepared is a call that passed the gate and parsed its arguments.
@@ -360,8 +384,10 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 		pc.args = args
 		if pc.parsed, err = a.parse(args); err == nil {
 			// The gate's lookups are not the action's reading: they are
-			// not charged to its read budget.
-			gctx := siyuan.WithoutReadMeter(ctx)
+			// not charged to its read budget. They run under the call's
+			// policy, so that what an action resolves (a path's notebook,
+			// a database's blocks) leaves out what agents cannot see.
+			gctx := WithPolicy(siyuan.WithoutReadMeter(ctx), policy)
 			// A write waits in its state read and its dispatch, so one
 			// without a state reader decides first.
 			waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
@@ -374,6 +400,12 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 					pc.gate = startGate(gctx, r.env, policy, touches, nil, writes)
 				} else {
 					err = authorize(gctx, r.env, policy, touches)
+					if err != nil && writes && r.env.Coordinator == nil && r.env.Delegate != nil && isAbsent(err) {
+						// A front hands a write to its authority, whose
+						// gate decides again, and lets the ledger answer a
+						// replay of something gone or hidden since.
+						err = nil
+					}
 				}
 			}
 		}

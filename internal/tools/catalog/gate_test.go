@@ -22,7 +22,11 @@ func policyAt(nb string, l tools.Level) *tools.Policy {
 
 // TestEveryActionChecksItsNotebook: every action that touches a notebook
 // is refused, before it runs (preflight included), where the notebook's
-// level is below what it needs, and passes the gate at or above it.
+// level is below what it needs, and passes the gate at or above it. In a
+// hidden notebook (none) it answers exactly what it answers for things
+// that do not exist: the same call with every id, name and label of the
+// hidden notebook replaced by one that names nothing gets the same answer,
+// with the names swapped back.
 func TestEveryActionChecksItsNotebook(t *testing.T) {
 	s := tooltest.NewStrict(t, false, testTools)
 	nb, doc, b0, b1 := s.NB, s.Doc, s.Blocks[0], s.Blocks[1]
@@ -47,6 +51,11 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		t.Fatalf("the card: %+v %v", cards, err)
 	}
 	card := cards.Blocks[0].RiffCardID
+	// What names something in the hidden notebook, and what names
+	// nothing in its place.
+	absentees := map[string]string{nb: tooltest.NewID(), doc: tooltest.NewID(), b0: tooltest.NewID(), b1: tooltest.NewID(),
+		db.AV: tooltest.NewID(), db.Block: tooltest.NewID(), row: tooltest.NewID(), card: tooltest.NewID(),
+		"Strict": "Absentee", "gate": "nosuchgate"}
 	const (
 		read  = tools.LevelRead
 		write = tools.LevelWrite
@@ -204,6 +213,13 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 				}
 				if name == "system.notify" {
 					continue // an external effect without a preflight: checked below
+				}
+				if level == tools.LevelNone && c.need != free {
+					hidden, missing := s.AsMissing(t, tool.Name, args, absentees)
+					if hidden != missing {
+						t.Errorf("%s in a hidden notebook answers\n  %s\nand for things that do not exist\n  %s", name, hidden, missing)
+					}
+					continue
 				}
 				_, err := s.Call(t, tool.Name, args)
 				denied := err != nil && err.Code == failure.PermissionDenied
