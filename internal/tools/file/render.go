@@ -257,8 +257,8 @@ var (
 	templateDelims = [2]string{".action{", "}"}
 	sprigDelims    = [2]string{"{{", "}}"}
 	// sqlHelpers read SiYuan's index across every notebook.
-	sqlHelpers  = regexp.MustCompile(`\b(querySQL|queryBlocks|getBlock|getHPathByID)\b`)
-	helperNames = map[string]bool{"querySQL": true, "queryBlocks": true, "getBlock": true, "getHPathByID": true}
+	sqlHelpers  = regexp.MustCompile(`\b(querySQL|queryBlocks|querySpans|getBlock|getHPathByID|statBlock)\b`)
+	helperNames = map[string]bool{"querySQL": true, "queryBlocks": true, "querySpans": true, "getBlock": true, "getHPathByID": true, "statBlock": true}
 	// sqlWrites are the statements that change the index or the database
 	// file: SiYuan's querySQL runs whatever single statement it is given.
 	sqlWrites = regexp.MustCompile(`(?i)\b(insert|update|delete|replace|drop|alter|create|attach|detach|pragma|vacuum|reindex)\b`)
@@ -304,7 +304,7 @@ func checkTemplateSQL(ctx context.Context, src string, delims [2]string) error {
 		return nil
 	}
 	if p := tools.PolicyFrom(ctx); p != nil && p.Hides() {
-		e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (querySQL, queryBlocks, getBlock, getHPathByID), which cannot be filtered by notebook while one is hidden from agents; nothing was rendered")
+		e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (querySQL, queryBlocks, querySpans, getBlock, getHPathByID, statBlock), which cannot be filtered by notebook while one is hidden from agents; nothing was rendered")
 		e.Action = "render a template without the SQL helpers"
 		return e
 	}

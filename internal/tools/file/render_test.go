@@ -7,6 +7,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
 
 // indexed is how many blocks SiYuan's SQL index holds (flushed first).
@@ -185,6 +186,8 @@ func TestRenderWithHiddenNotebook(t *testing.T) {
 		`{{ queryBlocks "SELECT * FROM blocks" }}`,
 		`{{ getBlock "` + s.Blocks[0] + `" }}`,
 		`{{ getHPathByID "` + s.Doc + `" }}`,
+		`{{ querySpans "SELECT * FROM spans" }}`,
+		`{{ statBlock "` + s.Doc + `" }}`,
 		// Hidden behind a delimiter in a string, as the old check missed.
 		`{{ print "}}" | querySQL }}`,
 	} {
@@ -200,7 +203,8 @@ func TestRenderWithHiddenNotebook(t *testing.T) {
 	s.OK(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "plain.md"})
 	// A field or variable spelled like a helper calls nothing.
 	s.OK(t, "file", map[string]any{"action": "render", "engine": "sprig", "template": `{{ $querySQL := 1 }}{{ $querySQL }}`})
-	// Rendering for a block of the hidden notebook is refused by the gate.
+	// Rendering for a block of the hidden notebook is refused by the
+	// gate, as for a block that does not exist.
 	doc := s.MkDoc(t, hidden.ID, "/Secret", "secret")
-	s.WantErr(t, "file", map[string]any{"action": "render", "id": doc, "path": "plain.md"}, failure.PermissionDenied)
+	s.WantMissing(t, "file", map[string]any{"action": "render", "id": doc, "path": "plain.md"}, map[string]string{doc: tooltest.NewID()})
 }
