@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -393,8 +394,12 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 			waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
 			var touches []Touch
 			if overlap && waits && a.resolves {
-				pc.gate = startGate(gctx, r.env, policy, nil, func() ([]Touch, error) { return a.touchesOf(gctx, r.env, pc.parsed) }, writes)
+				pc.gate = startGate(gctx, r.env, policy, nil, func() ([]Touch, error) {
+					ts, err := a.touchesOf(gctx, r.env, pc.parsed)
+					return append(ts, refTouches(raw)...), err
+				}, writes)
 			} else if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
+				touches = append(touches, refTouches(raw)...)
 				pc.touches = touches
 				if overlap && waits && needsLookup(policy, touches) {
 					pc.gate = startGate(gctx, r.env, policy, touches, nil, writes)
@@ -418,6 +423,30 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 		return pc, e
 	}
 	return pc, nil
+}
+
+// blockRef is a block reference as SiYuan's Markdown writes one, ((id …)).
+var blockRef = regexp.MustCompile(`\(\(\s*([0-9]{14}-[0-9a-z]{7})\b`)
+
+// refTouches are the blocks a call's arguments reference (((id …)) in a
+// block's text, a template, a replacement): a reference reads its target,
+// since SiYuan fills a reference's anchor text with the target's text (and
+// keeps it updated) and a template render fills an empty one. A reference
+// to a block the call cannot see is refused as that block is, whether it
+// is missing or hidden.
+func refTouches(raw json.RawMessage) []Touch {
+	if !bytes.Contains(raw, []byte("((")) {
+		return nil
+	}
+	var out []Touch
+	seen := map[string]bool{}
+	for _, m := range blockRef.FindAllSubmatch(raw, -1) {
+		if id := string(m[1]); !seen[id] {
+			seen[id] = true
+			out = append(out, OnBlock(id, LevelRead))
+		}
+	}
+	return out
 }
 
 // hasAction reports whether a tool has an action by name, declared or

@@ -207,4 +207,23 @@ func TestRenderWithHiddenNotebook(t *testing.T) {
 	// gate, as for a block that does not exist.
 	doc := s.MkDoc(t, hidden.ID, "/Secret", "secret")
 	s.WantMissing(t, "file", map[string]any{"action": "render", "id": doc, "path": "plain.md"}, map[string]string{doc: tooltest.NewID()})
+	// A template referencing a hidden block (whose empty anchor SiYuan
+	// would fill with the block's text) renders as one referencing a
+	// block that does not exist: not_found, whether in its source or
+	// built as it renders.
+	gone := tooltest.NewID()
+	for name, src := range map[string]string{
+		"ref.md":   "see ((" + doc + "))",
+		"built.md": `see .action{ print "((" "` + doc + `" "))" }`,
+		"gone.md":  "see ((" + gone + "))",
+	} {
+		s.put(t, "/data/templates/"+name, src)
+	}
+	e := s.WantErr(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "ref.md"}, failure.NotFound)
+	if g := s.WantErr(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "gone.md"}, failure.NotFound); strings.ReplaceAll(g.Message, gone, doc) != e.Message {
+		t.Fatalf("a hidden reference answers %q, a missing one %q", e.Message, g.Message)
+	}
+	if res, e := s.Call(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "built.md"}); e == nil || e.Code != failure.NotFound {
+		t.Fatalf("a reference built while rendering: %v %v", res, e)
+	}
 }

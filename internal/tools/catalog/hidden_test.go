@@ -1,0 +1,164 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+// hiddenFixture is a strict fixture with a second notebook, Vault, whose
+// document holds three blocks; hide makes Vault none.
+type hiddenFixture struct {
+	*tooltest.Fixture
+	vault  string
+	blocks []string
+}
+
+func newHiddenFixture(t *testing.T) *hiddenFixture {
+	s := &hiddenFixture{Fixture: tooltest.NewStrict(t, false, testTools)}
+	nb, err := s.C.CreateNotebook(context.Background(), "Vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.vault = nb.ID
+	doc := s.MkDoc(t, nb.ID, "/Secret", "vault one\n\nvault two\n\nvault three\n")
+	s.blocks = s.Kids(t, doc)
+	s.show()
+	return s
+}
+
+func (s *hiddenFixture) show() {
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "shown"}
+}
+
+func (s *hiddenFixture) hide() {
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{s.vault: tools.LevelNone}, AllActions: true, Strict: true, Version: "hidden"}
+}
+
+// TestHiddenAtCommitAndReplay: a block hidden between a preflight and its
+// commit answers what a block removed in between answers; a committed
+// write replayed after its block was hidden answers what it answers after
+// its block was removed: the ledger's receipt, written once.
+func TestHiddenAtCommitAndReplay(t *testing.T) {
+	s := newHiddenFixture(t)
+	removed := func(id string) {
+		t.Helper()
+		s.show()
+		del := map[string]any{"action": "delete", "id": id}
+		s.Commit(t, "block", del, s.Preflight(t, "block", del, "expectedStateHash", 1))
+	}
+	answer := func(args map[string]any) string {
+		t.Helper()
+		res, e := s.Call(t, "block", args)
+		var v any = res
+		if e != nil {
+			v = e.Result()
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+
+	// Preflighted while visible, committed once hidden or removed.
+	hidden, gone := s.blocks[0], s.Blocks[0]
+	updH := map[string]any{"action": "update", "id": hidden, "data": "changed"}
+	updG := map[string]any{"action": "update", "id": gone, "data": "changed"}
+	preH := s.Preflight(t, "block", updH, "expectedStateHash", 1)
+	preG := s.Preflight(t, "block", updG, "expectedStateHash", 1)
+	removed(gone)
+	s.hide()
+	h, g := answer(tooltest.CommitArgs(updH, preH)), answer(tooltest.CommitArgs(updG, preG))
+	if strings.ReplaceAll(g, gone, hidden) != h || !strings.Contains(h, `"not_found"`) {
+		t.Fatalf("a commit of a block hidden since answers\n  %s\nof one removed since\n  %s", h, g)
+	}
+
+	// Committed while visible, replayed once hidden or removed.
+	hidden, gone = s.blocks[1], s.Blocks[1]
+	s.show()
+	updH = map[string]any{"action": "update", "id": hidden, "data": "changed"}
+	updG = map[string]any{"action": "update", "id": gone, "data": "changed"}
+	resH := s.Commit(t, "block", updH, s.Preflight(t, "block", updH, "expectedStateHash", 1))
+	resG := s.Commit(t, "block", updG, s.Preflight(t, "block", updG, "expectedStateHash", 1))
+	removed(gone)
+	s.hide()
+	for _, c := range []struct {
+		args, res map[string]any
+	}{{updH, resH}, {updG, resG}} {
+		rep := s.OK(t, "block", map[string]any{"action": "update", "id": c.args["id"], "data": "changed",
+			"requestId": c.res["requestId"], "expectedStateHash": "0000"})
+		if rep["replayed"] != true || rep["status"] != c.res["status"] || rep["requestId"] != c.res["requestId"] {
+			t.Errorf("a replay after the block went: %v (committed %v)", rep, c.res)
+		}
+	}
+	if strings.Contains(s.Text(t, s.Doc), "changed\n\nchanged") {
+		t.Fatal("a replay wrote again")
+	}
+}
+
+// TestReferencesReadTheirTarget: a write or a render whose text references
+// a block (((id))) reads that block: while a notebook is hidden, a
+// reference to one of its blocks is refused exactly as a reference to a
+// block that does not exist (SiYuan would fill the reference's anchor with
+// the hidden block's text); without a hidden notebook nothing changes.
+func TestReferencesReadTheirTarget(t *testing.T) {
+	s := newHiddenFixture(t)
+	s.hide()
+	for _, args := range []map[string]any{
+		{"action": "append", "parentID": s.Doc, "data": "see ((" + s.blocks[0] + "))", "validateOnly": true},
+		{"action": "append", "parentID": s.Doc, "data": "see ((" + s.blocks[0] + " 'anchor'))", "validateOnly": true},
+		{"action": "update", "id": s.Blocks[0], "data": "see ((" + s.blocks[0] + " \"static\"))", "validateOnly": true},
+	} {
+		s.WantMissing(t, "block", args, map[string]string{s.blocks[0]: tooltest.NewID()})
+	}
+	// A reference to a visible block is fine.
+	s.OK(t, "block", map[string]any{"action": "append", "parentID": s.Doc, "data": "see ((" + s.Blocks[1] + "))", "validateOnly": true})
+	// Without a hidden notebook, a reference to a missing block is the
+	// kernel's business, as before.
+	s.show()
+	s.OK(t, "block", map[string]any{"action": "append", "parentID": s.Doc, "data": "see ((" + tooltest.NewID() + "))", "validateOnly": true})
+}
+
+// TestHiddenNamesAndCounts: names, labels and counts answer for a hidden
+// notebook what they answer for one that does not exist.
+func TestHiddenNamesAndCounts(t *testing.T) {
+	s := newHiddenFixture(t)
+	s.MkDoc(t, s.vault, "/Tagged", "#vaulttag# text")
+	s.hide()
+	subst := map[string]string{"Vault": "Nowhere", "vaulttag": "nosuchtag"}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"fs", map[string]any{"action": "ls", "path": "/Vault"}},
+		{"fs", map[string]any{"action": "read", "path": "/Vault/Secret"}},
+		{"fs", map[string]any{"action": "write", "path": "/Vault/New", "content": "x", "validateOnly": true}},
+		{"tag", map[string]any{"action": "rename", "oldLabel": "vaulttag", "newLabel": "x", "validateOnly": true}},
+		{"tag", map[string]any{"action": "remove", "label": "vaulttag", "validateOnly": true}},
+	} {
+		hidden, missing := s.AsMissing(t, c.tool, c.args, subst)
+		if hidden != missing {
+			t.Errorf("%s %v answers\n  %s\nfor a name nothing has\n  %s", c.tool, c.args["action"], hidden, missing)
+		}
+		if strings.Contains(hidden, s.vault) {
+			t.Errorf("%s %v names the hidden notebook: %s", c.tool, c.args["action"], hidden)
+		}
+	}
+	tags, _ := json.Marshal(s.OK(t, "tag", map[string]any{"action": "list"}))
+	if strings.Contains(string(tags), "vaulttag") {
+		t.Fatalf("tag list shows a hidden notebook's tag: %v", tags)
+	}
+	for _, n := range s.OK(t, "fs", map[string]any{"action": "ls", "path": "/"})["data"].([]any) {
+		if slices.Contains([]string{"Vault", s.vault}, n.(map[string]any)["name"].(string)) {
+			t.Fatalf("ls / lists the hidden notebook: %v", n)
+		}
+	}
+	e := s.WantErr(t, "tag", map[string]any{"action": "rename", "oldLabel": "vaulttag", "newLabel": "x", "validateOnly": true}, failure.PermissionDenied)
+	if e.Details["notebook"] != nil || !strings.Contains(e.Message, "hidden") {
+		t.Fatalf("tag.rename refusal while hidden: %+v", e)
+	}
+}
