@@ -571,6 +571,47 @@ func SeenIndexed(ctx context.Context, env *Env, ids []string) (map[string]bool, 
 	return out, nil
 }
 
+// maxCountedRefs bounds the reference rows VisibleRefCounts reads.
+const maxCountedRefs = 20000
+
+// VisibleRefCounts counts, for each block, the references to it that the
+// call may see (from SiYuan's index): SiYuan's own counts (a block's
+// refcount, a candidate's refCount) take in references from hidden
+// notebooks. Without a policy that hides a notebook it answers nil: the
+// kernel's counts stand.
+func VisibleRefCounts(ctx context.Context, env *Env, ids []string) (map[string]int, error) {
+	p := PolicyFrom(ctx)
+	if p == nil || !p.Hides() {
+		return nil, nil
+	}
+	out := make(map[string]int, len(ids))
+	var quoted []string
+	for _, id := range ids {
+		if CheckID("id", id) == nil {
+			out[id] = 0
+			quoted = append(quoted, "'"+id+"'") // checked ids: nothing to escape
+		}
+	}
+	if len(quoted) == 0 {
+		return out, nil
+	}
+	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, def_block_id, box FROM refs WHERE def_block_id IN (%s) LIMIT %d", strings.Join(quoted, ", "), maxCountedRefs))
+	if err != nil {
+		return nil, KernelError(err)
+	}
+	seen := map[string]bool{} // a row the index holds twice counts once
+	for _, r := range rows {
+		id, _ := r["id"].(string)
+		def, _ := r["def_block_id"].(string)
+		box, _ := r["box"].(string)
+		if !seen[id] && box != "" && p.Visible(box) {
+			seen[id] = true
+			out[def]++
+		}
+	}
+	return out, nil
+}
+
 // RefuseWhileHidden refuses a call that reaches every notebook at once and
 // cannot leave one out (SiYuan renames a tag everywhere; a forwarded
 // plugin tool sees the whole workspace) while the call's policy hides a

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -160,5 +161,47 @@ func TestHiddenNamesAndCounts(t *testing.T) {
 	e := s.WantErr(t, "tag", map[string]any{"action": "rename", "oldLabel": "vaulttag", "newLabel": "x", "validateOnly": true}, failure.PermissionDenied)
 	if e.Details["notebook"] != nil || !strings.Contains(e.Message, "hidden") {
 		t.Fatalf("tag.rename refusal while hidden: %+v", e)
+	}
+}
+
+// TestHiddenReferenceCounts: the counts of references SiYuan gives (a
+// candidate's refCount, a document's refcount marks, docs_info's) count
+// only references from notebooks the call may see, and docs_info's
+// databases leave out one shown only in a hidden notebook.
+func TestHiddenReferenceCounts(t *testing.T) {
+	s := newHiddenFixture(t)
+	ctx := context.Background()
+	target := s.Blocks[0] // "paragraph 0"
+	s.MkDoc(t, s.NB, "/Referrer", "see (("+target+" \"it\"))")
+	hdoc := s.MkDoc(t, s.vault, "/Referrer", "also (("+target+" \"it\")) and (("+target+" \"again\"))")
+	db := s.MkDatabase(t, hdoc)
+	if err := s.C.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.AV, BlockID: db.Block, Srcs: []siyuan.AVSrc{{ItemID: tooltest.NewID(), ID: s.Doc}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.C.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.hide()
+	html := s.OK(t, "document", map[string]any{"action": "get_doc", "id": s.Doc, "mode": "html"})["html"].(string)
+	if !strings.Contains(html, `refcount="1"`) || !strings.Contains(html, `protyle-attr--refcount popover__block">1<`) || strings.Contains(html, `refcount="2"`) || strings.Contains(html, `popover__block">2<`) {
+		t.Fatalf("the document's refcount marks count hidden references: %s", html)
+	}
+	info := s.OK(t, "block", map[string]any{"action": "docs_info", "id": s.Doc, "refCount": true, "av": true})
+	doc := info["documents"].([]any)[0].(map[string]any)
+	if doc["refCount"] != float64(1) || len(doc["attrViews"].([]any)) != 0 {
+		t.Fatalf("docs_info: %v", doc)
+	}
+	refs := s.OK(t, "search", map[string]any{"action": "search_refs", "id": s.Blocks[5], "k": "paragraph 0"})
+	found := false
+	for _, c := range refs["blocks"].([]any) {
+		if m := c.(map[string]any); m["id"] == target {
+			found = true
+			if m["refCount"] != float64(1) {
+				t.Fatalf("a candidate's refCount counts hidden references: %v", m)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the referenced block is not a candidate: %v", refs)
 	}
 }
