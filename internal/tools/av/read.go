@@ -199,7 +199,7 @@ func renderVeiled(ctx context.Context, env *tools.Env, a renderArgs) (any, error
 					continue
 				}
 				cc := *cell
-				cc.Value = v.value(row.ID, cell.Value, &w)
+				cc.Value = v.value(row.ID, nil, cell.Value, &w)
 				if cc.Value == nil && cell.Value != nil {
 					cc.Value = &siyuan.AVValue{ID: cell.Value.ID, KeyID: cell.Value.KeyID, BlockID: cell.Value.BlockID, Type: cell.Value.Type}
 				}
@@ -531,7 +531,7 @@ func veiledKeys(ctx context.Context, env *tools.Env, dbs []siyuan.AVBlockKeys, w
 			c := *kv
 			c.Values = nil
 			for _, val := range kv.Values {
-				if val = v.value(val.BlockID, val, w); val != nil {
+				if val = v.value(val.BlockID, c.Key, val, w); val != nil {
 					c.Values = append(c.Values, val)
 				}
 			}

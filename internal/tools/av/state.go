@@ -192,7 +192,9 @@ func canonical(av *siyuan.AttributeView, blocks []string) DBState {
 		vs := ViewState{ID: v.ID, Name: v.Name, Type: v.LayoutType, Filters: v.Filters, Sorts: v.Sorts, PageSize: v.PageSize, ItemIDs: v.ItemIDs}
 		if v.Table != nil {
 			for _, c := range v.Table.Columns {
-				vs.Columns = append(vs.Columns, ColumnState{ID: c.ID, Hidden: c.Hidden, Pin: c.Pin, Wrap: c.Wrap, Width: c.Width})
+				if c != nil {
+					vs.Columns = append(vs.Columns, ColumnState{ID: c.ID, Hidden: c.Hidden, Pin: c.Pin, Wrap: c.Wrap, Width: c.Width})
+				}
 			}
 		}
 		st.Views = append(st.Views, vs)

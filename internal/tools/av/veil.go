@@ -220,7 +220,11 @@ func (v *veil) keep(keyID string, ids []string) []string {
 	if v == nil {
 		return ids
 	}
-	other := v.relatedOf(keyID)
+	return v.keepOf(v.relatedOf(keyID), ids)
+}
+
+// keepOf filters item IDs of the database other.
+func (v *veil) keepOf(other string, ids []string) []string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
 		if !v.target(other, id) {
@@ -293,28 +297,34 @@ func (v *veil) rollupHidden(item string, k *siyuan.AVKey) bool {
 	return r.whole && len(v.rels[item][k.Rollup.RelationKeyID]) > 0
 }
 
-// value is a cell as the call may see it: nil when emptied, else the
-// value with the relation targets left out (a copy when changed); w
-// counts what was withheld.
-func (v *veil) value(item string, val *siyuan.AVValue, w *withheld) *siyuan.AVValue {
+// value is a cell of the key k (nil: the one its KeyID names) as the call
+// may see it: nil when emptied, else the value with the relation targets
+// left out (a copy when changed); w counts what was withheld. A relation
+// value whose key is not a relation to a known database is emptied: what
+// it links cannot be told.
+func (v *veil) value(item string, k *siyuan.AVKey, val *siyuan.AVValue, w *withheld) *siyuan.AVValue {
 	if v == nil || val == nil {
 		return val
 	}
-	k := v.keys[val.KeyID]
+	if k == nil {
+		k = v.keys[val.KeyID]
+	}
 	switch {
-	case val.Type == siyuan.AVKeyRelation && val.Relation != nil:
-		keep := v.keep(val.KeyID, val.Relation.BlockIDs)
-		if len(keep) == len(val.Relation.BlockIDs) && !slices.ContainsFunc(val.Relation.Contents, func(c *siyuan.AVValue) bool {
-			return c != nil && v.target(v.relatedOf(val.KeyID), c.BlockID)
-		}) {
+	case val.Relation != nil:
+		if k == nil || k.Type != siyuan.AVKeyRelation || k.Relation == nil || v.related[k.Relation.AvID] == nil {
+			w.Cells++
+			return nil
+		}
+		other := k.Relation.AvID
+		hidden := func(c *siyuan.AVValue) bool { return c == nil || v.target(other, c.BlockID) }
+		keep := v.keepOf(other, val.Relation.BlockIDs)
+		if len(keep) == len(val.Relation.BlockIDs) && !slices.ContainsFunc(val.Relation.Contents, hidden) {
 			return val
 		}
 		c := *val
 		rel := *val.Relation
 		rel.BlockIDs = keep
-		rel.Contents = slices.DeleteFunc(slices.Clone(rel.Contents), func(c *siyuan.AVValue) bool {
-			return c == nil || v.target(v.relatedOf(val.KeyID), c.BlockID)
-		})
+		rel.Contents = slices.DeleteFunc(slices.Clone(rel.Contents), hidden)
 		c.Relation = &rel
 		w.Cells++
 		return &c
@@ -358,7 +368,7 @@ func (v *veil) attributeView(av *siyuan.AttributeView, w *withheld) (*siyuan.Att
 				left[val.BlockID] = true
 				continue
 			}
-			if val = v.value(val.BlockID, val, w); val != nil {
+			if val = v.value(val.BlockID, kv.Key, val, w); val != nil {
 				kept = append(kept, val)
 			}
 		}
@@ -419,7 +429,11 @@ func (v *veil) state(st DBState) DBState {
 		for k, c := range st.Rows[i].Cells {
 			if c != nil && c.Relation != nil {
 				cc := *c
-				cc.Relation = &siyuan.AVValueRelation{BlockIDs: v.keep(k, c.Relation.BlockIDs)}
+				ids := []string{} // what a relation to no known database links cannot be told
+				if other := v.relatedOf(k); v.related[other] != nil {
+					ids = v.keepOf(other, c.Relation.BlockIDs)
+				}
+				cc.Relation = &siyuan.AVValueRelation{BlockIDs: ids}
 				st.Rows[i].Cells[k] = &cc
 			}
 		}
