@@ -612,6 +612,43 @@ func VisibleRefCounts(ctx context.Context, env *Env, ids []string) (map[string]i
 	return out, nil
 }
 
+// VeilDocInfo is SiYuan's document info as the call may see it while a
+// notebook is hidden: the references from blocks it cannot see are left
+// out (and the count with them), and so are the databases shown only
+// where it may not look. Without a hidden notebook info is unchanged.
+func VeilDocInfo(ctx context.Context, env *Env, info *siyuan.DocInfo) error {
+	if !Hiding(ctx) || info == nil {
+		return nil
+	}
+	seen, err := Seen(ctx, env, info.RefIDs)
+	if err != nil {
+		return err
+	}
+	refs := []string{}
+	for _, id := range info.RefIDs {
+		if seen[id] {
+			refs = append(refs, id)
+		}
+	}
+	info.RefIDs, info.RefCount = refs, len(refs)
+	views := info.AttrViews[:0]
+	for _, v := range info.AttrViews {
+		blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, v.ID)
+		if err != nil {
+			return KernelError(err)
+		}
+		shown, err := Seen(ctx, env, blocks)
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(blocks, func(b string) bool { return shown[b] }) {
+			views = append(views, v)
+		}
+	}
+	info.AttrViews = views
+	return nil
+}
+
 // RefuseWhileHidden refuses a call that reaches every notebook at once and
 // cannot leave one out (SiYuan renames a tag everywhere; a forwarded
 // plugin tool sees the whole workspace) while the call's policy hides a

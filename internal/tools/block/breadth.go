@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -219,25 +218,13 @@ var docsInfo = tools.Read[docsInfoArgs]{
 				infos[i].RefCount = len(infos[i].RefIDs)
 			}
 		}
-		if a.AV && tools.Hiding(ctx) {
+		if a.AV {
 			// A database shown only where the call may not look is not
 			// one the document is in, to the call.
 			for i := range infos {
-				kept := infos[i].AttrViews[:0]
-				for _, v := range infos[i].AttrViews {
-					blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, v.ID)
-					if err != nil {
-						return nil, err
-					}
-					seen, err := tools.Seen(ctx, env, blocks)
-					if err != nil {
-						return nil, err
-					}
-					if slices.ContainsFunc(blocks, func(b string) bool { return seen[b] }) {
-						kept = append(kept, v)
-					}
+				if err := tools.VeilDocInfo(ctx, env, &infos[i]); err != nil {
+					return nil, err
 				}
-				infos[i].AttrViews = kept
 			}
 		}
 		return map[string]any{"documents": infos, "count": len(infos)}, nil

@@ -172,8 +172,8 @@ func TestHiddenReferenceCounts(t *testing.T) {
 	s := newHiddenFixture(t)
 	ctx := context.Background()
 	target := s.Blocks[0] // "paragraph 0"
-	s.MkDoc(t, s.NB, "/Referrer", "see (("+target+" \"it\"))")
-	hdoc := s.MkDoc(t, s.vault, "/Referrer", "also (("+target+" \"it\")) and (("+target+" \"again\"))")
+	s.MkDoc(t, s.NB, "/Referrer", "see (("+target+" \"it\")) in (("+s.Doc+" \"doc\"))")
+	hdoc := s.MkDoc(t, s.vault, "/Referrer", "also (("+target+" \"it\")) and (("+target+" \"again\")) in (("+s.Doc+" \"doc\"))")
 	db := s.MkDatabase(t, hdoc)
 	if err := s.C.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.AV, BlockID: db.Block, Srcs: []siyuan.AVSrc{{ItemID: tooltest.NewID(), ID: s.Doc}}}); err != nil {
 		t.Fatal(err)
@@ -191,6 +191,15 @@ func TestHiddenReferenceCounts(t *testing.T) {
 	if doc["refCount"] != float64(1) || len(doc["attrViews"].([]any)) != 0 {
 		t.Fatalf("docs_info: %v", doc)
 	}
+	// The document info SiYuan gives (lookup's docInfo) loses the same.
+	di := siyuan.DocInfo{RefCount: 2, RefIDs: []string{s.Blocks[1], s.Kids(t, hdoc)[0]}, AttrViews: []siyuan.AttrView{{ID: db.AV, Name: "Secret"}}}
+	if err := tools.VeilDocInfo(tools.WithPolicy(ctx, s.Policy), s.R.Env(), &di); err != nil || di.RefCount != 1 || len(di.AttrViews) != 0 {
+		t.Fatalf("veiled doc info: %+v %v", di, err)
+	}
+	// A storage path in a visible notebook naming a hidden document is a
+	// path no document has.
+	hpath := s.Where(t, hdoc).Path
+	s.WantMissing(t, "document", map[string]any{"action": "lookup", "notebook": s.NB, "path": hpath}, map[string]string{hdoc: tooltest.NewID()})
 	refs := s.OK(t, "search", map[string]any{"action": "search_refs", "id": s.Blocks[5], "k": "paragraph 0"})
 	found := false
 	for _, c := range refs["blocks"].([]any) {
