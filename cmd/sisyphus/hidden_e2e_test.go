@@ -77,7 +77,8 @@ func TestHiddenLooksMissingThroughTheBinary(t *testing.T) {
 	ctx := context.Background()
 	k := startKernel(t, t.TempDir())
 	kernel := []string{"--siyuan-url", k.url, "--siyuan-token", "tok"}
-	s := startServeWith(t, append(kernel, "--state-dir", t.TempDir())...)
+	state := t.TempDir()
+	s := startServeWith(t, append(kernel, "--state-dir", state)...)
 	a := connect(t, s.url, "2026-07-28")
 	c := kernelClient(t, k.url, "tok")
 	open, err := c.CreateNotebook(ctx, "Open")
@@ -150,6 +151,17 @@ func TestHiddenLooksMissingThroughTheBinary(t *testing.T) {
 		hidden, missing := asMissing(a, c.tool, c.args, "Secret Vault", "No Such Vault", odoc, odoc) // the open document stays
 		if hidden != missing || !strings.Contains(hidden, `"not_found"`) {
 			t.Errorf("%s %v in the hidden notebook answers\n  %s\nabout things that do not exist\n  %s", c.tool, c.args["action"], hidden, missing)
+		}
+	}
+	// Through a stdio front, which reads itself and hands writes to the
+	// authority: the same answers.
+	st := stdioAgent(t, append(kernel, "--state-dir", state, "--token", "sekret")...)
+	for _, args := range []map[string]any{
+		{"action": "get_kramdown", "id": vb[0]},
+		with(upd(vb[0]), "validateOnly", true),
+	} {
+		if hidden, missing := asMissing(st, "block", args); hidden != missing || !strings.Contains(hidden, `"not_found"`) {
+			t.Errorf("block %v through stdio answers\n  %s\nfor a block that does not exist\n  %s", args["action"], hidden, missing)
 		}
 	}
 	// The commit of a block hidden since its preflight, and of one removed.

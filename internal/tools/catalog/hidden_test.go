@@ -214,3 +214,21 @@ func TestHiddenReferenceCounts(t *testing.T) {
 		t.Fatalf("the referenced block is not a candidate: %v", refs)
 	}
 }
+
+// TestCheckLetsAReplayAsk: before a person is asked to confirm a dangerous
+// call, the gate runs without the action; a commit (requestId, no
+// validateOnly) of something gone or hidden is let through to be asked
+// (the ledger may answer it as a replay), a preflight of it is refused.
+func TestCheckLetsAReplayAsk(t *testing.T) {
+	s := newHiddenFixture(t)
+	s.hide()
+	raw := func(m map[string]any) tools.Input { b, _ := json.Marshal(m); return tools.Input{Raw: b} }
+	ctx := tools.WithPolicy(context.Background(), s.Policy)
+	del := map[string]any{"action": "delete", "id": s.blocks[0]}
+	if err := s.R.Check(ctx, "block", raw(tooltest.CopyArgs(del, "validateOnly", true))); err == nil || err.(*failure.Error).Code != failure.NotFound {
+		t.Fatalf("the preflight of a hidden block's delete: %v", err)
+	}
+	if err := s.R.Check(ctx, "block", raw(tooltest.CopyArgs(del, "requestId", "abcd", "expectedStateHash", "abcd"))); err != nil {
+		t.Fatalf("a commit of a hidden block's delete is refused before it can be asked about: %v", err)
+	}
+}
