@@ -215,15 +215,8 @@ func (v *veil) relatedOf(keyID string) string {
 	return ""
 }
 
-// keep filters the item IDs a relation cell (of key keyID) links.
-func (v *veil) keep(keyID string, ids []string) []string {
-	if v == nil {
-		return ids
-	}
-	return v.keepOf(v.relatedOf(keyID), ids)
-}
-
-// keepOf filters item IDs of the database other.
+// keepOf filters the item IDs of the database other that a relation cell
+// links.
 func (v *veil) keepOf(other string, ids []string) []string {
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {
