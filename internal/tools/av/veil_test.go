@@ -270,3 +270,56 @@ func TestDatabaseShownOnlyInHiddenNotebooks(t *testing.T) {
 		t.Fatalf("search of a database shown in both: %v", found)
 	}
 }
+
+// BenchmarkVeiledRender times a page of a 500-row database (40 rows bound
+// to blocks, half of them in a notebook that is hidden in the second
+// case) rendered through the tool without and with a hidden notebook, in
+// one run: the veil reads the view whole, the database and where its
+// bound blocks live, and pages here.
+//
+//	go test ./internal/tools/av -run '^$' -bench BenchmarkVeiledRender -benchtime 50x
+func BenchmarkVeiledRender(b *testing.B) {
+	f := tooltest.NewStrict(b, false, testTools)
+	ctx := context.Background()
+	db := f.MkDatabase(b, f.Doc)
+	nb, err := f.C.CreateNotebook(ctx, "Vault")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var md strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&md, "secret %d\n\n", i)
+	}
+	hidden := f.Kids(b, f.MkDoc(b, nb.ID, "/Secret", md.String()))
+	shown := f.Kids(b, f.MkDoc(b, f.NB, "/Shown", strings.ReplaceAll(md.String(), "secret", "shown")))
+	var srcs []siyuan.AVSrc
+	for i := range 460 {
+		srcs = append(srcs, siyuan.AVSrc{ItemID: tooltest.NewID(), Detached: true, Content: fmt.Sprintf("row %d", i)})
+	}
+	for i := range 20 {
+		srcs = append(srcs, siyuan.AVSrc{ItemID: tooltest.NewID(), ID: hidden[i]}, siyuan.AVSrc{ItemID: tooltest.NewID(), ID: shown[i]})
+	}
+	for chunk := range slices.Chunk(srcs, 100) {
+		if err := f.C.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.AV, BlockID: db.Block, Srcs: chunk}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := f.C.FlushTransaction(ctx); err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"action": "render", "avID": db.AV, "pageSize": 10}
+	for _, c := range []struct {
+		name   string
+		policy *tools.Policy
+	}{
+		{"open", &tools.Policy{Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "open"}},
+		{"hidden", &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{nb.ID: tools.LevelNone}, AllActions: true, Strict: true, Version: "hidden"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			f.Policy = c.policy
+			for b.Loop() {
+				f.OK(b, "av", args)
+			}
+		})
+	}
+}
