@@ -191,10 +191,24 @@ func TestHiddenLooksMissingThroughTheBinary(t *testing.T) {
 		t.Errorf("tag.rename of the hidden notebook's tag answers\n  %s\nof a tag nothing carries\n  %s", hidden2, missing)
 	}
 
-	// Cards: the total and pages count the open notebook's card alone.
-	cards := a.ok("flashcard", map[string]any{"action": "get_cards", "deckID": ""})
+	// Cards: the total and pages count the open notebook's card alone,
+	// exactly as when the hidden notebook holds no card.
+	getCards := map[string]any{"action": "get_cards", "deckID": "", "pageSize": 1}
+	cards := a.ok("flashcard", getCards)
 	if cards["total"] != float64(1) || cards["pageCount"] != float64(1) || len(cards["cards"].([]any)) != 1 || strings.Contains(fmt.Sprint(cards), "secret") {
 		t.Errorf("get_cards with a hidden notebook: %v", cards)
+	}
+	if _, err := c.RemoveRiffCards(ctx, siyuan.BuiltinDeckID, []string{vb[0], vb[1]}); err != nil {
+		t.Fatal(err)
+	}
+	undue := func(m map[string]any) string { // a new card is due at the time of the read
+		for _, c := range m["cards"].([]any) {
+			delete(c.(map[string]any)["card"].(map[string]any), "due")
+		}
+		return fmt.Sprint(m)
+	}
+	if without := a.ok("flashcard", getCards); undue(without) != undue(cards) {
+		t.Errorf("get_cards with the hidden notebook's cards answers\n  %v\nwithout them\n  %v", cards, without)
 	}
 
 	// A database in the open notebook with a row bound to the vault.
