@@ -60,6 +60,17 @@ func TestPermissionMatrix(t *testing.T) {
 		for _, c := range classes {
 			args := c.args()
 			allowed := rank(level) >= rank(c.need)
+			if level == "none" && c.name != "external" {
+				// Hidden: the answer of a block that does not exist.
+				if c.name != "read" {
+					args = with(args, "validateOnly", true)
+				}
+				hidden, missing := asMissing(a, c.tool, args)
+				if hidden != missing || !strings.Contains(hidden, `"not_found"`) {
+					t.Errorf("%s in a hidden notebook answers\n  %s\nfor a block that does not exist\n  %s", c.name, hidden, missing)
+				}
+				continue
+			}
 			if c.name == "read" || c.name == "external" {
 				m, isErr := a.call(c.tool, args)
 				if allowed == isErr {

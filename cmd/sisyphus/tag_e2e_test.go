@@ -101,13 +101,18 @@ func tagFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb, other s
 	}
 
 	// rename needs write on every notebook that uses the tag: refused
-	// while the other notebook is hidden or read-only, without its content.
+	// while the other notebook is read-only, naming it, and while any
+	// notebook is hidden, naming none (whatever the tag: SiYuan renames it
+	// everywhere), never with its content.
 	ren := map[string]any{"action": "rename", "oldLabel": l, "newLabel": l + "x"}
 	for _, level := range []string{"none", "r"} {
 		s.config(t, "permission", other, level)
 		m := a.fails("tag", with(ren, "validateOnly", true), "permission_denied")
 		if strings.Contains(fmt.Sprint(m), "gamma") {
 			t.Fatalf("the refusal shows the other notebook's text: %v", m)
+		}
+		if named := m["error"].(map[string]any)["notebook"]; level == "none" && (named != nil || strings.Contains(fmt.Sprint(m), other)) || level == "r" && named != other {
+			t.Fatalf("the refusal at %s: %v", level, m)
 		}
 	}
 	s.config(t, "permission", other, "rw")

@@ -237,6 +237,13 @@ type Touch struct {
 	Notebook string
 	Block    string
 	Need     Level
+	// Why, when set, ends a refusal of this touch: why the call needs
+	// that level there (a forwarded plugin tool needs rw everywhere).
+	Why string
+	// Bound marks a block the call reaches through data, not by an id
+	// it was given (a database's blocks, the block bound to a row): one
+	// the call cannot see is passed over, as the action leaves it out.
+	Bound bool
 }
 
 // OnNotebook is a touch of a notebook.
@@ -244,6 +251,10 @@ func OnNotebook(id string, need Level) Touch { return Touch{Notebook: id, Need: 
 
 // OnBlock is a touch of the notebook holding a block or document.
 func OnBlock(id string, need Level) Touch { return Touch{Block: id, Need: need} }
+
+// OnBound is a touch of the notebook holding a block the call reaches
+// through data (see Touch.Bound).
+func OnBound(id string, need Level) Touch { return Touch{Block: id, Need: need, Bound: true} }
 
 // OnBlocks touches the notebooks of several blocks.
 func OnBlocks(ids []string, need Level) []Touch {
@@ -285,26 +296,38 @@ func CheckWorkspacePath(field, p string) error {
 }
 
 // authorize checks that the policy allows every touch, resolving block ids
-// to their notebooks. A block that does not exist is left to the action,
-// which answers not_found; a failed resolution fails the call (closed).
+// to their notebooks. Whenever it has to look (some notebook allows less
+// than the call needs), a touch of something an agent cannot see is
+// refused as not found: a block, document or notebook that does not exist,
+// and one in a notebook hidden from agents, get the same answer (absent),
+// so that no refusal tells an agent what exists where it may not look.
+// Visible notebooks whose level is too low are refused by name
+// (permission_denied). A malformed id is left to the action, which
+// refuses it; a failed resolution fails the call (closed).
 func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error {
 	if !needsLookup(p, touches) {
 		return nil
 	}
 	needs := map[string]Level{}
+	why := map[string]string{}
 	var order []string
-	add := func(nb string, need Level) {
-		if cur, ok := needs[nb]; !ok || need > cur {
+	add := func(nb string, t Touch) {
+		if cur, ok := needs[nb]; !ok || t.Need > cur {
 			if !ok {
 				order = append(order, nb)
 			}
-			needs[nb] = need
+			needs[nb] = t.Need
+			why[nb] = t.Why
 		}
 	}
 	var blocks []string
 	seen := map[string]bool{}
+	named := false
 	for _, t := range touches {
-		if t.Notebook == "" && t.Block != "" && !seen[t.Block] {
+		switch {
+		case t.Notebook != "":
+			named = true
+		case t.Block != "" && !seen[t.Block] && CheckID("id", t.Block) == nil:
 			seen[t.Block] = true
 			blocks = append(blocks, t.Block)
 		}
@@ -313,25 +336,61 @@ func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error 
 	if err != nil {
 		return err
 	}
+	var exists map[string]bool
+	if named {
+		nbs, err := env.Kernel.ListNotebooks(ctx)
+		if err != nil {
+			return KernelError(err)
+		}
+		exists = make(map[string]bool, len(nbs))
+		for _, nb := range nbs {
+			exists[nb.ID] = true
+		}
+	}
+	// What cannot be seen is decided first, in the order the call names
+	// it: the answer is the same whether it is missing or hidden.
 	for _, t := range touches {
 		switch {
 		case t.Notebook != "":
-			add(t.Notebook, t.Need)
-		case t.Block != "":
-			if nb := nbOf[t.Block]; nb != "" {
-				add(nb, t.Need)
+			if !exists[t.Notebook] || !p.Visible(t.Notebook) {
+				return absent("notebook", t.Notebook)
 			}
+			add(t.Notebook, t)
+		case t.Block != "" && CheckID("id", t.Block) == nil:
+			nb := nbOf[t.Block]
+			switch {
+			case (nb == "" || !p.Visible(nb)) && t.Bound:
+				continue
+			case nb == "" || !p.Visible(nb):
+				return absent("block", t.Block)
+			}
+			add(nb, t)
 		}
 	}
 	sort.Strings(order)
 	for _, nb := range order {
 		need := needs[nb]
 		if have := p.Level(nb); have < need {
-			return denied(nb, have, need)
+			return denied(nb, have, need, why[nb])
 		}
 	}
 	return nil
 }
+
+// errAbsent marks the gate's not_found (see absent).
+var errAbsent = errors.New("tools: the call names something agents cannot see")
+
+// absent is the refusal of a touch of something an agent cannot see,
+// missing or hidden alike: the code, message and fields depend only on
+// what the call named.
+func absent(what, id string) *failure.Error {
+	e := failure.Missing(what, id)
+	e.Cause = errAbsent
+	return e
+}
+
+// isAbsent reports whether err is the gate's not_found.
+func isAbsent(err error) bool { return errors.Is(err, errAbsent) }
 
 // needsLookup reports whether deciding touches under p may need the kernel
 // (or a refusal): nothing to decide when every notebook allows the most the
@@ -344,13 +403,15 @@ func needsLookup(p *Policy, touches []Touch) bool {
 	return p.floor() < most
 }
 
-// denied is the refusal of a touch the policy does not allow.
-func denied(notebook string, have, need Level) *failure.Error {
-	msg := fmt.Sprintf("notebook %s is %q, and this call needs to %s there; nothing was run", notebook, have, need.need())
-	if have == LevelNone {
-		msg = fmt.Sprintf("notebook %s is hidden from agents (\"none\"); nothing was run", notebook)
+// denied is the refusal of a touch of a visible notebook whose level is
+// below what the call needs (a hidden one is absent instead); why, when
+// set, says why the call needs that level there.
+func denied(notebook string, have, need Level, why string) *failure.Error {
+	msg := fmt.Sprintf("notebook %s is %q, and this call needs to %s there", notebook, have, need.need())
+	if why != "" {
+		msg += ": " + why
 	}
-	e := failure.New(failure.PermissionDenied, "%s", msg).
+	e := failure.New(failure.PermissionDenied, "%s; nothing was run", msg).
 		With("notebook", notebook).With("permission", have.String()).With("requiredPermission", atLeast(need))
 	return e.Attempted(false)
 }
@@ -420,6 +481,194 @@ func placeBlocks(ctx context.Context, env *Env, blocks []string) (map[string]str
 		out[b] = where[i]
 	}
 	return out, nil
+}
+
+// Seen reports which of ids the call may see: those the gate places in a
+// notebook its policy shows. A block that does not exist is not seen, as
+// one in a hidden notebook is not, so a caller that leaves out what is not
+// seen answers both alike. Without a policy that hides a notebook, every
+// id is seen and nothing is looked up (a caller that cares whether they
+// exist reads them itself).
+func Seen(ctx context.Context, env *Env, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	p := PolicyFrom(ctx)
+	if p == nil || !p.Hides() {
+		for _, id := range ids {
+			out[id] = true
+		}
+		return out, nil
+	}
+	var valid []string
+	for _, id := range ids {
+		if CheckID("id", id) == nil && !slices.Contains(valid, id) {
+			valid = append(valid, id)
+		}
+	}
+	nbOf, err := placeBlocks(ctx, env, valid)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range valid {
+		out[id] = nbOf[id] != "" && p.Visible(nbOf[id])
+	}
+	return out, nil
+}
+
+// maxUnindexed bounds the blocks SeenIndexed looks up one by one: past it,
+// a block the index does not hold is not seen (closed).
+const maxUnindexed = 16
+
+// SeenIndexed is Seen for many blocks at once (the rows of a database):
+// their notebooks come from SiYuan's index in one query per 256 (which,
+// as for search, lags a move between notebooks by a few seconds), and a
+// block the index does not hold (written a moment ago, or gone) is placed
+// as the gate places it, up to maxUnindexed of them; the rest are not
+// seen. Without a policy that hides a notebook every id is seen.
+func SeenIndexed(ctx context.Context, env *Env, ids []string) (map[string]bool, error) {
+	p := PolicyFrom(ctx)
+	if p == nil || !p.Hides() {
+		return Seen(ctx, env, ids)
+	}
+	var valid []string
+	for _, id := range ids {
+		if CheckID("id", id) == nil {
+			valid = append(valid, id)
+		}
+	}
+	valid = slices.Compact(slices.Sorted(slices.Values(valid)))
+	boxOf := make(map[string]string, len(valid))
+	for chunk := range slices.Chunk(valid, 256) {
+		quoted := make([]string, len(chunk))
+		for i, id := range chunk {
+			quoted[i] = "'" + id + "'" // checked ids: nothing to escape
+		}
+		rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, box FROM blocks WHERE id IN (%s) LIMIT %d", strings.Join(quoted, ", "), 2*len(chunk)+8))
+		if err != nil {
+			return nil, KernelError(err)
+		}
+		for _, r := range rows {
+			id, _ := r["id"].(string)
+			box, _ := r["box"].(string)
+			if id != "" && box != "" {
+				boxOf[id] = box
+			}
+		}
+	}
+	var unindexed []string
+	for _, id := range valid {
+		if boxOf[id] == "" && len(unindexed) < maxUnindexed {
+			unindexed = append(unindexed, id)
+		}
+	}
+	placed, err := Seen(ctx, env, unindexed)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(ids))
+	for _, id := range valid {
+		out[id] = boxOf[id] != "" && p.Visible(boxOf[id]) || placed[id]
+	}
+	return out, nil
+}
+
+// maxCountedRefs bounds the reference rows VisibleRefCounts reads.
+const maxCountedRefs = 20000
+
+// VisibleRefCounts counts, for each block, the references to it that the
+// call may see (from SiYuan's index): SiYuan's own counts (a block's
+// refcount, a candidate's refCount) take in references from hidden
+// notebooks. Without a policy that hides a notebook it answers nil: the
+// kernel's counts stand.
+func VisibleRefCounts(ctx context.Context, env *Env, ids []string) (map[string]int, error) {
+	p := PolicyFrom(ctx)
+	if p == nil || !p.Hides() {
+		return nil, nil
+	}
+	out := make(map[string]int, len(ids))
+	var quoted []string
+	for _, id := range ids {
+		if CheckID("id", id) == nil {
+			out[id] = 0
+			quoted = append(quoted, "'"+id+"'") // checked ids: nothing to escape
+		}
+	}
+	if len(quoted) == 0 {
+		return out, nil
+	}
+	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, def_block_id, box FROM refs WHERE def_block_id IN (%s) LIMIT %d", strings.Join(quoted, ", "), maxCountedRefs))
+	if err != nil {
+		return nil, KernelError(err)
+	}
+	seen := map[string]bool{} // a row the index holds twice counts once
+	for _, r := range rows {
+		id, _ := r["id"].(string)
+		def, _ := r["def_block_id"].(string)
+		box, _ := r["box"].(string)
+		if !seen[id] && box != "" && p.Visible(box) {
+			seen[id] = true
+			out[def]++
+		}
+	}
+	return out, nil
+}
+
+// VeilDocInfo is SiYuan's document info as the call may see it while a
+// notebook is hidden: the references from blocks it cannot see are left
+// out (and the count with them), and so are the databases shown only
+// where it may not look. Without a hidden notebook info is unchanged.
+func VeilDocInfo(ctx context.Context, env *Env, info *siyuan.DocInfo) error {
+	if !Hiding(ctx) || info == nil {
+		return nil
+	}
+	seen, err := Seen(ctx, env, info.RefIDs)
+	if err != nil {
+		return err
+	}
+	refs := []string{}
+	for _, id := range info.RefIDs {
+		if seen[id] {
+			refs = append(refs, id)
+		}
+	}
+	info.RefIDs, info.RefCount = refs, len(refs)
+	views := info.AttrViews[:0]
+	for _, v := range info.AttrViews {
+		blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, v.ID)
+		if err != nil {
+			return KernelError(err)
+		}
+		shown, err := Seen(ctx, env, blocks)
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(blocks, func(b string) bool { return shown[b] }) {
+			views = append(views, v)
+		}
+	}
+	info.AttrViews = views
+	return nil
+}
+
+// RefuseWhileHidden refuses a call that reaches every notebook at once and
+// cannot leave one out (SiYuan renames a tag everywhere; a forwarded
+// plugin tool sees the whole workspace) while the call's policy hides a
+// notebook; nil otherwise. The refusal depends on the policy alone and
+// names no notebook: whatever the hidden notebooks hold, the answer is
+// the same.
+func RefuseWhileHidden(ctx context.Context, what string) error {
+	if !Hiding(ctx) {
+		return nil
+	}
+	e := failure.New(failure.PermissionDenied, "%s reaches every notebook and cannot leave out those hidden from agents (permission none), so it is refused while one is hidden; nothing was run", what)
+	e.Action = "ask the person who runs Sisyphus to do it in SiYuan, or to give every notebook at least r"
+	return e.Attempted(false)
+}
+
+// Hiding reports whether the call's policy hides a notebook: only then
+// may a listing across notebooks have something to leave out.
+func Hiding(ctx context.Context) bool {
+	p := PolicyFrom(ctx)
+	return p != nil && p.Hides()
 }
 
 // notebookOf resolves a block or document id to its notebook; an id that

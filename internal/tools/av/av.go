@@ -42,10 +42,22 @@ func Tool() *tools.Tool {
 // dbTouches resolves a database to the database blocks showing it, each
 // needing the level in its notebook. A database no block shows cannot be
 // placed in a notebook: refused (not_found when it does not exist at all).
+// A block in a notebook hidden from agents does not count: a database
+// shown only there is not found, as one that does not exist.
 func dbTouches(ctx context.Context, env *tools.Env, avID string, need tools.Level) ([]tools.Touch, error) {
 	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
 	if err != nil {
 		return nil, fmt.Errorf("find the blocks showing database %s: %w", avID, err)
+	}
+	if len(blocks) > 0 && tools.Hiding(ctx) {
+		shown, err := visibleBlocks(ctx, env, blocks)
+		if err != nil {
+			return nil, err
+		}
+		if len(shown) == 0 {
+			return nil, failure.Missing("database", avID)
+		}
+		blocks = shown
 	}
 	if len(blocks) == 0 {
 		av, err := env.Kernel.GetAttributeView(ctx, avID)
@@ -59,7 +71,11 @@ func dbTouches(ctx context.Context, env *tools.Env, avID string, need tools.Leve
 		e.Action = "insert a database block for it in a document (SiYuan's editor), then call again"
 		return nil, e.Attempted(false)
 	}
-	return tools.OnBlocks(blocks, need), nil
+	out := make([]tools.Touch, 0, len(blocks))
+	for _, b := range blocks {
+		out = append(out, tools.OnBound(b, need)) // a block gone since is passed over
+	}
+	return out, nil
 }
 
 // scopeOn is the scope of an action on one database.

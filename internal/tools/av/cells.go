@@ -150,6 +150,9 @@ type cellsState struct {
 	// dbs are the whole databases read, when relation cells are set: their
 	// preimage hashes (not hashed here).
 	dbs map[string]DBState
+	// hiddenLinks are, per relation cell set (row, key), the rows it links
+	// that the call cannot see: the write keeps them (not hashed).
+	hiddenLinks map[[2]string][]string
 }
 
 type cellState struct {
@@ -160,11 +163,19 @@ type cellState struct {
 }
 
 func readCells(ctx context.Context, env *tools.Env, a cellsArgs) (cellsState, error) {
-	db, err := ReadDBState(ctx, env, a.AvID)
+	db, v, err := readDB(ctx, env, a.AvID)
 	if err != nil {
 		return cellsState{}, err
 	}
 	st := cellsOf(db, a)
+	for _, c := range a.Cells {
+		if ids := v.hiddenTargets(c.Row, c.Key); len(ids) > 0 {
+			if st.hiddenLinks == nil {
+				st.hiddenLinks = map[[2]string][]string{}
+			}
+			st.hiddenLinks[[2]string{c.Row, c.Key}] = ids
+		}
+	}
 	return st, readRelated(ctx, env, a, db, &st)
 }
 
@@ -467,7 +478,21 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		if err != nil {
 			return nil, tools.Refuse(err)
 		}
-		if err := env.Kernel.BatchSetAttributeViewBlockAttrs(ctx, a.AvID, updates); err != nil {
+		// A relation cell keeps the rows it links that the call cannot
+		// see (after those it names): the call neither sees nor changes
+		// them. The readback compares what the call sees.
+		sent := updates
+		if len(st.hiddenLinks) > 0 {
+			sent = slices.Clone(updates)
+			for i, u := range sent {
+				if keep := st.hiddenLinks[[2]string{u.ItemID, u.KeyID}]; len(keep) > 0 && u.Value != nil && u.Value.Relation != nil {
+					v := *u.Value
+					v.Relation = &siyuan.AVValueRelation{BlockIDs: append(slices.Clone(u.Value.Relation.BlockIDs), keep...)}
+					sent[i].Value = &v
+				}
+			}
+		}
+		if err := env.Kernel.BatchSetAttributeViewBlockAttrs(ctx, a.AvID, sent); err != nil {
 			// The kernel sets the cells in order and saves once at the end.
 			return nil, tools.WriteFailure(err, false)
 		}
@@ -598,7 +623,9 @@ var removeRows = tools.Write[removeRowsArgs, rowsState]{
 		db := canonical(av, nil)
 		for _, id := range a.SrcIDs {
 			if r, ok := db.row(id); ok && r.Block != "" {
-				ts = append(ts, tools.OnBlock(r.Block, tools.LevelWrite))
+				// One the call cannot see is passed over: the state has
+				// no such row, and refuses it.
+				ts = append(ts, tools.OnBound(r.Block, tools.LevelWrite))
 			}
 		}
 		return ts, nil
@@ -669,7 +696,13 @@ var removeColumn = tools.Write[removeColumnArgs, DBState]{
 		}
 		return out, tools.CheckID("keyID", out.Key)
 	},
-	Scope:   scopeOn(func(a removeColumnArgs) string { return a.AvID }, tools.LevelDelete),
+	Scope: tools.Scope[removeColumnArgs]{Resolve: func(ctx context.Context, env *tools.Env, a removeColumnArgs) ([]tools.Touch, error) {
+		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelDelete)
+		if err != nil {
+			return nil, err
+		}
+		return ts, refuseWithheld(ctx, env, a.AvID, "removing a column removes their cells too")
+	}},
 	Targets: func(a removeColumnArgs) []string { return []string{a.AvID} },
 	State: func(ctx context.Context, env *tools.Env, a removeColumnArgs) (DBState, error) {
 		return ReadDBState(ctx, env, a.AvID)
@@ -725,7 +758,12 @@ func cellTouches(ctx context.Context, env *tools.Env, a cellsArgs) ([]tools.Touc
 	if err != nil {
 		return nil, err
 	}
-	ts := tools.OnBlocks(bound, tools.LevelWrite)
+	// A row bound to a block the call cannot see is a row the state does
+	// not have: its block is passed over here, and the state refuses it.
+	var ts []tools.Touch
+	for _, b := range bound {
+		ts = append(ts, tools.OnBound(b, tools.LevelWrite))
+	}
 	for _, c := range a.Cells {
 		for _, k := range keys {
 			if k.ID != c.Key || k.Type != siyuan.AVKeyRelation || k.Relation == nil || k.Relation.AvID == "" || k.Relation.AvID == a.AvID {

@@ -60,6 +60,13 @@ var addColumn = tools.Write[addColumnArgs, colState]{
 		{Name: "template", Type: tools.String, Description: "template: its template (.action{.Column} names columns)"}},
 	Parse: parseAddColumn,
 	Scope: tools.Scope[addColumnArgs]{Resolve: func(ctx context.Context, env *tools.Env, a addColumnArgs) ([]tools.Touch, error) {
+		if a.Type == siyuan.AVKeyTemplate && indexHelpers.MatchString(a.Template) && tools.Hiding(ctx) {
+			// As file.render refuses such a template: SiYuan's index
+			// spans every notebook and cannot be filtered.
+			e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (querySQL, queryBlocks, querySpans, getBlock, getHPathByID, statBlock), which cannot be filtered by notebook while one is hidden from agents; nothing was run")
+			e.Action = "use a template without the SQL helpers"
+			return nil, e.Attempted(false)
+		}
 		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelWrite)
 		if err != nil || a.RelationAvID == "" || a.RelationAvID == a.AvID {
 			return ts, err

@@ -49,17 +49,19 @@ var duplicate = tools.Write[duplicateArgs, DBState]{
 		if a.PreviousID != "" {
 			ts = append(ts, tools.OnBlock(a.PreviousID, tools.LevelWrite))
 		}
+		if err := refuseWithheld(ctx, env, a.AvID, "the copy would bind their blocks too"); err != nil {
+			return nil, err
+		}
 		st, err := ReadDBState(ctx, env, a.AvID)
 		if err != nil {
 			return nil, err
 		}
-		var bound []string
 		for _, r := range st.Rows {
 			if r.Block != "" && !r.Detached {
-				bound = append(bound, r.Block)
+				ts = append(ts, tools.OnBound(r.Block, tools.LevelWrite))
 			}
 		}
-		return append(ts, tools.OnBlocks(bound, tools.LevelWrite)...), nil
+		return ts, nil
 	}},
 	Targets: func(a duplicateArgs) []string { return []string{a.AvID} },
 	State: func(ctx context.Context, env *tools.Env, a duplicateArgs) (DBState, error) {

@@ -2,8 +2,11 @@ package av
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
 
@@ -40,5 +43,106 @@ func FuzzCreationArguments(f *testing.F) {
 				t.Fatalf("%s: a preflight says it wrote: %+v", raw, e)
 			}
 		}
+	})
+}
+
+// FuzzVeil veils fuzzed stored databases (every row whose item ID ends in
+// "h" is bound to a hidden block, every related row ending in "h" is
+// hidden): nothing panics, no hidden row, no value of one, no link to a
+// hidden row and no place of one in a view stays, and a state and a
+// query agree with the veiled view.
+func FuzzVeil(f *testing.F) {
+	const (
+		visible = "20260812120000-aaaaaav"
+		hidden  = "20260812120000-aaaaaah"
+		pk      = "20260812120000-kkkkkkk"
+		rel     = "20260812120000-rrrrrrr"
+		other   = "20260812120000-ooooooo"
+	)
+	f.Add(`{"id":"20260812120000-dbdbdbd","keyValues":[{"key":{"id":"` + pk + `","type":"block"},"values":[` +
+		`{"blockID":"` + visible + `","keyID":"` + pk + `","type":"block","block":{"id":"20260812120000-bbbbbbb","content":"v"}},` +
+		`{"blockID":"` + hidden + `","keyID":"` + pk + `","type":"block","block":{"id":"20260812120000-ccccccc","content":"secret"}}]},` +
+		`{"key":{"id":"` + rel + `","type":"relation","relation":{"avID":"` + other + `"}},"values":[` +
+		`{"blockID":"` + visible + `","keyID":"` + rel + `","type":"relation","relation":{"blockIDs":["` + hidden + `","` + visible + `"],"contents":[{"blockID":"` + hidden + `"}]}}]}],` +
+		`"views":[{"id":"20260812120000-vvvvvvv","type":"table","itemIds":["` + hidden + `","` + visible + `"],"table":{"columns":[{"id":"` + pk + `","calc":{"operator":"Sum","result":{"number":{"content":7}}}}]}}]}`)
+	f.Add(`{"keyValues":[{"key":null},{"values":[null]}],"views":[null,{"table":{"columns":[null,{"calc":"x"}]}}]}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		var stored siyuan.AttributeView
+		if json.Unmarshal([]byte(raw), &stored) != nil {
+			return
+		}
+		endsH := func(s string) bool { return strings.HasSuffix(s, "h") }
+		v := &veil{avID: stored.ID, rows: map[string]bool{}, rels: map[string]map[string][]string{}, keys: map[string]*siyuan.AVKey{},
+			related: map[string]*relatedVeil{}}
+		for _, kv := range stored.KeyValues {
+			if kv == nil || kv.Key == nil {
+				continue
+			}
+			v.keys[kv.Key.ID] = kv.Key
+			for _, val := range kv.Values {
+				if val == nil {
+					continue
+				}
+				if endsH(val.BlockID) {
+					v.rows[val.BlockID] = true
+				}
+				if val.Relation != nil {
+					if v.rels[val.BlockID] == nil {
+						v.rels[val.BlockID] = map[string][]string{}
+					}
+					v.rels[val.BlockID][kv.Key.ID] = val.Relation.BlockIDs
+				}
+			}
+			if kv.Key.Type == siyuan.AVKeyRelation && kv.Key.Relation != nil {
+				r := &relatedVeil{rows: map[string]bool{}}
+				v.related[kv.Key.Relation.AvID] = r
+				for _, ids := range v.rels {
+					for _, id := range ids[kv.Key.ID] {
+						if endsH(id) {
+							r.rows[id] = true
+						}
+					}
+				}
+			}
+		}
+		var w withheld
+		out, err := v.attributeView(&stored, &w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kv := range out.KeyValues {
+			if kv == nil {
+				continue
+			}
+			for _, val := range kv.Values {
+				if val != nil && v.rows[val.BlockID] {
+					t.Fatalf("a hidden row's value stayed: %+v", val)
+				}
+				if val != nil && val.Relation != nil && kv.Key != nil && kv.Key.Type == siyuan.AVKeyRelation {
+					for _, id := range val.Relation.BlockIDs {
+						if v.target(v.relatedOf(kv.Key.ID), id) {
+							t.Fatalf("a link to a hidden row stayed: %+v", val.Relation)
+						}
+					}
+				}
+			}
+		}
+		for _, view := range out.Views {
+			if view != nil && slices.ContainsFunc(view.ItemIDs, v.row) {
+				t.Fatalf("a hidden row keeps its place: %v", view.ItemIDs)
+			}
+		}
+		st := v.state(canonical(&stored, nil))
+		for _, r := range st.Rows {
+			if v.row(r.ID) {
+				t.Fatalf("a hidden row is in the state: %+v", r)
+			}
+			for k, c := range r.Cells {
+				if c != nil && c.Relation != nil && slices.ContainsFunc(c.Relation.BlockIDs, func(id string) bool { return v.target(v.relatedOf(k), id) }) {
+					t.Fatalf("the state keeps a link to a hidden row: %+v", c.Relation)
+				}
+			}
+		}
+		_ = matchesQuery(raw, []string{raw})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,10 +38,15 @@ func blockParam() tools.Param {
 
 var readGet = scopeOn(func(a getArgs) string { return a.AvID }, tools.LevelRead)
 
-// checkBlock refuses a blockID that does not show the database.
+// checkBlock refuses a blockID that does not show the database; it
+// answers the database blocks showing it that the call may see (a block
+// in a hidden notebook does not show it, to the call).
 func checkBlock(ctx context.Context, env *tools.Env, avID, blockID string) ([]string, error) {
 	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
 	if err != nil {
+		return nil, err
+	}
+	if blocks, err = visibleBlocks(ctx, env, blocks); err != nil {
 		return nil, err
 	}
 	if blockID != "" && !contains(blocks, blockID) {
@@ -75,7 +81,20 @@ var get = tools.Read[getArgs]{
 		if av == nil {
 			return nil, failure.Missing("database", a.AvID)
 		}
-		return map[string]any{"avID": a.AvID, "blockIDs": blocks, "av": av}, nil
+		out := map[string]any{"avID": a.AvID, "blockIDs": blocks}
+		v, err := veilOf(ctx, env, av)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			var w withheld
+			if av, err = v.attributeView(av, &w); err != nil {
+				return nil, err
+			}
+			out["withheld"] = w
+		}
+		out["av"] = av
+		return out, nil
 	},
 }
 
@@ -123,6 +142,9 @@ var render = tools.Read[renderArgs]{
 		if _, err := checkBlock(ctx, env, a.AvID, a.BlockID); err != nil {
 			return nil, err
 		}
+		if tools.Hiding(ctx) {
+			return renderVeiled(ctx, env, a)
+		}
 		r, err := env.Kernel.RenderAttributeView(ctx, siyuan.RenderAVRequest{ID: a.AvID, BlockID: a.BlockID, ViewID: a.ViewID,
 			Page: a.Page, PageSize: a.PageSize, Query: a.Query, IgnoreRows: a.IgnoreRows})
 		if err != nil {
@@ -130,6 +152,86 @@ var render = tools.Read[renderArgs]{
 		}
 		return compact(r, a), nil
 	},
+}
+
+// allRows is the page size that renders a view whole: SiYuan pages the
+// rows of hidden notebooks with the others, so a veiled render pages
+// itself.
+const allRows = 1 << 20
+
+// renderVeiled is render while a notebook is hidden: the view rendered
+// whole, without what the call cannot see (veil.go), then filtered by the
+// query and paged here, so that no count, page or match tells of it.
+func renderVeiled(ctx context.Context, env *tools.Env, a renderArgs) (any, error) {
+	av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
+	if err != nil {
+		return nil, err
+	}
+	if av == nil {
+		return nil, failure.Missing("database", a.AvID)
+	}
+	v, err := veilOf(ctx, env, av)
+	if err != nil {
+		return nil, err
+	}
+	r, err := env.Kernel.RenderAttributeView(ctx, siyuan.RenderAVRequest{ID: a.AvID, BlockID: a.BlockID, ViewID: a.ViewID,
+		Page: 1, PageSize: allRows})
+	if err != nil {
+		return nil, notFoundAV(err, a.AvID)
+	}
+	var w withheld
+	if r.View != nil {
+		view := *r.View
+		rows := make([]*siyuan.AVRow, 0, len(view.Rows))
+		for _, row := range view.Rows {
+			if row == nil {
+				continue
+			}
+			if v.row(row.ID) {
+				w.Rows++
+				continue
+			}
+			c := *row
+			c.Cells = make([]*siyuan.AVCell, 0, len(row.Cells))
+			var texts []string
+			for _, cell := range row.Cells {
+				if cell == nil {
+					continue
+				}
+				cc := *cell
+				cc.Value = v.value(row.ID, nil, cell.Value, &w)
+				if cc.Value == nil && cell.Value != nil {
+					cc.Value = &siyuan.AVValue{ID: cell.Value.ID, KeyID: cell.Value.KeyID, BlockID: cell.Value.BlockID, Type: cell.Value.Type}
+				}
+				texts = append(texts, CellText(cc.Value))
+				c.Cells = append(c.Cells, &cc)
+			}
+			if matchesQuery(a.Query, texts) {
+				rows = append(rows, &c)
+			}
+		}
+		// Groups and column calculations are worked out over every row.
+		view.Groups, view.GroupCalc = nil, nil
+		cols := make([]*siyuan.AVColumn, 0, len(view.Columns))
+		for _, col := range view.Columns {
+			if col != nil {
+				cc := *col
+				cc.Calc = calcWithoutResult(col.Calc)
+				cols = append(cols, &cc)
+			}
+		}
+		view.Columns = cols
+		view.RowCount = len(rows)
+		from := min(len(rows), (a.Page-1)*a.PageSize)
+		view.Rows = rows[from:min(len(rows), from+a.PageSize)]
+		if a.IgnoreRows {
+			view.Rows = []*siyuan.AVRow{}
+		}
+		r.View = &view
+	}
+	out := compact(r, a)
+	out["withheld"] = w
+	return out, nil
 }
 
 // notFoundAV turns the kernel's "not found" answers for a database into
@@ -359,6 +461,17 @@ var getKeys = tools.Read[keysArgs]{
 			if err != nil {
 				return nil, err
 			}
+			if tools.Hiding(ctx) {
+				// A rollup's stored result is computed over every row.
+				for i := range keys {
+					if r := keys[i].Rollup; r != nil && r.Calc != nil && r.Calc.Result != nil {
+						rc, calc := *r, *r.Calc
+						calc.Result = nil
+						rc.Calc = &calc
+						keys[i].Rollup = &rc
+					}
+				}
+			}
 			return map[string]any{"avID": a.AvID, "keys": keys, "count": len(keys)}, nil
 		}
 		ok, err := env.Kernel.CheckBlockExist(ctx, a.BlockID)
@@ -372,8 +485,62 @@ var getKeys = tools.Read[keysArgs]{
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"id": a.BlockID, "databases": dbs, "count": len(dbs)}, nil
+		out := map[string]any{"id": a.BlockID}
+		if tools.Hiding(ctx) {
+			var w withheld
+			if dbs, err = veiledKeys(ctx, env, dbs, &w); err != nil {
+				return nil, err
+			}
+			out["withheld"] = w
+		}
+		out["databases"], out["count"] = dbs, len(dbs)
+		return out, nil
 	},
+}
+
+// veiledKeys are a block's databases (get_attribute_view_keys by id) as
+// the call may see them: without the databases shown only where it may
+// not look (the block's row there is left out, as the database is), and
+// each row's cells veiled. The block itself is visible (the gate saw to
+// it), so its rows are.
+func veiledKeys(ctx context.Context, env *tools.Env, dbs []siyuan.AVBlockKeys, w *withheld) ([]siyuan.AVBlockKeys, error) {
+	out := make([]siyuan.AVBlockKeys, 0, len(dbs))
+	for _, db := range dbs {
+		shown, err := visibleBlocks(ctx, env, db.BlockIDs)
+		if err != nil {
+			return nil, err
+		}
+		if len(shown) == 0 {
+			w.Rows++
+			continue
+		}
+		av, err := env.Kernel.GetAttributeView(ctx, db.AvID)
+		if err != nil {
+			return nil, err
+		}
+		v, err := veilOf(ctx, env, av)
+		if err != nil {
+			return nil, err
+		}
+		db.BlockIDs = shown
+		kvs := make([]*siyuan.AVKeyValues, 0, len(db.KeyValues))
+		for _, kv := range db.KeyValues {
+			if kv == nil {
+				continue
+			}
+			c := *kv
+			c.Values = nil
+			for _, val := range kv.Values {
+				if val = v.value(val.BlockID, c.Key, val, w); val != nil {
+					c.Values = append(c.Values, val)
+				}
+			}
+			kvs = append(kvs, &c)
+		}
+		db.KeyValues = kvs
+		out = append(out, db)
+	}
+	return out, nil
 }
 
 // ---- get_attribute_view_filter_sort ---------------------------------------
@@ -425,7 +592,10 @@ var search = tools.Read[searchArgs]{
 		if err != nil {
 			return nil, err
 		}
-		// A hit is shown when the notebook of its block is visible.
+		// A hit is shown when the notebook of its block is visible; a
+		// hit SiYuan found through a block in a hidden notebook is shown
+		// through another block showing the database, if one is visible,
+		// and is left out if none is (as a database that does not exist).
 		out := make([]siyuan.AVSearchResult, 0, len(hits))
 		for _, h := range hits {
 			loc, err := env.Kernel.GetPathByID(ctx, h.BlockID)
@@ -438,10 +608,53 @@ var search = tools.Read[searchArgs]{
 			}
 			if loc.Notebook != "" && tools.Visible(ctx, loc.Notebook) {
 				out = append(out, h)
+				continue
+			}
+			if !tools.Hiding(ctx) {
+				continue
+			}
+			if h, ok, err := shownElsewhere(ctx, env, h); err != nil {
+				return nil, err
+			} else if ok {
+				out = append(out, h)
 			}
 		}
 		return map[string]any{"results": out, "count": len(out)}, nil
 	},
+}
+
+// shownElsewhere is a search hit through a visible block showing its
+// database, with that block's human path; false when no block the call
+// may see shows it.
+func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult) (siyuan.AVSearchResult, bool, error) {
+	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, h.AvID)
+	if err != nil {
+		return h, false, err
+	}
+	shown, err := visibleBlocks(ctx, env, blocks)
+	if err != nil || len(shown) == 0 {
+		return h, false, err
+	}
+	loc, err := env.Kernel.GetPathByID(ctx, shown[0])
+	if err != nil {
+		return h, false, err
+	}
+	hpath, err := env.Kernel.GetHPathByID(ctx, shown[0])
+	if err != nil {
+		return h, false, err
+	}
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return h, false, err
+	}
+	name := ""
+	for _, n := range nbs {
+		if n.ID == loc.Notebook {
+			name = n.Name
+		}
+	}
+	h.BlockID, h.HPath = shown[0], name+hpath
+	return h, true, nil
 }
 
 // ---- get_primary_key_values -----------------------------------------------
@@ -464,23 +677,55 @@ var getPrimaryKeyValues = tools.Read[pkArgs]{
 	},
 	Scope: scopeOn(func(a pkArgs) string { return a.AvID }, tools.LevelRead),
 	Run: func(ctx context.Context, env *tools.Env, a pkArgs) (any, error) {
-		r, err := env.Kernel.GetAttributeViewPrimaryKeyValues(ctx, siyuan.AVPrimaryKeyValuesRequest{ID: a.AvID, Keyword: a.Keyword, Page: a.Page, PageSize: a.PageSize})
+		req := siyuan.AVPrimaryKeyValuesRequest{ID: a.AvID, Keyword: a.Keyword, Page: a.Page, PageSize: a.PageSize}
+		hiding := tools.Hiding(ctx)
+		if hiding {
+			// SiYuan pages the rows of hidden notebooks with the others:
+			// every value is read, and paged here without them.
+			req.Page, req.PageSize = 1, allRows
+		}
+		r, err := env.Kernel.GetAttributeViewPrimaryKeyValues(ctx, req)
 		if err != nil {
 			return nil, notFoundAV(err, a.AvID)
 		}
-		var values []map[string]any
+		var rows []*siyuan.AVValue
 		if r.Rows != nil {
-			for _, v := range r.Rows.Values {
-				m := map[string]any{"rowID": v.BlockID, "text": CellText(v), "detached": v.IsDetached}
-				if v.Block != nil && !v.IsDetached && v.Block.ID != "" {
-					m["blockID"] = v.Block.ID
-				}
-				values = append(values, m)
+			rows = r.Rows.Values
+		}
+		out := map[string]any{"avID": a.AvID, "name": r.Name, "blockIDs": r.BlockIDs, "page": a.Page, "pageSize": a.PageSize}
+		if hiding {
+			av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
+			if err != nil {
+				return nil, err
 			}
+			v, err := veilOf(ctx, env, av)
+			if err != nil {
+				return nil, err
+			}
+			var w withheld
+			rows = slices.DeleteFunc(slices.Clone(rows), func(val *siyuan.AVValue) bool {
+				hidden := val == nil || v.row(val.BlockID)
+				if hidden {
+					w.Rows++
+				}
+				return hidden
+			})
+			from := min(len(rows), (a.Page-1)*a.PageSize)
+			rows = rows[from:min(len(rows), from+a.PageSize)]
+			if out["blockIDs"], err = visibleBlocks(ctx, env, r.BlockIDs); err != nil {
+				return nil, err
+			}
+			out["withheld"] = w
 		}
-		if values == nil {
-			values = []map[string]any{}
+		values := []map[string]any{}
+		for _, v := range rows {
+			m := map[string]any{"rowID": v.BlockID, "text": CellText(v), "detached": v.IsDetached}
+			if v.Block != nil && !v.IsDetached && v.Block.ID != "" {
+				m["blockID"] = v.Block.ID
+			}
+			values = append(values, m)
 		}
-		return map[string]any{"avID": a.AvID, "name": r.Name, "blockIDs": r.BlockIDs, "values": values, "page": a.Page, "pageSize": a.PageSize}, nil
+		out["values"] = values
+		return out, nil
 	},
 }

@@ -17,7 +17,7 @@ import (
 
 func createParam() tools.Param {
 	return tools.Param{Name: "createIfNotExist", Type: tools.Boolean, Default: false,
-		Description: "true creates a database unless id names one that exists (then it renders it): a strict write (preflight with validateOnly first) making a database block first in blockID that shows database id (omit id and one is reserved)"}
+		Description: "true creates a database unless id names one that exists (then it renders it): a strict write (preflight with validateOnly first) making a database block first in blockID that shows database id (omit id and one is reserved; while a notebook is hidden from agents, only without id)"}
 }
 
 // createsDatabase tells whether a render with createIfNotExist:true
@@ -35,6 +35,13 @@ func createsDatabase(ctx context.Context, env *tools.Env, fields map[string]json
 	}
 	if id == "" || tools.CheckID("id", id) != nil {
 		return true, nil // the write form refuses a malformed id
+	}
+	if tools.Hiding(ctx) {
+		// Whether a database with this id exists must not decide the
+		// answer while one could be shown only in a hidden notebook:
+		// the call is a render, which answers not_found for a database
+		// the call cannot see, whether it exists or not.
+		return false, nil
 	}
 	av, err := env.Kernel.GetAttributeView(ctx, id)
 	if err != nil {

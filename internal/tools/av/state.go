@@ -81,10 +81,38 @@ type ColumnState struct {
 	Width  string `json:"width,omitempty"`
 }
 
-// ReadDBState reads a database and the blocks showing it. A database whose
-// file does not exist (unknown, or a database block never rendered) is
-// Missing.
+// ReadDBState reads a database and the blocks showing it, as the call may
+// see them (veil.go). A database whose file does not exist (unknown, or a
+// database block never rendered), or that is shown only where the call
+// may not look, is Missing.
 func ReadDBState(ctx context.Context, env *tools.Env, avID string) (DBState, error) {
+	st, _, err := readDB(ctx, env, avID)
+	return st, err
+}
+
+// readDB is ReadDBState and the veil it was read through (nil when no
+// notebook is hidden).
+func readDB(ctx context.Context, env *tools.Env, avID string) (DBState, *veil, error) {
+	st, av, err := readStored(ctx, env, avID)
+	if err != nil || st.Missing || !tools.Hiding(ctx) {
+		return st, nil, err
+	}
+	shown, err := visibleBlocks(ctx, env, st.Blocks)
+	if err != nil {
+		return st, nil, err
+	}
+	if len(st.Blocks) > 0 && len(shown) == 0 {
+		return DBState{ID: avID, Blocks: []string{}, Missing: true}, nil, nil
+	}
+	v, err := veilOf(ctx, env, av)
+	if err != nil {
+		return st, nil, err
+	}
+	return v.state(canonical(av, shown)), v, nil
+}
+
+// readStored reads a database and every block showing it, unveiled.
+func readStored(ctx context.Context, env *tools.Env, avID string) (DBState, *siyuan.AttributeView, error) {
 	st := DBState{ID: avID}
 	// The two reads are independent: in parallel, a state costs the
 	// database's read, not both round trips.
@@ -98,17 +126,17 @@ func ReadDBState(ctx context.Context, env *tools.Env, avID string) (DBState, err
 	av, err := env.Kernel.GetAttributeView(ctx, avID)
 	<-done
 	if err != nil {
-		return st, fmt.Errorf("read database %s: %w", avID, err)
+		return st, nil, fmt.Errorf("read database %s: %w", avID, err)
 	}
 	if berr != nil {
-		return st, fmt.Errorf("read the blocks of database %s: %w", avID, berr)
+		return st, nil, fmt.Errorf("read the blocks of database %s: %w", avID, berr)
 	}
 	st.Blocks = slices.Sorted(slices.Values(blocks))
 	if av == nil {
 		st.Missing = true
-		return st, nil
+		return st, nil, nil
 	}
-	return canonical(av, st.Blocks), nil
+	return canonical(av, st.Blocks), av, nil
 }
 
 // canonical builds the state of a stored database.
@@ -164,7 +192,9 @@ func canonical(av *siyuan.AttributeView, blocks []string) DBState {
 		vs := ViewState{ID: v.ID, Name: v.Name, Type: v.LayoutType, Filters: v.Filters, Sorts: v.Sorts, PageSize: v.PageSize, ItemIDs: v.ItemIDs}
 		if v.Table != nil {
 			for _, c := range v.Table.Columns {
-				vs.Columns = append(vs.Columns, ColumnState{ID: c.ID, Hidden: c.Hidden, Pin: c.Pin, Wrap: c.Wrap, Width: c.Width})
+				if c != nil {
+					vs.Columns = append(vs.Columns, ColumnState{ID: c.ID, Hidden: c.Hidden, Pin: c.Pin, Wrap: c.Wrap, Width: c.Width})
+				}
 			}
 		}
 		st.Views = append(st.Views, vs)

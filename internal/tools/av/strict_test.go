@@ -2,6 +2,7 @@ package av
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -186,8 +187,15 @@ func TestPermissionsAndConfirmation(t *testing.T) {
 	s.Policy = at(tools.LevelWrite)
 	s.OK(t, "av", rename)
 	s.WantErr(t, "av", remove, failure.PermissionDenied)
+	// A block showing it in a hidden notebook does not count: the
+	// database is in the notebooks that show it where agents may look,
+	// and its answer never names the hidden block.
 	s.Policy = at(tools.LevelNone)
-	s.WantErr(t, "av", map[string]any{"action": "get", "avID": av}, failure.PermissionDenied)
+	got := s.OK(t, "av", map[string]any{"action": "get", "avID": av})
+	if strings.Contains(fmt.Sprint(got), mirror) || strings.Contains(fmt.Sprint(got), other.ID) {
+		t.Fatalf("get shows the hidden block showing the database: %v", got)
+	}
+	s.OK(t, "av", rename)
 	s.Policy = nil
 
 	// Confirmation: a removal commit is refused until a person confirms.

@@ -218,6 +218,15 @@ var docsInfo = tools.Read[docsInfoArgs]{
 				infos[i].RefCount = len(infos[i].RefIDs)
 			}
 		}
+		if a.AV {
+			// A database shown only where the call may not look is not
+			// one the document is in, to the call.
+			for i := range infos {
+				if err := tools.VeilDocInfo(ctx, env, &infos[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return map[string]any{"documents": infos, "count": len(infos)}, nil
 	},
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
@@ -34,9 +35,10 @@ func discovered(t *testing.T, s *tooltest.Fixture) []*tools.Action {
 }
 
 // TestEveryForwardedActionChecksEveryNotebook: SiYuan's tools see the whole
-// workspace, so every forwarded call needs every notebook readable: a
-// hidden one refuses it before anything is sent, with the refusal's
-// details; r (or more) lets it through.
+// workspace, so a forwarded read needs every notebook readable and a
+// forwarded tool with effects rw on every one (saying why); a hidden
+// notebook refuses every forward before anything is sent, by a refusal
+// that names no notebook.
 func TestEveryForwardedActionChecksEveryNotebook(t *testing.T) {
 	s := tooltest.NewStrict(t, false, testTools)
 	cases := forwardedCases(t, s)
@@ -52,21 +54,31 @@ func TestEveryForwardedActionChecksEveryNotebook(t *testing.T) {
 		}
 		for _, level := range []tools.Level{tools.LevelNone, tools.LevelRead, tools.LevelWrite, tools.LevelDelete} {
 			s.Policy = policyAt(s.NB, level)
+			s.Policy.Default = max(level, tools.LevelRead) // every other notebook alike
 			s.Policy.Extension.NativeTools = true
 			_, err := s.Call(t, "extension", map[string]any{"action": a.Name, "arguments": c})
 			denied := err != nil && err.Code == failure.PermissionDenied
+			need := tools.LevelRead
+			if a.Policy.Class != strict.Read {
+				need = tools.LevelWrite
+			}
 			switch {
-			case level == tools.LevelNone && !denied:
-				t.Errorf("%s at none: got %v, want permission_denied", a.Name, err)
+			case level < need && !denied:
+				t.Errorf("%s at %s: got %v, want permission_denied", a.Name, level, err)
 			case level == tools.LevelNone:
-				if err.Details["notebook"] != s.NB || err.Details["permission"] != "none" {
-					t.Errorf("%s: refusal details %v", a.Name, err.Details)
+				if len(err.Details) != 0 || strings.Contains(err.Message, s.NB) || !strings.Contains(err.Message, "hidden") {
+					t.Errorf("%s: the refusal names the hidden notebook or does not say why: %+v", a.Name, err)
 				}
-				if a.Policy.Class != strict.Read && (err.WriteAttempted == nil || *err.WriteAttempted) {
-					t.Errorf("%s: a refused external call must say writeAttempted:false: %+v", a.Name, err)
+			case level < need:
+				if err.Details["notebook"] == nil || err.Details["permission"] != level.String() || err.Details["requiredPermission"] != "rw" ||
+					!strings.Contains(err.Message, "rw on every notebook") {
+					t.Errorf("%s at %s: refusal %+v", a.Name, level, err)
 				}
 			case err != nil:
 				t.Errorf("%s at %s: %v", a.Name, level, err)
+			}
+			if denied && a.Policy.Class != strict.Read && (err.WriteAttempted == nil || *err.WriteAttempted) {
+				t.Errorf("%s: a refused external call must say writeAttempted:false: %+v", a.Name, err)
 			}
 		}
 	}

@@ -22,7 +22,11 @@ func policyAt(nb string, l tools.Level) *tools.Policy {
 
 // TestEveryActionChecksItsNotebook: every action that touches a notebook
 // is refused, before it runs (preflight included), where the notebook's
-// level is below what it needs, and passes the gate at or above it.
+// level is below what it needs, and passes the gate at or above it. In a
+// hidden notebook (none) it answers exactly what it answers for things
+// that do not exist: the same call with every id, name and label of the
+// hidden notebook replaced by one that names nothing gets the same answer,
+// with the names swapped back.
 func TestEveryActionChecksItsNotebook(t *testing.T) {
 	s := tooltest.NewStrict(t, false, testTools)
 	nb, doc, b0, b1 := s.NB, s.Doc, s.Blocks[0], s.Blocks[1]
@@ -47,6 +51,11 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		t.Fatalf("the card: %+v %v", cards, err)
 	}
 	card := cards.Blocks[0].RiffCardID
+	// What names something in the hidden notebook, and what names
+	// nothing in its place.
+	absentees := map[string]string{nb: tooltest.NewID(), doc: tooltest.NewID(), b0: tooltest.NewID(), b1: tooltest.NewID(),
+		db.AV: tooltest.NewID(), db.Block: tooltest.NewID(), row: tooltest.NewID(), card: tooltest.NewID(),
+		"Strict": "Absentee", "gate": "nosuchgate"}
 	const (
 		read  = tools.LevelRead
 		write = tools.LevelWrite
@@ -187,6 +196,9 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"flashcard.remove_card":             {map[string]any{"deckID": "", "blockIDs": []string{b1}}, del},
 		"extension.list":                    {map[string]any{}, free},
 	}
+	// Calls that reach every notebook at once are refused while one is
+	// hidden, whatever they name (a policy-only refusal).
+	refusedWhileHidden := map[string]bool{"search.query_sql": true, "file.remove_unused_assets": true, "file.rename_asset": true}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
 		for _, a := range tool.Actions {
@@ -205,6 +217,13 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 				if name == "system.notify" {
 					continue // an external effect without a preflight: checked below
 				}
+				if level == tools.LevelNone && c.need != free {
+					hidden, missing := s.AsMissing(t, tool.Name, args, absentees)
+					if hidden != missing {
+						t.Errorf("%s in a hidden notebook answers\n  %s\nand for things that do not exist\n  %s", name, hidden, missing)
+					}
+					continue
+				}
 				_, err := s.Call(t, tool.Name, args)
 				denied := err != nil && err.Code == failure.PermissionDenied
 				switch {
@@ -217,7 +236,7 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 					if a.Policy.Class != strict.Read && (err.WriteAttempted == nil || *err.WriteAttempted) {
 						t.Errorf("%s at %s: a refused write must say writeAttempted:false: %+v", name, level, err)
 					}
-				case denied && !(name == "search.query_sql" && level == tools.LevelNone):
+				case denied && !(level == tools.LevelNone && refusedWhileHidden[name]):
 					t.Errorf("%s at %s: refused although it needs %s: %v", name, level, c.need, err)
 				}
 			}
@@ -266,9 +285,10 @@ func TestHiddenNotebooks(t *testing.T) {
 			t.Errorf("%s %v shows the hidden notebook: %v", c.tool, c.args["action"], res)
 		}
 	}
-	if !mentions(s.OK(t, "notebook", map[string]any{"action": "get_permissions", "notebook": s.NB})) {
-		t.Error("get_permissions of a hidden notebook answers its level")
-	}
+	// Asked by id, a hidden notebook's permission is a missing notebook's.
+	s.WantMissing(t, "notebook", map[string]any{"action": "get_permissions", "notebook": s.NB}, map[string]string{s.NB: tooltest.NewID()})
+	// So is setting it: only the person unhides a notebook.
+	s.WantMissing(t, "notebook", map[string]any{"action": "set_permission", "notebook": s.NB, "permission": "rwd", "validateOnly": true}, map[string]string{s.NB: tooltest.NewID()})
 	if res := s.OK(t, "notebook", map[string]any{"action": "list"}); !strings.Contains(fmt.Sprint(res), other.ID) {
 		t.Fatalf("the visible notebook is missing: %v", res)
 	}

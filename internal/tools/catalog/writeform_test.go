@@ -46,6 +46,14 @@ func TestWriteForms(t *testing.T) {
 				s.Policy = policyAt(s.NB, level)
 				_, err := s.Call(t, tool.Name, tooltest.CopyArgs(c.args, "action", a.Name, "validateOnly", true))
 				denied := err != nil && err.Code == failure.PermissionDenied
+				if level == tools.LevelNone {
+					// Hidden: the answer of a parent that does not exist.
+					hidden, missing := s.AsMissing(t, tool.Name, tooltest.CopyArgs(c.args, "action", a.Name, "validateOnly", true), map[string]string{s.Doc: tooltest.NewID()})
+					if hidden != missing || err == nil || err.Code != failure.NotFound {
+						t.Errorf("%s in a hidden notebook: %s, for a missing parent: %s", name, hidden, missing)
+					}
+					continue
+				}
 				if denied != (level < c.need) {
 					t.Errorf("%s at %s: %v", name, level, err)
 				}

@@ -2,6 +2,10 @@ package document
 
 import (
 	"context"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -47,5 +51,130 @@ func readHTML(ctx context.Context, env *tools.Env, a getDocArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"id": a.ID, "mode": "html", "notebook": d.Box, "path": d.Path, "html": d.Content, "blockCount": d.BlockCount}, nil
+	html := d.Content
+	if tools.Hiding(ctx) {
+		if html, err = veilHTML(ctx, env, html); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"id": a.ID, "mode": "html", "notebook": d.Box, "path": d.Path, "html": html, "blockCount": d.BlockCount}, nil
+}
+
+var (
+	blockTag  = regexp.MustCompile(`<[a-z]+\b[^>]*\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"[^>]*>`)
+	divTag    = regexp.MustCompile(`<(/?)div\b[^>]*>`)
+	nodeID    = regexp.MustCompile(`\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"`)
+	refcount  = regexp.MustCompile(`\s+refcount="\d*"`)
+	countDiv  = regexp.MustCompile(`^<div\b[^>]*\bclass="[^"]*\bprotyle-attr--refcount\b[^"]*"[^>]*>`)
+	countText = regexp.MustCompile(`^\d*</div>`)
+	customAvs = regexp.MustCompile(`\bcustom-avs="([^"]*)"`)
+	avNames   = regexp.MustCompile(`\s+av-names="[^"]*"`)
+)
+
+// veilHTML is a document's DOM as a call may see it while a notebook is
+// hidden: SiYuan's getDoc marks each block with the number of references
+// to it (a refcount attribute and the count its attribute bar shows) and
+// the names of the databases it is a row of (av-names), both over every
+// notebook. Each count counts the references the call may see (dropped
+// at none); av-names is dropped when one of the databases is shown only
+// where the call may not look.
+func veilHTML(ctx context.Context, env *tools.Env, html string) (string, error) {
+	var ids []string
+	for _, m := range blockTag.FindAllStringSubmatch(html, -1) {
+		ids = append(ids, m[1])
+	}
+	counts, err := tools.VisibleRefCounts(ctx, env, ids)
+	if err != nil {
+		return "", err
+	}
+	shown := map[string]bool{}
+	visibleDB := func(av string) (bool, error) {
+		if v, ok := shown[av]; ok {
+			return v, nil
+		}
+		blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, av)
+		if err != nil {
+			return false, err
+		}
+		seen, err := tools.Seen(ctx, env, blocks)
+		if err != nil {
+			return false, err
+		}
+		v := slices.ContainsFunc(blocks, func(b string) bool { return seen[b] })
+		shown[av] = v
+		return v, nil
+	}
+	return recount(html, counts, visibleDB)
+}
+
+// recount rewrites a getDoc DOM with counts (see veilHTML). Blocks are
+// divs: the count a block's attribute bar shows is in a div of the
+// innermost block open around it.
+func recount(html string, counts map[string]int, visibleDB func(string) (bool, error)) (string, error) {
+	var out strings.Builder
+	var stack []string
+	last := 0
+	for _, loc := range divTag.FindAllStringSubmatchIndex(html, -1) {
+		tag := html[loc[0]:loc[1]]
+		if loc[2] != loc[3] { // </div>
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		id := ""
+		if m := nodeID.FindStringSubmatch(tag); m != nil {
+			id = m[1]
+			veiled, err := veilTag(tag, counts[id], visibleDB)
+			if err != nil {
+				return "", err
+			}
+			out.WriteString(html[last:loc[0]])
+			out.WriteString(veiled)
+			last = loc[1]
+		} else if countDiv.MatchString(tag) && countText.MatchString(html[loc[1]:]) {
+			owner := ""
+			for i := len(stack) - 1; i >= 0 && owner == ""; i-- {
+				owner = stack[i]
+			}
+			out.WriteString(html[last:loc[0]])
+			end := loc[1] + len(countText.FindString(html[loc[1]:]))
+			if n := counts[owner]; n > 0 {
+				out.WriteString(tag + strconv.Itoa(n) + "</div>")
+			}
+			last = end
+			continue // its </div> is consumed with it
+		}
+		stack = append(stack, id)
+	}
+	out.WriteString(html[last:])
+	return out.String(), nil
+}
+
+// veilTag is a block's opening tag with its refcount attribute set to n
+// (dropped at 0) and av-names dropped if a database it names is not one
+// the call may see.
+func veilTag(tag string, n int, visibleDB func(string) (bool, error)) (string, error) {
+	if refcount.MatchString(tag) {
+		repl := ""
+		if n > 0 {
+			repl = ` refcount="` + strconv.Itoa(n) + `"`
+		}
+		tag = refcount.ReplaceAllLiteralString(tag, repl)
+	}
+	if m := customAvs.FindStringSubmatch(tag); m != nil && avNames.MatchString(tag) {
+		for _, av := range strings.Split(m[1], ",") {
+			if av = strings.TrimSpace(av); av == "" {
+				continue
+			}
+			ok, err := visibleDB(av)
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				return avNames.ReplaceAllLiteralString(tag, ""), nil
+			}
+		}
+	}
+	return tag, nil
 }

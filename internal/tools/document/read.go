@@ -2,6 +2,7 @@ package document
 
 import (
 	"context"
+	"errors"
 	"html"
 	"strings"
 
@@ -62,6 +63,9 @@ func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
 			if err != nil {
 				return nil, err
 			}
+			if err := tools.VeilDocInfo(ctx, env, &info); err != nil {
+				return nil, err
+			}
 			ret["docInfo"] = info
 		}
 	}
@@ -98,10 +102,13 @@ func lookupDocs(ctx context.Context, env *tools.Env, a lookupArgs) (map[string]a
 			return nil, failure.Invalid("argument \"path\" must be a storage path like /20260812120000-abcdefg.sy")
 		}
 		ref, err := kernelview.Describe(ctx, env, docID)
-		if err != nil {
+		var fe *failure.Error
+		if err != nil && !(errors.As(err, &fe) && fe.Code == failure.NotFound) {
 			return nil, err
 		}
-		if ref.Notebook != nb || ref.Path != p {
+		// A document that does not exist, or lives elsewhere (another
+		// notebook: a hidden one), is not at the path: one answer for all.
+		if err != nil || ref.Notebook != nb || ref.Path != p {
 			return nil, failure.Missing("document at path", p)
 		}
 		return map[string]any{"documents": []kernelview.DocRef{ref}}, nil

@@ -12,8 +12,10 @@
 // readOnlyHint says so; every other one is an external effect: validateOnly
 // is refused (preflight_unavailable), a person confirms each call, it is
 // sent once and never retried, and its answer says writeSafetyGuaranteed
-// false. SiYuan's tools see the whole workspace, so every forwarded call
-// needs every notebook readable: a hidden notebook refuses it.
+// false. SiYuan's tools see the whole workspace, so a forwarded read needs
+// every notebook readable and a forwarded tool with effects rw on every
+// notebook; while a notebook is hidden from agents every forward is
+// refused, without naming it.
 package extension
 
 import (
@@ -34,7 +36,8 @@ func Tool() *tools.Tool {
 			"each exposed tool is an action named as SiYuan names it, its own arguments under \"arguments\". " +
 			"Plugin tools are exposed by default; native SiYuan tools only with includeNativeTools, and only a read allowlist. " +
 			"A tool that does not declare readOnlyHint may change anything: a person confirms each call, it has no preflight, " +
-			"is sent once and never retried, and answers writeSafetyGuaranteed:false. Forwarded calls need every notebook readable.",
+			"is sent once and never retried, and answers writeSafetyGuaranteed:false. Forwarded reads need every notebook readable, " +
+			"forwarded tools with effects rw on every notebook; none runs while a notebook is hidden.",
 		Actions: []*tools.Action{b.listAction()},
 		Dynamic: b,
 	}

@@ -47,7 +47,13 @@ func forwardAction(b *bridge, e *entry) *tools.Action {
 		}
 		return f, nil
 	}
-	scope := tools.Scope[fwd]{Resolve: everyNotebook}
+	need := tools.LevelRead
+	if !e.read {
+		need = tools.LevelWrite
+	}
+	scope := tools.Scope[fwd]{Resolve: func(ctx context.Context, env *tools.Env, _ fwd) ([]tools.Touch, error) {
+		return everyNotebook(ctx, env, need)
+	}}
 	if src == "native" && !workspaceNatives[name] {
 		// inbox and the web tools read no notebook; a configuration that
 		// cannot be read still refuses them.
@@ -119,19 +125,28 @@ func readWhy(e *entry) string {
 }
 
 // everyNotebook is a forwarded call's touch: SiYuan's tool sees the whole
-// workspace and Sisyphus cannot filter what it answers, so the call needs
-// every notebook readable, and any hidden one refuses it (as query_sql
-// does). It does not need write permission anywhere: a tool with effects
-// is confirmed by a person call by call, which is the authorisation
-// Sisyphus can give a change it cannot scope.
-func everyNotebook(ctx context.Context, env *tools.Env, _ fwd) ([]tools.Touch, error) {
+// workspace and Sisyphus cannot filter what it reads or scope what it
+// changes. A read needs every notebook readable; a tool with effects can
+// change any notebook, so it needs rw on every one (the person's
+// confirmation of each call comes on top, never instead). While a
+// notebook is hidden from agents every forward is refused (as query_sql
+// is), by a refusal that names no notebook: the answer is the same
+// whatever the hidden notebooks are.
+func everyNotebook(ctx context.Context, env *tools.Env, need tools.Level) ([]tools.Touch, error) {
+	if err := tools.RefuseWhileHidden(ctx, "a forwarded SiYuan tool"); err != nil {
+		return nil, err
+	}
 	nbs, err := env.Kernel.ListNotebooks(ctx)
 	if err != nil {
 		return nil, err
 	}
+	why := ""
+	if need > tools.LevelRead {
+		why = "a forwarded plugin tool with effects can write in any notebook, so it needs rw on every notebook"
+	}
 	out := make([]tools.Touch, 0, len(nbs))
 	for _, nb := range nbs {
-		out = append(out, tools.OnNotebook(nb.ID, tools.LevelRead))
+		out = append(out, tools.Touch{Notebook: nb.ID, Need: need, Why: why})
 	}
 	return out, nil
 }

@@ -194,6 +194,11 @@ var removeUnusedAssets = tools.Write[tools.NoArgs, unusedState]{
 	// A notebook whose own assets folder holds unused assets loses them:
 	// it needs rwd. The workspace's data/assets belongs to no notebook.
 	Scope: tools.Scope[tools.NoArgs]{Resolve: func(ctx context.Context, env *tools.Env, _ tools.NoArgs) ([]tools.Touch, error) {
+		// SiYuan removes the unused assets of every notebook at once: a
+		// refusal that depended on a hidden notebook's would tell of them.
+		if err := tools.RefuseWhileHidden(ctx, "remove_unused_assets"); err != nil {
+			return nil, err
+		}
 		st, err := readUnused(ctx, env)
 		if err != nil {
 			return nil, err
@@ -278,6 +283,12 @@ var renameAsset = tools.Write[renameAssetArgs, assetState]{
 	// kernels that keep no assets table), and the asset's own notebook, if
 	// it lives in one. The index is flushed first: it lags writes.
 	Scope: tools.Scope[renameAssetArgs]{Resolve: func(ctx context.Context, env *tools.Env, a renameAssetArgs) ([]tools.Touch, error) {
+		// SiYuan rewrites the links of every notebook at once: a refusal
+		// that depended on whether a hidden notebook links the asset
+		// would tell of it.
+		if err := tools.RefuseWhileHidden(ctx, "rename_asset"); err != nil {
+			return nil, err
+		}
 		if err := env.Kernel.FlushTransaction(ctx); err != nil {
 			return nil, err
 		}

@@ -88,7 +88,7 @@ func TestGetDocAssets(t *testing.T) {
 	s.WantErr(t, "file", map[string]any{"action": "get_doc_assets", "id": "x"}, failure.InvalidArguments)
 	s.WantErr(t, "file", map[string]any{"action": "get_doc_assets", "id": "20200101010101-abcdefg"}, failure.NotFound)
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{s.NB: tools.LevelNone}, AllActions: true, Strict: true}
-	s.WantErr(t, "file", map[string]any{"action": "get_doc_assets", "id": s.Doc}, failure.PermissionDenied)
+	s.WantMissing(t, "file", map[string]any{"action": "get_doc_assets", "id": s.Doc}, map[string]string{s.Doc: tooltest.NewID()})
 }
 
 func TestUnusedAssets(t *testing.T) {
@@ -362,7 +362,7 @@ func TestImageOCRTextInFixture(t *testing.T) {
 	}
 	boxed := s.uploadTo(t, "/"+nb.ID+"/assets/", "p.png", []byte("p"))
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{nb.ID: tools.LevelNone}, AllActions: true, Strict: true}
-	s.WantErr(t, "file", map[string]any{"action": "get_image_ocr_text", "path": boxed}, failure.PermissionDenied)
+	s.WantMissing(t, "file", map[string]any{"action": "get_image_ocr_text", "path": boxed}, map[string]string{nb.ID: tooltest.NewID()})
 }
 
 // TestRemoveUnusedAtTheListCap: SiYuan lists 512 unused assets at most but

@@ -75,7 +75,7 @@ func TestExportMd(t *testing.T) {
 	s.WantErr(t, "file", map[string]any{"action": "export_md"}, failure.InvalidArguments)
 	// A hidden notebook's document is not exported.
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{s.NB: tools.LevelNone}, AllActions: true, Strict: true}
-	s.WantErr(t, "file", map[string]any{"action": "export_md", "id": s.Doc}, failure.PermissionDenied)
+	s.WantMissing(t, "file", map[string]any{"action": "export_md", "id": s.Doc}, map[string]string{s.Doc: tooltest.NewID()})
 }
 
 func TestExportResources(t *testing.T) {
@@ -164,10 +164,11 @@ func TestExportResourcesRefusals(t *testing.T) {
 		{[]string{"DATA/Storage/petal/"}, "", failure.PermissionDenied},
 		{[]string{tools.Protected}, "", failure.PermissionDenied},
 		{[]string{tools.Protected + "/notebookPermissions"}, "", failure.PermissionDenied},
-		{[]string{"data/" + hidden.ID}, "", failure.PermissionDenied},
-		{[]string{"data/" + hidden.ID + "/x.sy"}, "", failure.PermissionDenied},
-		{[]string{"/data/" + strings.ToUpper(hidden.ID)}, "", failure.PermissionDenied},
-		{[]string{"assets/x.png", "data/" + hidden.ID}, "", failure.PermissionDenied},
+		// A hidden notebook is a notebook that does not exist.
+		{[]string{"data/" + hidden.ID}, "", failure.NotFound},
+		{[]string{"data/" + hidden.ID + "/x.sy"}, "", failure.NotFound},
+		{[]string{"/data/" + strings.ToUpper(hidden.ID)}, "", failure.NotFound},
+		{[]string{"assets/x.png", "data/" + hidden.ID}, "", failure.NotFound},
 		{[]string{"conf"}, "", failure.InvalidArguments},
 		{[]string{"conf/conf.json"}, "", failure.InvalidArguments},
 		{[]string{"history"}, "", failure.InvalidArguments},
@@ -186,6 +187,7 @@ func TestExportResourcesRefusals(t *testing.T) {
 		e := s.WantErr(t, "file", args, c.code)
 		wantAttemptedFalse(t, e)
 	}
+	s.WantMissing(t, "file", map[string]any{"action": "export_resources", "paths": []string{"data/" + hidden.ID + "/x.sy"}}, map[string]string{hidden.ID: tooltest.NewID()})
 	if after := len(s.assetsIn(t, "/temp/export")); after != before {
 		t.Fatalf("refused exports wrote %d ZIPs", after-before)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template/parse"
 	"unicode"
@@ -188,6 +189,9 @@ var render = tools.Read[renderArgs]{
 		if err := checkTemplateSQL(ctx, src, templateDelims); err != nil {
 			return nil, err
 		}
+		if err := checkRefs(ctx, env, sourceRef, src); err != nil {
+			return nil, err
+		}
 		abs, err := locateTemplate(ctx, env, a.Path)
 		if err != nil {
 			return nil, err
@@ -197,6 +201,10 @@ var render = tools.Read[renderArgs]{
 			return nil, failure.Missing("block", a.ID)
 		}
 		if err != nil {
+			return nil, err
+		}
+		// A reference the template built while rendering is checked too.
+		if err := checkRefs(ctx, env, domRef, dom); err != nil {
 			return nil, err
 		}
 		return map[string]any{"engine": "template", "id": a.ID, "path": a.Path, "dataType": "dom", "content": dom}, nil
@@ -231,6 +239,44 @@ func parseRender(a *tools.Args) (renderArgs, error) {
 	return r, failure.Invalid("engine must be template or sprig; got %q", r.Engine)
 }
 
+// Block references in a template's source (((id …))) and in the DOM it
+// renders to (a block-ref span's data-id).
+var (
+	sourceRef = regexp.MustCompile(`\(\(\s*([0-9]{14}-[0-9a-z]{7})\b`)
+	domRef    = regexp.MustCompile(`<span\b[^>]*\bdata-type="[^"]*\bblock-ref\b[^"]*"[^>]*\bdata-id="([0-9]{14}-[0-9a-z]{7})"|<span\b[^>]*\bdata-id="([0-9]{14}-[0-9a-z]{7})"[^>]*\bdata-type="[^"]*\bblock-ref\b`)
+)
+
+// checkRefs refuses a template that references a block the call cannot
+// see: SiYuan fills a reference's empty anchor with its target's text as
+// it renders. The refusal is the one for a block that does not exist,
+// whether it is missing or hidden.
+func checkRefs(ctx context.Context, env *tools.Env, re *regexp.Regexp, text string) error {
+	if !tools.Hiding(ctx) {
+		return nil
+	}
+	var ids []string
+	for _, m := range re.FindAllStringSubmatch(text, -1) {
+		for _, id := range m[1:] {
+			if id != "" && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	seen, err := tools.Seen(ctx, env, ids)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			return failure.Missing("block", id)
+		}
+	}
+	return nil
+}
+
 // readSource reads a template file's source, within the template budget.
 func readSource(ctx context.Context, env *tools.Env, rel string) (string, error) {
 	body, _, err := env.Kernel.GetFile(ctx, workspace(rel))
@@ -257,8 +303,8 @@ var (
 	templateDelims = [2]string{".action{", "}"}
 	sprigDelims    = [2]string{"{{", "}}"}
 	// sqlHelpers read SiYuan's index across every notebook.
-	sqlHelpers  = regexp.MustCompile(`\b(querySQL|queryBlocks|getBlock|getHPathByID)\b`)
-	helperNames = map[string]bool{"querySQL": true, "queryBlocks": true, "getBlock": true, "getHPathByID": true}
+	sqlHelpers  = regexp.MustCompile(`\b(querySQL|queryBlocks|querySpans|getBlock|getHPathByID|statBlock)\b`)
+	helperNames = map[string]bool{"querySQL": true, "queryBlocks": true, "querySpans": true, "getBlock": true, "getHPathByID": true, "statBlock": true}
 	// sqlWrites are the statements that change the index or the database
 	// file: SiYuan's querySQL runs whatever single statement it is given.
 	sqlWrites = regexp.MustCompile(`(?i)\b(insert|update|delete|replace|drop|alter|create|attach|detach|pragma|vacuum|reindex)\b`)
@@ -304,7 +350,7 @@ func checkTemplateSQL(ctx context.Context, src string, delims [2]string) error {
 		return nil
 	}
 	if p := tools.PolicyFrom(ctx); p != nil && p.Hides() {
-		e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (querySQL, queryBlocks, getBlock, getHPathByID), which cannot be filtered by notebook while one is hidden from agents; nothing was rendered")
+		e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (querySQL, queryBlocks, querySpans, getBlock, getHPathByID, statBlock), which cannot be filtered by notebook while one is hidden from agents; nothing was rendered")
 		e.Action = "render a template without the SQL helpers"
 		return e
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
 
 // indexed is how many blocks SiYuan's SQL index holds (flushed first).
@@ -185,6 +186,8 @@ func TestRenderWithHiddenNotebook(t *testing.T) {
 		`{{ queryBlocks "SELECT * FROM blocks" }}`,
 		`{{ getBlock "` + s.Blocks[0] + `" }}`,
 		`{{ getHPathByID "` + s.Doc + `" }}`,
+		`{{ querySpans "SELECT * FROM spans" }}`,
+		`{{ statBlock "` + s.Doc + `" }}`,
 		// Hidden behind a delimiter in a string, as the old check missed.
 		`{{ print "}}" | querySQL }}`,
 	} {
@@ -200,7 +203,27 @@ func TestRenderWithHiddenNotebook(t *testing.T) {
 	s.OK(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "plain.md"})
 	// A field or variable spelled like a helper calls nothing.
 	s.OK(t, "file", map[string]any{"action": "render", "engine": "sprig", "template": `{{ $querySQL := 1 }}{{ $querySQL }}`})
-	// Rendering for a block of the hidden notebook is refused by the gate.
+	// Rendering for a block of the hidden notebook is refused by the
+	// gate, as for a block that does not exist.
 	doc := s.MkDoc(t, hidden.ID, "/Secret", "secret")
-	s.WantErr(t, "file", map[string]any{"action": "render", "id": doc, "path": "plain.md"}, failure.PermissionDenied)
+	s.WantMissing(t, "file", map[string]any{"action": "render", "id": doc, "path": "plain.md"}, map[string]string{doc: tooltest.NewID()})
+	// A template referencing a hidden block (whose empty anchor SiYuan
+	// would fill with the block's text) renders as one referencing a
+	// block that does not exist: not_found, whether in its source or
+	// built as it renders.
+	gone := tooltest.NewID()
+	for name, src := range map[string]string{
+		"ref.md":   "see ((" + doc + "))",
+		"built.md": `see .action{ print "((" "` + doc + `" "))" }`,
+		"gone.md":  "see ((" + gone + "))",
+	} {
+		s.put(t, "/data/templates/"+name, src)
+	}
+	e := s.WantErr(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "ref.md"}, failure.NotFound)
+	if g := s.WantErr(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "gone.md"}, failure.NotFound); strings.ReplaceAll(g.Message, gone, doc) != e.Message {
+		t.Fatalf("a hidden reference answers %q, a missing one %q", e.Message, g.Message)
+	}
+	if res, e := s.Call(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "built.md"}); e == nil || e.Code != failure.NotFound {
+		t.Fatalf("a reference built while rendering: %v %v", res, e)
+	}
 }

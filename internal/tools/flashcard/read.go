@@ -97,14 +97,8 @@ var listCards = tools.Read[listArgs]{
 		if err != nil {
 			return nil, err
 		}
-		var kept []siyuan.DueCard
-		for _, c := range due.Cards {
-			if l.Filter == "due" || l.Filter == "new" && c.State == 0 || l.Filter == "old" && c.State != 0 {
-				kept = append(kept, c)
-			}
-		}
-		ids := make([]string, len(kept))
-		for i, c := range kept {
+		ids := make([]string, len(due.Cards))
+		for i, c := range due.Cards {
 			ids[i] = c.BlockID
 		}
 		blocks, err := readBlocksText(ctx, env, ids)
@@ -112,10 +106,19 @@ var listCards = tools.Read[listArgs]{
 			return nil, err
 		}
 		cards := []map[string]any{}
-		for _, c := range kept {
+		var seenNew, seenOld int
+		for _, c := range due.Cards {
 			b, ok := blocks[c.BlockID]
 			if !ok || !tools.Visible(ctx, b.box) {
 				continue // a hidden notebook's card, or a block SiYuan lost
+			}
+			if c.State == 0 {
+				seenNew++
+			} else {
+				seenOld++
+			}
+			if !(l.Filter == "due" || l.Filter == "new" && c.State == 0 || l.Filter == "old" && c.State != 0) {
+				continue
 			}
 			m := map[string]any{"deckID": c.DeckID, "cardID": c.CardID, "blockID": c.BlockID, "notebook": b.box,
 				"lapses": c.Lapses, "reps": c.Reps, "state": c.State, "lastReview": c.LastReview, "nextDues": c.NextDues}
@@ -124,6 +127,13 @@ var listCards = tools.Read[listArgs]{
 		}
 		out := map[string]any{"scope": l.Scope, "filter": l.Filter, "cards": cards, "count": len(cards),
 			"unreviewedCount": due.UnreviewedCount, "unreviewedNewCardCount": due.UnreviewedNewCardCount, "unreviewedOldCardCount": due.UnreviewedOldCardCount}
+		if tools.Hiding(ctx) {
+			// SiYuan's counts take in the cards of hidden notebooks: while
+			// one is hidden they are the due cards listed here, whatever
+			// was left out (never a count of what is hidden).
+			out["unreviewedCount"], out["unreviewedNewCardCount"], out["unreviewedOldCardCount"] = seenNew+seenOld, seenNew, seenOld
+			out["countsOf"] = "the due cards of the notebooks you may see, in this round"
+		}
 		for k, v := range map[string]string{"deckID": l.DeckID, "notebook": l.Notebook, "rootID": l.RootID} {
 			if v != "" {
 				out[k] = v
@@ -149,10 +159,43 @@ var getDecks = tools.Read[tools.NoArgs]{
 			if d.ID == siyuan.BuiltinDeckID {
 				continue
 			}
-			out = append(out, map[string]any{"id": d.ID, "deckID": d.ID, "name": d.Name, "size": d.Size, "created": d.Created, "updated": d.Updated})
+			size := d.Size
+			if tools.Hiding(ctx) {
+				// SiYuan's size counts the cards of hidden notebooks too.
+				cards, err := visibleCards(ctx, env, d.ID)
+				if err != nil {
+					return nil, err
+				}
+				size = len(cards)
+			}
+			out = append(out, map[string]any{"id": d.ID, "deckID": d.ID, "name": d.Name, "size": size, "created": d.Created, "updated": d.Updated})
 		}
 		return map[string]any{"decks": out, "count": len(out)}, nil
 	},
+}
+
+// visibleCards are a deck's cards, every page of them, without those of
+// hidden notebooks (a card of a block that is gone stays, marked by its
+// empty card id, as SiYuan lists it).
+func visibleCards(ctx context.Context, env *tools.Env, deckID string) ([]siyuan.SearchBlock, error) {
+	out := []siyuan.SearchBlock{}
+	for page := 1; page <= maxPages; page++ {
+		res, err := env.Kernel.GetRiffCards(ctx, deckID, page, pageSize)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range res.Blocks {
+			if b.RiffCardID == "" || tools.Visible(ctx, b.Box) {
+				out = append(out, b)
+			}
+		}
+		if page >= res.PageCount {
+			return out, nil
+		}
+	}
+	e := failure.Invalid("deck %s holds more than %d cards, more than one read counts while a notebook is hidden", deckID, maxPages*pageSize)
+	e.Action = "review the deck in SiYuan itself"
+	return nil, e
 }
 
 type cardsArgs struct {
@@ -183,8 +226,20 @@ var getCards = tools.Read[cardsArgs]{
 		if err := env.Kernel.FlushTransaction(ctx); err != nil {
 			return nil, err
 		}
-		res, err := env.Kernel.GetRiffCards(ctx, c.DeckID, c.Page, c.PageSize)
-		if err != nil {
+		var res siyuan.RiffCardsPage
+		var err error
+		if tools.Hiding(ctx) {
+			// SiYuan pages and counts the cards of hidden notebooks too:
+			// while one is hidden the deck is read whole, without them,
+			// and paged here, so that no total or page tells of them.
+			all, err := visibleCards(ctx, env, c.DeckID)
+			if err != nil {
+				return nil, err
+			}
+			from := min(len(all), (c.Page-1)*c.PageSize)
+			res.Blocks = all[from:min(len(all), from+c.PageSize)]
+			res.Total, res.PageCount = len(all), (len(all)+c.PageSize-1)/c.PageSize
+		} else if res, err = env.Kernel.GetRiffCards(ctx, c.DeckID, c.Page, c.PageSize); err != nil {
 			return nil, err
 		}
 		ids := make([]string, 0, len(res.Blocks))

@@ -82,6 +82,11 @@ func readCard(ctx context.Context, env *tools.Env, deckID, cardID string) (cardS
 	}
 	for _, c := range cards {
 		if c.CardID == cardID {
+			if !tools.Visible(ctx, c.Notebook) {
+				// A card of a hidden notebook is not there for the
+				// call: it answers as a card the deck does not hold.
+				break
+			}
 			return cardState{Exists: true, Card: &c}, nil
 		}
 	}

@@ -103,7 +103,10 @@ func ambiguous(what, path string, ids []string) error {
 	return failure.New(failure.AmbiguousPath, "%d %ss match %s: %s", len(ids), what, path, strings.Join(ids, ", ")).With("ids", ids)
 }
 
-// notebookNamed finds the notebook with a name.
+// notebookNamed finds the notebook with a name among those the call may
+// see: a hidden notebook's name names nothing (as ls / does not list it),
+// so the answer for it is the answer for a name no notebook has, and a
+// visible notebook is never ambiguous with a hidden one.
 func notebookNamed(ctx context.Context, env *tools.Env, name string) (siyuan.Notebook, error) {
 	nbs, err := env.Kernel.ListNotebooks(ctx)
 	if err != nil {
@@ -111,7 +114,7 @@ func notebookNamed(ctx context.Context, env *tools.Env, name string) (siyuan.Not
 	}
 	var found []siyuan.Notebook
 	for _, n := range nbs {
-		if n.Name == name {
+		if n.Name == name && tools.Visible(ctx, n.ID) {
 			found = append(found, n)
 		}
 	}

@@ -29,8 +29,9 @@ var getPermissions = tools.Read[permArgs]{
 		}
 		return permArgs{nb}, nil
 	},
-	// Reading one's own permission is always allowed (a hidden notebook
-	// answers none, without its name).
+	// Reading one's own permission is always allowed; a hidden notebook
+	// is not one of them: asked by id, it answers as a notebook that does
+	// not exist.
 	Scope: tools.Scope[permArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, a permArgs) (any, error) {
 		nbs, err := env.Kernel.ListNotebooks(ctx)
@@ -47,12 +48,8 @@ var getPermissions = tools.Read[permArgs]{
 			if a.Notebook != "" && n.ID != a.Notebook {
 				continue
 			}
-			l := tools.LevelOf(ctx, n.ID)
-			switch {
-			case l != tools.LevelNone:
+			if l := tools.LevelOf(ctx, n.ID); l != tools.LevelNone {
 				out = append(out, entry{n.ID, n.Name, l.String()})
-			case a.Notebook != "":
-				out = append(out, entry{ID: n.ID, Permission: l.String()})
 			}
 		}
 		if a.Notebook != "" && len(out) == 0 {
@@ -119,6 +116,12 @@ var setPermission = tools.Write[setPermArgs, permState]{
 	Scope:   tools.Scope[setPermArgs]{None: true},
 	Targets: func(a setPermArgs) []string { return []string{"permission:" + a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a setPermArgs) (permState, error) {
+		if tools.LevelOf(ctx, a.Notebook) == tools.LevelNone {
+			// A hidden notebook is not there for agents: its permission
+			// is the person's to change (sisyphus config), and the answer
+			// is a missing notebook's.
+			return permState{Notebook: a.Notebook, Missing: true}, nil
+		}
 		return readPermState(ctx, env, a.Notebook)
 	},
 	Check: func(a setPermArgs, st permState) error {

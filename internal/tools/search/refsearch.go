@@ -60,6 +60,20 @@ func searchRefs(ctx context.Context, env *tools.Env, a refSearchArgs) (any, erro
 		out = append(out, refCandidate{ID: b.ID, RootID: b.RootID, Notebook: b.Box, HPath: b.HPath, Type: b.Type, Content: b.Content,
 			RefText: b.RefText, RefCount: b.RefCount})
 	}
+	ids := make([]string, len(out))
+	for i, c := range out {
+		ids[i] = c.ID
+	}
+	counts, err := tools.VisibleRefCounts(ctx, env, ids)
+	if err != nil {
+		return nil, err
+	}
+	if counts != nil {
+		// SiYuan's count takes in references from hidden notebooks.
+		for i := range out {
+			out[i].RefCount = counts[out[i].ID]
+		}
+	}
 	ret := map[string]any{"blocks": out, "data": out, "total": len(out), "newDoc": res.NewDoc, "k": res.K,
 		"hint": "ref candidates, as SiYuan's (( search lists them: without k the blocks referenced most recently; with k the blocks whose text, name, alias or memo hold it (at most 64), never the block itself or its document. To find the blocks that reference a block, use get_backlinks"}
 	if a.ReqID != "" {

@@ -3,7 +3,10 @@
 // Sisyphus's action names and arguments. Tags are global: a rename or a
 // removal changes blocks in every notebook that uses the tag, so the gate
 // asks for each of those notebooks, and the write is guarded by the
-// manifest of every block that carries the tag (state.go).
+// manifest of every block that carries the tag (state.go). SiYuan cannot
+// rename a tag in some notebooks only, so while a notebook is hidden from
+// agents both are refused whatever the tag: a refusal that depended on
+// where the tag is used would tell an agent what a hidden notebook holds.
 package tag
 
 import (

@@ -85,6 +85,9 @@ var rename = tools.Write[renameArgs, tagState]{
 		return renameArgs{old, nw}, nil
 	},
 	Scope: tools.Scope[renameArgs]{Resolve: func(ctx context.Context, env *tools.Env, a renameArgs) ([]tools.Touch, error) {
+		if err := tools.RefuseWhileHidden(ctx, "tag.rename"); err != nil {
+			return nil, err
+		}
 		st, err := readTagState(ctx, env, a.OldLabel, true)
 		return st.touches(tools.LevelWrite), err
 	}},
@@ -116,6 +119,9 @@ var remove = tools.Write[string, tagState]{
 	// uses it, with no undo but SiYuan's history: as upstream checks for a
 	// dangerous action, each of those notebooks must allow delete.
 	Scope: tools.Scope[string]{Resolve: func(ctx context.Context, env *tools.Env, label string) ([]tools.Touch, error) {
+		if err := tools.RefuseWhileHidden(ctx, "tag.remove"); err != nil {
+			return nil, err
+		}
 		st, err := readTagState(ctx, env, label, false)
 		return st.touches(tools.LevelDelete), err
 	}},

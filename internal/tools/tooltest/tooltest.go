@@ -442,3 +442,93 @@ func Schema(t testing.TB, r *tools.Registry, tool string) map[string]any {
 	}
 	return tl.InputSchema(v)
 }
+
+// AsMissing calls a tool with args, and again with every string of args
+// that names something hidden replaced as subst says (an id by one that
+// names nothing, a name by one no notebook has); it answers both results
+// as JSON, the second with the replacements undone, each without what no
+// two calls share (request ids, lease times, credentials). A call that
+// shows nothing of what is hidden answers the two alike.
+func (f *Fixture) AsMissing(t testing.TB, tool string, args map[string]any, subst map[string]string) (hidden, missing string) {
+	t.Helper()
+	answer := func(args map[string]any) string {
+		res, err := f.Call(t, tool, args)
+		var v any = res
+		if err != nil {
+			v = err.Result()
+		}
+		b, _ := json.Marshal(stripVolatile(v))
+		return string(b)
+	}
+	hidden = answer(args)
+	missing = answer(swap(args, subst).(map[string]any))
+	back := make([]string, 0, 2*len(subst))
+	for k, v := range subst {
+		back = append(back, v, k)
+	}
+	return hidden, strings.NewReplacer(back...).Replace(missing)
+}
+
+// WantMissing requires a call about something hidden to answer not_found,
+// exactly as the same call about things that do not exist (AsMissing), and
+// returns its error.
+func (f *Fixture) WantMissing(t testing.TB, tool string, args map[string]any, subst map[string]string) *failure.Error {
+	t.Helper()
+	hidden, missing := f.AsMissing(t, tool, args, subst)
+	if hidden != missing {
+		t.Errorf("%s %v about something hidden answers\n  %s\nand about things that do not exist\n  %s", tool, args["action"], hidden, missing)
+	}
+	_, e := f.Call(t, tool, args)
+	if e == nil || e.Code != failure.NotFound {
+		t.Errorf("%s %v about something hidden: got %v, want not_found", tool, args["action"], e)
+	}
+	return e
+}
+
+// swap replaces, in every string of v, each key of subst by its value.
+func swap(v any, subst map[string]string) any {
+	switch x := v.(type) {
+	case string:
+		for k, r := range subst {
+			x = strings.ReplaceAll(x, k, r)
+		}
+		return x
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = swap(e, subst).(string)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = swap(e, subst)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = swap(e, subst)
+		}
+		return out
+	}
+	return v
+}
+
+// stripVolatile drops what no two calls share: request ids, lease and
+// expiry times, credentials.
+func stripVolatile(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		switch k {
+		case "requestId", "requestIdExpiresAt", "leaseExpiresAt", "expectedStateHash", "expectedStructureHash", "expectedManifestHash", "expectedSourceHash":
+			continue
+		}
+		out[k] = stripVolatile(e)
+	}
+	return out
+}

@@ -1,0 +1,325 @@
+package av
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+)
+
+// veiled is a database of a visible notebook with rows bound to blocks of
+// a hidden notebook, and a relation, a rollup and templates reaching them.
+type veiled struct {
+	*fix
+	hidden          string // the hidden notebook
+	secret          string // text only the hidden notebook holds
+	rowV, rowH      string // rows bound to a visible and to a hidden block
+	hiddenBlock     string
+	other           tooltest.Database
+	targetV, target string // the related database's visible and hidden rows
+	rel, roll       string // relation and rollup columns
+	sqlTpl, tpl     string // a template reading the index, a plain one
+}
+
+func newVeiled(t *testing.T) *veiled {
+	s := &veiled{fix: newFix(t), secret: "zanzibarsecret"}
+	ctx := context.Background()
+	nb, err := s.C.CreateNotebook(ctx, "Vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.hidden = nb.ID
+	hdoc := s.MkDoc(t, nb.ID, "/Secret", s.secret+" one\n\n"+s.secret+" two\n")
+	hb := s.Kids(t, hdoc)
+	s.hiddenBlock = hb[0]
+	s.rowV, s.rowH = tooltest.NewID(), tooltest.NewID()
+	if err := s.C.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: s.db.AV, BlockID: s.db.Block,
+		Srcs: []siyuan.AVSrc{{ItemID: s.rowV, ID: s.Blocks[0]}, {ItemID: s.rowH, ID: hb[0]}}}); err != nil {
+		t.Fatal(err)
+	}
+	s.setText(t, s.rowV, "visible note")
+	s.setText(t, s.rowH, s.secret+" note")
+	s.setText(t, s.rows[0], "first note")
+
+	// A related database shown in the visible document: one detached row,
+	// one bound to the hidden notebook's second block.
+	s.other = s.MkDatabase(t, s.Doc)
+	s.targetV, s.target = tooltest.NewID(), tooltest.NewID()
+	if err := s.C.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: s.other.AV, BlockID: s.other.Block,
+		Srcs: []siyuan.AVSrc{{ItemID: s.targetV, Detached: true, Content: "visible target"}, {ItemID: s.target, ID: hb[1]}}}); err != nil {
+		t.Fatal(err)
+	}
+	add := func(args map[string]any) string {
+		t.Helper()
+		args = tooltest.CopyArgs(args, "action", "add_column", "avID", s.db.AV)
+		pre := s.OK(t, "av", tooltest.CopyArgs(args, "validateOnly", true))
+		return s.OK(t, "av", tooltest.CommitArgs(args, pre))["columnID"].(string)
+	}
+	s.rel = add(map[string]any{"keyName": "Links", "keyType": "relation", "relationAvID": s.other.AV})
+	s.roll = add(map[string]any{"keyName": "Rolled", "keyType": "rollup", "rollupRelationKeyID": s.rel, "rollupKeyID": s.other.Primary})
+	s.sqlTpl = add(map[string]any{"keyName": "Indexed", "keyType": "template", "template": `.action{ len (querySQL "SELECT id FROM blocks") }`})
+	s.tpl = add(map[string]any{"keyName": "Plain", "keyType": "template", "template": "P:.action{.Notes}"})
+	// The person links the first row to both related rows.
+	if _, err := s.C.SetAttributeViewBlockAttr(ctx, s.db.AV, s.rel, s.rows[0], &siyuan.AVValue{Relation: &siyuan.AVValueRelation{BlockIDs: []string{s.targetV, s.target}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.C.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{nb.ID: tools.LevelNone}, Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "veil"}
+	return s
+}
+
+// shows reports whether an answer holds anything of the hidden notebook.
+func (s *veiled) shows(v any) bool {
+	b, _ := json.Marshal(v)
+	for _, x := range []string{s.secret, s.hidden, s.rowH, s.hiddenBlock, s.target} {
+		if strings.Contains(string(b), x) {
+			return true
+		}
+	}
+	return false
+}
+
+func rowsOf(r map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, row := range r["rows"].([]any) {
+		m := row.(map[string]any)
+		out[m["id"].(string)] = m
+	}
+	return out
+}
+
+// TestVeiledReads: every read of the database leaves out the row bound to
+// the hidden block and what is computed from it, counts only what it
+// shows, and says how much it withheld.
+func TestVeiledReads(t *testing.T) {
+	s := newVeiled(t)
+	av := s.db.AV
+	r := s.OK(t, "av", map[string]any{"action": "render", "avID": av, "pageSize": 10})
+	rows := rowsOf(r)
+	if s.shows(r) || len(rows) != 3 || r["rowCount"] != float64(3) || rows[s.rowV] == nil {
+		t.Fatalf("render shows the hidden notebook, or not every visible row: %v", r)
+	}
+	if w := r["withheld"].(map[string]any); w["rows"] != float64(1) || w["cells"].(float64) < 3 {
+		t.Fatalf("withheld %v", w)
+	}
+	first := rows[s.rows[0]]["cells"].(map[string]any)
+	if first[s.rel] != "visible target" || first[s.roll] != nil || first[s.sqlTpl] != nil || first[s.tpl] != nil {
+		t.Fatalf("the first row's computed cells: %v", first)
+	}
+	if cells := rows[s.rowV]["cells"].(map[string]any); cells[s.tpl] != "P:visible note" || cells[s.sqlTpl] != nil {
+		t.Fatalf("a visible row's templates: %v", cells)
+	}
+	// Pages and counts cover only the rows shown.
+	last := s.OK(t, "av", map[string]any{"action": "render", "avID": av, "page": 3, "pageSize": 1})
+	if len(last["rows"].([]any)) != 1 || last["pageCount"] != float64(3) || last["hasNextPage"] != false || last["rowCount"] != float64(3) {
+		t.Fatalf("the last page: %v", last)
+	}
+	if cols := s.OK(t, "av", map[string]any{"action": "render", "avID": av, "ignoreRows": true}); cols["rowCount"] != float64(3) || cols["rows"] != nil {
+		t.Fatalf("ignoreRows: %v", cols)
+	}
+	// A query matches only what is shown.
+	for q, want := range map[string]int{s.secret: 0, "visible": 2, "note": 2, "first note": 1} {
+		res := s.OK(t, "av", map[string]any{"action": "render", "avID": av, "query": q})
+		if len(res["rows"].([]any)) != want || res["rowCount"] != float64(want) || s.shows(res) {
+			t.Errorf("query %q: %v", q, res)
+		}
+	}
+	verbose := s.OK(t, "av", map[string]any{"action": "render", "avID": av, "verbose": true})
+	if s.shows(verbose) {
+		t.Fatalf("verbose render shows the hidden notebook: %v", verbose)
+	}
+
+	got := s.OK(t, "av", map[string]any{"action": "get", "avID": av})
+	if s.shows(got) || got["withheld"].(map[string]any)["rows"] != float64(1) {
+		t.Fatalf("get shows the hidden notebook: %v", got)
+	}
+	pk := s.OK(t, "av", map[string]any{"action": "get_primary_key_values", "avID": av, "pageSize": 2})
+	if s.shows(pk) || len(pk["values"].([]any)) != 2 || pk["withheld"].(map[string]any)["rows"] != float64(1) {
+		t.Fatalf("primary keys: %v", pk)
+	}
+	if pk2 := s.OK(t, "av", map[string]any{"action": "get_primary_key_values", "avID": av, "pageSize": 2, "page": 2}); len(pk2["values"].([]any)) != 1 {
+		t.Fatalf("primary keys, page 2: %v", pk2)
+	}
+	keys := s.OK(t, "av", map[string]any{"action": "get_attribute_view_keys", "id": s.Blocks[0]})
+	if s.shows(keys) || keys["count"] != float64(1) {
+		t.Fatalf("keys of the visible row's block: %v", keys)
+	}
+	s.WantMissing(t, "av", map[string]any{"action": "get_attribute_view_keys", "id": s.hiddenBlock}, map[string]string{s.hiddenBlock: tooltest.NewID()})
+
+	// Without a hidden notebook, every row shows (and no count is given).
+	s.Policy = nil
+	if all := s.OK(t, "av", map[string]any{"action": "render", "avID": av}); all["rowCount"] != float64(4) || all["withheld"] != nil {
+		t.Fatalf("unveiled render: %v", all)
+	}
+}
+
+// TestVeiledWrites: a row bound to a hidden block is a row the database
+// does not have, for every write that names it, at preflight; a relation
+// cell set keeps the rows it links that the call cannot see; a change of
+// the whole database that would reach hidden rows is refused; what a
+// hidden row holds never changes a hash.
+func TestVeiledWrites(t *testing.T) {
+	s := newVeiled(t)
+	av := s.db.AV
+	for _, args := range []map[string]any{
+		{"action": "set_cells", "avID": av, "rowID": s.rowH, "columnID": s.text, "value": "x", "validateOnly": true},
+		{"action": "remove_rows", "avID": av, "srcIDs": []string{s.rowH}, "validateOnly": true},
+		// The hidden block's ID, as a row ID: no hint that it is bound.
+		{"action": "remove_rows", "avID": av, "srcIDs": []string{s.hiddenBlock}, "validateOnly": true},
+		{"action": "set_cells", "avID": av, "rowID": s.rows[0], "columnID": s.rel, "values": []string{s.target}, "validateOnly": true},
+	} {
+		s.WantMissing(t, "av", args, map[string]string{s.rowH: tooltest.NewID(), s.hiddenBlock: tooltest.NewID(), s.target: tooltest.NewID()})
+	}
+
+	// The relation cell: emptied, it keeps the hidden link (the call
+	// neither sees nor changes it); set again, the visible link goes first.
+	set := map[string]any{"action": "set_cells", "avID": av, "rowID": s.rows[0], "columnID": s.rel, "value": ""}
+	s.Commit(t, "av", set, s.Preflight(t, "av", set, "expectedManifestHash", 1))
+	set = map[string]any{"action": "set_cells", "avID": av, "rowID": s.rows[0], "columnID": s.rel, "values": []string{s.targetV}}
+	s.Commit(t, "av", set, s.Preflight(t, "av", set, "expectedManifestHash", 1))
+	stored, err := s.C.GetAttributeView(context.Background(), av)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range stored.KeyValues {
+		for _, v := range kv.Values {
+			if kv.Key.ID == s.rel && v.BlockID == s.rows[0] && !slices.Equal(v.Relation.BlockIDs, []string{s.targetV, s.target}) {
+				t.Fatalf("the relation cell lost its hidden link: %v", v.Relation.BlockIDs)
+			}
+		}
+	}
+
+	// A change of the hidden row between preflight and commit is not a
+	// change of what the call guards.
+	rename := map[string]any{"action": "rename", "avID": av, "name": "Renamed"}
+	pre := s.Preflight(t, "av", rename, "expectedStateHash", 1)
+	s.setText(t, s.rowH, s.secret+" changed")
+	if res := s.Commit(t, "av", rename, pre); res["status"] != "committed" {
+		t.Fatalf("rename after a hidden change: %v", res)
+	}
+
+	for _, args := range []map[string]any{
+		{"action": "remove_column", "avID": av, "keyID": s.text, "validateOnly": true},
+		{"action": "duplicate", "avID": av, "validateOnly": true},
+	} {
+		e := s.WantErr(t, "av", args, failure.PermissionDenied)
+		if s.shows(e.Result()) || e.WriteAttempted == nil || *e.WriteAttempted {
+			t.Errorf("%v: %+v", args["action"], e)
+		}
+	}
+	// A template reading the index is not added while a notebook is hidden.
+	e := s.WantErr(t, "av", map[string]any{"action": "add_column", "avID": av, "keyName": "Q", "keyType": "template",
+		"template": `.action{ queryBlocks "SELECT * FROM blocks" }`, "validateOnly": true}, failure.PermissionDenied)
+	if !strings.Contains(e.Message, "index") {
+		t.Fatalf("template refusal: %v", e)
+	}
+}
+
+// TestDatabaseShownOnlyInHiddenNotebooks: such a database answers every
+// action as one that does not exist, search leaves it out, and render
+// with createIfNotExist and its id renders (not_found) instead of telling
+// whether it exists.
+func TestDatabaseShownOnlyInHiddenNotebooks(t *testing.T) {
+	s := newVeiled(t)
+	s.Policy = nil
+	ctx := context.Background()
+	hdoc := s.MkDoc(t, s.hidden, "/Hidden base", "x")
+	db := s.MkDatabase(t, hdoc)
+	if _, err := s.C.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{siyuan.SetAttrViewNameOp(db.AV, "Zanzibar ledger")}}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{s.hidden: tools.LevelNone}, Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "veil"}
+	gone := map[string]string{db.AV: tooltest.NewID()}
+	for _, args := range []map[string]any{
+		{"action": "get", "avID": db.AV},
+		{"action": "render", "avID": db.AV},
+		{"action": "render", "avID": db.AV, "blockID": s.Doc, "createIfNotExist": true},
+		{"action": "get_attribute_view_keys", "avID": db.AV},
+		{"action": "get_attribute_view_filter_sort", "avID": db.AV},
+		{"action": "get_primary_key_values", "avID": db.AV},
+		{"action": "rename", "avID": db.AV, "name": "x", "validateOnly": true},
+		{"action": "add_rows", "avID": db.AV, "primaryKeyTexts": []string{"x"}, "validateOnly": true},
+		{"action": "duplicate", "avID": db.AV, "validateOnly": true},
+		{"action": "add_column", "avID": s.db.AV, "keyName": "L", "keyType": "relation", "relationAvID": db.AV, "validateOnly": true},
+	} {
+		s.WantMissing(t, "av", args, gone)
+	}
+	if found := s.OK(t, "av", map[string]any{"action": "search", "keyword": "zanzibar"}); found["count"] != float64(0) {
+		t.Fatalf("search finds a database shown only in a hidden notebook: %v", found)
+	}
+	// Mirrored into the visible document too, it is that document's.
+	mirror := tooltest.NewID()
+	if _, err := s.C.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{siyuan.InsertDatabaseBlockOp(mirror, db.AV, "", s.Doc)}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := s.OK(t, "av", map[string]any{"action": "get", "avID": db.AV})
+	if fmt.Sprint(got["blockIDs"]) != fmt.Sprint([]any{mirror}) {
+		t.Fatalf("blocks showing it: %v", got["blockIDs"])
+	}
+	found := s.OK(t, "av", map[string]any{"action": "search", "keyword": "zanzibar"})
+	if found["count"] != float64(1) || s.shows(found) || strings.Contains(fmt.Sprint(found), hdoc) {
+		t.Fatalf("search of a database shown in both: %v", found)
+	}
+}
+
+// BenchmarkVeiledRender times a page of a 500-row database (40 rows bound
+// to blocks, half of them in a notebook that is hidden in the second
+// case) rendered through the tool without and with a hidden notebook, in
+// one run: the veil reads the view whole, the database and where its
+// bound blocks live, and pages here.
+//
+//	go test ./internal/tools/av -run '^$' -bench BenchmarkVeiledRender -benchtime 50x
+func BenchmarkVeiledRender(b *testing.B) {
+	f := tooltest.NewStrict(b, false, testTools)
+	ctx := context.Background()
+	db := f.MkDatabase(b, f.Doc)
+	nb, err := f.C.CreateNotebook(ctx, "Vault")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var md strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&md, "secret %d\n\n", i)
+	}
+	hidden := f.Kids(b, f.MkDoc(b, nb.ID, "/Secret", md.String()))
+	shown := f.Kids(b, f.MkDoc(b, f.NB, "/Shown", strings.ReplaceAll(md.String(), "secret", "shown")))
+	var srcs []siyuan.AVSrc
+	for i := range 460 {
+		srcs = append(srcs, siyuan.AVSrc{ItemID: tooltest.NewID(), Detached: true, Content: fmt.Sprintf("row %d", i)})
+	}
+	for i := range 20 {
+		srcs = append(srcs, siyuan.AVSrc{ItemID: tooltest.NewID(), ID: hidden[i]}, siyuan.AVSrc{ItemID: tooltest.NewID(), ID: shown[i]})
+	}
+	for chunk := range slices.Chunk(srcs, 100) {
+		if err := f.C.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.AV, BlockID: db.Block, Srcs: chunk}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := f.C.FlushTransaction(ctx); err != nil {
+		b.Fatal(err)
+	}
+	args := map[string]any{"action": "render", "avID": db.AV, "pageSize": 10}
+	for _, c := range []struct {
+		name   string
+		policy *tools.Policy
+	}{
+		{"open", &tools.Policy{Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "open"}},
+		{"hidden", &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{nb.ID: tools.LevelNone}, AllActions: true, Strict: true, Version: "hidden"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			f.Policy = c.policy
+			for b.Loop() {
+				f.OK(b, "av", args)
+			}
+		})
+	}
+}
