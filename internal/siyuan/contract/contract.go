@@ -298,6 +298,7 @@ var checks = []check{
 	{"export_resources_zip", checkExportResources},
 	{"export_md_content", checkExportMd},
 	{"export_md_content_asset_links", checkExportMdAssets},
+	{"export_md_content_refs_footnotes_embeds", checkExportMdRefs},
 	{"export_resources_zip_of_files_and_folders", checkExportResourcesZip},
 	{"storage_templates_and_assets", checkStorageTemplatesAssets},
 }
