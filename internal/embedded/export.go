@@ -274,29 +274,7 @@ func (s exportSource) RefText(ctx context.Context, id string) (string, error) {
 	}
 	r := rows[0]
 	str := func(k string) string { v, _ := r[k].(string); return v }
-	if name := str("name"); name != "" {
-		return name, nil
-	}
-	switch t := str("type"); t {
-	case "d":
-		return str("content"), nil
-	case "query_embed":
-		return "Query Embed Block " + str("markdown"), nil
-	case "av":
-		return "Database " + str("markdown"), nil
-	case "iframe":
-		return "IFrame " + str("markdown"), nil
-	case "tb":
-		return "Thematic Break", nil
-	case "video":
-		return "Video " + str("markdown"), nil
-	case "audio":
-		return "Audio " + str("markdown"), nil
-	case "l", "i", "b", "s", "callout":
-		sub := parse.Parse("", []byte(str("markdown")), newLute().ParseOptions)
-		return containerText(sub.Root), nil
-	}
-	return str("content"), nil
+	return mdexport.IndexedRefText(str("name"), str("type"), str("content"), str("markdown")), nil
 }
 
 func (s exportSource) Embed(ctx context.Context, stmt string, limit int) ([]string, error) {
@@ -327,36 +305,6 @@ func (s exportSource) Annotation(_ context.Context, _, asset string) ([]byte, er
 		return nil, nil
 	}
 	return data, nil
-}
-
-// containerText is sql.GetContainerText: the text of a container's first
-// leaf block.
-func containerText(container *ast.Node) string {
-	var leaf *ast.Node
-	ast.Walk(container, func(n *ast.Node, entering bool) ast.WalkStatus {
-		if !entering || n.IsMarker() || n.IsContainerBlock() {
-			return ast.WalkContinue
-		}
-		leaf = n
-		return ast.WalkStop
-	})
-	if leaf == nil {
-		return ""
-	}
-	var b strings.Builder
-	ast.Walk(leaf, func(n *ast.Node, entering bool) ast.WalkStatus {
-		if !entering {
-			return ast.WalkContinue
-		}
-		switch n.Type {
-		case ast.NodeText, ast.NodeLinkText, ast.NodeFileAnnotationRefText, ast.NodeCodeBlockCode, ast.NodeMathBlockContent:
-			b.Write(n.Tokens)
-		case ast.NodeTextMark:
-			b.WriteString(n.Content())
-		}
-		return ast.WalkContinue
-	})
-	return b.String()
 }
 
 // exportRefText is a ref's anchor text when the ref has none: the def

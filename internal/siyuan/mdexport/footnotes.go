@@ -227,3 +227,54 @@ func annotationPage(data []byte, annotationID string) (int, bool) {
 func unescaped(stmt string) string {
 	return strings.ReplaceAll(html.UnescapeString(stmt), "_esc_newline_", "\n")
 }
+
+// IndexedRefText is sql.GetRefText for a block the SQL index holds, from
+// its row's name, type, content and markdown.
+func IndexedRefText(name, typ, content, markdown string) string {
+	if name != "" {
+		return name
+	}
+	switch typ {
+	case "d":
+		return content
+	case "query_embed":
+		return "Query Embed Block " + markdown
+	case "av":
+		return "Database " + markdown
+	case "iframe":
+		return "IFrame " + markdown
+	case "tb":
+		return "Thematic Break"
+	case "video":
+		return "Video " + markdown
+	case "audio":
+		return "Audio " + markdown
+	case "l", "i", "b", "s", "callout":
+		sub := parse.Parse("", []byte(markdown), NewLute().ParseOptions)
+		return containerText(sub.Root)
+	}
+	return content
+}
+
+// containerText is sql.GetContainerText: the text of a container's first
+// leaf block.
+func containerText(container *ast.Node) string {
+	leaf := firstLeafBlock(container)
+	if leaf == nil {
+		return ""
+	}
+	var b strings.Builder
+	ast.Walk(leaf, func(n *ast.Node, entering bool) ast.WalkStatus {
+		if !entering {
+			return ast.WalkContinue
+		}
+		switch n.Type {
+		case ast.NodeText, ast.NodeLinkText, ast.NodeFileAnnotationRefText, ast.NodeCodeBlockCode, ast.NodeMathBlockContent:
+			b.Write(n.Tokens)
+		case ast.NodeTextMark:
+			b.WriteString(n.Content())
+		}
+		return ast.WalkContinue
+	})
+	return b.String()
+}

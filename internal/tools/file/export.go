@@ -14,6 +14,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
 
 // Exports are external effects: the kernel writes a ZIP into its temp
@@ -30,11 +31,12 @@ func parseID(a *tools.Args) (idArgs, error) {
 var readsDoc = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }}
 
 var exportMd = tools.Read[idArgs]{
-	Name: "export_md", Summary: "a document as Markdown (SiYuan's export: references and embeds as configured there)",
+	Name: "export_md", Summary: "a document as Markdown (SiYuan's export: references and embeds as configured there; " +
+		"a reference into a hidden notebook reads as one to a removed block, and while a notebook is hidden an embed shows only the block of a plain SELECT * FROM blocks WHERE id='...')",
 	Params: []tools.Param{tools.IDParam("id", "the document", true)}, Parse: parseID, Scope: readsDoc,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
-		md, err := env.Kernel.ExportMdContent(ctx, a.ID)
-		if treeMissing(err) || err == nil && md.HPath == "" {
+		md, found, err := kernelview.ExportMarkdown(ctx, env, a.ID)
+		if treeMissing(err) || err == nil && !found {
 			// SiYuan answers an empty export for an unknown id.
 			return nil, failure.Missing("document", a.ID)
 		}
@@ -125,8 +127,8 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	},
 	Scope: tools.Scope[extractArgs]{Touches: func(a extractArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Execute: func(ctx context.Context, env *tools.Env, a extractArgs, _ struct{}) (tools.Payload, error) {
-		md, err := env.Kernel.ExportMdContent(ctx, a.ID)
-		if treeMissing(err) || err == nil && md.HPath == "" {
+		md, found, err := kernelview.ExportMarkdown(ctx, env, a.ID)
+		if treeMissing(err) || err == nil && !found {
 			return nil, tools.Refuse(failure.Missing("document", a.ID))
 		}
 		if err != nil {
