@@ -40,6 +40,7 @@ var layers = map[string]int{
 	"internal/tools":            2,
 	"internal/siyuan/contract":  2,
 	"internal/tools/kernelview": 3,
+	"internal/tools/tplguard":   3,
 	"internal/settings":         3,
 
 	"internal/tools/av":        4,
