@@ -9,6 +9,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
 
 // ---- add_column -----------------------------------------------------------
@@ -60,6 +61,13 @@ var addColumn = tools.Write[addColumnArgs, colState]{
 		{Name: "template", Type: tools.String, Description: "template: its template (.action{.Column} names columns)"}},
 	Parse: parseAddColumn,
 	Scope: tools.Scope[addColumnArgs]{Resolve: func(ctx context.Context, env *tools.Env, a addColumnArgs) ([]tools.Touch, error) {
+		// SiYuan renders a template column on every render of the
+		// database: its template passes what file.render's would.
+		if a.Type == siyuan.AVKeyTemplate && a.Template != "" {
+			if err := tplguard.Check(ctx, a.Template, tplguard.File); err != nil {
+				return nil, err
+			}
+		}
 		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelWrite)
 		if err != nil || a.RelationAvID == "" || a.RelationAvID == a.AvID {
 			return ts, err

@@ -53,6 +53,16 @@ var (
 // string literal, a helper called in a defined template, a pipeline or a
 // variable cannot hide a call.
 func Check(ctx context.Context, src string, d Delims) error {
+	p := tools.PolicyFrom(ctx)
+	return check(src, d, p == nil || !p.Hides())
+}
+
+// CheckPure is Check for a template SiYuan renders later, whatever is
+// hidden then, and for the person too (a notebook's save paths): only
+// Pure functions pass, the index readers never.
+func CheckPure(src string, d Delims) error { return check(src, d, false) }
+
+func check(src string, d Delims, indexAllowed bool) error {
 	trees, err := parseAll(src, d)
 	if err != nil {
 		return failure.Invalid("the template does not parse (%v); nothing was rendered", err).Attempted(false)
@@ -81,12 +91,10 @@ func Check(ctx context.Context, src string, d Delims) error {
 		e.Action = "render a template without them"
 		return e.Attempted(false)
 	}
-	if index := byClass[Index]; len(index) > 0 {
-		if p := tools.PolicyFrom(ctx); p != nil && p.Hides() {
-			e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (%s), which cannot be limited by notebook while one is hidden from agents; nothing was rendered", strings.Join(index, ", "))
-			e.Action = "render a template without querySQL, queryBlocks, querySpans, getBlock, getHPathByID and statBlock"
-			return e.Attempted(false)
-		}
+	if index := byClass[Index]; len(index) > 0 && !indexAllowed {
+		e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (%s), which cannot be limited by notebook while one is hidden from agents, or here ever; nothing was rendered", strings.Join(index, ", "))
+		e.Action = "use a template without querySQL, queryBlocks, querySpans, getBlock, getHPathByID and statBlock"
+		return e.Attempted(false)
 	}
 	for _, c := range calls {
 		if err := c.check(); err != nil {
