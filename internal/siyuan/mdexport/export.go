@@ -77,12 +77,16 @@ type Options struct {
 func Export(ctx context.Context, src Source, s Settings, o Options, id string) (content string, found bool, err error) {
 	x := &exporter{ctx: ctx, src: src, s: s, o: o}
 	defer func() {
+		// A Source's failure ends the walks by panicking with abort; Lute
+		// itself panics on some malformed input (an IAL id it slices by
+		// position): either way the export fails, and nothing else does.
 		if r := recover(); r != nil {
+			content, found = "", false
 			if e, ok := r.(abort); ok {
 				err = e.err
 				return
 			}
-			panic(r)
+			err = fmt.Errorf("the export failed: %v", r)
 		}
 	}()
 	tree, node := x.load(id)
