@@ -49,7 +49,9 @@ func (m *memSource) Block(_ context.Context, id string) (*parse.Tree, *ast.Node,
 	return nil, nil, nil
 }
 
-func (m *memSource) RefText(_ context.Context, id string) (string, error) { return "block not found", nil }
+func (m *memSource) RefText(_ context.Context, id string) (string, error) {
+	return "block not found", nil
+}
 
 func (m *memSource) Embed(_ context.Context, stmt string, _ int) ([]string, error) {
 	return m.embeds[stmt], nil
