@@ -21,13 +21,14 @@ const module = "github.com/sisyphus-go/sisyphus"
 // imports another). A new package must be ranked here before it builds a
 // passing test.
 var layers = map[string]int{
-	"internal/failure":      0,
-	"internal/canon":        0,
-	"internal/jsonobj":      0,
-	"internal/siyuan/wire":  0,
-	"internal/tools/markup": 0,
-	"internal/histcheck":    0,
-	"docs":                  0,
+	"internal/failure":         0,
+	"internal/canon":           0,
+	"internal/jsonobj":         0,
+	"internal/siyuan/wire":     0,
+	"internal/siyuan/mdexport": 0,
+	"internal/tools/markup":    0,
+	"internal/histcheck":       0,
+	"docs":                     0,
 
 	"internal/siyuan":    1,
 	"internal/strict":    1,
@@ -40,6 +41,7 @@ var layers = map[string]int{
 	"internal/tools":            2,
 	"internal/siyuan/contract":  2,
 	"internal/tools/kernelview": 3,
+	"internal/tools/tplguard":   3,
 	"internal/settings":         3,
 
 	"internal/tools/av":        4,
@@ -78,8 +80,8 @@ var rules = []struct {
 	{"internal/strict", func(imp string) bool { return imp == "internal/canon" || imp == "internal/failure" },
 		"strict depends only on canonical hashing and the error vocabulary (never mcp, tools or the kernel client)"},
 	{"internal/failure", func(string) bool { return false }, "the error vocabulary imports nothing of the project, so every layer can use it"},
-	{"internal/embedded", func(imp string) bool { return imp == "internal/siyuan/wire" },
-		"the embedded kernel shares only the wire types with the client"},
+	{"internal/embedded", func(imp string) bool { return imp == "internal/siyuan/wire" || imp == "internal/siyuan/mdexport" },
+		"the embedded kernel shares only the wire types with the client, and the Markdown export with the tools"},
 	{"internal/transfer", func(imp string) bool { return imp == "internal/failure" },
 		"transfer knows only the error vocabulary: the authority, a front's kernel client and the tools reach it through its interfaces"},
 	{"internal/localfs", func(imp string) bool { return imp == "internal/failure" },

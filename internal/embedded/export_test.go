@@ -142,7 +142,9 @@ func TestExportMdContent(t *testing.T) {
 			has:   []string{"# Src\n\n# Local", "see [the heading](siyuan://blocks/" + heading + ") and [link](siyuan://blocks/" + heading + ")"},
 			hasNo: []string{"---\n", "[^1]"}},
 		{name: "anchor text, raw embed, no title", body: map[string]any{"id": src, "yfm": false, "refMode": 3, "embedMode": 0, "addTitle": false},
-			has:   []string{"see the heading and link\n", "\n# Target heading\n\ntarget body\n"},
+			// Embedded headings move under the heading above the embed (as
+			// SiYuan 3.7.3 does with the raw embed mode).
+			has:   []string{"see the heading and link\n", "\n## Target heading\n\ntarget body\n"},
 			hasNo: []string{"# Src", "> # Target", "siyuan://"}},
 		{name: "a heading block exports with its children", body: map[string]any{"id": heading, "yfm": false},
 			exact: "# Target\n\n# Target heading\n\ntarget body\n"},

@@ -5,49 +5,14 @@ import (
 
 	"github.com/88250/lute"
 	"github.com/88250/lute/ast"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // newLute returns an engine configured exactly as SiYuan's kernel configures
-// its own (kernel/util/lute.go NewLute), so parse and render results match.
-func newLute() *lute.Lute {
-	l := lute.New()
-	l.SetTextMark(true)
-	l.SetProtyleWYSIWYG(true)
-	l.SetBlockRef(true)
-	l.SetFileAnnotationRef(true)
-	l.SetKramdownIAL(true)
-	l.SetTag(true)
-	l.SetSuperBlock(true)
-	l.SetImgPathAllowSpace(true)
-	l.SetGitConflict(true)
-	l.SetInlineAsterisk(true)
-	l.SetInlineUnderscore(true)
-	l.SetSup(true)
-	l.SetSub(true)
-	l.SetInlineMath(true)
-	l.SetGFMStrikethrough(true)
-	l.SetMark(true)
-	l.SetInlineMathAllowDigitAfterOpenMarker(true)
-	l.SetGFMStrikethrough1(false)
-	l.SetFootnotes(false)
-	l.SetToC(false)
-	l.SetIndentCodeBlock(false)
-	l.SetParagraphBeginningSpace(true)
-	l.SetAutoSpace(false)
-	l.SetHeadingID(false)
-	l.SetSetext(false)
-	l.SetYamlFrontMatter(false)
-	l.SetLinkRef(false)
-	l.SetCodeSyntaxHighlight(false)
-	l.SetSanitize(true)
-	l.SetUnorderedListMarker("-")
-	l.SetCallout(true)
-	l.SetDataTask(true)
-	l.SetArbitraryTaskListItemMarker(true)
-	l.SetExportNormalizeTaskListMarker(false)
-	l.SetEnsureListItemParagraph(true)
-	return l
-}
+// its own, so parse and render results match (shared with the tools'
+// export renderer).
+func newLute() *lute.Lute { return mdexport.NewLute() }
 
 // typeAbbr maps lute node types to the abbreviations SiYuan uses in its SQL
 // index and in getChildBlocks.

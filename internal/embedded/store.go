@@ -14,6 +14,8 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
 	"github.com/88250/lute/render"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // errNotFound is returned when a block, document or notebook does not exist.
@@ -101,42 +103,17 @@ func (k *Kernel) loadIndex() error {
 
 // parseSY turns .sy JSON into a lute tree with Box, Path and HPath set.
 func (k *Kernel) parseSY(data []byte, box, p string) (*parse.Tree, error) {
-	root := &ast.Node{}
-	if err := json.Unmarshal(data, root); err != nil {
+	tree, err := mdexport.ParseSY(data)
+	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", p, err)
 	}
-	l := newLute()
-	tree := &parse.Tree{ID: root.ID, Box: box, Path: p, Root: &ast.Node{Type: ast.NodeDocument, ID: root.ID, Spec: root.Spec},
-		Context: &parse.Context{ParseOption: l.ParseOptions}}
-	tree.Root.KramdownIAL = parse.Map2IAL(root.Properties)
-	tree.Root.SetIALAttr("type", "doc")
+	tree.Box, tree.Path = box, p
 	tree.Root.Box, tree.Root.Path = box, p
-	for _, c := range root.Children {
-		appendJSONNode(tree.Root, c)
-	}
-	if tree.Root.FirstChild == nil {
-		// SiYuan hangs an empty paragraph on an empty document when loading it.
-		para := newParagraph()
-		tree.Root.AppendChild(para)
-	}
 	tree.HPath = k.hpathOf(box, p, tree.Root.IALAttr("title"))
 	if tree.ID == box {
 		tree.HPath = "/" // the notebook document
 	}
 	return tree, nil
-}
-
-func appendJSONNode(parent, n *ast.Node) {
-	n.Tokens, n.Type = []byte(n.Data), ast.Str2NodeType(n.TypeStr)
-	n.Data, n.TypeStr = "", ""
-	n.KramdownIAL = parse.Map2IAL(n.Properties)
-	n.Properties = nil
-	children := n.Children
-	n.Children = nil
-	parent.AppendChild(n)
-	for _, c := range children {
-		appendJSONNode(n, c)
-	}
 }
 
 func newParagraph() *ast.Node {

@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -55,6 +57,68 @@ import (
 // emoji/custom-emoji table; a block ref with empty anchor text is given the
 // target's content from the block tree rather than SiYuan's ref-text
 // rules. queryBlocks scans whatever columns the statement returns.
+
+// countIf is SiYuan's util.CountIf (the countif helper): how many numbers
+// of a list compare with threshold as op (gt, lt, eq, ge, le) says; what
+// is not a number is skipped.
+func countIf(list any, op string, threshold any) int {
+	num := func(v any) (float64, bool) {
+		switch x := v.(type) {
+		case float64:
+			return x, true
+		case float32:
+			return float64(x), true
+		case int:
+			return float64(x), true
+		case int64:
+			return float64(x), true
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			return f, err == nil
+		}
+		return 0, false
+	}
+	t, ok := num(threshold)
+	v := reflect.ValueOf(list)
+	if !ok || v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
+		return 0
+	}
+	n := 0
+	for i := 0; i < v.Len(); i++ {
+		e, ok := num(v.Index(i).Interface())
+		if !ok {
+			continue
+		}
+		switch op {
+		case "gt":
+			ok = e > t
+		case "lt":
+			ok = e < t
+		case "eq":
+			ok = e == t
+		case "ge":
+			ok = e >= t
+		case "le":
+			ok = e <= t
+		default:
+			ok = false
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// templateSpan is SiYuan's sql.Span, as querySpans hands it to templates.
+type templateSpan struct {
+	ID, BlockID, RootID, Box, Path, Content, Markdown, Type, IAL string
+}
+
+// templateStat is SiYuan's util.BlockStatResult, statBlock's answer.
+type templateStat struct {
+	RuneCount, WordCount, LinkCount, ImageCount, RefCount, BlockCount int
+}
 
 // templateBlock is SiYuan's sql.Block, as queryBlocks and getBlock hand it
 // to templates (field names matter, tags do not).
@@ -184,6 +248,48 @@ func (k *Kernel) templateFuncs(ctx context.Context, now time.Time) template.Func
 			return nil
 		}
 		return templateBlockOf(rows[0])
+	}
+	f["countif"] = countIf
+	f["querySpans"] = func(stmt string, args ...string) []*templateSpan {
+		for _, a := range args {
+			stmt = strings.Replace(stmt, "?", a, 1)
+		}
+		// SiYuan's SelectSpansRawStmt runs a SELECT and nothing else.
+		if info := sqlScan(stmt); info.multiple || !sqlIsQuery(info) {
+			return nil
+		}
+		rows, err := k.sql.query(ctx, stmt, 512, true)
+		if err != nil {
+			return nil
+		}
+		var ret []*templateSpan
+		for _, r := range rows {
+			str := func(k string) string { v, _ := r[k].(string); return v }
+			ret = append(ret, &templateSpan{ID: str("id"), BlockID: str("block_id"), RootID: str("root_id"), Box: str("box"),
+				Path: str("path"), Content: str("content"), Markdown: str("markdown"), Type: str("type"), IAL: str("ial")})
+		}
+		return ret
+	}
+	f["statBlock"] = func(id string) *templateStat {
+		tree, node, err := k.loadTreeOf(id)
+		if err != nil {
+			return nil
+		}
+		if node.Type != ast.NodeDocument {
+			r, w, l, i, refs := node.Stat()
+			return &templateStat{RuneCount: r, WordCount: w, LinkCount: l, ImageCount: i, RefCount: refs, BlockCount: 1}
+		}
+		// A document counts its blocks (its databases' cells are not
+		// counted here, where SiYuan adds their words).
+		blocks := 0
+		ast.Walk(tree.Root, func(n *ast.Node, entering bool) ast.WalkStatus {
+			if entering && n != tree.Root && n.IsBlock() {
+				blocks++
+			}
+			return ast.WalkContinue
+		})
+		r, w, l, i, refs := tree.Root.Stat()
+		return &templateStat{RuneCount: r, WordCount: w, LinkCount: l, ImageCount: i, RefCount: refs, BlockCount: blocks}
 	}
 	f["querySQL"] = func(stmt string) []map[string]any {
 		if info := sqlScan(stmt); info.multiple {

@@ -76,9 +76,10 @@ type suite struct {
 	c       *siyuan.Client
 	box     string // the suite's notebook
 	boxName string
-	tag     string // random suffix shared by everything the suite creates
-	storage string // workspace dir for plain files, removed at the end
-	petal   string // plugin-storage dir for plain files, removed at the end
+	tag     string    // random suffix shared by everything the suite creates
+	storage string    // workspace dir for plain files, removed at the end
+	petal   string    // plugin-storage dir for plain files, removed at the end
+	created time.Time // when the notebook was created
 }
 
 // Run runs every check against k. It creates its own notebook first and
@@ -105,7 +106,7 @@ func Run(t *testing.T, k Kernel) {
 	if !nodeIDRe.MatchString(nb.ID) {
 		t.Fatalf("CreateNotebook returned id %q, want a node ID", nb.ID)
 	}
-	s.box = nb.ID
+	s.box, s.created = nb.ID, time.Now()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -298,6 +299,7 @@ var checks = []check{
 	{"export_resources_zip", checkExportResources},
 	{"export_md_content", checkExportMd},
 	{"export_md_content_asset_links", checkExportMdAssets},
+	{"export_md_content_refs_footnotes_embeds", checkExportMdRefs},
 	{"export_resources_zip_of_files_and_folders", checkExportResourcesZip},
 	{"storage_templates_and_assets", checkStorageTemplatesAssets},
 }

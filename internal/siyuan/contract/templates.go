@@ -242,6 +242,7 @@ func checkTemplateRenderSprig(t *testing.T, s *suite) {
 		`{{ $d := toDate "2006-01-02" "2024-12-30" }}{{ Weekday $d }} {{ ISOWeek $d }} {{ ISOYear $d }} {{ ISOMonth $d }} {{ WeekdayCN $d }} {{ (ISOWeekDate 7 $d).Format "2006-01-02" }}`: `1 1 2025 1 一 2025-01-05`,
 		`{{ (parseTime "2024-03-07 10:11").Format "2006-01-02 15:04" }}`:                                                                                                                   `2024-03-07 10:11`,
 		`{{ querySQL "SELECT 1 AS one" }} {{ getBlock "` + unknownID + `" }}`:                                                                                                              `[map[one:1]] <nil>`,
+		`{{ len (querySpans "SELECT * FROM spans WHERE id = 'none'") }} {{ statBlock "` + unknownID + `" }} {{ countif (list 1 2 3) "gt" 1 }} {{ countif (list "2" 0.5) "le" 1 }}`:         `0 <nil> 2 1`,
 		`{{ .title }}|<b>{{ "<i>" }}</b> & 'q'|.action{upper "x"}`:                                                                                                                         `<no value>|<b><i></b> & 'q'|.action{upper "x"}`,
 		``: ``,
 	} {

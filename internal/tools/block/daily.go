@@ -10,6 +10,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
 
 type dailyArgs struct {
@@ -38,7 +39,12 @@ var addToDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 	Scope:   tools.Scope[dailyArgs]{Touches: func(a dailyArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
 	Targets: func(a dailyArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a dailyArgs) (kernelview.DailyTarget, error) {
-		return kernelview.ReadDailyTarget(ctx, env, a.Notebook)
+		t, err := kernelview.ReadDailyTarget(ctx, env, a.Notebook)
+		if err == nil && !t.Missing {
+			// Creating the note renders the notebook's templates.
+			err = tplguard.CheckDailyNote(ctx, env, t.SavePath, t.Template)
+		}
+		return t, err
 	},
 	Check: func(_ dailyArgs, st kernelview.DailyTarget) error { return st.Check() },
 	Execute: func(ctx context.Context, env *tools.Env, a dailyArgs, _ kernelview.DailyTarget) (tools.Payload, error) {

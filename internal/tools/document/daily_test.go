@@ -57,6 +57,64 @@ func TestCreateDailyNote(t *testing.T) {
 	}
 }
 
+// TestCreateDailyNoteTemplates: creating a daily note renders the
+// notebook's save path and template, which an agent may not have rendered
+// (set through SiYuan by the person, or before a notebook was hidden):
+// the environment never, the index not while a notebook is hidden, a
+// template path never outside data/templates; nothing is created.
+func TestCreateDailyNoteTemplates(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	hidden, err := s.C.CreateNotebook(ctx, "Hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hiding := &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{hidden.ID: tools.LevelNone}, AllActions: true, Strict: true}
+	conf, err := s.C.GetNotebookConf(ctx, s.NB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setConf := func(savePath, tpl string) {
+		c := conf.Conf
+		c.DailyNoteSavePath, c.DailyNoteTemplatePath = savePath, tpl
+		if _, err := s.C.SetNotebookConf(ctx, s.NB, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(p, body string) {
+		if err := s.C.PutFile(ctx, siyuan.PutFileRequest{Path: p, Body: strings.NewReader(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("/data/templates/index.md", `.action{ querySQL "SELECT content FROM blocks LIMIT 3" }`)
+	put("/data/templates/plain.md", "# .action{ now | date \"2006\" }")
+	args := map[string]any{"action": "create_daily_note", "notebook": s.NB, "validateOnly": true}
+	for _, c := range []struct {
+		savePath, tpl string
+		policy        *tools.Policy
+		code          failure.Code
+	}{
+		{`/daily/{{ env "HOME" }}`, "", nil, failure.PermissionDenied},
+		{`/daily/{{ querySQL "SELECT 1" }}`, "", nil, failure.PermissionDenied},
+		{`/daily/{{ now | date "2006-01-02" }}`, "/index.md", hiding, failure.PermissionDenied},
+		{`/daily/{{ now | date "2006-01-02" }}`, "/../../conf/conf.json.md", nil, failure.InvalidArguments},
+		{`/daily/{{ now | date "2006-01-02" }}`, "/index.md", nil, ""},
+		{`/daily/{{ now | date "2006-01-02" }}`, "/plain.md", hiding, ""},
+		{`/daily/{{ now | date "2006-01-02" }}`, "/missing.md", hiding, ""},
+	} {
+		setConf(c.savePath, c.tpl)
+		s.Policy = c.policy
+		if c.code == "" {
+			s.OK(t, "document", args)
+			continue
+		}
+		e := s.WantErr(t, "document", args, c.code)
+		if e.WriteAttempted == nil || *e.WriteAttempted {
+			t.Fatalf("%+v: %+v", c, e)
+		}
+	}
+}
+
 func TestDuplicate(t *testing.T) {
 	s := newStrictFixture(t, false)
 	ctx := context.Background()

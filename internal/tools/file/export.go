@@ -14,6 +14,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
 
 // Exports are external effects: the kernel writes a ZIP into its temp
@@ -30,11 +31,12 @@ func parseID(a *tools.Args) (idArgs, error) {
 var readsDoc = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }}
 
 var exportMd = tools.Read[idArgs]{
-	Name: "export_md", Summary: "a document as Markdown (SiYuan's export: references and embeds as configured there)",
+	Name: "export_md", Summary: "a document as Markdown (SiYuan's export: references and embeds as configured there; " +
+		"a reference into a hidden notebook reads as one to a removed block, and while a notebook is hidden an embed shows only the block of a plain SELECT * FROM blocks WHERE id='...')",
 	Params: []tools.Param{tools.IDParam("id", "the document", true)}, Parse: parseID, Scope: readsDoc,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
-		md, err := env.Kernel.ExportMdContent(ctx, a.ID)
-		if treeMissing(err) || err == nil && md.HPath == "" {
+		md, found, err := kernelview.ExportMarkdown(ctx, env, a.ID)
+		if treeMissing(err) || err == nil && !found {
 			// SiYuan answers an empty export for an unknown id.
 			return nil, failure.Missing("document", a.ID)
 		}
@@ -45,28 +47,27 @@ var exportMd = tools.Read[idArgs]{
 	},
 }
 
-type resourcesArgs struct {
-	Paths      []string // "/data/..." workspace paths
-	Name       string
-	OutputPath string
-}
-
 var exportResources = tools.Write[resourcesArgs, struct{}]{
 	Name: "export_resources",
-	Summary: "export workspace resources (assets, documents' folders) as one ZIP in SiYuan's temp/export; with outputPath the ZIP is also saved " +
+	Summary: "export workspace resources (assets, templates, emojis, notebooks' folders and documents) as one ZIP in SiYuan's temp/export; with outputPath the ZIP is also saved " +
 		"on the person's machine by the stdio or call process they run, inside a folder they allowed and after they confirmed the destination " +
 		"(a direct HTTP client gets a delivery=download manifest to save itself)",
 	Policy:  strict.Policy{Class: strict.External},
 	Example: map[string]any{"paths": []string{"assets/diagram-20260101000000-abcdefg.png"}, "name": "diagrams", "outputPath": "./diagrams.zip"},
 	Params: []tools.Param{
-		{Name: "paths", Type: tools.Strings, Description: "workspace paths: assets/x.png, data/<notebook>/<doc>.sy, ...", Required: true},
+		{Name: "paths", Type: tools.Strings, Description: "workspace paths under data/assets, data/templates, data/emojis or data/<notebook id> (assets/x.png, data/<notebook>/<doc>.sy, ...); data/storage, plugins, widgets, snippets and public are never exported", Required: true},
 		{Name: "name", Type: tools.String, Description: "the ZIP's name (without .zip)"},
 		{Name: "outputPath", Type: tools.String, Description: "where to save the ZIP on the person's machine: a new file inside a folder they allowed " +
 			"(--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; refused if it exists; the person confirms it"},
 	},
 	Parse: parseResources,
-	Scope: tools.Scope[resourcesArgs]{Touches: func(a resourcesArgs) []tools.Touch { return resourceTouches(a.Paths) }},
+	// Global: each path's notebook is decided in Execute (checkResources),
+	// where a hidden one answers as a missing path does.
+	Scope: tools.Scope[resourcesArgs]{Global: true},
 	Execute: func(ctx context.Context, env *tools.Env, a resourcesArgs, _ struct{}) (tools.Payload, error) {
+		if err := checkResources(ctx, env, a.Paths); err != nil {
+			return nil, tools.Refuse(err)
+		}
 		zip, err := env.Kernel.ExportResources(ctx, a.Paths, a.Name)
 		if err != nil {
 			return nil, tools.WriteFailure(err, false)
@@ -122,68 +123,6 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 	},
 }
 
-func parseResources(a *tools.Args) (resourcesArgs, error) {
-	r := resourcesArgs{Name: strings.TrimSpace(a.String("name")), OutputPath: a.String("outputPath")}
-	seen := map[string]bool{}
-	for i, p := range a.Strings("paths") {
-		s := strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
-		s = strings.TrimLeft(s, "/")
-		if strings.HasPrefix(s, "assets/") {
-			s = "data/" + s
-		}
-		if s == "" {
-			continue
-		}
-		if err := cleanRel(fmt.Sprintf("paths[%d]", i), p, s); err != nil {
-			return r, err
-		}
-		if err := tools.CheckWorkspacePath(fmt.Sprintf("paths[%d]", i), s); err != nil {
-			return r, err
-		}
-		// A folder holding the configuration folder would export it too
-		// (and data/ holds every notebook, hidden ones included).
-		if norm := strings.ToLower("/" + strings.TrimSuffix(s, "/")); strings.HasPrefix(tools.Protected, norm+"/") {
-			e := failure.New(failure.PermissionDenied, "paths[%d] %q holds Sisyphus's configuration folder (%s), which no tool may read; nothing was run", i, p, tools.Protected)
-			e.Action = "name the assets, notebooks or documents to export (assets/x.png, data/<notebook>/...)"
-			return r, e.Attempted(false)
-		}
-		// Outside data/ lie SiYuan's own configuration (its API token),
-		// history (copies of every notebook's documents) and temp files.
-		if !strings.HasPrefix(s, "data/") {
-			return r, failure.Invalid("paths[%d] must lie under data/ (assets/x.png, data/<notebook>/<doc>.sy, ...); got %q", i, p)
-		}
-		if !seen[s] {
-			seen[s] = true
-			r.Paths = append(r.Paths, "/"+s)
-		}
-	}
-	if len(r.Paths) == 0 {
-		return r, failure.Invalid("paths must name at least one workspace path (assets/x.png, data/<notebook>/<doc>.sy, ...)")
-	}
-	if strings.ContainsAny(r.Name, `/\`) {
-		return r, failure.Invalid("name must be a file name without slashes")
-	}
-	return r, nil
-}
-
-// resourceTouches are the notebooks of workspace paths under data/ that
-// name one ("/data/<notebook>/..."); assets belong to the workspace.
-func resourceTouches(paths []string) []tools.Touch {
-	var ts []tools.Touch
-	for _, p := range paths {
-		segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-		if len(segs) < 2 || segs[0] != "data" {
-			continue
-		}
-		// Lower-cased: on a case-insensitive file system another spelling
-		// names the same notebook folder.
-		if box := strings.ToLower(segs[1]); tools.CheckID("", box) == nil {
-			ts = append(ts, tools.OnNotebook(box, tools.LevelRead))
-		}
-	}
-	return ts
-}
-
 type extractArgs struct {
 	ID, OutputDir string
 }
@@ -206,8 +145,8 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	},
 	Scope: tools.Scope[extractArgs]{Touches: func(a extractArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Execute: func(ctx context.Context, env *tools.Env, a extractArgs, _ struct{}) (tools.Payload, error) {
-		md, err := env.Kernel.ExportMdContent(ctx, a.ID)
-		if treeMissing(err) || err == nil && md.HPath == "" {
+		md, found, err := kernelview.ExportMarkdown(ctx, env, a.ID)
+		if treeMissing(err) || err == nil && !found {
 			return nil, tools.Refuse(failure.Missing("document", a.ID))
 		}
 		if err != nil {

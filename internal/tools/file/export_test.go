@@ -141,18 +141,35 @@ func keys(m map[string][]byte) []string {
 	return out
 }
 
-// TestExportResourcesRefusals: only data/ may be exported, never a folder
-// holding the configuration, never a hidden notebook (data/ itself used to
-// export every notebook and the configuration; conf/ SiYuan's API token).
-func TestExportResourcesRefusals(t *testing.T) {
+// TestExportResourcesScope: export_resources exports what an agent may
+// read (assets, templates, emojis, the folders of notebooks it may read) and
+// refuses the rest of data/ by name, each storage folder included; a hidden
+// notebook's folder answers exactly as a missing one; nothing outside data/
+// and nothing through a symbolic link.
+func TestExportResourcesScope(t *testing.T) {
 	s := newFixture(t)
-	hidden, err := s.C.CreateNotebook(context.Background(), "Hidden")
+	ctx := context.Background()
+	hidden, err := s.C.CreateNotebook(ctx, "Hidden")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.put(t, tools.Protected+"/notebookPermissions", "{}")
+	hiddenDoc := s.MkDoc(t, hidden.ID, "/Secret", "secret text")
+	hiddenSY := "data/" + hidden.ID + s.Where(t, hiddenDoc).Path
+	// Every storage folder and file SiYuan keeps, and the other top folders.
+	for _, p := range []string{
+		tools.Protected + "/notebookPermissions", "/data/storage/petal/other-plugin/token.json",
+		"/data/storage/av/20260101000000-abcdefg.json", "/data/storage/riff/20260101000000-abcdefg.deck",
+		"/data/storage/recent-doc.json", "/data/storage/outline.json", "/data/storage/local.json", "/data/storage/criteria.json",
+		"/data/storage/bazaar.json", "/data/storage/ai/agent/sessions/index.json",
+		"/data/plugins/p/plugin.json", "/data/widgets/w/widget.json", "/data/snippets/conf.json", "/data/public/x.txt",
+		"/data/templates/t.md", "/data/emojis/e.png",
+	} {
+		s.put(t, p, "{}")
+	}
+	asset := s.upload(t, "pic.png", []byte("png"))
 	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{hidden.ID: tools.LevelNone}, AllActions: true, Strict: true}
 	before := len(s.assetsIn(t, "/temp/export"))
+	missingID := "20200101000000-zzzzzzz"
 	for _, c := range []struct {
 		paths []string
 		name  string
@@ -160,25 +177,67 @@ func TestExportResourcesRefusals(t *testing.T) {
 	}{
 		{[]string{"data"}, "", failure.PermissionDenied},
 		{[]string{"/data/"}, "", failure.PermissionDenied},
+		{[]string{"DATA"}, "", failure.PermissionDenied},
 		{[]string{"data/storage"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/"}, "", failure.PermissionDenied},
 		{[]string{"DATA/Storage/petal/"}, "", failure.PermissionDenied},
+		{[]string{"data/Storage/av"}, "", failure.PermissionDenied},
 		{[]string{tools.Protected}, "", failure.PermissionDenied},
 		{[]string{tools.Protected + "/notebookPermissions"}, "", failure.PermissionDenied},
 		// A hidden notebook is a notebook that does not exist.
 		{[]string{"data/" + hidden.ID}, "", failure.NotFound},
 		{[]string{"data/" + hidden.ID + "/x.sy"}, "", failure.NotFound},
-		{[]string{"/data/" + strings.ToUpper(hidden.ID)}, "", failure.NotFound},
 		{[]string{"assets/x.png", "data/" + hidden.ID}, "", failure.NotFound},
+		{[]string{"data/storage/petal"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/petal/other-plugin"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/petal/other-plugin/token.json"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/av"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/av/20260101000000-abcdefg.json"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/riff"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/riff/20260101000000-abcdefg.deck"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/recent-doc.json"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/outline.json"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/local.json"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/criteria.json"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/bazaar.json"}, "", failure.PermissionDenied},
+		{[]string{"data/storage/ai"}, "", failure.PermissionDenied},
+		{[]string{"data/plugins"}, "", failure.PermissionDenied},
+		{[]string{"data/plugins/p/plugin.json"}, "", failure.PermissionDenied},
+		{[]string{"data/widgets/w"}, "", failure.PermissionDenied},
+		{[]string{"data/snippets"}, "", failure.PermissionDenied},
+		{[]string{"data/snippets/conf.json"}, "", failure.PermissionDenied},
+		{[]string{"data/public"}, "", failure.PermissionDenied},
+		{[]string{"assets/x.png", "data/storage/local.json"}, "", failure.PermissionDenied},
+		// Unknown names, other spellings, files at the top: refused from
+		// the spelling alone, whatever notebook they might name.
+		{[]string{"data/Assets/x.png"}, "", failure.InvalidArguments},
+		{[]string{"data/" + strings.ToUpper(hidden.ID)}, "", failure.InvalidArguments},
+		{[]string{"data/" + strings.ToUpper(s.NB)}, "", failure.InvalidArguments},
+		{[]string{"data/.siyuan"}, "", failure.InvalidArguments},
+		{[]string{"data/x.json"}, "", failure.InvalidArguments},
+		{[]string{"data/%2e%2e/conf"}, "", failure.InvalidArguments},
+		{[]string{"Data/assets"}, "", failure.InvalidArguments},
 		{[]string{"conf"}, "", failure.InvalidArguments},
 		{[]string{"conf/conf.json"}, "", failure.InvalidArguments},
 		{[]string{"history"}, "", failure.InvalidArguments},
 		{[]string{"temp/export"}, "", failure.InvalidArguments},
 		{[]string{"data/../conf"}, "", failure.InvalidArguments},
+		{[]string{"data/assets/../storage"}, "", failure.InvalidArguments},
 		{[]string{"data/./assets"}, "", failure.InvalidArguments},
 		{[]string{"data//assets"}, "", failure.InvalidArguments},
+		{[]string{"data/assets/\x00"}, "", failure.InvalidArguments},
 		{[]string{""}, "", failure.InvalidArguments},
 		{[]string{}, "", failure.InvalidArguments},
 		{[]string{"assets/x.png"}, "a/b", failure.InvalidArguments},
+		// Paths that name nothing, and a hidden notebook's, alike.
+		{[]string{"assets/nope.png"}, "", failure.NotFound},
+		{[]string{"data/templates/nope.md"}, "", failure.NotFound},
+		{[]string{"data/" + missingID}, "", failure.NotFound},
+		{[]string{"data/" + hidden.ID}, "", failure.NotFound},
+		{[]string{"data/" + missingID + "/x.sy"}, "", failure.NotFound},
+		{[]string{hiddenSY}, "", failure.NotFound},
+		{[]string{asset + "/inside"}, "", failure.NotFound},
+		{[]string{"assets/x.png", "data/" + hidden.ID}, "", failure.NotFound},
 	} {
 		args := map[string]any{"action": "export_resources", "paths": c.paths}
 		if c.name != "" {
@@ -186,13 +245,47 @@ func TestExportResourcesRefusals(t *testing.T) {
 		}
 		e := s.WantErr(t, "file", args, c.code)
 		wantAttemptedFalse(t, e)
+		if strings.Contains(e.Message, s.K.Dir()) {
+			t.Errorf("%v: the refusal shows the workspace's location: %s", c.paths, e.Message)
+		}
+	}
+	// No oracle: a hidden notebook's folder is refused in the words of a
+	// missing one.
+	hiddenErr := s.WantErr(t, "file", map[string]any{"action": "export_resources", "paths": []string{"data/" + hidden.ID}}, failure.NotFound)
+	missingErr := s.WantErr(t, "file", map[string]any{"action": "export_resources", "paths": []string{"data/" + missingID}}, failure.NotFound)
+	if strings.ReplaceAll(hiddenErr.Message, hidden.ID, missingID) != missingErr.Message || hiddenErr.Action != missingErr.Action ||
+		len(hiddenErr.Details) != len(missingErr.Details) {
+		t.Fatalf("a hidden notebook's folder is told apart from a missing one:\n%+v\n%+v", hiddenErr, missingErr)
 	}
 	s.WantMissing(t, "file", map[string]any{"action": "export_resources", "paths": []string{"data/" + hidden.ID + "/x.sy"}}, map[string]string{hidden.ID: tooltest.NewID()})
 	if after := len(s.assetsIn(t, "/temp/export")); after != before {
 		t.Fatalf("refused exports wrote %d ZIPs", after-before)
 	}
-	// The visible notebook and the workspace's assets export.
-	s.OK(t, "file", map[string]any{"action": "export_resources", "paths": []string{"data/" + s.NB, "data/assets", "data/templates"}})
+	// What an agent may read exports.
+	res := s.OK(t, "file", map[string]any{"action": "export_resources",
+		"paths": []string{"data/" + s.NB, "data/assets", "data/templates", "data/emojis/e.png", asset}})
+	entries := s.zipEntries(t, "/"+res["path"].(string))
+	for _, want := range []string{"/" + s.Doc + ".sy", "/t.md", "/e.png", "/" + base(asset)} {
+		if _, ok := entry(entries, want); !ok {
+			t.Errorf("the ZIP lacks %s: %v", want, keys(entries))
+		}
+	}
+	// A symbolic link is never followed, as the last segment or above it
+	// (it could lead out of the workspace).
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("host secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.K.Dir(), "data", "assets", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"assets/linked", "assets/linked/secret.txt", "data/assets/linked/secret.txt"} {
+		e := s.WantErr(t, "file", map[string]any{"action": "export_resources", "paths": []string{p}}, failure.PermissionDenied)
+		wantAttemptedFalse(t, e)
+		if !strings.Contains(e.Message, "symbolic link") {
+			t.Errorf("%s: %v", p, e)
+		}
+	}
 }
 
 func TestExtractDoc(t *testing.T) {

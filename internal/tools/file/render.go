@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"text/template/parse"
 	"unicode"
 	"unicode/utf8"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
 
 // locateTemplate finds the absolute path on the kernel's machine of the
@@ -155,7 +155,8 @@ var render = tools.Read[renderArgs]{
 	SideEffects: true,
 	Name:        "render",
 	Summary: "render a template: engine=template renders a template file (path) for a block (id) as block DOM, ready to insert; " +
-		"engine=sprig renders a Go template string ({{ }}) as text. Templates whose SQL helpers write are refused",
+		"engine=sprig renders a Go template string ({{ }}) as text. Refused: a function SiYuan's templates lack, env/expandenv/getHostByName, " +
+		"SQL helpers that could write, and while a notebook is hidden every helper reading the index (querySQL, queryBlocks, querySpans, getBlock, getHPathByID, statBlock)",
 	Example: map[string]any{"engine": "template", "id": "20260812120000-docdocd", "path": "daily.md"},
 	Params: []tools.Param{
 		{Name: "engine", Type: tools.String, Description: "template or sprig", Enum: []string{"template", "sprig"}, Default: "template"},
@@ -173,7 +174,7 @@ var render = tools.Read[renderArgs]{
 	}},
 	Run: func(ctx context.Context, env *tools.Env, a renderArgs) (any, error) {
 		if a.Engine == "sprig" {
-			if err := checkTemplateSQL(ctx, a.Template, sprigDelims); err != nil {
+			if err := tplguard.Check(ctx, a.Template, tplguard.Sprig); err != nil {
 				return nil, err
 			}
 			out, err := env.Kernel.RenderSprig(ctx, a.Template)
@@ -186,7 +187,7 @@ var render = tools.Read[renderArgs]{
 		if err != nil {
 			return nil, err
 		}
-		if err := checkTemplateSQL(ctx, src, templateDelims); err != nil {
+		if err := tplguard.Check(ctx, src, tplguard.File); err != nil {
 			return nil, err
 		}
 		if err := checkRefs(ctx, env, sourceRef, src); err != nil {
@@ -295,191 +296,4 @@ func readSource(ctx context.Context, env *tools.Env, rel string) (string, error)
 		return "", failure.Invalid("the template %s is larger than the template budget (%d bytes); nothing was rendered", rel, env.TemplateBytes())
 	}
 	return string(data), nil
-}
-
-// The delimiters of each engine: SiYuan's templates use .action{ }, sprig
-// text {{ }}.
-var (
-	templateDelims = [2]string{".action{", "}"}
-	sprigDelims    = [2]string{"{{", "}}"}
-	// sqlHelpers read SiYuan's index across every notebook.
-	sqlHelpers  = regexp.MustCompile(`\b(querySQL|queryBlocks|querySpans|getBlock|getHPathByID|statBlock)\b`)
-	helperNames = map[string]bool{"querySQL": true, "queryBlocks": true, "querySpans": true, "getBlock": true, "getHPathByID": true, "statBlock": true}
-	// sqlWrites are the statements that change the index or the database
-	// file: SiYuan's querySQL runs whatever single statement it is given.
-	sqlWrites = regexp.MustCompile(`(?i)\b(insert|update|delete|replace|drop|alter|create|attach|detach|pragma|vacuum|reindex)\b`)
-	// sqlSelect is how a statement whose text is completed at render time
-	// (queryBlocks' ? arguments, printf) must begin: the values filled in
-	// cannot turn it into a write.
-	sqlSelect = regexp.MustCompile(`(?i)^\s*select\b`)
-)
-
-// checkTemplateSQL refuses a template whose SQL helpers could write (a
-// render is a read here, and SiYuan's querySQL is not read-only), or that
-// would read the index while a notebook is hidden from agents (like
-// search.query_sql, the helpers cannot be filtered by notebook).
-//
-// The template is parsed as the kernel parses it (text/template with the
-// engine's delimiters), so a delimiter inside a string literal or a
-// statement built at render time cannot hide a write: a querySQL or
-// queryBlocks statement must be a string literal (or a printf/print whose
-// first operand is one), free of writing statements; a statement the
-// render completes must be a SELECT.
-func checkTemplateSQL(ctx context.Context, src string, delims [2]string) error {
-	if !sqlHelpers.MatchString(src) {
-		return nil
-	}
-	trees := map[string]*parse.Tree{}
-	t := parse.New("template")
-	t.Mode = parse.SkipFuncCheck
-	if _, err := t.Parse(src, delims[0], delims[1], trees); err != nil {
-		return failure.Invalid("the template uses SiYuan's SQL helpers and does not parse (%v); nothing was rendered", err).Attempted(false)
-	}
-	var calls []sqlCall
-	reads := false
-	for _, tr := range trees {
-		walkTemplate(tr.Root, func(cmd *parse.CommandNode, i int, piped bool) {
-			id := cmd.Args[i].(*parse.IdentifierNode)
-			reads = true
-			if id.Ident == "querySQL" || id.Ident == "queryBlocks" {
-				calls = append(calls, sqlCall{cmd, i, piped})
-			}
-		})
-	}
-	if !reads {
-		return nil
-	}
-	if p := tools.PolicyFrom(ctx); p != nil && p.Hides() {
-		e := failure.New(failure.PermissionDenied, "the template reads SiYuan's index (querySQL, queryBlocks, querySpans, getBlock, getHPathByID, statBlock), which cannot be filtered by notebook while one is hidden from agents; nothing was rendered")
-		e.Action = "render a template without the SQL helpers"
-		return e
-	}
-	for _, c := range calls {
-		if err := c.check(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sqlCall is one use of querySQL or queryBlocks: cmd.Args[at] names it;
-// piped, the command takes the previous command's value as its last
-// argument.
-type sqlCall struct {
-	cmd   *parse.CommandNode
-	at    int
-	piped bool
-}
-
-func (c sqlCall) check() error {
-	name := c.cmd.Args[c.at].(*parse.IdentifierNode).Ident
-	refuse := func(format string, a ...any) error {
-		e := failure.Invalid("the template's %s %s: a render may only read (SiYuan's querySQL runs any statement); nothing was rendered", name, fmt.Sprintf(format, a...))
-		e.Action = "pass the statement as a string literal (SELECT ...), with values as queryBlocks ? arguments"
-		return e.Attempted(false)
-	}
-	if c.at != 0 || len(c.cmd.Args) < 2 {
-		return refuse("takes its statement from a pipeline or a value")
-	}
-	stmt, texts, filled, ok := literalStatement(c.cmd.Args[1])
-	if !ok {
-		return refuse("builds its statement at render time")
-	}
-	// queryBlocks puts its arguments (a piped value too) in place of the
-	// statement's ?.
-	filled = filled || len(c.cmd.Args) > 2 || c.piped
-	for _, a := range c.cmd.Args[2:] {
-		if s, isLit := a.(*parse.StringNode); isLit {
-			texts = append(texts, s.Text)
-		}
-	}
-	for _, t := range texts {
-		if w := sqlWrites.FindString(t); w != "" {
-			return refuse("holds %q", w)
-		}
-	}
-	if filled && !sqlSelect.MatchString(stmt) {
-		return refuse("completes at render time a statement that is not a SELECT")
-	}
-	return nil
-}
-
-// literalStatement reads a statement argument: a string literal, or
-// printf/print with a literal first operand. stmt is that literal, texts
-// every literal involved, filled whether the render adds to it.
-func literalStatement(n parse.Node) (stmt string, texts []string, filled, ok bool) {
-	switch n := n.(type) {
-	case *parse.StringNode:
-		return n.Text, []string{n.Text}, false, true
-	case *parse.PipeNode:
-		if len(n.Decl) > 0 || len(n.Cmds) != 1 || len(n.Cmds[0].Args) < 2 {
-			return "", nil, false, false
-		}
-		args := n.Cmds[0].Args
-		fn, isID := args[0].(*parse.IdentifierNode)
-		lit, isLit := args[1].(*parse.StringNode)
-		if !isID || !isLit || fn.Ident != "printf" && fn.Ident != "print" {
-			return "", nil, false, false
-		}
-		texts = []string{lit.Text}
-		for _, a := range args[2:] {
-			if s, isLit := a.(*parse.StringNode); isLit {
-				texts = append(texts, s.Text)
-			}
-		}
-		return lit.Text, texts, len(args) > 2 || strings.Contains(lit.Text, "%"), true
-	}
-	return "", nil, false, false
-}
-
-// walkTemplate calls found for every identifier naming an SQL helper, with
-// the command holding it, its position there, and whether the command is
-// piped into.
-func walkTemplate(n parse.Node, found func(cmd *parse.CommandNode, i int, piped bool)) {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return
-		}
-		for _, c := range n.Nodes {
-			walkTemplate(c, found)
-		}
-	case *parse.ActionNode:
-		walkTemplate(n.Pipe, found)
-	case *parse.IfNode:
-		walkBranch(&n.BranchNode, found)
-	case *parse.RangeNode:
-		walkBranch(&n.BranchNode, found)
-	case *parse.WithNode:
-		walkBranch(&n.BranchNode, found)
-	case *parse.TemplateNode:
-		walkTemplate(n.Pipe, found)
-	case *parse.PipeNode:
-		if n == nil {
-			return
-		}
-		for j, c := range n.Cmds {
-			walkCommand(c, j > 0, found)
-		}
-	case *parse.CommandNode:
-		walkCommand(n, false, found)
-	case *parse.ChainNode:
-		walkTemplate(n.Node, found)
-	}
-}
-
-func walkCommand(cmd *parse.CommandNode, piped bool, found func(cmd *parse.CommandNode, i int, piped bool)) {
-	for i, a := range cmd.Args {
-		if id, ok := a.(*parse.IdentifierNode); ok && helperNames[id.Ident] {
-			found(cmd, i, piped)
-			continue
-		}
-		walkTemplate(a, found)
-	}
-}
-
-func walkBranch(b *parse.BranchNode, found func(cmd *parse.CommandNode, i int, piped bool)) {
-	walkTemplate(b.Pipe, found)
-	walkTemplate(b.List, found)
-	walkTemplate(b.ElseList, found)
 }

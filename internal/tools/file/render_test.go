@@ -227,3 +227,49 @@ func TestRenderWithHiddenNotebook(t *testing.T) {
 		t.Fatalf("a reference built while rendering: %v %v", res, e)
 	}
 }
+
+// TestRenderHelperClasses: every class of SiYuan's template functions, in
+// both engines: the environment and network never, an unknown function
+// never (fail closed), the index readers not while a notebook is hidden,
+// everything else always.
+func TestRenderHelperClasses(t *testing.T) {
+	s := newFixture(t)
+	hidden, err := s.C.CreateNotebook(context.Background(), "Hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := &tools.Policy{Default: tools.LevelDelete, AllActions: true, Strict: true}
+	hiding := &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{hidden.ID: tools.LevelNone}, AllActions: true, Strict: true}
+	for _, c := range []struct {
+		src              string
+		whenOpen, hidden failure.Code
+	}{
+		{`{{ env "HOME" }}`, failure.PermissionDenied, failure.PermissionDenied},
+		{`{{ expandenv "$HOME" }}`, failure.PermissionDenied, failure.PermissionDenied},
+		{`{{ getHostByName "localhost" }}`, failure.PermissionDenied, failure.PermissionDenied},
+		{`{{ readFile "/etc/passwd" }}`, failure.InvalidArguments, failure.InvalidArguments},
+		{`{{ querySpans "SELECT * FROM spans" }}`, "", failure.PermissionDenied},
+		{`{{ (statBlock "` + s.Doc + `").RuneCount }}`, "", failure.PermissionDenied},
+		{`{{ getHPathByID "` + s.Doc + `" }}`, "", failure.PermissionDenied},
+		{`{{ now | date "2006" }} {{ Weekday now }} {{ pow 2 3 }} {{ "x" | sha256sum | trunc 4 }}`, "", ""},
+	} {
+		for _, engine := range []string{"sprig", "template"} {
+			args := map[string]any{"action": "render", "engine": "sprig", "template": c.src}
+			if engine == "template" {
+				s.put(t, "/data/templates/classes.md", strings.NewReplacer("{{", ".action{", "}}", "}").Replace(c.src))
+				args = map[string]any{"action": "render", "id": s.Doc, "path": "classes.md"}
+			}
+			for _, p := range []struct {
+				policy *tools.Policy
+				want   failure.Code
+			}{{open, c.whenOpen}, {hiding, c.hidden}} {
+				s.Policy = p.policy
+				if p.want == "" {
+					s.OK(t, "file", args)
+					continue
+				}
+				s.WantErr(t, "file", args, p.want)
+			}
+		}
+	}
+}

@@ -1,12 +1,25 @@
 package notebook
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
+
+// prefixed says which field a refusal is about, in its message.
+func prefixed(err error, prefix string) error {
+	var fe *failure.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	c := *fe
+	c.Message = prefix + c.Message
+	return &c
+}
 
 // settableConf are the notebook conf fields set_conf accepts, with their
 // JSON types. closed is changed with set_open_state; encryption never.
@@ -48,6 +61,21 @@ func confPatch(patch map[string]any) (map[string]any, error) {
 	}
 	if p, ok := patch["dailyNoteSavePath"].(string); ok && strings.TrimSpace(p) == "/" {
 		return nil, failure.Invalid("conf.dailyNoteSavePath cannot be /")
+	}
+	// SiYuan renders the save paths as sprig templates when a document or
+	// a daily note is created, for the person too and whatever is hidden
+	// then: only pure functions (no index, environment or network).
+	for _, k := range []string{"refCreateSavePath", "docCreateSavePath", "dailyNoteSavePath"} {
+		if p, ok := patch[k].(string); ok {
+			if err := tplguard.CheckPure(p, tplguard.Sprig); err != nil {
+				return nil, prefixed(err, "conf."+k+": ")
+			}
+		}
+	}
+	if p, ok := patch["dailyNoteTemplatePath"].(string); ok {
+		if err := tplguard.CheckTemplatePath("conf.dailyNoteTemplatePath", p); err != nil {
+			return nil, err
+		}
 	}
 	return patch, nil
 }

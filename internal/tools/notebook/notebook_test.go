@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
@@ -167,8 +168,25 @@ func TestNotebookSetConf(t *testing.T) {
 	for _, bad := range []map[string]any{
 		{"closed": true}, {"encrypted": true}, {"boxCrypt": "x"}, {"nope": 1}, {"sortMode": 99}, {"sortMode": "6"},
 		{"dailyNoteSavePath": "/"}, {"name": " "}, {},
+		// The save paths are templates SiYuan renders: nothing unknown.
+		{"refCreateSavePath": `/{{ readFile "x" }}`}, {"docCreateSavePath": "/{{ now "},
+		// The template path stays in data/templates.
+		{"dailyNoteTemplatePath": "../../../../home/me/diary.md"}, {"dailyNoteTemplatePath": "/a/../../conf/x.md"},
+		{"dailyNoteTemplatePath": `..\conf\x.md`},
 	} {
 		s.InvalidAt(t, "notebook", map[string]any{"action": "set_conf", "notebook": s.NB, "conf": bad}, false)
+	}
+	// Rendered later, for the person too and whatever is hidden then: no
+	// save path reads the environment, the network or the index.
+	for _, bad := range []map[string]any{
+		{"docCreateSavePath": `/{{ env "HOME" }}`}, {"refCreateSavePath": `/{{ getHostByName "x" }}`},
+		{"dailyNoteSavePath": `/d/{{ querySQL "SELECT content FROM blocks LIMIT 1" }}`},
+		{"dailyNoteSavePath": `/d/{{ (getBlock "20260101000000-abcdefg").Content }}`},
+	} {
+		e := s.WantErr(t, "notebook", map[string]any{"action": "set_conf", "notebook": s.NB, "conf": bad, "validateOnly": true}, failure.PermissionDenied)
+		if e.WriteAttempted == nil || *e.WriteAttempted || !strings.HasPrefix(e.Message, "conf.") {
+			t.Fatalf("%v: %+v", bad, e)
+		}
 	}
 }
 
