@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
 
 // What a call may see of a database while a notebook is hidden from
@@ -33,10 +33,6 @@ import (
 // Writes address what reads show: a row left out answers as a row the
 // database does not have. Without a hidden notebook nothing is veiled and
 // nothing is looked up.
-
-// indexHelpers are the template functions that read SiYuan's index, which
-// spans every notebook.
-var indexHelpers = regexp.MustCompile(`\b(querySQL|queryBlocks|querySpans|getBlock|getHPathByID|statBlock)\b`)
 
 // veil is what one call may not see of one database (nil: nothing).
 type veil struct {
@@ -252,7 +248,10 @@ func (v *veil) computed(item string, k *siyuan.AVKey) bool {
 	case siyuan.AVKeyRollup:
 		return v.rollupHidden(item, k)
 	case siyuan.AVKeyTemplate:
-		if indexHelpers.MatchString(k.Template) {
+		// A template that calls anything but pure functions may read
+		// SiYuan's index, which spans every notebook (tplguard keeps the
+		// one classification of SiYuan's template functions).
+		if tplguard.CheckPure(k.Template, tplguard.File) != nil {
 			return true
 		}
 		// A template reads its row's cells by name, relation and rollup
