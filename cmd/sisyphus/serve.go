@@ -21,12 +21,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/netguard"
 	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
 type serveFlags struct {
 	kf                      kernelFlags
 	limits                  limitFlags
+	net                     netFlags
 	listen, token, stateDir string
 	strictOff               bool
 	authority, authToken    string
@@ -67,6 +69,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	}
 	f.kf.register(cmd)
 	f.limits.register(cmd)
+	f.net.register(cmd, true)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
 	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token clients must send (default: generated once and kept in the state dir)")
 	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the token, the write ledger and the discovery record")
@@ -92,6 +95,19 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer release()
 	tok, tokFile, err := bearerToken(f.stateDir, f.token)
+	if err != nil {
+		return err
+	}
+	others := 0
+	if f.kf.embedded != "" {
+		others = kernelConns
+		f.kf.guard = f.net.config("kernel", kernelConns, log)
+	}
+	conns, err := f.net.conns(cmd, log, others)
+	if err != nil {
+		return err
+	}
+	reqCap, err := f.net.requestCap(f.limits)
 	if err != nil {
 		return err
 	}
@@ -125,12 +141,11 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	instance := authority.NewInstanceID()
 	kernel := f.kf.identity()
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance,
-		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc, Settings: svc.SettingsPage(), Staging: svc.Staging})),
-		ReadHeaderTimeout: 10 * time.Second}
+	guard := netguard.New(f.net.config("authority", conns, log))
+	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: reqCap, Instance: instance,
+		Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff, Logger: log, Config: svc, Settings: svc.SettingsPage(), Staging: svc.Staging,
+		Connections: guard.Stats, UploadBodyTimeout: 4 * f.net.bodyTimeout})))
 	go svc.WatchConfig(ctx, configPoll)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
 	base := "http://" + dialAddr(ln.Addr())
 	rec := authority.Record{URL: base, InstanceID: instance, PID: os.Getpid(), StartedAt: time.Now().UTC().Truncate(time.Second),
 		Version: buildVersion(), Kernel: kernel, Strict: !f.strictOff}
@@ -175,6 +190,19 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if authTok == "" {
 		authTok = tok
 	}
+	others := 0
+	if f.kf.embedded != "" {
+		others = kernelConns
+		f.kf.guard = f.net.config("kernel", kernelConns, log)
+	}
+	conns, err := f.net.conns(cmd, log, others)
+	if err != nil {
+		return err
+	}
+	reqCap, err := f.net.requestCap(f.limits)
+	if err != nil {
+		return err
+	}
 	c, desc, closeKernel, err := f.kf.openFront(ctx, log, f.stateDir)
 	if err != nil {
 		return err
@@ -193,11 +221,10 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	posts := &postTracker{}
 	go svc.WatchConfig(ctx, configPoll)
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Role: "front", Config: svc,
-		Version: buildVersion(), Strict: d.Strict(), Logger: log,
-		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	guard := netguard.New(f.net.config("front", conns, log))
+	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: reqCap, Role: "front", Config: svc,
+		Version: buildVersion(), Strict: d.Strict(), Logger: log, Connections: guard.Stats,
+		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})))
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s; writes go to the authority at %s\n", url, desc, f.authority)
