@@ -35,8 +35,17 @@ type HTTPOptions struct {
 	// accepted by default (DNS-rebinding protection). On other listeners,
 	// when non-empty, it is the list of accepted hosts.
 	AllowedHosts []string
-	// MaxBodyBytes caps a POST body (default 4 MiB); larger bodies get 413.
+	// MaxBodyBytes caps a POST body (default 4 MiB): a larger declared
+	// length gets 413 before anything is read, a longer body as soon as it
+	// passes the cap, and the connection is closed.
 	MaxBodyBytes int64
+	// BodyBudgetBytes bounds the bytes of bodies over 64 KiB held at once,
+	// from before they are read until their response is written (default
+	// four times MaxBodyBytes): concurrent large posts stay in flat memory.
+	// A body that cannot get its size from the budget within BodyBudgetWait
+	// (default 5s) is answered 503 with Retry-After, unread.
+	BodyBudgetBytes int64
+	BodyBudgetWait  time.Duration
 
 	// ToolsSnapshot identifies the tool list a legacy GET stream announces;
 	// the stream sends notifications/tools/list_changed when it changes.
@@ -57,8 +66,9 @@ type HTTPOptions struct {
 }
 
 type httpHandler struct {
-	srv  *Server
-	opts HTTPOptions
+	srv    *Server
+	opts   HTTPOptions
+	budget *byteBudget
 }
 
 // HTTPHandler returns the Streamable HTTP endpoint serving both eras:
@@ -67,6 +77,15 @@ type httpHandler struct {
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
+	}
+	if opts.BodyBudgetBytes <= 0 {
+		opts.BodyBudgetBytes = 4 * opts.MaxBodyBytes
+	}
+	// A body of unknown length takes the whole cap (and one byte to see
+	// past it) from the budget.
+	opts.BodyBudgetBytes = max(opts.BodyBudgetBytes, opts.MaxBodyBytes+1)
+	if opts.BodyBudgetWait <= 0 {
+		opts.BodyBudgetWait = defaultBodyBudgetWait
 	}
 	if opts.StreamPollInterval <= 0 {
 		opts.StreamPollInterval = 5 * time.Second
@@ -86,7 +105,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.ToolsSnapshot == nil {
 		opts.ToolsSnapshot = s.toolsSnapshot
 	}
-	return &httpHandler{srv: s, opts: opts}
+	return &httpHandler{srv: s, opts: opts, budget: newByteBudget(opts.BodyBudgetBytes)}
 }
 
 // trackingWriter remembers whether the response was started, so a
@@ -280,14 +299,10 @@ func (h *httpHandler) servePOST(w http.ResponseWriter, r *http.Request, principa
 		writeError(w, http.StatusNotAcceptable, ID{}, errInvalidRequest("Not Acceptable: Accept must list application/json and text/event-stream"))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, ID{}, errInvalidRequest("Request body too large"))
-			return
-		}
-		writeError(w, http.StatusBadRequest, ID{}, errInvalidRequest("Cannot read request body"))
+	body, release, refusal := h.readBody(r)
+	defer release()
+	if refusal != nil {
+		refusal.write(w)
 		return
 	}
 	m, echo, derr := decodeMessage(body)
