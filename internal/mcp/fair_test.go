@@ -1,0 +1,222 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestClientKey(t *testing.T) {
+	tests := []struct {
+		principal, addr, name, want string
+	}{
+		{"bearer", "127.0.0.1:5000", "claude", "bearer\x00127.0.0.1\x00claude"},
+		{"bearer", "127.0.0.1:6000", "claude", "bearer\x00127.0.0.1\x00claude"}, // another connection, the same client
+		{"bearer", "[::1]:80", "", "bearer\x00::1\x00"},
+		{"bearer", "pipe", "x", "bearer\x00pipe\x00x"},
+		{"p", "1.2.3.4:1", strings.Repeat("é", 40), "p\x001.2.3.4\x00" + strings.Repeat("é", 32)},
+	}
+	for _, tt := range tests {
+		if got := clientKey(tt.principal, tt.addr, tt.name); got != tt.want {
+			t.Errorf("clientKey(%q, %q, %q) = %q, want %q", tt.principal, tt.addr, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestFairSlots(t *testing.T) {
+	type step struct {
+		client  string
+		group   string
+		admit   bool
+		evicted string // the label of the holder pushed out ("" none)
+	}
+	caps := slotCaps{perGroup: 2, perClient: 3, total: 5, evictOwn: true}
+	tests := []struct {
+		name  string
+		caps  slotCaps
+		steps []step
+	}{
+		{"group cap evicts the group's oldest", caps, []step{
+			{"a", "s1", true, ""}, {"a", "s1", true, ""}, {"a", "s1", true, "0"},
+		}},
+		{"client cap evicts the client's oldest", caps, []step{
+			{"a", "s1", true, ""}, {"a", "s2", true, ""}, {"a", "s3", true, ""}, {"a", "s4", true, "0"},
+		}},
+		{"total evicts from the client holding the most", caps, []step{
+			{"a", "s1", true, ""}, {"b", "s2", true, ""}, {"a", "s3", true, ""}, {"c", "s4", true, ""}, {"a", "s5", true, ""},
+			{"d", "s6", true, "0"}, // a holds 3: its oldest goes
+			{"e", "s7", true, "2"}, // a holds 2, the most: its oldest left goes
+		}},
+		{"equals are refused", caps, []step{
+			{"a", "", true, ""}, {"b", "", true, ""}, {"c", "", true, ""}, {"d", "", true, ""}, {"e", "", true, ""},
+			{"a", "", false, ""}, // a would hold 2; nobody holds 2
+			{"f", "", true, "0"}, // f would hold 1: the oldest of the equals goes
+		}},
+		{"no own eviction: refused at the client's cap", slotCaps{perGroup: 1, perClient: 2, total: 8}, []step{
+			{"a", "s1", true, ""}, {"a", "s1", false, ""}, {"a", "s2", true, ""}, {"a", "s3", false, ""}, {"b", "s4", true, ""},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFairSlots()
+			groups := map[string]any{}
+			evicted := map[string]bool{}
+			for i, st := range tt.steps {
+				var g any
+				if st.group != "" {
+					if groups[st.group] == nil {
+						groups[st.group] = new(int)
+					}
+					g = groups[st.group]
+				}
+				label := fmt.Sprint(i)
+				before := len(evicted)
+				s := f.take(tt.caps, st.client, g, func() { evicted[label] = true })
+				if (s != nil) != st.admit {
+					t.Fatalf("step %d: admitted=%v, want %v", i, s != nil, st.admit)
+				}
+				switch {
+				case st.evicted == "" && len(evicted) != before:
+					t.Fatalf("step %d evicted %v", i, evicted)
+				case st.evicted != "" && !evicted[st.evicted]:
+					t.Fatalf("step %d: %s not evicted (%v)", i, st.evicted, evicted)
+				}
+			}
+		})
+	}
+}
+
+// FuzzFairSlots takes and releases places for any sequence of clients and
+// checks the caps and the fairness rule after each step.
+func FuzzFairSlots(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0})
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 1})
+	f.Add([]byte{128, 129, 1, 2, 130, 3, 3, 3, 3})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		caps := slotCaps{perGroup: 2, perClient: 3, total: 6, evictOwn: len(ops)%2 == 0}
+		fs := newFairSlots()
+		var held []*slot
+		// A group (a session) belongs to one client.
+		groups := map[string][]any{}
+		for _, op := range ops {
+			if op >= 128 { // release one
+				if len(held) > 0 {
+					k := int(op-128) % len(held)
+					fs.release(held[k])
+					held = append(held[:k], held[k+1:]...)
+				}
+				continue
+			}
+			client := fmt.Sprint(op % 5)
+			if groups[client] == nil {
+				groups[client] = []any{new(int), new(int)}
+			}
+			group := groups[client][int(op/5)%2]
+			counts, inGroup := map[string]int{}, 0
+			for s := range fs.held {
+				counts[s.client]++
+				if s.group == group {
+					inGroup++
+				}
+			}
+			var victim *slot
+			s := fs.take(caps, client, group, nil)
+			for _, h := range held {
+				if _, ok := fs.held[h]; !ok {
+					victim = h
+				}
+			}
+			if s == nil && victim != nil {
+				t.Fatal("a refused newcomer evicted someone")
+			}
+			if victim != nil && victim.client != client && victim.group != group && counts[victim.client] < counts[client]+1 {
+				t.Fatalf("evicted a holder of a client holding %d for one that would hold %d", counts[victim.client], counts[client]+1)
+			}
+			if s == nil && len(fs.held) >= caps.total && counts[client] < caps.perClient && inGroup < caps.perGroup {
+				for c, n := range counts {
+					if n >= counts[client]+1 {
+						t.Fatalf("refused while client %s holds %d", c, n)
+					}
+				}
+			}
+			kept := held[:0]
+			for _, h := range held {
+				if h != victim {
+					kept = append(kept, h)
+				}
+			}
+			held = kept
+			if s != nil {
+				held = append(held, s)
+			}
+			perClient, perGroup := map[string]int{}, map[any]int{}
+			for h := range fs.held {
+				perClient[h.client]++
+				perGroup[h.group]++
+			}
+			if len(fs.held) > caps.total || len(fs.held) != len(held) {
+				t.Fatalf("%d held, %d tracked, cap %d", len(fs.held), len(held), caps.total)
+			}
+			for c, n := range perClient {
+				if n > caps.perClient || fs.byClient[c] != n {
+					t.Fatalf("client %s holds %d (counted %d), cap %d", c, n, fs.byClient[c], caps.perClient)
+				}
+			}
+			for g, n := range perGroup {
+				if n > caps.perGroup || fs.byGroup[g] != n {
+					t.Fatalf("a group holds %d (counted %d), cap %d", n, fs.byGroup[g], caps.perGroup)
+				}
+			}
+		}
+	})
+}
+
+// Requests awaiting a client's answer are capped per session: the fifth
+// elicitation of one session fails at once (the client never answers the
+// first four), and frees nothing of another session.
+func TestAwaitingClientRequestsAreCapped(t *testing.T) {
+	s := testServer(t, nil)
+	ts := newHTTPTest(t, s, HTTPOptions{})
+	sid := legacyInit(t, ts.URL, nil, map[string]any{"elicitation": map[string]any{}})
+	call := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"confirm","arguments":{}}}`, id)
+	}
+	var waiting []*sseReader
+	for i := 0; i < 4; i++ {
+		st := openSSE(t, ts.URL, call(i), legacyHeaders(sid))
+		if req := st.next(t); req["method"] != "elicitation/create" {
+			t.Fatalf("call %d: %v", i, req)
+		}
+		waiting = append(waiting, st)
+	}
+	r := do(t, nil, http.MethodPost, ts.URL, call(9), legacyHeaders(sid))
+	if !strings.Contains(string(r.body), "too many requests already await") {
+		t.Fatalf("the fifth elicitation of a session: %d %s", r.status, r.body)
+	}
+	// Another session still asks.
+	other := legacyInit(t, ts.URL, nil, map[string]any{"elicitation": map[string]any{}})
+	st := openSSE(t, ts.URL, call(1), legacyHeaders(other))
+	if req := st.next(t); req["method"] != "elicitation/create" {
+		t.Fatalf("another session: %v", req)
+	}
+	if n := s.awaiting.len(); n != 5 {
+		t.Fatalf("%d requests await answers, want 5", n)
+	}
+	// Deleting the session withdraws its requests and frees their places.
+	do(t, nil, http.MethodDelete, ts.URL, "", legacyHeaders(sid))
+	deadline := time.Now().Add(5 * time.Second)
+	for s.awaiting.len() != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.awaiting.len(); n != 1 {
+		t.Fatalf("%d requests await answers after the session ended", n)
+	}
+	for _, st := range waiting {
+		if m := st.next(t); m != nil { // a cancelled legacy call is not answered
+			t.Fatalf("a call of the deleted session: %v", m)
+		}
+	}
+	do(t, nil, http.MethodDelete, ts.URL, "", legacyHeaders(other))
+}
