@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -45,6 +46,10 @@ var exportMd = tools.Read[idArgs]{
 	},
 }
 
+// exportTimeout bounds an export in the write lane (as long as one file's
+// transfer may take).
+const exportTimeout = 120 * time.Second
+
 type resourcesArgs struct {
 	Paths      []string // "/data/..." workspace paths
 	Name       string
@@ -55,7 +60,10 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 	Name: "export_resources",
 	Summary: "export workspace resources (assets, documents' folders) as one ZIP in SiYuan's temp/export; with outputPath the ZIP is also saved " +
 		"on the person's machine by the stdio or call process they run (a direct HTTP client gets a delivery=download manifest to save itself)",
-	Policy:  strict.Policy{Class: strict.External},
+	Policy: strict.Policy{Class: strict.External},
+	// SiYuan builds the export before it answers: a large one takes a
+	// while, as long as a transfer may.
+	Timeout: exportTimeout,
 	Example: map[string]any{"paths": []string{"assets/diagram-20260101000000-abcdefg.png"}, "name": "diagrams", "outputPath": "./diagrams.zip"},
 	Params: []tools.Param{
 		{Name: "paths", Type: tools.Strings, Description: "workspace paths: assets/x.png, data/<notebook>/<doc>.sy, ...", Required: true},
@@ -177,7 +185,10 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	Name: "extract_doc",
 	Summary: "save a document as Markdown with its assets into a new folder on the person's machine (outputDir, refused if it exists), " +
 		"through the stdio or call process they run; a direct HTTP client gets a delivery=download manifest",
-	Policy:  strict.Policy{Class: strict.External},
+	Policy: strict.Policy{Class: strict.External},
+	// SiYuan builds the export before it answers: a large one takes a
+	// while, as long as a transfer may.
+	Timeout: exportTimeout,
 	Example: map[string]any{"id": "20260812120000-docdocd", "outputDir": "./plan-export"},
 	Params: []tools.Param{
 		tools.IDParam("id", "the document", true),
