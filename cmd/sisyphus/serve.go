@@ -148,7 +148,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	go svc.WatchConfig(ctx, configPoll)
 	base := "http://" + dialAddr(ln.Addr())
 	rec := authority.Record{URL: base, InstanceID: instance, PID: os.Getpid(), StartedAt: time.Now().UTC().Truncate(time.Second),
-		Version: buildVersion(), Kernel: kernel, Strict: !f.strictOff}
+		Version: buildVersion(), Kernel: kernel, Strict: !f.strictOff, MaxRequestBytes: reqCap}
 	if err := authority.WriteRecord(f.stateDir, rec); err != nil {
 		hs.Close()
 		return err
