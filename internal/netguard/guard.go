@@ -326,7 +326,13 @@ func (g *Guard) handler(next http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, b))
 		r.Body = b
 		defer func() {
-			if !b.finished() {
+			switch done, failed := b.state(); {
+			case done:
+			case failed || w.Header().Get("Connection") == "close":
+				// Cut, evicted, or answered for good: what is left of the
+				// body is not worth reading; the connection closes now.
+				gc.Conn.SetReadDeadline(time.Now())
+			default:
 				// net/http reads what is left of the body (at most 256 KiB)
 				// to reuse the connection: not longer than a stall.
 				gc.Conn.SetReadDeadline(time.Now().Add(g.cfg.BodyStall))
@@ -366,10 +372,12 @@ type body struct {
 	err     error     // the error every later read answers
 }
 
-func (b *body) finished() bool {
+// state reports whether the body arrived whole, and whether reading it
+// failed.
+func (b *body) state() (done, failed bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.done
+	return b.done, b.err != nil
 }
 
 // deadline is when the next byte must have arrived: the whole body's

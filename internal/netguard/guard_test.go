@@ -117,6 +117,10 @@ func TestBodyRules(t *testing.T) {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}, true, 5 * time.Second},
+		// A cut body's connection closes at once: what is left of it is
+		// not read for another stall (an hour here).
+		{"a body that never comes, with long stalls", Config{BodyTimeout: 300 * time.Millisecond, BodyStall: time.Hour, BodyGrace: time.Hour, BodyMinRate: 1},
+			10, func(net.Conn) {}, true, 5 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +144,32 @@ func TestBodyRules(t *testing.T) {
 				t.Fatalf("stats: %+v", st)
 			}
 		})
+	}
+}
+
+// A handler that answers without reading the body keeps the connection
+// for what is left of it (net/http reads it before it answers, within a
+// stall), unless it answered for good (Connection: close): then the answer
+// goes at once and the connection closes.
+func TestUnreadBodyAfterTheAnswer(t *testing.T) {
+	for _, closing := range []bool{false, true} {
+		s := serve(t, Config{BodyStall: time.Hour, BodyGrace: time.Hour, BodyTimeout: time.Hour}, func(w http.ResponseWriter, r *http.Request) {
+			if closing {
+				w.Header().Set("Connection", "close")
+			}
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		c := s.dial(t, post(100)+"xx")
+		if !closing {
+			io.WriteString(c, strings.Repeat("x", 98)) // the rest, which net/http reads
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != 503 {
+			t.Fatalf("closing=%v: %v %v", closing, resp, err)
+		}
+		if got := closedWithin(c, time.Second); got != closing {
+			t.Fatalf("closing=%v: connection closed=%v", closing, got)
+		}
 	}
 }
 
