@@ -510,3 +510,59 @@ func TestSilentFeedbackEndpointDoesNotHoldTheLane(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 }
+
+// TestDefaultLimitsUnderAttack runs two attacks against serve with its
+// default limits and logs what the server keeps (docs/BENCHMARKS.md; with
+// SISYPHUS_TEST_BINARY it measures another build): 300 connections that
+// trickle a body to /mcp, a byte every 300 ms, watched once a second with
+// /health beside them; then 2,000 connections that send nothing, beyond
+// the cap of 1,024.
+func TestDefaultLimitsUnderAttack(t *testing.T) {
+	longTests(t)
+	_, base, addr := limitsServe(t)
+	var open atomic.Int32
+	for i := 0; i < 300; i++ {
+		c := dialRaw(t, addr, mcpHead(addr, 100000))
+		open.Add(1)
+		go func() {
+			for {
+				time.Sleep(300 * time.Millisecond)
+				if _, err := c.Write([]byte("x")); err != nil {
+					return
+				}
+			}
+		}()
+		go func() { io.Copy(io.Discard, c); open.Add(-1) }()
+	}
+	start := time.Now()
+	for s := 1; s <= 40 && open.Load() > 0; s++ {
+		time.Sleep(time.Second)
+		t0 := time.Now()
+		ok := healthOK(base)
+		t.Logf("t=%2ds: %3d trickling connections open; /health ok=%v in %v", s, open.Load(), ok, time.Since(t0).Round(100*time.Microsecond))
+		if !ok {
+			t.Fatal("/health did not answer beside the trickles")
+		}
+	}
+	if n := open.Load(); n > 0 {
+		t.Fatalf("%d trickling connections still open after %v", n, time.Since(start).Round(time.Second))
+	}
+
+	stalled := 0
+	for i := 0; i < 2000; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Skipf("this process cannot open more connections (%d open): %v", stalled, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		stalled++
+	}
+	for i := 0; i < 3; i++ {
+		t0 := time.Now()
+		if !healthOK(base) {
+			t.Fatalf("/health did not answer beside %d stalled connections", stalled)
+		}
+		t.Logf("%d stalled connections: /health in %v", stalled, time.Since(t0).Round(100*time.Microsecond))
+	}
+	t.Logf("connections: %v", connStats(t, base))
+}
