@@ -566,3 +566,27 @@ func TestDefaultLimitsUnderAttack(t *testing.T) {
 	}
 	t.Logf("connections: %v", connStats(t, base))
 }
+
+func TestLimitFlagErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--max-connections", "5"}, "--max-connections must be at least 16"},
+		{[]string{"serve", "--max-connections", "100000000"}, "file descriptors, but this process may open"},
+		{[]string{"serve", "--max-request-size", "1KiB"}, "--max-request-size must be a size between 64KiB and 1GiB"},
+		{[]string{"serve", "--max-request-size", "lots"}, "--max-request-size must be a size"},
+		{[]string{"serve", "--body-timeout", "0s"}, "must be positive"},
+		{[]string{"kernel", "--dir", t.TempDir(), "--max-connections", "3"}, "--max-connections must be at least 16"},
+	}
+	for _, tt := range tests {
+		args := tt.args
+		if args[0] == "serve" {
+			args = append(args, "--state-dir", t.TempDir(), "--embedded", t.TempDir(), "--listen", "127.0.0.1:0")
+		}
+		out, err := run(t, args...)
+		if err == nil || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: err=%v out=%q, want it to mention %q", tt.args, err, out, tt.want)
+		}
+	}
+}
