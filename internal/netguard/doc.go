@@ -14,9 +14,12 @@
 //     (and [ErrSlowBody]), so that whatever the handler holds for the body
 //     (a staging slot, a budget of bytes) is freed at once;
 //   - at most MaxConns connections are open. Accept never blocks: when the
-//     cap is reached, a new connection evicts the oldest connection that is
-//     idle between requests, still sending its request headers, or still
-//     sending its body; only when every connection has a handler running
+//     cap is reached, a new connection evicts the connection that has gone
+//     longest without progress among those idle between requests, still
+//     sending their request headers, or still sending their body (a body
+//     that keeps arriving counts as progress, so a flood of new connections
+//     evicts its own stalled ones before an upload in progress); only when
+//     every connection has a handler running
 //     past its body (a call, an event stream) is the newcomer closed at
 //     once. A handler is never evicted once its body has arrived, so no
 //     call starts on a connection the guard then closes.

@@ -144,7 +144,7 @@ type conn struct {
 
 	// Guarded by g.mu.
 	phase   phase
-	since   time.Time // when the connection entered its phase
+	since   time.Time // when it entered its phase, or its body last progressed
 	evicted bool
 	closed  bool
 }
@@ -209,8 +209,9 @@ func (g *Guard) admit(c net.Conn) *conn {
 	return gc
 }
 
-// oldestEvictableLocked is the connection that has been longest in an
-// evictable phase, or nil.
+// oldestEvictableLocked is the connection that has gone longest without
+// progress in an evictable phase (since it was accepted, went idle, or its
+// body last arrived), or nil.
 func (g *Guard) oldestEvictableLocked() *conn {
 	var oldest *conn
 	for c := range g.conns {
@@ -240,6 +241,17 @@ func (c *conn) setPhase(p phase) {
 	c.g.mu.Lock()
 	if c.phase != p {
 		c.phase, c.since = p, time.Now()
+	}
+	c.g.mu.Unlock()
+}
+
+// progressed marks a body's bytes arriving: a body that keeps arriving is
+// the last its phase gives up to a newcomer, so a flood of new connections
+// evicts its own stalled ones before an upload in progress.
+func (c *conn) progressed() {
+	c.g.mu.Lock()
+	if c.phase == phaseBody {
+		c.since = time.Now()
 	}
 	c.g.mu.Unlock()
 }
@@ -420,6 +432,9 @@ func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	b.n += int64(n)
 	b.mu.Unlock()
+	if n > 0 {
+		b.c.progressed()
+	}
 	switch {
 	case err == io.EOF:
 		if !b.c.bodyDone() {

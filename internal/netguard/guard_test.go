@@ -336,6 +336,34 @@ func TestEvictedBodyFails(t *testing.T) {
 	d.Close()
 }
 
+// A body that keeps arriving outlasts a flood of stalled newcomers: they
+// evict each other, not the upload in progress.
+func TestFloodEvictsItsOwnBeforeABodyInProgress(t *testing.T) {
+	errs := make(chan error, 1)
+	s := serve(t, Config{MaxConns: 4}, func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.Copy(io.Discard, r.Body)
+		errs <- err
+	})
+	b := s.dial(t, post(40))
+	go func() {
+		for i := 0; i < 40; i++ {
+			io.WriteString(b, "x")
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	waitPhase(t, s.g, phaseBody)
+	for i := 0; i < 12; i++ {
+		s.dial(t, "")
+		time.Sleep(30 * time.Millisecond)
+	}
+	if err := <-errs; err != nil {
+		t.Fatalf("the body in progress was cut: %v", err)
+	}
+	if st := s.g.Stats(); st.Evicted < 9 {
+		t.Fatalf("stats: %+v", st)
+	}
+}
+
 func waitOpen(t *testing.T, g *Guard, n int) {
 	t.Helper()
 	for i := 0; i < 500 && g.Stats().Open != n; i++ {
