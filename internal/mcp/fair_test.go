@@ -220,3 +220,76 @@ func TestAwaitingClientRequestsAreCapped(t *testing.T) {
 	}
 	do(t, nil, http.MethodDelete, ts.URL, "", legacyHeaders(other))
 }
+
+// FuzzSessionCaps opens sessions for any sequence of clients, some kept
+// busy with a call: never more than the caps, never a busy session ended,
+// a session ended for the total only from a client holding at least as
+// many as the newcomer would, and a refusal only when nothing could go.
+func FuzzSessionCaps(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 1, 2, 3, 4, 5, 6})
+	f.Add([]byte{0, 128, 0, 128, 0, 128, 1, 1, 1, 2, 2})
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		s := NewServer(Options{MaxSessions: 6, MaxSessionsPerClient: 3})
+		defer s.Close()
+		st := s.sessions
+		live := map[*session]bool{} // value: busy
+		for _, op := range ops {
+			client := fmt.Sprint(op % 8)
+			busy := op >= 128
+			counts := map[string]int{}
+			for sess := range live {
+				counts[sess.client]++
+			}
+			sess, err := st.create("p", client, "2025-11-25", nil)
+			var ended []*session
+			for old, b := range live {
+				if st.get(old.id) == nil {
+					if b {
+						t.Fatal("a session with a call running was ended")
+					}
+					ended = append(ended, old)
+					delete(live, old)
+				}
+			}
+			switch {
+			case err != nil && len(ended) > 0:
+				t.Fatal("a refused session ended another")
+			case len(ended) > 1:
+				t.Fatalf("one newcomer ended %d sessions", len(ended))
+			case len(ended) == 1 && ended[0].client != client && counts[ended[0].client] < counts[client]+1:
+				t.Fatalf("ended a session of a client holding %d for one that would hold %d", counts[ended[0].client], counts[client]+1)
+			case err != nil:
+				idleOwn, idleFair := false, false
+				for old, b := range live {
+					if b {
+						continue
+					}
+					idleOwn = idleOwn || old.client == client
+					idleFair = idleFair || counts[old.client] >= counts[client]+1
+				}
+				if counts[client] >= 3 && idleOwn || counts[client] < 3 && len(live) >= 6 && idleFair {
+					t.Fatal("refused although a session could be ended")
+				}
+			}
+			if sess != nil {
+				if busy {
+					sess.inflight.add(IntID(1), func() {})
+				}
+				live[sess] = busy
+			}
+			per := map[string]int{}
+			for sess := range live {
+				per[sess.client]++
+			}
+			if len(live) > 6 || st.len() != len(live) {
+				t.Fatalf("%d sessions tracked, %d stored, cap 6", len(live), st.len())
+			}
+			for c, n := range per {
+				if n > 3 || st.perClient[c] != n {
+					t.Fatalf("client %s holds %d (counted %d), cap 3", c, n, st.perClient[c])
+				}
+			}
+		}
+	})
+}
