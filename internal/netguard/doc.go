@@ -29,6 +29,6 @@
 // own deadlines.
 //
 // The process needs a file descriptor per connection: [DescriptorLimit]
-// reports the soft limit (Go raises it to the hard limit at start on
-// Linux), and the caller checks it against the cap.
+// reports the soft limit (the Go runtime raises it to just under the hard
+// limit at start on Unix), and the caller checks it against the cap.
 package netguard
