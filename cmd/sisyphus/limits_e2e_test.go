@@ -591,3 +591,65 @@ func TestLimitFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAwaitedConfirmationsAreCapped: a legacy client that declares forms
+// and never answers them cannot pile up calls waiting for the person: the
+// fifth confirmation of one session fails at once (confirmation_invalid,
+// nothing run), and ending the session ends the four that wait.
+func TestAwaitedConfirmationsAreCapped(t *testing.T) {
+	_, base, _ := limitsServe(t)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": map[string]any{"elicitation": map[string]any{}}, "clientInfo": map[string]any{"name": "silent", "version": "1"}}})
+	post := func(msg string, sid string) *http.Response {
+		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(msg))
+		req.Header.Set("Authorization", "Bearer sekret")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	r := post(string(body), "")
+	r.Body.Close()
+	sid := r.Header.Get("Mcp-Session-Id")
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid).Body.Close()
+	call := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"system","arguments":{"action":"perform_sync"}}}`, id)
+	}
+	var waiting []*http.Response
+	for i := 1; i <= 4; i++ {
+		resp := post(call(i), sid)
+		waiting = append(waiting, resp)
+		events := bufio.NewReader(resp.Body)
+		line, err := events.ReadString('\n')
+		for err == nil && !strings.HasPrefix(line, "data: ") {
+			line, err = events.ReadString('\n')
+		}
+		if !strings.Contains(line, "elicitation/create") {
+			t.Fatalf("confirmation %d: %q %v", i, line, err)
+		}
+	}
+	resp := post(call(5), sid)
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(out), "confirmation_invalid") || !strings.Contains(string(out), "too many requests already await") {
+		t.Fatalf("the fifth confirmation of the session: %s", out)
+	}
+	req, _ := http.NewRequest("DELETE", base+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer sekret")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 204 {
+		t.Fatalf("DELETE: %v %v", r, err)
+	}
+	for _, w := range waiting {
+		io.Copy(io.Discard, w.Body) // each ends with its session
+		w.Body.Close()
+	}
+}
