@@ -293,3 +293,50 @@ func FuzzSessionCaps(f *testing.F) {
 		}
 	})
 }
+
+// Modern subscriptions/listen streams share the event streams' places: a
+// client's fifth closes its first; past the total, one of a client holding
+// fewer than anyone is refused with 503.
+func TestListenStreamsAreCapped(t *testing.T) {
+	s := testServer(t, nil)
+	ts := newHTTPTest(t, s, HTTPOptions{MaxStreams: 6, MaxStreamsPerClient: 4})
+	listen := func(client string) *liveStream {
+		meta := modernMeta(nil)
+		meta[MetaClientInfo] = map[string]any{"name": client, "version": "1"}
+		body, h := modernReq(client, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": meta})
+		st := openStream(t, http.MethodPost, ts.URL, body, h)
+		if st.status == 200 {
+			st.next(t, time.Second) // acknowledged
+		}
+		return st
+	}
+	var a []*liveStream
+	for i := 0; i < 4; i++ {
+		a = append(a, listen("a"))
+	}
+	a5 := listen("a")
+	if a5.status != 200 {
+		t.Fatalf("a client's fifth stream: %d", a5.status)
+	}
+	a[0].ended(t, time.Second)
+	b1, b2 := listen("b"), listen("b")
+	if b1.status != 200 || b2.status != 200 {
+		t.Fatalf("b: %d %d", b1.status, b2.status)
+	}
+	// 4 of a, 2 of b: c pushes out a's oldest.
+	if c1 := listen("c"); c1.status != 200 {
+		t.Fatalf("c: %d", c1.status)
+	}
+	a[1].ended(t, time.Second)
+	if n := s.streamSlots.len(); n != 6 {
+		t.Fatalf("%d streams, cap 6", n)
+	}
+	// a 3, b 2, c 1: a second of c would hold 2, and a holds 3: a goes.
+	// Then a, b and c hold two each: a third of c is refused.
+	if c2 := listen("c"); c2.status != 200 {
+		t.Fatalf("c's second: %d", c2.status)
+	}
+	if c3 := listen("c"); c3.status != 503 {
+		t.Fatalf("c's third among equals: %d", c3.status)
+	}
+}

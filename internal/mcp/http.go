@@ -39,9 +39,10 @@ type HTTPOptions struct {
 	// length gets 413 before anything is read, a longer body as soon as it
 	// passes the cap, and the connection is closed.
 	MaxBodyBytes int64
-	// BodyBudgetBytes bounds the bytes of bodies over 64 KiB held at once,
-	// from before they are read until their response is written (default
-	// four times MaxBodyBytes): concurrent large posts stay in flat memory.
+	// BodyBudgetBytes bounds the bytes of bodies over 64 KiB the handler
+	// holds at once, from before they are read until their response is
+	// written (default four times MaxBodyBytes): concurrent large posts
+	// stay in flat memory.
 	// A body that cannot get its size from the budget within BodyBudgetWait
 	// (default 5s) is answered 503 with Retry-After, unread.
 	BodyBudgetBytes int64
