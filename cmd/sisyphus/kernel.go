@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
+	"github.com/sisyphus-go/sisyphus/internal/netguard"
 )
 
 func newKernelCmd(g *globalFlags) *cobra.Command {
@@ -18,6 +18,7 @@ func newKernelCmd(g *globalFlags) *cobra.Command {
 		dir, listen, token string
 		faults             []string
 		memLimit           int64
+		nf                 netFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "kernel",
@@ -44,6 +45,10 @@ welcome document. Faults can be injected per endpoint for tests:
 			}
 			setMemoryLimit(memLimit)
 			log := g.logger()
+			conns, err := nf.conns(cmd, log, 0)
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			k, err := embedded.Open(ctx, embedded.Options{Dir: dir, Token: token, Faults: fs, Logger: log})
 			if err != nil {
@@ -54,9 +59,7 @@ welcome document. Faults can be injected per endpoint for tests:
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", listen, err)
 			}
-			srv := &http.Server{Handler: k.Handler(), ReadHeaderTimeout: 10 * time.Second}
-			errc := make(chan error, 1)
-			go func() { errc <- srv.Serve(ln) }()
+			srv, errc := serveGuarded(netguard.New(nf.config("kernel", conns, log)), ln, k.Handler())
 			for _, f := range fs {
 				log.Warn("fault injection active", "fault", f.String())
 			}
@@ -76,6 +79,7 @@ welcome document. Faults can be injected per endpoint for tests:
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:6806", "address to listen on")
 	cmd.Flags().StringVar(&token, "token", envOr("SIYUAN_TOKEN", ""), "API token clients must send (default: the workspace's conf/conf.json api.token, generated on first start)")
 	cmd.Flags().Int64Var(&memLimit, "memory-limit-mib", 128, "soft memory limit for the Go heap in MiB (0: none; GOMEMLIMIT, when set, wins)")
+	nf.register(cmd, false)
 	cmd.Flags().StringArrayVar(&faults, "fault", nil, "inject a fault: ENDPOINT=drop-after-apply|fail-before-apply|latency:DURATION (repeatable)")
 	return cmd
 }

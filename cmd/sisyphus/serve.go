@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/netguard"
 	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
@@ -28,6 +29,7 @@ type serveFlags struct {
 	kf                      kernelFlags
 	limits                  limitFlags
 	local                   localFlags
+	net                     netFlags
 	listen, token, stateDir string
 	strictOff               bool
 	authority, authToken    string
@@ -82,6 +84,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	f.kf.register(cmd)
 	f.limits.register(cmd)
 	f.local.register(cmd, false)
+	f.net.register(cmd, true)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
 	cmd.Flags().StringVar(&f.token, "token", envOr("SISYPHUS_TOKEN", ""), "bearer token agents must send (default: generated once and kept in the state dir); never the admin token")
 	cmd.Flags().StringVar(&f.stateDir, "state-dir", defaultStateDir(), "directory for the bearer and admin tokens, the write ledger and the discovery record")
@@ -117,6 +120,19 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	others := 0
+	if f.kf.embedded != "" {
+		others = kernelConns
+		f.kf.guard = f.net.config("kernel", kernelConns, log)
+	}
+	conns, err := f.net.conns(cmd, log, others)
+	if err != nil {
+		return err
+	}
+	reqCap, err := f.net.requestCap(f.limits)
+	if err != nil {
+		return err
+	}
 	c, desc, closeKernel, err := f.kf.open(ctx, log)
 	if err != nil {
 		return err
@@ -147,16 +163,15 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	instance := authority.NewInstanceID()
 	kernel := f.kf.identity()
 	posts := &postTracker{}
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, AdminToken: admin, Admission: svc.Admission,
-		MaxBodyBytes: int64(svc.MaxMessageBytes), Instance: instance, Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff,
-		Logger: log, Config: svc.Configurator(), Settings: svc.SettingsPage(), Staging: svc.Staging})),
-		ReadHeaderTimeout: 10 * time.Second}
+	guard := netguard.New(f.net.config("authority", conns, log))
+	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, AdminToken: admin, Admission: svc.Admission,
+		MaxBodyBytes: reqCap, Instance: instance, Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff,
+		Logger: log, Config: svc.Configurator(), Settings: svc.SettingsPage(), Staging: svc.Staging,
+		Connections: guard.Stats, UploadBodyTimeout: 4 * f.net.bodyTimeout})))
 	go svc.WatchConfig(ctx, configPoll)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
 	base := "http://" + dialAddr(ln.Addr())
 	rec := authority.Record{URL: base, InstanceID: instance, PID: os.Getpid(), StartedAt: time.Now().UTC().Truncate(time.Second),
-		Version: buildVersion(), Kernel: kernel, Strict: !f.strictOff}
+		Version: buildVersion(), Kernel: kernel, Strict: !f.strictOff, MaxRequestBytes: reqCap}
 	if err := authority.WriteRecord(f.stateDir, rec); err != nil {
 		hs.Close()
 		return err
@@ -200,6 +215,19 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if authTok == "" {
 		authTok = tok
 	}
+	others := 0
+	if f.kf.embedded != "" {
+		others = kernelConns
+		f.kf.guard = f.net.config("kernel", kernelConns, log)
+	}
+	conns, err := f.net.conns(cmd, log, others)
+	if err != nil {
+		return err
+	}
+	reqCap, err := f.net.requestCap(f.limits)
+	if err != nil {
+		return err
+	}
 	c, desc, closeKernel, err := f.kf.openFront(ctx, log, f.stateDir)
 	if err != nil {
 		return err
@@ -222,11 +250,10 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	posts := &postTracker{}
 	go svc.WatchConfig(ctx, configPoll)
-	hs := &http.Server{Handler: posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: int64(svc.MaxMessageBytes), Role: "front", Config: svc.Configurator(),
-		Version: buildVersion(), Strict: d.Strict(), Logger: log,
-		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	guard := netguard.New(f.net.config("front", conns, log))
+	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: reqCap, Role: "front", Config: svc.Configurator(),
+		Version: buildVersion(), Strict: d.Strict(), Logger: log, Connections: guard.Stats,
+		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})))
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s; writes go to the authority at %s\n", url, desc, f.authority)

@@ -20,6 +20,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/authority"
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/localfs"
+	"github.com/sisyphus-go/sisyphus/internal/netguard"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -32,6 +33,9 @@ type kernelFlags struct {
 	// embeddedURL and embeddedToken reach the embedded kernel this process
 	// started (set by open).
 	embeddedURL, embeddedToken string
+	// guard bounds the connections of the embedded kernel's port (zero:
+	// kernelConns and the default timeouts).
+	guard netguard.Config
 }
 
 func (f *kernelFlags) register(cmd *cobra.Command) {
@@ -57,8 +61,11 @@ func (f *kernelFlags) open(ctx context.Context, log *slog.Logger) (c *siyuan.Cli
 		k.Close()
 		return nil, "", nil, fmt.Errorf("listen for the embedded kernel: %w", err)
 	}
-	srv := &http.Server{Handler: k.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	gcfg := f.guard
+	if gcfg.MaxConns == 0 {
+		gcfg.MaxConns, gcfg.Name, gcfg.Logger = kernelConns, "kernel", log
+	}
+	srv, _ := serveGuarded(netguard.New(gcfg), ln, k.Handler())
 	close = func() {
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -28,6 +28,7 @@ var layers = map[string]int{
 	"internal/siyuan/mdexport": 0,
 	"internal/tools/markup":    0,
 	"internal/histcheck":       0,
+	"internal/netguard":        0,
 	"docs":                     0,
 
 	"internal/siyuan":    1,
@@ -82,6 +83,8 @@ var rules = []struct {
 	{"internal/failure", func(string) bool { return false }, "the error vocabulary imports nothing of the project, so every layer can use it"},
 	{"internal/embedded", func(imp string) bool { return imp == "internal/siyuan/wire" || imp == "internal/siyuan/mdexport" },
 		"the embedded kernel shares only the wire types with the client, and the Markdown export with the tools"},
+	{"internal/netguard", func(string) bool { return false },
+		"netguard bounds connections for any server (the authority, a front, the embedded kernel) and knows nothing of them"},
 	{"internal/transfer", func(imp string) bool { return imp == "internal/failure" },
 		"transfer knows only the error vocabulary: the authority, a front's kernel client and the tools reach it through its interfaces"},
 	{"internal/localfs", func(imp string) bool { return imp == "internal/failure" },

@@ -110,7 +110,12 @@ type Delegator struct {
 	}
 }
 
-type target struct{ base, instance string }
+// target is where a call goes: the authority's base URL, its instance (""
+// until known) and the largest request it takes (0: not known).
+type target struct {
+	base, instance string
+	maxRequest     int64
+}
 
 // NewDelegator returns a delegator; when a live authority is recorded in
 // the state dir (and matches URL, if given), it is pinned at once.
@@ -143,7 +148,7 @@ func NewDelegator(cfg DelegatorConfig) *Delegator {
 		d.kernel = identityTag(cfg.Kernel)
 	}
 	if rec, err := ReadRecord(cfg.StateDir); err == nil && (cfg.URL == "" || cfg.URL == baseURL(rec.URL)) {
-		d.pinned = &target{base: baseURL(rec.URL), instance: rec.InstanceID}
+		d.pinned = &target{base: baseURL(rec.URL), instance: rec.InstanceID, maxRequest: rec.MaxRequestBytes}
 		s := rec.Strict
 		d.strict = &s
 	}
@@ -236,7 +241,7 @@ func (d *Delegator) resolve() (target, error) {
 	if d.cfg.URL != "" {
 		t := target{base: d.cfg.URL}
 		if err == nil && baseURL(rec.URL) == d.cfg.URL {
-			t.instance = rec.InstanceID
+			t.instance, t.maxRequest = rec.InstanceID, rec.MaxRequestBytes
 		}
 		return t, nil
 	}
@@ -246,7 +251,7 @@ func (d *Delegator) resolve() (target, error) {
 		}
 		return target{}, unavailable("the write authority cannot be found: %v", err)
 	}
-	return target{base: baseURL(rec.URL), instance: rec.InstanceID}, nil
+	return target{base: baseURL(rec.URL), instance: rec.InstanceID, maxRequest: rec.MaxRequestBytes}, nil
 }
 
 func (d *Delegator) changedError() *failure.Error {
@@ -273,7 +278,7 @@ func (d *Delegator) pin(t target, instance string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.pinned == nil {
-		d.pinned = &target{base: t.base, instance: instance}
+		d.pinned = &target{base: t.base, instance: instance, maxRequest: t.maxRequest}
 		return nil
 	}
 	if d.pinned.base == t.base && d.pinned.instance != instance {
@@ -324,6 +329,9 @@ func (d *Delegator) Delegate(ctx context.Context, tool string, args json.RawMess
 	body, err := d.callBody(tool, args, taskID)
 	if err != nil {
 		return nil, failure.Invalid("arguments cannot be encoded").Attempted(false)
+	}
+	if t.maxRequest > 0 && int64(len(body)) > t.maxRequest {
+		return nil, tooLargeForAuthority(len(body), t.maxRequest)
 	}
 
 	reqCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
@@ -379,6 +387,15 @@ func (d *Delegator) Delegate(ctx context.Context, tool string, args json.RawMess
 		return nil, d.refusedToken(t.base, resp.StatusCode)
 	case resp.StatusCode == http.StatusConflict:
 		return nil, d.conflict(t, data)
+	case resp.StatusCode == http.StatusRequestEntityTooLarge:
+		// Refused as the body arrived, before anything ran.
+		return nil, tooLargeForAuthority(len(body), 0)
+	case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "" && rerr == nil && isRPCError(data):
+		// The authority's MCP endpoint refused to read the call (its budget
+		// of large bodies was spent): nothing ran, so saying so is safe.
+		e := failure.New(failure.QueueFull, "the authority is reading as many large calls as it takes at once; this one was not read or run").Attempted(false)
+		e.Action = "retry in a moment"
+		return nil, e
 	case rerr != nil:
 		return d.recover(t, taskID, args, rerr)
 	case resp.StatusCode >= 500:
@@ -397,6 +414,25 @@ func (d *Delegator) Delegate(ctx context.Context, tool string, args json.RawMess
 		return nil, failure.New(failure.DelegationRefused, "the authority refused the call: %s", msg.Error.Message).Attempted(false)
 	}
 	return toolResult(msg.Result, taskID)
+}
+
+// tooLargeForAuthority refuses a call larger than the authority takes in
+// one request (limit 0: the authority said so with 413).
+func tooLargeForAuthority(size int, limit int64) *failure.Error {
+	if limit == 0 {
+		return failure.Invalid("the call (%d bytes as sent) is larger than the authority takes in one request (its --max-request-size); nothing was run", size).
+			With("size", size).Attempted(false)
+	}
+	return failure.Invalid("the call is %d bytes as sent, and the authority takes at most %d in one request (its --max-request-size); nothing was sent", size, limit).
+		With("size", size).With("limit", limit).Attempted(false)
+}
+
+// isRPCError reports whether data is a JSON-RPC error response.
+func isRPCError(data []byte) bool {
+	var m struct {
+		Error *json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(data, &m) == nil && m.Error != nil
 }
 
 func (d *Delegator) headers(req *http.Request, t target) {

@@ -40,6 +40,9 @@ type Record struct {
 	Kernel string `json:"kernel"`
 	// Strict tells whether Strict Safe Writes are on.
 	Strict bool `json:"strict"`
+	// MaxRequestBytes is the largest body the authority's /mcp takes (0:
+	// not said): a front refuses a larger call before sending it.
+	MaxRequestBytes int64 `json:"maxRequestBytes,omitempty"`
 }
 
 // MCPURL is the record's MCP endpoint.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -736,4 +737,51 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.tok)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A call larger than the authority's request cap is refused without
+// running: before it is sent when the discovery record names the cap, and
+// on the authority's 413 otherwise; a 503 of the authority's body budget
+// says nothing ran.
+func TestDelegationRefusedBySize(t *testing.T) {
+	a := startAuth(t, authOpts{})
+	para := a.paragraph(t)
+	big := map[string]any{"action": "update", "id": para, "data": strings.Repeat("x", 100<<10), "validateOnly": true}
+	var seen atomic.Int32
+	capped := Routes(a.srv, RoutesConfig{Token: "t", Admission: a.adm, Instance: a.instance, Kernel: KernelIdentity(a.kURL),
+		Role: "authority", Version: "test", Strict: true, MaxBodyBytes: 64 << 10})
+	a.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1); capped.ServeHTTP(w, r) }))
+
+	f, _ := a.newFront(t, a.hs.URL, DelegatorConfig{})
+	m := failsWith(t, f, "block", big, failure.InvalidArguments)
+	if m["writeAttempted"] != false || !strings.Contains(fmt.Sprint(m["error"]), "--max-request-size") {
+		t.Fatalf("refused by 413: %v", m)
+	}
+
+	state := t.TempDir()
+	if err := WriteRecord(state, Record{URL: a.hs.URL, InstanceID: a.instance, PID: os.Getpid(), Kernel: KernelIdentity(a.kURL), Strict: true,
+		MaxRequestBytes: 64 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	before := seen.Load()
+	d := NewDelegator(DelegatorConfig{StateDir: state, Token: "t", Kernel: KernelIdentity(a.kURL)})
+	_, err := d.Delegate(context.Background(), "block", mustJSON(big))
+	if code, attempted := errCode(err); code != failure.InvalidArguments || attempted == nil || *attempted || seen.Load() != before {
+		t.Fatalf("refused from the record: %v (%d requests sent)", err, seen.Load()-before)
+	}
+
+	a.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(HeaderInstance, a.instance)
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Server busy"}}`)
+	}))
+	small := map[string]any{"action": "update", "id": para, "data": "x", "validateOnly": true}
+	if m := failsWith(t, f, "block", small, failure.QueueFull); m["writeAttempted"] != false {
+		t.Fatalf("a busy authority: %v", m)
+	}
+	if a.adm.Stats().Events["admitted"] != 0 {
+		t.Fatal("a refused delegation reached admission")
+	}
 }

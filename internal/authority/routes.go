@@ -14,6 +14,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
+	"github.com/sisyphus-go/sisyphus/internal/netguard"
 	"github.com/sisyphus-go/sisyphus/internal/settingsui"
 	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
@@ -66,7 +67,12 @@ type RoutesConfig struct {
 	// counts of /health (nil on a front: the routes answer 404
 	// not_authority). See Service.Staging.
 	Staging *transfer.Store
-	Logger  *slog.Logger
+	// UploadBodyTimeout is how long the body of /transfer/upload may take
+	// under the connection guard (0: the guard's body timeout).
+	UploadBodyTimeout time.Duration
+	// Connections, when set, feeds the connection counts of /health.
+	Connections func() netguard.Stats
+	Logger      *slog.Logger
 }
 
 // Principals of the two credentials. Task control answers a task only to
@@ -285,7 +291,9 @@ type Health struct {
 	admission.Stats
 	// Staging is the authority's upload staging (absent on a front).
 	Staging *transfer.Stats `json:"staging,omitempty"`
-	MCP     struct {
+	// Connections are the listener's open, evicted and refused connections.
+	Connections *netguard.Stats `json:"connections,omitempty"`
+	MCP         struct {
 		Sessions      int `json:"sessions"`
 		Streams       int `json:"streams"`
 		Subscriptions int `json:"subscriptions"`
@@ -307,6 +315,10 @@ func (rt *routes) health(w http.ResponseWriter, r *http.Request) {
 	if rt.cfg.Staging != nil {
 		st := rt.cfg.Staging.Stats()
 		h.Staging = &st
+	}
+	if rt.cfg.Connections != nil {
+		cs := rt.cfg.Connections()
+		h.Connections = &cs
 	}
 	ms := rt.srv.Stats()
 	h.MCP.Sessions, h.MCP.Streams, h.MCP.Subscriptions = ms.Sessions, ms.Streams, ms.Subscriptions

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/netguard"
 	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
@@ -71,6 +72,12 @@ func (rt *routes) stagingRoutes(mux *http.ServeMux, prefixes []string) {
 			if rt.cfg.Staging == nil {
 				errorReply(w, http.StatusNotFound, failure.NotAuthority, "this server is a front: stage files at its write authority, which keeps the bytes upload_asset writes")
 				return
+			}
+			if rt.cfg.UploadBodyTimeout > 0 {
+				// A file of up to 10 MiB may take longer than another
+				// request's body; the guard still cuts one that stalls or
+				// trickles, which frees its staging slot.
+				netguard.SetBodyTimeout(r, rt.cfg.UploadBodyTimeout)
 			}
 			h(rt.cfg.Staging, w, r)
 		}

@@ -210,7 +210,7 @@ var Codes = []Entry{
 		"Export less at once (fewer resources, a smaller document)", false, ToolResult},
 	{DestinationExists, "The local destination (a file or a directory) already exists; nothing was written",
 		"Name a destination that does not exist yet, or ask the person to move the existing one away", false, ToolResult},
-	{TransferFailed, "A file transfer failed, was cancelled or passed its per-file deadline (120 s); what it wrote locally was removed. An export the authority ran stays run",
+	{TransferFailed, "A file transfer failed, was cancelled or passed its per-file deadline (120 s), or its upload reached the authority too slowly (HTTP 408 from /transfer/upload: a pause of 5 s, or under 64 KiB/s after 5 s); what it wrote locally was removed. An export the authority ran stays run",
 		"Check the connection and the paths, then call again if the transfer is still wanted", false, ToolResult},
 	{LocalPathRefused, "The call names a path on a computer (localFilePath, file) and reached the authority, which never opens a path a call names; nothing was read or written",
 		"Stage the file with POST /transfer/upload and pass the uploadSource it answers; or call through sisyphus stdio or sisyphus call, which stage a file from the folders the person allowed", false, ToolResult},

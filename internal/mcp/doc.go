@@ -42,7 +42,10 @@
 // Every request passes, in order: the Origin check (403 for a foreign
 // origin), the Host check on loopback listeners (421; DNS-rebinding
 // protection), authentication (401 with WWW-Authenticate: Bearer), then
-// method, Content-Type (415), Accept (406) and body size (413) checks. Modern
+// method, Content-Type (415), Accept (406) and body size (413, the
+// connection closed) checks. A body over 64 KiB is read only under a budget
+// of bytes held at once (503 with Retry-After, unread, when none frees in
+// time), and one that stops arriving is answered 408. Modern
 // errors use the statuses of the 2026-07-28 revision (-32601 → 404, -32602,
 // -32020, -32021, -32022 → 400); legacy JSON-RPC errors travel with 200.
 // A modern request is cancelled when its client disconnects; a legacy call

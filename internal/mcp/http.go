@@ -35,8 +35,18 @@ type HTTPOptions struct {
 	// accepted by default (DNS-rebinding protection). On other listeners,
 	// when non-empty, it is the list of accepted hosts.
 	AllowedHosts []string
-	// MaxBodyBytes caps a POST body (default 4 MiB); larger bodies get 413.
+	// MaxBodyBytes caps a POST body (default 4 MiB): a larger declared
+	// length gets 413 before anything is read, a longer body as soon as it
+	// passes the cap, and the connection is closed.
 	MaxBodyBytes int64
+	// BodyBudgetBytes bounds the bytes of bodies over 64 KiB the handler
+	// holds at once, from before they are read until their response is
+	// written (default four times MaxBodyBytes): concurrent large posts
+	// stay in flat memory.
+	// A body that cannot get its size from the budget within BodyBudgetWait
+	// (default 5s) is answered 503 with Retry-After, unread.
+	BodyBudgetBytes int64
+	BodyBudgetWait  time.Duration
 
 	// ToolsSnapshot identifies the tool list a legacy GET stream announces;
 	// the stream sends notifications/tools/list_changed when it changes.
@@ -47,18 +57,26 @@ type HTTPOptions struct {
 	StreamPollInterval time.Duration
 	// StreamMaxDuration closes a GET stream after this long (default 10m).
 	StreamMaxDuration time.Duration
-	// MaxStreamsPerPrincipal (default 4) and MaxStreams (default 64) cap
-	// concurrent GET streams; over the cap the GET gets 429.
-	MaxStreamsPerPrincipal int
-	MaxStreams             int
+	// MaxStreams (default 64), MaxStreamsPerClient (default 4) and
+	// MaxStreamsPerSession (default 2) cap the open event streams: legacy
+	// GET streams and modern subscriptions/listen. A new stream past the
+	// session's or the client's cap closes that session's or client's
+	// oldest; past MaxStreams, the oldest of the client holding the most,
+	// never of a client holding fewer than the newcomer's would (else the
+	// GET gets 429, the listen 503). The caps are counted per server,
+	// across its handlers.
+	MaxStreams           int
+	MaxStreamsPerClient  int
+	MaxStreamsPerSession int
 	// KeepAliveInterval is the period of SSE comment lines on long-lived
 	// streams (default 15s).
 	KeepAliveInterval time.Duration
 }
 
 type httpHandler struct {
-	srv  *Server
-	opts HTTPOptions
+	srv    *Server
+	opts   HTTPOptions
+	budget *byteBudget
 }
 
 // HTTPHandler returns the Streamable HTTP endpoint serving both eras:
@@ -68,17 +86,29 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
+	if opts.BodyBudgetBytes <= 0 {
+		opts.BodyBudgetBytes = 4 * opts.MaxBodyBytes
+	}
+	// A body of unknown length takes the whole cap (and one byte to see
+	// past it) from the budget.
+	opts.BodyBudgetBytes = max(opts.BodyBudgetBytes, opts.MaxBodyBytes+1)
+	if opts.BodyBudgetWait <= 0 {
+		opts.BodyBudgetWait = defaultBodyBudgetWait
+	}
 	if opts.StreamPollInterval <= 0 {
 		opts.StreamPollInterval = 5 * time.Second
 	}
 	if opts.StreamMaxDuration <= 0 {
 		opts.StreamMaxDuration = 10 * time.Minute
 	}
-	if opts.MaxStreamsPerPrincipal <= 0 {
-		opts.MaxStreamsPerPrincipal = 4
-	}
 	if opts.MaxStreams <= 0 {
 		opts.MaxStreams = 64
+	}
+	if opts.MaxStreamsPerClient <= 0 {
+		opts.MaxStreamsPerClient = 4
+	}
+	if opts.MaxStreamsPerSession <= 0 {
+		opts.MaxStreamsPerSession = 2
 	}
 	if opts.KeepAliveInterval <= 0 {
 		opts.KeepAliveInterval = 15 * time.Second
@@ -86,7 +116,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.ToolsSnapshot == nil {
 		opts.ToolsSnapshot = s.toolsSnapshot
 	}
-	return &httpHandler{srv: s, opts: opts}
+	return &httpHandler{srv: s, opts: opts, budget: newByteBudget(opts.BodyBudgetBytes)}
 }
 
 // trackingWriter remembers whether the response was started, so a
@@ -280,14 +310,10 @@ func (h *httpHandler) servePOST(w http.ResponseWriter, r *http.Request, principa
 		writeError(w, http.StatusNotAcceptable, ID{}, errInvalidRequest("Not Acceptable: Accept must list application/json and text/event-stream"))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, ID{}, errInvalidRequest("Request body too large"))
-			return
-		}
-		writeError(w, http.StatusBadRequest, ID{}, errInvalidRequest("Cannot read request body"))
+	body, release, refusal := h.readBody(r)
+	defer release()
+	if refusal != nil {
+		refusal.write(w)
 		return
 	}
 	m, echo, derr := decodeMessage(body)
@@ -342,7 +368,7 @@ func (h *httpHandler) serveModern(w http.ResponseWriter, r *http.Request, princi
 	ctx, cancel := h.mergedContext(r)
 	defer cancel()
 	if m.method == "subscriptions/listen" {
-		h.serveListen(ctx, w, principal, m, rm)
+		h.serveListen(ctx, w, clientKey(principal, r.RemoteAddr, metaClientName(rm.meta)), m, rm)
 		return
 	}
 	st := newHTTPStream(w)
@@ -359,13 +385,22 @@ func (h *httpHandler) serveModern(w http.ResponseWriter, r *http.Request, princi
 	st.finish(status, resp)
 }
 
-func (h *httpHandler) serveListen(ctx context.Context, w http.ResponseWriter, principal string, m *message, rm *reqMeta) {
+func (h *httpHandler) serveListen(ctx context.Context, w http.ResponseWriter, client string, m *message, rm *reqMeta) {
 	params, _ := m.paramsObj()
 	f, perr := h.srv.parseListen(params)
 	if perr != nil {
 		writeError(w, modernStatus(perr.Code), m.id, perr)
 		return
 	}
+	ctx, evict := context.WithCancel(ctx)
+	defer evict()
+	sl := h.srv.streamSlots.take(h.streamCaps(), client, nil, evict)
+	if sl == nil {
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, m.id, &Error{Code: CodeInternalError, Message: "Too many open streams"})
+		return
+	}
+	defer h.srv.streamSlots.release(sl)
 	st := newHTTPStream(w)
 	st.openLongLived()
 	h.srv.runListen(ctx, m.id, f, st.send, st.comment, h.opts.KeepAliveInterval)
@@ -390,7 +425,7 @@ func (h *httpHandler) lookupSession(r *http.Request, principal string) (*session
 
 func (h *httpHandler) serveLegacy(w http.ResponseWriter, r *http.Request, principal string, m *message) {
 	if m.kind == kindRequest && m.method == "initialize" {
-		h.initialize(w, principal, m)
+		h.initialize(w, r, principal, m)
 		return
 	}
 	sess, status, e := h.lookupSession(r, principal)
@@ -433,8 +468,8 @@ func (h *httpHandler) serveLegacy(w http.ResponseWriter, r *http.Request, princi
 	st.finish(http.StatusOK, resp)
 }
 
-func (h *httpHandler) initialize(w http.ResponseWriter, principal string, m *message) {
-	res, sess, e := h.srv.initialize(m, principal, nil)
+func (h *httpHandler) initialize(w http.ResponseWriter, r *http.Request, principal string, m *message) {
+	res, sess, e := h.srv.initialize(m, principal, r.RemoteAddr, nil)
 	if e != nil {
 		writeError(w, http.StatusBadRequest, m.id, e)
 		return
@@ -448,13 +483,28 @@ func (h *httpHandler) initialize(w http.ResponseWriter, principal string, m *mes
 }
 
 // initialize negotiates a legacy session. With inflight == nil the session
-// goes into the HTTP store; otherwise it is a stdio session using that table.
-func (s *Server) initialize(m *message, principal string, inflight *inflightTable) ([]byte, *session, *Error) {
+// goes into the HTTP store (for the client at remoteAddr); otherwise it is
+// a stdio session using that table.
+func (s *Server) initialize(m *message, principal, remoteAddr string, inflight *inflightTable) ([]byte, *session, *Error) {
 	var p struct {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      struct {
+			Name string `json:"name"`
+		} `json:"clientInfo"`
 	}
 	if json.Unmarshal(m.params, &p) != nil || p.ProtocolVersion == "" {
+		// A clientInfo of another shape is not ours to refuse: it only
+		// loses its name.
+		var only struct {
+			ProtocolVersion string          `json:"protocolVersion"`
+			Capabilities    json.RawMessage `json:"capabilities"`
+		}
+		if json.Unmarshal(m.params, &only) == nil && only.ProtocolVersion != "" {
+			p.ProtocolVersion, p.Capabilities, p.ClientInfo.Name = only.ProtocolVersion, only.Capabilities, ""
+		}
+	}
+	if p.ProtocolVersion == "" {
 		return nil, nil, InvalidParamsError("initialize: protocolVersion is required")
 	}
 	version := p.ProtocolVersion
@@ -464,11 +514,11 @@ func (s *Server) initialize(m *message, principal string, inflight *inflightTabl
 	var sess *session
 	if inflight == nil {
 		var err error
-		if sess, err = s.sessions.create(principal, version, p.Capabilities); err != nil {
+		if sess, err = s.sessions.create(principal, clientKey(principal, remoteAddr, p.ClientInfo.Name), version, p.Capabilities); err != nil {
 			return nil, nil, nil
 		}
 	} else {
-		sess = newSession(s, "", principal, version, p.Capabilities, inflight)
+		sess = newSession(s, "", principal, "", version, p.Capabilities, inflight)
 	}
 	res := map[string]any{
 		"protocolVersion": version,

@@ -1,9 +1,13 @@
 package mcp
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -450,15 +454,98 @@ func TestLegacyProgressAndLogging(t *testing.T) {
 	}
 }
 
-func TestSessionCap(t *testing.T) {
-	s := NewServer(Options{MaxSessions: 2})
+// initAs opens a legacy session under a clientInfo name; it returns the
+// session id, or "" with the status when refused.
+func initAs(t *testing.T, url, name string) (string, int) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": name, "version": "1"}}})
+	r := do(t, nil, http.MethodPost, url, string(body), nil)
+	return r.header.Get("Mcp-Session-Id"), r.status
+}
+
+func pingIn(t *testing.T, url, sid string) int {
+	t.Helper()
+	return do(t, nil, http.MethodPost, url, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, legacyHeaders(sid)).status
+}
+
+// TestSessionCapsAreFair: a client past its own cap loses its least
+// recently used idle session; past the total, the client holding the most
+// does, never a client holding fewer than the newcomer would; a session
+// with a call running is never ended; with nothing to end, 503.
+func TestSessionCapsAreFair(t *testing.T) {
+	s := NewServer(Options{MaxSessions: 4, MaxSessionsPerClient: 2})
 	t.Cleanup(s.Close)
+	release := make(chan struct{})
+	s.AddTool(Tool{Name: "wait", InputSchema: map[string]any{"type": "object"}, Handler: func(ctx context.Context, req *CallRequest) (*CallResult, error) {
+		<-release
+		return TextResult("done"), nil
+	}})
 	ts := newHTTPTest(t, s, HTTPOptions{})
-	legacyInit(t, ts.URL, nil, nil)
-	legacyInit(t, ts.URL, nil, nil)
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
-	if r := do(t, nil, http.MethodPost, ts.URL, body, nil); r.status != 503 {
-		t.Fatalf("third session: %d", r.status)
+	f1, _ := initAs(t, ts.URL, "flood")
+	f2, _ := initAs(t, ts.URL, "flood")
+	f3, _ := initAs(t, ts.URL, "flood")
+	if pingIn(t, ts.URL, f1) != 404 || pingIn(t, ts.URL, f2) != 200 || pingIn(t, ts.URL, f3) != 200 {
+		t.Fatal("the client's third session did not end its least recently used")
+	}
+	// The flood goes on under other names; the store is full.
+	initAs(t, ts.URL, "flood-a")
+	initAs(t, ts.URL, "flood-b")
+	// A newcomer ends a session of the client holding the most (flood: 2).
+	good, st := initAs(t, ts.URL, "good")
+	if st != 200 || pingIn(t, ts.URL, good) != 200 {
+		t.Fatalf("a newcomer beside a flood: %d", st)
+	}
+	if pingIn(t, ts.URL, f2) != 404 {
+		t.Fatal("the flooding client's least recently used session was not the one ended")
+	}
+	// Everyone now holds one; a flood under ever new names ends the least
+	// recently used, never the newcomer that keeps using its session.
+	for i := 0; i < 20; i++ {
+		if _, st := initAs(t, ts.URL, fmt.Sprintf("flood-%d", i)); st != 200 {
+			t.Fatalf("flood %d: %d", i, st)
+		}
+		if pingIn(t, ts.URL, good) != 200 {
+			t.Fatalf("the well-behaved session was ended by flood %d", i)
+		}
+	}
+	if n := s.sessions.len(); n != 4 {
+		t.Fatalf("%d sessions, cap 4", n)
+	}
+	// Sessions with a call running are never ended: with all four busy, a
+	// newcomer gets 503.
+	var ids []string
+	for i := 0; i < 4; i++ {
+		sid, _ := initAs(t, ts.URL, fmt.Sprintf("busy-%d", i))
+		ids = append(ids, sid)
+	}
+	var wg sync.WaitGroup
+	for _, sid := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			do(t, nil, http.MethodPost, ts.URL, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{}}}`, legacyHeaders(sid))
+		}()
+	}
+	for i := 0; i < 500; i++ {
+		busy := 0
+		for _, sid := range ids {
+			if sess := s.sessions.get(sid); sess != nil && !sess.idle() {
+				busy++
+			}
+		}
+		if busy == 4 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, st := initAs(t, ts.URL, "late"); st != 503 {
+		t.Fatalf("a newcomer when every session is busy: %d", st)
+	}
+	close(release)
+	wg.Wait()
+	if _, st := initAs(t, ts.URL, "late"); st != 200 {
+		t.Fatalf("a newcomer after the calls: %d", st)
 	}
 }
 

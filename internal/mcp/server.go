@@ -27,8 +27,24 @@ type Options struct {
 
 	// SessionIdleTimeout ends legacy sessions idle this long (default 30m).
 	SessionIdleTimeout time.Duration
-	// MaxSessions caps live legacy sessions (default 4096).
-	MaxSessions int
+	// MaxSessions caps live legacy sessions (default 4096), and
+	// MaxSessionsPerClient those of one client (default 64; a client is
+	// the principal, the remote address and clientInfo.name). At either cap
+	// a new session ends the least recently used idle session of its own
+	// client, or (at MaxSessions) of the client holding the most, never of
+	// a client holding fewer than the newcomer's would; with none to end,
+	// initialize gets 503. An ended session answers 404 like an expired one.
+	MaxSessions          int
+	MaxSessionsPerClient int
+	// MaxClientRequests caps the legacy server-to-client requests
+	// (elicitation, sampling, roots) awaiting an answer over HTTP: in all
+	// (default 64), per client (default 8) and per session (default 4).
+	// Over the client's or the session's cap the new request fails at
+	// once; over the total it withdraws the oldest of the client awaiting
+	// the most, never of a client awaiting fewer than the newcomer's would.
+	MaxClientRequests           int
+	MaxClientRequestsPerClient  int
+	MaxClientRequestsPerSession int
 	// RequestStateTTL bounds how long an issued requestState is accepted
 	// (default 5m).
 	RequestStateTTL time.Duration
@@ -77,10 +93,13 @@ type Server struct {
 	baseCtx   context.Context // cancelled by Close
 	cancelAll context.CancelFunc
 
-	streamMu     sync.Mutex // legacy GET streams, across handlers
-	streams      int
-	perPrincipal map[string]int
-	listens      atomic.Int64 // open subscriptions/listen streams
+	// streamSlots are the event streams' places (legacy GET streams and
+	// modern subscriptions/listen over HTTP), shared by every handler;
+	// awaiting are the server-to-client requests awaiting an answer.
+	streamSlots *fairSlots
+	awaiting    *fairSlots
+	getStreams  atomic.Int64 // open legacy GET streams
+	listens     atomic.Int64 // open subscriptions/listen streams
 
 	// now is the clock (tests replace it).
 	now func() time.Time
@@ -113,6 +132,18 @@ func NewServer(opts Options) *Server {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 4096
 	}
+	if opts.MaxSessionsPerClient <= 0 {
+		opts.MaxSessionsPerClient = 64
+	}
+	if opts.MaxClientRequests <= 0 {
+		opts.MaxClientRequests = 64
+	}
+	if opts.MaxClientRequestsPerClient <= 0 {
+		opts.MaxClientRequestsPerClient = 8
+	}
+	if opts.MaxClientRequestsPerSession <= 0 {
+		opts.MaxClientRequestsPerSession = 4
+	}
 	if opts.RequestStateTTL <= 0 {
 		opts.RequestStateTTL = 5 * time.Minute
 	}
@@ -133,16 +164,17 @@ func NewServer(opts Options) *Server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
-		opts:         opts,
-		logger:       opts.Logger,
-		tools:        map[string]*toolEntry{},
-		prompts:      map[string]*Prompt{},
-		resources:    map[string]*Resource{},
-		hub:          newHub(),
-		baseCtx:      ctx,
-		cancelAll:    cancel,
-		perPrincipal: map[string]int{},
-		now:          time.Now,
+		opts:        opts,
+		logger:      opts.Logger,
+		tools:       map[string]*toolEntry{},
+		prompts:     map[string]*Prompt{},
+		resources:   map[string]*Resource{},
+		hub:         newHub(),
+		baseCtx:     ctx,
+		cancelAll:   cancel,
+		streamSlots: newFairSlots(),
+		awaiting:    newFairSlots(),
+		now:         time.Now,
 	}
 	var key [32]byte
 	if _, err := rand.Read(key[:]); err != nil {
@@ -170,10 +202,12 @@ type Stats struct {
 
 // Stats returns current counts.
 func (s *Server) Stats() Stats {
-	s.streamMu.Lock()
-	streams := s.streams
-	s.streamMu.Unlock()
-	return Stats{Sessions: s.sessions.len(), Streams: streams, Subscriptions: int(s.listens.Load())}
+	return Stats{Sessions: s.sessions.len(), Streams: int(s.getStreams.Load()), Subscriptions: int(s.listens.Load())}
+}
+
+// awaitCaps are the caps of server-to-client requests awaiting answers.
+func (s *Server) awaitCaps() slotCaps {
+	return slotCaps{perGroup: s.opts.MaxClientRequestsPerSession, perClient: s.opts.MaxClientRequestsPerClient, total: s.opts.MaxClientRequests}
 }
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-/]{1,128}$`)

@@ -16,6 +16,7 @@ type session struct {
 	srv       *Server
 	id        string // "" for stdio
 	principal string
+	client    string // clientKey: principal, remote address, clientInfo.name
 	version   string
 	capsRaw   json.RawMessage
 	caps      capabilities
@@ -37,7 +38,7 @@ type session struct {
 	notify      func(msg []byte) bool // stdio: unsolicited messages go here
 }
 
-func newSession(srv *Server, id, principal, version string, caps json.RawMessage, inflight *inflightTable) *session {
+func newSession(srv *Server, id, principal, client, version string, caps json.RawMessage, inflight *inflightTable) *session {
 	ctx, cancel := context.WithCancel(srv.baseCtx)
 	if inflight == nil {
 		inflight = newInflightTable()
@@ -46,7 +47,7 @@ func newSession(srv *Server, id, principal, version string, caps json.RawMessage
 		caps = json.RawMessage(`{}`)
 	}
 	return &session{
-		srv: srv, id: id, principal: principal, version: version,
+		srv: srv, id: id, principal: principal, client: client, version: version,
 		capsRaw: caps, caps: parseCapabilities(caps),
 		ctx: ctx, cancel: cancel, inflight: inflight,
 		lastUsed: srv.now(), pending: map[string]chan *message{},
@@ -58,6 +59,21 @@ func (s *session) touch() {
 	s.mu.Lock()
 	s.lastUsed = s.srv.now()
 	s.mu.Unlock()
+}
+
+// idle reports whether the session may be ended for another: no call
+// runs in it and no event stream of it is open.
+func (s *session) idle() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed || s.inflight.count() == 0 && len(s.streams) == 0
+}
+
+// lastUse is when the session was last used.
+func (s *session) lastUse() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUsed
 }
 
 // expired reports whether the session has been idle too long. A session
@@ -157,6 +173,18 @@ func (s *session) call(ctx context.Context, out sink, method string, params any)
 	ch := make(chan *message, 1)
 	s.pending[id.key()] = ch
 	s.mu.Unlock()
+	// A request awaiting an answer keeps the client's call (and on HTTP its
+	// connection) open: over HTTP their number is capped per session, per
+	// client and in all, fairly between clients.
+	withdrawn := make(chan struct{})
+	if s.id != "" {
+		sl := s.srv.awaiting.take(s.srv.awaitCaps(), s.client, s, sync.OnceFunc(func() { close(withdrawn) }))
+		if sl == nil {
+			s.dropPending(id)
+			return nil, errTooManyClientRequests
+		}
+		defer s.srv.awaiting.release(sl)
+	}
 	msg, err := encodeRequest(id, method, params)
 	if err != nil {
 		s.dropPending(id)
@@ -184,6 +212,9 @@ func (s *session) call(ctx context.Context, out sink, method string, params any)
 	case <-timeout.C:
 		s.abandon(id, out, "timed out")
 		return nil, fmt.Errorf("mcp: client did not answer %s within %v", method, s.srv.opts.ClientRequestTimeout)
+	case <-withdrawn:
+		s.abandon(id, out, "withdrawn: too many requests await answers")
+		return nil, errClientRequestWithdrawn
 	case <-s.ctx.Done():
 		return nil, errors.New("mcp: session closed")
 	}
@@ -281,38 +312,119 @@ type sessionStore struct {
 	srv       *Server
 	mu        sync.Mutex
 	byID      map[string]*session
+	perClient map[string]int
 	lastSweep time.Time
 }
 
 func newSessionStore(srv *Server) *sessionStore {
-	return &sessionStore{srv: srv, byID: map[string]*session{}}
+	return &sessionStore{srv: srv, byID: map[string]*session{}, perClient: map[string]int{}}
 }
 
-var errTooManySessions = errors.New("mcp: too many sessions")
+var (
+	errTooManySessions        = errors.New("mcp: too many sessions")
+	errTooManyClientRequests  = errors.New("mcp: too many requests already await this client's answers")
+	errClientRequestWithdrawn = errors.New("mcp: the request was withdrawn: too many requests await clients' answers")
+)
 
-func (st *sessionStore) create(principal, version string, caps json.RawMessage) (*session, error) {
+// create opens a session for client. At MaxSessionsPerClient the client's
+// least recently used idle session ends for it; at MaxSessions, after the
+// sweep of expired ones, the least recently used idle session of the
+// client holding the most, if that client holds at least as many as this
+// one would. An ended session answers 404, as an expired one does.
+func (st *sessionStore) create(principal, client, version string, caps json.RawMessage) (*session, error) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	if now := st.srv.now(); now.Sub(st.lastSweep) > time.Minute {
 		st.lastSweep = now
 		st.sweepLocked()
 	}
-	if len(st.byID) >= st.srv.opts.MaxSessions {
-		st.sweepLocked()
-		if len(st.byID) >= st.srv.opts.MaxSessions {
+	var victim *session
+	switch {
+	case st.perClient[client] >= st.srv.opts.MaxSessionsPerClient:
+		if victim = st.lruIdleLocked(func(s *session) bool { return s.client == client }); victim == nil {
+			st.mu.Unlock()
 			return nil, errTooManySessions
 		}
+	case len(st.byID) >= st.srv.opts.MaxSessions:
+		st.sweepLocked()
+		if len(st.byID) >= st.srv.opts.MaxSessions {
+			if victim = st.fairVictimLocked(st.perClient[client] + 1); victim == nil {
+				st.mu.Unlock()
+				return nil, errTooManySessions
+			}
+		}
 	}
-	sess := newSession(st.srv, rand.Text(), principal, version, caps, nil)
+	if victim != nil {
+		st.dropLocked(victim)
+	}
+	sess := newSession(st.srv, rand.Text(), principal, client, version, caps, nil)
 	st.byID[sess.id] = sess
-	st.srv.logger.Debug("mcp: legacy session opened", "protocolVersion", version, "sessions", len(st.byID))
+	st.perClient[client]++
+	n := len(st.byID)
+	st.mu.Unlock()
+	if victim != nil {
+		victim.terminate()
+		st.srv.logger.Debug("mcp: legacy session ended to admit another", "sessions", n)
+	}
+	st.srv.logger.Debug("mcp: legacy session opened", "protocolVersion", version, "sessions", n)
 	return sess, nil
 }
 
+// lruIdleLocked is the least recently used idle session among those match
+// accepts, or nil.
+func (st *sessionStore) lruIdleLocked(match func(*session) bool) *session {
+	var v *session
+	var vUsed time.Time
+	for _, s := range st.byID {
+		if !match(s) || !s.idle() {
+			continue
+		}
+		if used := s.lastUse(); v == nil || used.Before(vUsed) {
+			v, vUsed = s, used
+		}
+	}
+	return v
+}
+
+// fairVictimLocked is the least recently used idle session of the client
+// holding the most sessions among those holding at least need, or nil.
+func (st *sessionStore) fairVictimLocked(need int) *session {
+	var v *session
+	var vUsed time.Time
+	for _, s := range st.byID {
+		n := st.perClient[s.client]
+		if n < need || !s.idle() {
+			continue
+		}
+		used := s.lastUse()
+		if vn := st.perClient[v.clientOrEmpty()]; v == nil || n > vn || n == vn && used.Before(vUsed) {
+			v, vUsed = s, used
+		}
+	}
+	return v
+}
+
+func (s *session) clientOrEmpty() string {
+	if s == nil {
+		return ""
+	}
+	return s.client
+}
+
+// dropLocked removes s from the store (the caller terminates it).
+func (st *sessionStore) dropLocked(s *session) {
+	if st.byID[s.id] != s {
+		return
+	}
+	delete(st.byID, s.id)
+	if st.perClient[s.client]--; st.perClient[s.client] <= 0 {
+		delete(st.perClient, s.client)
+	}
+}
+
 func (st *sessionStore) sweepLocked() {
-	for id, s := range st.byID {
+	for _, s := range st.byID {
 		if s.expired() {
-			delete(st.byID, id)
+			st.dropLocked(s)
 			s.terminate()
 			st.srv.logger.Debug("mcp: idle legacy session ended")
 		}
@@ -329,7 +441,7 @@ func (st *sessionStore) get(id string) *session {
 		return nil
 	}
 	if s.expired() {
-		delete(st.byID, id)
+		st.dropLocked(s)
 		s.terminate()
 		return nil
 	}
@@ -339,7 +451,9 @@ func (st *sessionStore) get(id string) *session {
 func (st *sessionStore) remove(id string) {
 	st.mu.Lock()
 	s := st.byID[id]
-	delete(st.byID, id)
+	if s != nil {
+		st.dropLocked(s)
+	}
 	st.mu.Unlock()
 	if s != nil {
 		s.terminate()
@@ -349,7 +463,7 @@ func (st *sessionStore) remove(id string) {
 func (st *sessionStore) closeAll() {
 	st.mu.Lock()
 	all := st.byID
-	st.byID = map[string]*session{}
+	st.byID, st.perClient = map[string]*session{}, map[string]int{}
 	st.mu.Unlock()
 	for _, s := range all {
 		s.terminate()

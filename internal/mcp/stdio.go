@@ -209,7 +209,7 @@ func (c *stdioConn) request(ctx context.Context, m *message) {
 		return
 	}
 	if m.method == "initialize" {
-		res, sess, e := s.initialize(m, "", c.inflight)
+		res, sess, e := s.initialize(m, "", "", c.inflight)
 		if e != nil {
 			c.write(encodeError(m.id, e))
 			return

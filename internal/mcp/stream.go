@@ -28,12 +28,17 @@ func (h *httpHandler) serveGET(w http.ResponseWriter, r *http.Request, principal
 		writeError(w, status, ID{}, e)
 		return
 	}
-	if !h.acquireStream(principal) {
+	ctx, evict := context.WithCancel(r.Context())
+	defer evict()
+	sl := h.srv.streamSlots.take(h.streamCaps(), sess.client, sess, evict)
+	if sl == nil {
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusTooManyRequests, ID{}, errInvalidRequest("Too many open streams"))
 		return
 	}
-	defer h.releaseStream(principal)
+	defer h.srv.streamSlots.release(sl)
+	h.srv.getStreams.Add(1)
+	defer h.srv.getStreams.Add(-1)
 	sess.touch()
 
 	st := newHTTPStream(w)
@@ -69,7 +74,7 @@ func (h *httpHandler) serveGET(w http.ResponseWriter, r *http.Request, principal
 	for {
 		ok := true
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done(): // the client left, or a newcomer took the place
 			return
 		case <-sess.ctx.Done():
 			return
@@ -108,28 +113,21 @@ func (h *httpHandler) serveGET(w http.ResponseWriter, r *http.Request, principal
 	}
 }
 
-// acquireStream takes a GET-stream slot; the counts are per server, so
-// several handlers of one server share them.
-func (h *httpHandler) acquireStream(principal string) bool {
-	s := h.srv
-	s.streamMu.Lock()
-	defer s.streamMu.Unlock()
-	if s.streams >= h.opts.MaxStreams || s.perPrincipal[principal] >= h.opts.MaxStreamsPerPrincipal {
-		return false
-	}
-	s.streams++
-	s.perPrincipal[principal]++
-	return true
+// streamCaps are the caps of event streams under this handler's options
+// (the places are the server's, shared by its handlers).
+func (h *httpHandler) streamCaps() slotCaps {
+	return slotCaps{perGroup: h.opts.MaxStreamsPerSession, perClient: h.opts.MaxStreamsPerClient, total: h.opts.MaxStreams, evictOwn: true}
 }
 
-func (h *httpHandler) releaseStream(principal string) {
-	s := h.srv
-	s.streamMu.Lock()
-	defer s.streamMu.Unlock()
-	s.streams--
-	if s.perPrincipal[principal]--; s.perPrincipal[principal] <= 0 {
-		delete(s.perPrincipal, principal)
+// metaClientName is the clientInfo.name of a modern request's _meta.
+func metaClientName(meta map[string]json.RawMessage) string {
+	var info struct {
+		Name string `json:"name"`
 	}
+	if raw, ok := meta[MetaClientInfo]; ok && json.Unmarshal(raw, &info) == nil {
+		return info.Name
+	}
+	return ""
 }
 
 // listenFilter is the honoured part of a subscriptions/listen request.

@@ -172,67 +172,100 @@ func TestGETStreamDefaultSnapshotFollowsTools(t *testing.T) {
 	}
 }
 
-func TestGETStreamLimitsAndLifetime(t *testing.T) {
+// TestGETStreamCapsAreFair: past a session's, a client's or the total
+// cap a new stream closes the oldest of the session, of the client, or of
+// the client holding the most; a client already holding as many as every
+// other is refused. The places are shared by the handlers of one server.
+func TestGETStreamCapsAreFair(t *testing.T) {
 	s := testServer(t, nil)
-	clock := &fakeClock{now: time.Now()}
-	s.now = clock.Now
 	auth := func(r *http.Request) (string, bool) { return r.Header.Get("X-User"), true }
-	ts := newHTTPTest(t, s, HTTPOptions{Authenticate: auth, MaxStreamsPerPrincipal: 2, MaxStreams: 3,
-		StreamPollInterval: 20 * time.Millisecond, StreamMaxDuration: 300 * time.Millisecond})
-	user := func(u string) (string, map[string]string) {
-		sid := legacyInit(t, ts.URL, map[string]string{"X-User": u}, nil)
-		return sid, getHeaders(sid, "X-User", u)
+	opts := HTTPOptions{Authenticate: auth, MaxStreamsPerSession: 2, MaxStreamsPerClient: 3, MaxStreams: 4}
+	ts := newHTTPTest(t, s, opts)
+	session := func(url, u string) map[string]string {
+		sid := legacyInit(t, url, map[string]string{"X-User": u}, nil)
+		return getHeaders(sid, "X-User", u)
 	}
-	_, a := user("a")
-	_, b := user("b")
-	_, c := user("c")
-	open := func(h map[string]string) *liveStream {
-		st := openStream(t, http.MethodGet, ts.URL, "", h)
+	open := func(url string, h map[string]string) *liveStream {
+		st := openStream(t, http.MethodGet, url, "", h)
 		if st.status == 200 {
 			st.next(t, time.Second)
 		}
 		return st
 	}
-	a1, a2 := open(a), open(a)
-	if a3 := open(a); a3.status != 429 {
-		t.Fatalf("third stream of one principal: %d", a3.status)
+	a1 := session(ts.URL, "a")
+	s1, s2 := open(ts.URL, a1), open(ts.URL, a1)
+	// A third stream of one session closes the session's oldest.
+	s3 := open(ts.URL, a1)
+	if s3.status != 200 {
+		t.Fatalf("a session's third stream: %d", s3.status)
 	}
-	b1 := open(b)
-	if c1 := open(c); c1.status != 429 {
-		t.Fatalf("stream over the total cap: %d", c1.status)
+	s1.ended(t, time.Second)
+	// A fourth stream of one client (another session) closes the client's
+	// oldest.
+	a2 := session(ts.URL, "a")
+	s4 := open(ts.URL, a2)
+	s5 := open(ts.URL, a2)
+	if s4.status != 200 || s5.status != 200 {
+		t.Fatalf("the client's streams: %d %d", s4.status, s5.status)
 	}
-	// A second handler of the same server shares the caps.
-	ts2 := newHTTPTest(t, s, HTTPOptions{Authenticate: auth, MaxStreamsPerPrincipal: 2, MaxStreams: 3})
-	sidE := legacyInit(t, ts2.URL, map[string]string{"X-User": "e"}, nil)
-	if e1 := openStream(t, http.MethodGet, ts2.URL, "", getHeaders(sidE, "X-User", "e")); e1.status != 429 {
-		t.Fatalf("caps not shared across handlers: %d", e1.status)
+	s2.ended(t, time.Second)
+	// Client a holds 3 of 4; b takes the last place; c then pushes out
+	// a's oldest, and so does e through another handler of the server.
+	b1 := open(ts.URL, session(ts.URL, "b"))
+	c1 := open(ts.URL, session(ts.URL, "c"))
+	if b1.status != 200 || c1.status != 200 {
+		t.Fatalf("b and c: %d %d", b1.status, c1.status)
 	}
-	if st := s.Stats(); st.Streams != 3 || st.Sessions < 4 {
+	s3.ended(t, time.Second)
+	ts2 := newHTTPTest(t, s, opts)
+	e1 := open(ts2.URL, session(ts2.URL, "e"))
+	if e1.status != 200 {
+		t.Fatalf("e through another handler: %d", e1.status)
+	}
+	s4.ended(t, time.Second)
+	// Now a, b, c and e hold one each: nobody holds more than b would.
+	if b2 := open(ts.URL, session(ts.URL, "b")); b2.status != 429 {
+		t.Fatalf("a second stream of b among equals: %d", b2.status)
+	}
+	if st := s.Stats(); st.Streams != 4 {
 		t.Fatalf("stats: %+v", st)
 	}
-	// Closing a stream frees its slot.
-	a1.cancel()
-	a1.ended(t, time.Second)
-	var c2 *liveStream
-	for i := 0; i < 50; i++ {
-		if c2 = open(c); c2.status == 200 {
-			break
-		}
+	for _, st := range []*liveStream{s5, b1, c1, e1} {
+		st.quiet(t, 50*time.Millisecond)
+	}
+}
+
+func TestGETStreamLifetime(t *testing.T) {
+	s := testServer(t, nil)
+	clock := &fakeClock{now: time.Now()}
+	s.now = clock.Now
+	ts := newHTTPTest(t, s, HTTPOptions{StreamPollInterval: 20 * time.Millisecond, StreamMaxDuration: 300 * time.Millisecond})
+	// Closing a stream frees its place.
+	sid := legacyInit(t, ts.URL, nil, nil)
+	a := openStream(t, http.MethodGet, ts.URL, "", getHeaders(sid))
+	a.next(t, time.Second)
+	a.cancel()
+	a.ended(t, time.Second)
+	for i := 0; i < 100 && s.Stats().Streams != 0; i++ {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if c2.status != 200 {
-		t.Fatalf("slot not freed: %d", c2.status)
+	if st := s.Stats(); st.Streams != 0 || s.streamSlots.len() != 0 {
+		t.Fatalf("a closed stream kept its place: %+v", st)
 	}
 	// Streams end after StreamMaxDuration.
-	a2.ended(t, 2*time.Second)
-	b1.ended(t, 2*time.Second)
-
+	b := openStream(t, http.MethodGet, ts.URL, "", getHeaders(sid))
+	b.next(t, time.Second)
+	b.ended(t, 2*time.Second)
 	// An expired session closes its stream.
-	sid, h := user("d")
-	d1 := open(h)
+	c := openStream(t, http.MethodGet, ts.URL, "", getHeaders(legacyInit(t, ts.URL, nil, nil)))
+	c.next(t, time.Second)
+	sid2 := legacyInit(t, ts.URL, nil, nil)
+	d := openStream(t, http.MethodGet, ts.URL, "", getHeaders(sid2))
+	d.next(t, time.Second)
 	clock.Advance(31 * time.Minute)
-	d1.ended(t, time.Second)
-	if r := do(t, nil, http.MethodPost, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Mcp-Session-Id": sid, "X-User": "d"}); r.status != 404 {
+	d.ended(t, time.Second)
+	c.ended(t, time.Second)
+	if r := do(t, nil, http.MethodPost, ts.URL, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, map[string]string{"Mcp-Session-Id": sid2}); r.status != 404 {
 		t.Fatalf("expired session: %d", r.status)
 	}
 }

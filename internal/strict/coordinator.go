@@ -79,6 +79,11 @@ type Op struct {
 	// it read (an upload's staged source handle, for a replay without the
 	// local file). They never override the protocol's fields.
 	Notes func(state any) map[string]any
+	// Timeout bounds an external effect's time in the write lane, from
+	// when it takes the lane: its state read and its one dispatch (0: no
+	// bound). Whatever waits behind it waits no longer; an effect cut off
+	// after it was sent is outcome_unknown, never sent again.
+	Timeout time.Duration
 }
 
 // Coordinator is the one write coordinator of an authority: one alias pool,
@@ -186,6 +191,11 @@ func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error)
 func (c *Coordinator) once(ctx context.Context, op Op) (map[string]any, error) {
 	c.lane.Lock()
 	defer c.lane.Unlock()
+	if op.Policy.Class == External && op.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, op.Timeout)
+		defer cancel()
+	}
 	state, err := c.checkedState(ctx, op)
 	if err != nil {
 		return nil, err

@@ -126,6 +126,29 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 			t.Fatalf("external: %v %v", out, err)
 		}
 	})
+	t.Run("an external effect holds the lane no longer than its timeout", func(t *testing.T) {
+		c, _ := newCoord(t, false)
+		started := make(chan struct{})
+		slow := Op{Tool: "feedback", Action: "submit", Policy: Policy{Class: External}, Timeout: 50 * time.Millisecond,
+			Execute: func(ctx context.Context, _ any) (map[string]any, error) {
+				close(started)
+				<-ctx.Done() // an endpoint that never answers
+				return nil, failure.Wrap(failure.OutcomeUnknown, ctx.Err(), "no answer").Attempted(true)
+			}}
+		slowDone := make(chan error, 1)
+		go func() { _, err := c.Do(ctx, slow); slowDone <- err }()
+		<-started
+		// A write queued behind it in the lane runs once the effect is cut.
+		ran := 0
+		next := Op{Tool: "system", Action: "notify", Policy: Policy{Class: External},
+			Execute: func(context.Context, any) (map[string]any, error) { ran++; return map[string]any{}, nil }}
+		if _, err := c.Do(ctx, next); err != nil || ran != 1 {
+			t.Fatalf("the write behind: %v, ran %d", err, ran)
+		}
+		if err := <-slowDone; code(err) != failure.OutcomeUnknown {
+			t.Fatalf("the cut effect: %v", err)
+		}
+	})
 	t.Run("request ids expire ten minutes after issue", func(t *testing.T) {
 		now := time.Now()
 		l, err := OpenLedger(filepath.Join(t.TempDir(), "ledger.db"), WithLedgerClock(func() time.Time { return now }))

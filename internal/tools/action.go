@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -57,6 +59,9 @@ type Action struct {
 	// HelpExtra are more fields help shows for the action (a forwarded
 	// tool's own input schema).
 	HelpExtra map[string]any
+	// Timeout bounds an external effect's time in the write lane (see
+	// Write.Timeout); 0 for other classes.
+	Timeout time.Duration
 
 	parse     func(*Args) (any, error)
 	policyFor func(parsed any) strict.Policy
@@ -299,7 +304,15 @@ type Write[A, S any] struct {
 	LocalEffects func(ctx context.Context, env *Env, fields map[string]json.RawMessage) ([]string, error)
 	// Notes adds fields to the preflight's answer from the state it read.
 	Notes func(a A, st S) map[string]any
+	// Timeout bounds an external effect (Policy.Class strict.External) in
+	// the write lane, from when it takes the lane to its answer (0:
+	// DefaultExternalTimeout): the writes queued behind it wait no longer.
+	Timeout time.Duration
 }
+
+// DefaultExternalTimeout is how long an external effect may hold the write
+// lane unless it declares its own Timeout.
+const DefaultExternalTimeout = 60 * time.Second
 
 // Action turns the declaration into a registry action.
 func (w Write[A, S]) Action() *Action {
@@ -311,6 +324,9 @@ func (w Write[A, S]) Action() *Action {
 	w.Scope.set(act)
 	act.budget, act.front = w.Budget, w.Front
 	act.localPaths, act.localEffects = w.LocalPaths, w.LocalEffects
+	if act.Policy.Class == strict.External {
+		act.Timeout = cmp.Or(w.Timeout, DefaultExternalTimeout)
+	}
 	if w.Deliver != nil {
 		act.deliver = func(ctx context.Context, env *Env, parsed any, result map[string]any) (any, error) {
 			return w.Deliver(ctx, env, parsed.(A), result)

@@ -570,7 +570,7 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 	}
 	w := a.write
 	op := strict.Op{
-		Tool: t.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(parsed), Direct: !env.StrictOn(ctx),
+		Tool: t.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(parsed), Direct: !env.StrictOn(ctx), Timeout: a.Timeout,
 		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
 		Credential: args.String(string(policy.Precondition)),
 		Execute: func(ctx context.Context, state any) (map[string]any, error) {

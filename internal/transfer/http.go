@@ -144,7 +144,7 @@ func (s *Store) stageJSON(r *http.Request) (Staged, error) {
 	_, err = buf.ReadFrom(io.LimitReader(r.Body, limit+1))
 	body := buf.Bytes()
 	if err != nil {
-		return Staged{}, failure.Wrap(failure.InvalidRequest, err, "the body could not be read to its end; nothing was kept")
+		return Staged{}, bodyFailure(err)
 	}
 	if int64(len(body)) > limit {
 		return Staged{}, s.tooLarge()

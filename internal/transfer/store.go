@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -226,12 +227,24 @@ func (s *Store) read(ctx context.Context, r io.Reader, size int64) ([]byte, [sha
 			break
 		}
 		if err != nil {
-			return nil, [sha256.Size]byte{}, failure.Wrap(failure.InvalidRequest, err, "the body could not be read to its end; nothing was kept")
+			return nil, [sha256.Size]byte{}, bodyFailure(err)
 		}
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
 	return buf, sum, nil
+}
+
+// bodyFailure is a body that could not be read to its end. One the server
+// cut for arriving too slowly (it paused, or came slower than the server's
+// minimum rate) is transfer_failed, HTTP 408: the slot it held is free
+// again, so that a client trickling bytes cannot keep the staging slots
+// from others.
+func bodyFailure(err error) *failure.Error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return failure.Wrap(failure.TransferFailed, err, "the body arrived too slowly and was cut off; nothing was kept")
+	}
+	return failure.Wrap(failure.InvalidRequest, err, "the body could not be read to its end; nothing was kept")
 }
 
 // commit keeps data under name, or answers the snapshot already kept for the

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -23,6 +24,39 @@ func TestEveryActionIsClassified(t *testing.T) {
 				t.Errorf("%s.%s: %v", tool.Name, a.Name, err)
 			}
 		}
+	}
+}
+
+// TestExternalEffectsAreBounded: every external effect holds the write lane
+// for a bounded time, and the ones that wait on something slow or foreign
+// for less than the default.
+func TestExternalEffectsAreBounded(t *testing.T) {
+	want := map[string]time.Duration{
+		"feedback.submit": 5 * time.Second, "system.notify": 10 * time.Second, "system.perform_sync": tools.DefaultExternalTimeout,
+		"file.export_resources": 2 * time.Minute, "file.extract_doc": 2 * time.Minute,
+	}
+	f := tooltest.New(t, testTools)
+	seen := 0
+	for _, tool := range f.R.Tools() {
+		for _, a := range tool.Actions {
+			name := tool.Name + "." + a.Name
+			if a.Policy.Class != strict.External {
+				if a.Timeout != 0 {
+					t.Errorf("%s is not an external effect but has a timeout", name)
+				}
+				continue
+			}
+			seen++
+			if a.Timeout <= 0 || a.Timeout > 2*time.Minute {
+				t.Errorf("%s holds the write lane up to %v", name, a.Timeout)
+			}
+			if d, ok := want[name]; ok && a.Timeout != d {
+				t.Errorf("%s: timeout %v, want %v", name, a.Timeout, d)
+			}
+		}
+	}
+	if seen < len(want) {
+		t.Errorf("only %d external effects found", seen)
 	}
 }
 

@@ -22,8 +22,11 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
-// Timeout bounds one submission, connection to answer.
-const Timeout = 15 * time.Second
+// Timeout bounds one submission, connection to answer. The submission runs
+// in the write lane, so every write queued behind it waits this long at
+// most: a slow or silent endpoint costs the others five seconds, and the
+// agent an outcome_unknown (the report is never sent twice).
+const Timeout = 5 * time.Second
 
 // Report is what is posted, as JSON: the business arguments, nothing more.
 type Report struct {
@@ -89,10 +92,11 @@ var submit = tools.Write[Report, struct{}]{
 	Summary: "post feedback once to the configured endpoint (an external effect: no preflight, no strict guarantee); nothing is sent when none is configured",
 	Example: map[string]any{"description": "## Summary\nfs.ls on a notebook with 5,000 documents took 40 s.\n\n## Expected behavior\nA page of results within a second.",
 		"impact": "Browsing large notebooks is impractical.", "agent": "Claude Desktop / Claude Sonnet 4.5"},
-	Policy: strict.Policy{Class: strict.External},
-	Scope:  tools.Scope[Report]{None: true},
-	Params: params(),
-	Parse:  func(a *tools.Args) (Report, error) { return ParseReport(a.String) },
+	Policy:  strict.Policy{Class: strict.External},
+	Timeout: Timeout,
+	Scope:   tools.Scope[Report]{None: true},
+	Params:  params(),
+	Parse:   func(a *tools.Args) (Report, error) { return ParseReport(a.String) },
 	Execute: func(ctx context.Context, env *tools.Env, r Report, _ struct{}) (tools.Payload, error) {
 		endpoint := ""
 		if p := tools.PolicyFrom(ctx); p != nil {

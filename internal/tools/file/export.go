@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -47,12 +48,19 @@ var exportMd = tools.Read[idArgs]{
 	},
 }
 
+// exportTimeout bounds an export in the write lane (as long as one file's
+// transfer may take).
+const exportTimeout = 120 * time.Second
+
 var exportResources = tools.Write[resourcesArgs, struct{}]{
 	Name: "export_resources",
 	Summary: "export workspace resources (assets, templates, emojis, notebooks' folders and documents) as one ZIP in SiYuan's temp/export; with outputPath the ZIP is also saved " +
 		"on the person's machine by the stdio or call process they run, inside a folder they allowed and after they confirmed the destination " +
 		"(a direct HTTP client gets a delivery=download manifest to save itself)",
-	Policy:  strict.Policy{Class: strict.External},
+	Policy: strict.Policy{Class: strict.External},
+	// SiYuan builds the export before it answers: a large one takes a
+	// while, as long as a transfer may.
+	Timeout: exportTimeout,
 	Example: map[string]any{"paths": []string{"assets/diagram-20260101000000-abcdefg.png"}, "name": "diagrams", "outputPath": "./diagrams.zip"},
 	Params: []tools.Param{
 		{Name: "paths", Type: tools.Strings, Description: "workspace paths under data/assets, data/templates, data/emojis or data/<notebook id> (assets/x.png, data/<notebook>/<doc>.sy, ...); data/storage, plugins, widgets, snippets and public are never exported", Required: true},
@@ -132,7 +140,10 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	Summary: "save a document as Markdown with its assets into a new folder on the person's machine (outputDir, refused if it exists), " +
 		"through the stdio or call process they run, inside a folder they allowed and after they confirmed the destination; " +
 		"a direct HTTP client gets a delivery=download manifest",
-	Policy:  strict.Policy{Class: strict.External},
+	Policy: strict.Policy{Class: strict.External},
+	// SiYuan builds the export before it answers: a large one takes a
+	// while, as long as a transfer may.
+	Timeout: exportTimeout,
 	Example: map[string]any{"id": "20260812120000-docdocd", "outputDir": "./plan-export"},
 	Params: []tools.Param{
 		tools.IDParam("id", "the document", true),

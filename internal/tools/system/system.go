@@ -7,6 +7,7 @@ package system
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -145,6 +146,8 @@ var notify = tools.Write[notifyArgs, struct{}]{
 	Name: "notify", Summary: "show a message in SiYuan's UI (an external effect: no preflight, no strict guarantee)",
 	Example: map[string]any{"msg": "The weekly summary is ready", "timeout": 5000},
 	Policy:  strict.Policy{Class: strict.External},
+	// SiYuan pushes the message and answers at once.
+	Timeout: 10 * time.Second,
 	Scope:   tools.Scope[notifyArgs]{None: true},
 	Params: []tools.Param{
 		{Name: "msg", Type: tools.String, Description: "the message", Required: true},
