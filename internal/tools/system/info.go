@@ -122,7 +122,8 @@ var performSync = tools.Write[tools.NoArgs, syncState]{
 		if !st.Enabled {
 			p["note"] = "sync is not enabled in SiYuan, so it did nothing (SiYuan answers success either way): " + st.Stat
 		} else {
-			p["note"] = "SiYuan started the sync in the background; its progress shows in SiYuan"
+			// SiYuan's performSync runs the whole sync before it answers.
+			p["note"] = "SiYuan ran the sync and answered when it ended; its outcome shows in SiYuan (a sync that outlasts this action's time in the write lane answers outcome_unknown while SiYuan goes on)"
 		}
 		return p, nil
 	},
