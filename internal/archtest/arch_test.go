@@ -26,7 +26,6 @@ var layers = map[string]int{
 	"internal/jsonobj":         0,
 	"internal/siyuan/wire":     0,
 	"internal/siyuan/mdexport": 0,
-	"internal/tools/markup":    0,
 	"internal/histcheck":       0,
 	"internal/netguard":        0,
 	"docs":                     0,
@@ -38,6 +37,8 @@ var layers = map[string]int{
 	"internal/embedded":  1,
 	"internal/transfer":  1,
 	"internal/localfs":   1,
+	// markup takes SiYuan's Lute configuration from mdexport.
+	"internal/tools/markup": 1,
 
 	"internal/tools":            2,
 	"internal/siyuan/contract":  2,

@@ -10,6 +10,8 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
 	"github.com/88250/lute/render"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // leaf are the block types BlockKramdowns splits out: blocks without
@@ -18,47 +20,9 @@ import (
 var leaf = map[ast.NodeType]bool{ast.NodeParagraph: true, ast.NodeHeading: true, ast.NodeCodeBlock: true, ast.NodeMathBlock: true}
 
 // siyuanLute returns an engine configured as SiYuan's kernel configures its
-// own (kernel/util/lute.go NewLute; the embedded kernel keeps the same list,
-// which it may not share), so that parsing and rendering kramdown match it.
-func siyuanLute() *lute.Lute {
-	l := lute.New()
-	l.SetTextMark(true)
-	l.SetProtyleWYSIWYG(true)
-	l.SetBlockRef(true)
-	l.SetFileAnnotationRef(true)
-	l.SetKramdownIAL(true)
-	l.SetTag(true)
-	l.SetSuperBlock(true)
-	l.SetImgPathAllowSpace(true)
-	l.SetGitConflict(true)
-	l.SetInlineAsterisk(true)
-	l.SetInlineUnderscore(true)
-	l.SetSup(true)
-	l.SetSub(true)
-	l.SetInlineMath(true)
-	l.SetGFMStrikethrough(true)
-	l.SetMark(true)
-	l.SetInlineMathAllowDigitAfterOpenMarker(true)
-	l.SetGFMStrikethrough1(false)
-	l.SetFootnotes(false)
-	l.SetToC(false)
-	l.SetIndentCodeBlock(false)
-	l.SetParagraphBeginningSpace(true)
-	l.SetAutoSpace(false)
-	l.SetHeadingID(false)
-	l.SetSetext(false)
-	l.SetYamlFrontMatter(false)
-	l.SetLinkRef(false)
-	l.SetCodeSyntaxHighlight(false)
-	l.SetSanitize(true)
-	l.SetUnorderedListMarker("-")
-	l.SetCallout(true)
-	l.SetDataTask(true)
-	l.SetArbitraryTaskListItemMarker(true)
-	l.SetExportNormalizeTaskListMarker(false)
-	l.SetEnsureListItemParagraph(true)
-	return l
-}
+// own, so that parsing and rendering kramdown match it; the one list of its
+// options is mdexport's, which the embedded kernel uses too.
+func siyuanLute() *lute.Lute { return mdexport.NewLute() }
 
 // BlockKramdowns splits a document's kramdown (getBlockKramdown of the
 // document: every block with its IAL) into the kramdown of the blocks
