@@ -120,16 +120,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
-	others := 0
-	if f.kf.embedded != "" {
-		others = kernelConns
-		f.kf.guard = f.net.config("kernel", kernelConns, log)
-	}
-	conns, err := f.net.conns(cmd, log, others)
-	if err != nil {
-		return err
-	}
-	reqCap, err := f.net.requestCap(f.limits)
+	conns, reqCap, err := f.netLimits(cmd, log)
 	if err != nil {
 		return err
 	}
@@ -215,16 +206,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if authTok == "" {
 		authTok = tok
 	}
-	others := 0
-	if f.kf.embedded != "" {
-		others = kernelConns
-		f.kf.guard = f.net.config("kernel", kernelConns, log)
-	}
-	conns, err := f.net.conns(cmd, log, others)
-	if err != nil {
-		return err
-	}
-	reqCap, err := f.net.requestCap(f.limits)
+	conns, reqCap, err := f.netLimits(cmd, log)
 	if err != nil {
 		return err
 	}
@@ -448,4 +430,20 @@ func (p *postTracker) wait(ctx context.Context) error {
 			return fmt.Errorf("requests still being answered: %w", ctx.Err())
 		}
 	}
+}
+
+// netLimits decides the connection cap of serve's listener (leaving room
+// for the embedded kernel's own, whose guard it sets) and the request cap
+// of /mcp.
+func (f *serveFlags) netLimits(cmd *cobra.Command, log *slog.Logger) (conns int, reqCap int64, err error) {
+	others := 0
+	if f.kf.embedded != "" {
+		others = kernelConns
+		f.kf.guard = f.net.config("kernel", kernelConns, log)
+	}
+	if conns, err = f.net.conns(cmd, log, others); err != nil {
+		return 0, 0, err
+	}
+	reqCap, err = f.net.requestCap(f.limits)
+	return conns, reqCap, err
 }
