@@ -59,6 +59,11 @@ type Config struct {
 	// problems say why a file cannot be used; any makes the policy fail
 	// closed.
 	problems []string
+	// gone are notebooks with a "none" entry that the kernel no longer
+	// has (removed in SiYuan after the person hid them): such an entry
+	// hides nothing, so the policy leaves it out, or a notebook long gone
+	// would keep everything that cannot be filtered by notebook refused.
+	gone map[string]bool
 	// policy is built once: a Config is not changed after its read, and
 	// the authority asks a cached one on every call.
 	policyOnce sync.Once
@@ -248,7 +253,11 @@ func (c *Config) Policy() *tools.Policy {
 }
 
 func (c *Config) buildPolicy() *tools.Policy {
-	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
+	levels := c.Levels()
+	for id := range c.gone {
+		delete(levels, id)
+	}
+	p := &tools.Policy{Notebooks: levels, Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
 		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
@@ -390,6 +399,9 @@ func (s *Store) readNow(ctx context.Context) (*Config, error) {
 			c.perms = m
 		}
 	}
+	if err := c.findGone(ctx, s.kernel); err != nil {
+		return nil, err
+	}
 	if !tool.missing {
 		if m, why := object(tool.raw); why != "" {
 			c.problems = append(c.problems, ToolsFile+" "+why)
@@ -398,6 +410,38 @@ func (s *Store) readNow(ctx context.Context) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// findGone looks up, when the configuration hides a notebook, which hidden
+// ones the kernel no longer has. Only then is the kernel asked: an open
+// configuration costs nothing more.
+func (c *Config) findGone(ctx context.Context, kernel *siyuan.Client) error {
+	var hidden []string
+	for id, l := range c.Levels() {
+		if l == tools.LevelNone {
+			hidden = append(hidden, id)
+		}
+	}
+	if len(hidden) == 0 {
+		return nil
+	}
+	nbs, err := kernel.ListNotebooks(ctx)
+	if err != nil {
+		return fmt.Errorf("list the notebooks the configuration hides: %w", err)
+	}
+	have := make(map[string]bool, len(nbs))
+	for _, n := range nbs {
+		have[n.ID] = true
+	}
+	for _, id := range hidden {
+		if !have[id] {
+			if c.gone == nil {
+				c.gone = map[string]bool{}
+			}
+			c.gone[id] = true
+		}
+	}
+	return nil
 }
 
 // Policy loads the configuration now, as the gate applies it.

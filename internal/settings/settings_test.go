@@ -27,6 +27,11 @@ func kernel(t *testing.T) *siyuan.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The notebooks the tests name exist: a "none" entry for a notebook
+	// the kernel does not have hides nothing (TestGoneNotebookHidesNothing).
+	for _, id := range []string{nb1, nb2, nb3, nbBogus, nbNumber} {
+		put(t, c, "/data/"+id+"/.siyuan/conf.json", `{"name":"`+id+`"}`)
+	}
 	return c
 }
 
@@ -50,6 +55,34 @@ func get(t *testing.T, c *siyuan.Client, p string) string {
 
 const nb1, nb2, nb3 = "20260101000000-aaaaaaa", "20260101000000-bbbbbbb", "20260101000000-ccccccc"
 
+// Notebooks whose stored levels upstream never wrote (read as none).
+const nbBogus, nbNumber = "20260101000000-ddddddd", "20260101000000-eeeeeee"
+
+// TestGoneNotebookHidesNothing: a notebook the person hid and then removed
+// in SiYuan leaves its "none" entry behind; it hides nothing, so what
+// cannot be filtered by notebook is not refused for its sake. The person's
+// view still shows the entry.
+func TestGoneNotebookHidesNothing(t *testing.T) {
+	c := kernel(t)
+	const gone = "20251231000000-zzzzzzz"
+	put(t, c, PermissionsFile, `{"`+gone+`": "none", "`+nb1+`": "rw"}`)
+	cfg, err := NewStore(c).Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Policy()
+	if p.Hides() || p.Level(gone) != tools.DefaultLevel || p.Level(nb1) != tools.LevelWrite {
+		t.Fatalf("a removed notebook's none entry: %+v", p)
+	}
+	if cfg.Levels()[gone] != tools.LevelNone {
+		t.Fatal("the stored entry is the person's: it stays in the view")
+	}
+	put(t, c, PermissionsFile, `{"`+gone+`": "none", "`+nb2+`": "none"}`)
+	if p, _ := NewStore(c).Policy(context.Background()); !p.Hides() || p.Level(nb2) != tools.LevelNone {
+		t.Fatalf("an existing hidden notebook still hides: %+v", p)
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	s := NewStore(kernel(t))
 	p, err := s.Policy(context.Background())
@@ -71,7 +104,7 @@ func TestDefaults(t *testing.T) {
 // them, legacy values included.
 func TestUpstreamFiles(t *testing.T) {
 	c := kernel(t)
-	put(t, c, PermissionsFile, `{"`+nb1+`": "readonly", "`+nb2+`": "write", "`+nb3+`": "none", "20260101000000-ddddddd": "bogus", "20260101000000-eeeeeee": 7}`)
+	put(t, c, PermissionsFile, `{"`+nb1+`": "readonly", "`+nb2+`": "write", "`+nb3+`": "none", "`+nbBogus+`": "bogus", "`+nbNumber+`": 7}`)
 	put(t, c, ToolsFile, `{"block": {"enabled": true, "actions": {"delete": true, "update": false}},
 		"search": {"enabled": false, "actions": {}}, "writeSafety": {"strictMode": false},
 		"userRulesText": "keep me", "debug": {"slimResponses": true}, "fs": true}`)
@@ -82,7 +115,7 @@ func TestUpstreamFiles(t *testing.T) {
 	}
 	p := cfg.Policy()
 	want := map[string]tools.Level{nb1: tools.LevelRead, nb2: tools.LevelWrite, nb3: tools.LevelNone,
-		"20260101000000-ddddddd": tools.LevelNone, "20260101000000-eeeeeee": tools.LevelNone}
+		nbBogus: tools.LevelNone, nbNumber: tools.LevelNone}
 	for id, l := range want {
 		if p.Level(id) != l {
 			t.Errorf("%s: %v, want %v", id, p.Level(id), l)
