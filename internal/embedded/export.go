@@ -200,8 +200,8 @@ func addZipFile(zw *zip.Writer, name, src string) error {
 // export Sisyphus shares with its tools (mdexport) from this kernel's
 // trees, so it never lags (embeds excepted: they run their query on the
 // SQL index). An unknown id answers empty strings, as SiYuan does;
-// fillCSSVar is accepted and ignored (there is no theme). Databases stay
-// as they are (SiYuan renders them as tables).
+// fillCSSVar is accepted and ignored (there is no theme). A database block
+// becomes the table of its view (export_av.go).
 func (k *Kernel) exportMdContent(ctx context.Context, a args) (any, error) {
 	id, err := a.id("id")
 	if err != nil {
@@ -289,10 +289,6 @@ func (s exportSource) Embed(ctx context.Context, stmt string, limit int) ([]stri
 		}
 	}
 	return ids, nil
-}
-
-func (exportSource) AttributeView(context.Context, *parse.Tree, *ast.Node) (*ast.Node, error) {
-	return nil, nil
 }
 
 func (s exportSource) Annotation(_ context.Context, _, asset string) ([]byte, error) {

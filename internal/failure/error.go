@@ -2,6 +2,7 @@ package failure
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 )
@@ -89,6 +90,20 @@ func (e *Error) Clone() *Error {
 	c := *e
 	c.Details = maps.Clone(e.Details)
 	return &c
+}
+
+// Prefixed is err with prefix before its message, to say which argument
+// or file a refusal is about: a *failure.Error anywhere in err's chain
+// becomes a copy with its message prefixed (the same code and details),
+// any other error is wrapped.
+func Prefixed(err error, prefix string) error {
+	var fe *Error
+	if !errors.As(err, &fe) {
+		return fmt.Errorf("%s%w", prefix, err)
+	}
+	c := fe.Clone()
+	c.Message = prefix + c.Message
+	return c
 }
 
 // Body is the error object: {code, message, action, ...details}.

@@ -145,3 +145,36 @@ func replaceRegion(doc, body string) (string, error) {
 	}
 	return doc[:i+len(beginMark)] + body + doc[j:], nil
 }
+
+// TestPrefixed: a failure keeps its code and details with the prefix
+// before its message, and the original is not changed; another error is
+// wrapped.
+func TestPrefixed(t *testing.T) {
+	orig := Invalid("bad value").With("argument", "x")
+	plain := errors.New("read failed")
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+		code Code
+	}{
+		{"failure", orig, "invalid_arguments: conf.name: bad value", InvalidArguments},
+		{"wrapped failure", fmt.Errorf("outer: %w", orig), "invalid_arguments: conf.name: bad value", InvalidArguments},
+		{"other error", plain, "conf.name: read failed", ""},
+	} {
+		got := Prefixed(c.err, "conf.name: ")
+		if got.Error() != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got.Error(), c.want)
+		}
+		var fe *Error
+		if errors.As(got, &fe) != (c.code != "") || fe != nil && (fe.Code != c.code || fe.Details["argument"] != "x") {
+			t.Errorf("%s: %#v", c.name, got)
+		}
+	}
+	if !errors.Is(Prefixed(plain, "p: "), plain) {
+		t.Error("a wrapped error loses its cause")
+	}
+	if orig.Message != "bad value" {
+		t.Errorf("the original changed: %q", orig.Message)
+	}
+}

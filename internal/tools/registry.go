@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
 
 // Registry holds the tools.
@@ -411,10 +411,10 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 			if overlap && waits && a.resolves {
 				pc.gate = startGate(gctx, r.env, policy, nil, func() ([]Touch, error) {
 					ts, err := a.touchesOf(gctx, r.env, pc.parsed)
-					return append(ts, refTouches(raw)...), err
+					return append(ts, refTouches(policy, raw)...), err
 				}, writes)
 			} else if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
-				touches = append(touches, refTouches(raw)...)
+				touches = append(touches, refTouches(policy, raw)...)
 				pc.touches = touches
 				if overlap && waits && needsLookup(policy, touches) {
 					pc.gate = startGate(gctx, r.env, policy, touches, nil, writes)
@@ -453,28 +453,44 @@ func named(v json.RawMessage) bool {
 	return string(bytes.TrimSpace(v)) != "null"
 }
 
-// blockRef is a block reference as SiYuan's Markdown writes one, ((id …)).
-var blockRef = regexp.MustCompile(`\(\(\s*([0-9]{14}-[0-9a-z]{7})\b`)
-
-// refTouches are the blocks a call's arguments reference (((id …)) in a
-// block's text, a template, a replacement): a reference reads its target,
-// since SiYuan fills a reference's anchor text with the target's text (and
-// keeps it updated) and a template render fills an empty one. A reference
-// to a block the call cannot see is refused as that block is, whether it
-// is missing or hidden.
-func refTouches(raw json.RawMessage) []Touch {
-	if !bytes.Contains(raw, []byte("((")) {
+// refTouches are the blocks a call's arguments reference, while the
+// policy hides a notebook (nil otherwise: a reference to a block that is
+// missing is then the kernel's business, and costs no lookup). A
+// reference reads its target: SiYuan fills a reference's anchor text with
+// the target's text (and keeps it updated), and a template render fills an
+// empty one. A reference to a block the call cannot see is refused as that
+// block is, whether it is missing or hidden.
+//
+// Every string of the arguments is read as decoded, keys and duplicate
+// members included (a JSON escape such as \u0028 hides nothing), in both
+// forms SiYuan reads a reference in, Markdown and block DOM
+// (markup.RefIDs), whatever the dataType: the call's action decides
+// which string reaches SiYuan, and SiYuan reads both forms in Markdown.
+func refTouches(p *Policy, raw json.RawMessage) []Touch {
+	if p == nil || !p.Hides() {
 		return nil
 	}
 	var out []Touch
 	seen := map[string]bool{}
-	for _, m := range blockRef.FindAllSubmatch(raw, -1) {
-		if id := string(m[1]); !seen[id] {
-			seen[id] = true
-			out = append(out, OnBlock(id, LevelRead))
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			// The arguments were validated whole before the gate runs;
+			// a decoding error can only be their end.
+			return out
+		}
+		str, ok := tok.(string)
+		if !ok {
+			continue
+		}
+		for _, id := range markup.RefIDs(str) {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, OnBlock(id, LevelRead))
+			}
 		}
 	}
-	return out
 }
 
 // hasAction reports whether a tool has an action by name, declared or

@@ -41,6 +41,7 @@ var avChecks = []check{
 	{"av_duplicate_database_block", checkAVDuplicate},
 	{"av_api_forms_of_the_operations", checkAVAPIForms},
 	{"av_render_whole_view", checkAVRenderWhole},
+	{"av_export_md_database_block", checkExportMdDatabase},
 	{"av_delete_database_block_unbinds_rows", checkAVDeleteBlock},
 	// What staged creations and relation cells rely on (av_create.go).
 	{"av_create_stages_sent_twice", checkAVCreateTwice},

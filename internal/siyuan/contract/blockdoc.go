@@ -5,13 +5,13 @@ package contract
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
 
 // blockDocChecks are the block and document breadth checks.
@@ -361,11 +361,6 @@ func (s *suite) searchDocs(t *testing.T, k string) []siyuan.DocSearchHit {
 	return out
 }
 
-var (
-	refcountAttrRe = regexp.MustCompile(` refcount="\d+"`)
-	refcountDivRe  = regexp.MustCompile(`<div class="protyle-attr--refcount popover__block">\d+</div>`)
-)
-
 // checkGetDocHTML: getDoc renders a document's top-level blocks as
 // getBlockDOM does, numbered from 0 and with each referenced block's
 // count; a block id renders that block alone; an unknown id fails.
@@ -388,7 +383,7 @@ func checkGetDocHTML(t *testing.T, s *suite) {
 	dom, err := s.c.GetBlockDOM(t.Context(), doc)
 	must(t, "GetBlockDOM", err)
 	bare := func(h string) string {
-		return nodeIndexRe.ReplaceAllString(refcountDivRe.ReplaceAllString(refcountAttrRe.ReplaceAllString(h, ""), ""), "")
+		return nodeIndexRe.ReplaceAllString(markup.WithoutRefCounts(h), "")
 	}
 	wantEqual(t, "getDoc content without numbers and counts", bare(d.Content), bare(dom.DOM))
 

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -102,26 +104,66 @@ func TestHiddenAtCommitAndReplay(t *testing.T) {
 }
 
 // TestReferencesReadTheirTarget: a write or a render whose text references
-// a block (((id))) reads that block: while a notebook is hidden, a
-// reference to one of its blocks is refused exactly as a reference to a
-// block that does not exist (SiYuan would fill the reference's anchor with
-// the hidden block's text); without a hidden notebook nothing changes.
+// a block reads that block: while a notebook is hidden, a reference to
+// one of its blocks is refused exactly as a reference to a block that
+// does not exist (SiYuan would fill the reference's anchor with the hidden
+// block's text), in every form SiYuan reads a reference in: ((id)), a
+// block-ref span of block DOM (any quoting, character references), and
+// JSON escapes of either. Without a hidden notebook nothing is looked up:
+// a reference to a missing block is the kernel's business. The policy is
+// production's: read by default, the agent's own notebook writable.
 func TestReferencesReadTheirTarget(t *testing.T) {
 	s := newHiddenFixture(t)
-	s.hide()
-	for _, args := range []map[string]any{
-		{"action": "append", "parentID": s.Doc, "data": "see ((" + s.blocks[0] + "))", "validateOnly": true},
-		{"action": "append", "parentID": s.Doc, "data": "see ((" + s.blocks[0] + " 'anchor'))", "validateOnly": true},
-		{"action": "update", "id": s.Blocks[0], "data": "see ((" + s.blocks[0] + " \"static\"))", "validateOnly": true},
-	} {
-		s.WantMissing(t, "block", args, map[string]string{s.blocks[0]: tooltest.NewID()})
+	policy := func(hide bool) *tools.Policy {
+		nbs := map[string]tools.Level{s.NB: tools.LevelDelete}
+		if hide {
+			nbs[s.vault] = tools.LevelNone
+		}
+		return &tools.Policy{Default: tools.LevelRead, Notebooks: nbs, AllActions: true, Strict: true, Version: fmt.Sprint(hide)}
 	}
-	// A reference to a visible block is fine.
+	s.Policy = policy(true)
+	hid := s.blocks[0]
+	span := func(attrs string) string {
+		return `<div data-type="NodeParagraph" class="p"><div contenteditable="true">see <span ` + attrs + `>x</span></div></div>`
+	}
+	entities := ""
+	for _, c := range hid {
+		entities += fmt.Sprintf("&#%d;", c)
+	}
+	for _, args := range []map[string]any{
+		{"action": "append", "parentID": s.Doc, "data": "see ((" + hid + "))", "validateOnly": true},
+		{"action": "append", "parentID": s.Doc, "data": "see ((" + hid + " 'anchor'))", "validateOnly": true},
+		{"action": "update", "id": s.Blocks[0], "data": "see ((" + hid + " \"static\"))", "validateOnly": true},
+		{"action": "append", "parentID": s.Doc, "dataType": "dom", "data": span(`data-type="block-ref" data-subtype="d" data-id="` + hid + `"`), "validateOnly": true},
+		{"action": "append", "parentID": s.Doc, "dataType": "dom", "data": span(`data-type='block-ref' data-subtype=d data-id=` + hid), "validateOnly": true},
+		{"action": "append", "parentID": s.Doc, "dataType": "dom", "data": span(`DATA-TYPE="&#98;lock-ref" data-id="` + entities + `"`), "validateOnly": true},
+		{"action": "update", "id": s.Blocks[0], "dataType": "dom", "data": span(`data-type="block-ref" data-id="` + hid[:4] + `<wbr>` + hid[4:] + `"`), "validateOnly": true},
+		{"action": "append", "parentID": s.Doc, "data": `see <span data-type="block-ref" data-subtype="d" data-id="` + hid + `">x</span>`, "validateOnly": true},
+	} {
+		s.WantMissing(t, "block", args, map[string]string{hid: tooltest.NewID()})
+	}
+	// JSON escapes hide nothing: \u0028\u0028 is ((, and a key sent twice
+	// is read in both members.
+	ctx := tools.WithPolicy(t.Context(), s.Policy)
+	for _, raw := range []string{
+		`{"action":"append","parentID":"` + s.Doc + `","data":"see \u0028\u0028` + hid + `))","validateOnly":true}`,
+		`{"action":"append","parentID":"` + s.Doc + `","dataType":"dom","data":"<span data-type=\"block\u002dref\" data\u002did=\"` + hid + `\">x</span>","validateOnly":true}`,
+		`{"action":"append","parentID":"` + s.Doc + `","data":"see ((` + hid + `))","data":"harmless","validateOnly":true}`,
+	} {
+		_, err := s.R.Call(ctx, "block", json.RawMessage(raw))
+		var e *failure.Error
+		if !errors.As(err, &e) || e.Code != failure.NotFound || !strings.Contains(e.Message, hid) {
+			t.Errorf("%s: got %v, want not_found for %s", raw, err, hid)
+		}
+	}
+	// A reference to a visible block is fine, in every form.
 	s.OK(t, "block", map[string]any{"action": "append", "parentID": s.Doc, "data": "see ((" + s.Blocks[1] + "))", "validateOnly": true})
+	s.OK(t, "block", map[string]any{"action": "append", "parentID": s.Doc, "dataType": "dom", "data": span(`data-type="block-ref" data-id="` + s.Blocks[1] + `"`), "validateOnly": true})
 	// Without a hidden notebook, a reference to a missing block is the
-	// kernel's business, as before.
-	s.show()
+	// kernel's business, as before: no lookup refuses it.
+	s.Policy = policy(false)
 	s.OK(t, "block", map[string]any{"action": "append", "parentID": s.Doc, "data": "see ((" + tooltest.NewID() + "))", "validateOnly": true})
+	s.OK(t, "block", map[string]any{"action": "append", "parentID": s.Doc, "dataType": "dom", "data": span(`data-type="block-ref" data-id="` + tooltest.NewID() + `"`), "validateOnly": true})
 }
 
 // TestHiddenNamesAndCounts: names, labels and counts answer for a hidden

@@ -10,6 +10,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
 
 // getDocArgs are get_doc's: a markdown window, or html with a size.
@@ -64,9 +65,6 @@ var (
 	blockTag  = regexp.MustCompile(`<[a-z]+\b[^>]*\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"[^>]*>`)
 	divTag    = regexp.MustCompile(`<(/?)div\b[^>]*>`)
 	nodeID    = regexp.MustCompile(`\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"`)
-	refcount  = regexp.MustCompile(`\s+refcount="\d*"`)
-	countDiv  = regexp.MustCompile(`^<div\b[^>]*\bclass="[^"]*\bprotyle-attr--refcount\b[^"]*"[^>]*>`)
-	countText = regexp.MustCompile(`^\d*</div>`)
 	customAvs = regexp.MustCompile(`\bcustom-avs="([^"]*)"`)
 	avNames   = regexp.MustCompile(`\s+av-names="[^"]*"`)
 )
@@ -132,13 +130,13 @@ func recount(html string, counts map[string]int, visibleDB func(string) (bool, e
 			out.WriteString(html[last:loc[0]])
 			out.WriteString(veiled)
 			last = loc[1]
-		} else if countDiv.MatchString(tag) && countText.MatchString(html[loc[1]:]) {
+		} else if size := markup.RefCountDivLen(html[loc[0]:]); size > 0 {
 			owner := ""
 			for i := len(stack) - 1; i >= 0 && owner == ""; i-- {
 				owner = stack[i]
 			}
 			out.WriteString(html[last:loc[0]])
-			end := loc[1] + len(countText.FindString(html[loc[1]:]))
+			end := loc[0] + size
 			if n := counts[owner]; n > 0 {
 				out.WriteString(tag + strconv.Itoa(n) + "</div>")
 			}
@@ -155,13 +153,7 @@ func recount(html string, counts map[string]int, visibleDB func(string) (bool, e
 // (dropped at 0) and av-names dropped if a database it names is not one
 // the call may see.
 func veilTag(tag string, n int, visibleDB func(string) (bool, error)) (string, error) {
-	if refcount.MatchString(tag) {
-		repl := ""
-		if n > 0 {
-			repl = ` refcount="` + strconv.Itoa(n) + `"`
-		}
-		tag = refcount.ReplaceAllLiteralString(tag, repl)
-	}
+	tag = markup.SetRefCount(tag, n)
 	if m := customAvs.FindStringSubmatch(tag); m != nil && avNames.MatchString(tag) {
 		for _, av := range strings.Split(m[1], ",") {
 			if av = strings.TrimSpace(av); av == "" {

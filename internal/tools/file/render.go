@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,6 +13,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
 
@@ -190,7 +189,7 @@ var render = tools.Read[renderArgs]{
 		if err := tplguard.Check(ctx, src, tplguard.File); err != nil {
 			return nil, err
 		}
-		if err := checkRefs(ctx, env, sourceRef, src); err != nil {
+		if err := checkRefs(ctx, env, src); err != nil {
 			return nil, err
 		}
 		abs, err := locateTemplate(ctx, env, a.Path)
@@ -205,7 +204,7 @@ var render = tools.Read[renderArgs]{
 			return nil, err
 		}
 		// A reference the template built while rendering is checked too.
-		if err := checkRefs(ctx, env, domRef, dom); err != nil {
+		if err := checkRefs(ctx, env, dom); err != nil {
 			return nil, err
 		}
 		return map[string]any{"engine": "template", "id": a.ID, "path": a.Path, "dataType": "dom", "content": dom}, nil
@@ -240,29 +239,16 @@ func parseRender(a *tools.Args) (renderArgs, error) {
 	return r, failure.Invalid("engine must be template or sprig; got %q", r.Engine)
 }
 
-// Block references in a template's source (((id …))) and in the DOM it
-// renders to (a block-ref span's data-id).
-var (
-	sourceRef = regexp.MustCompile(`\(\(\s*([0-9]{14}-[0-9a-z]{7})\b`)
-	domRef    = regexp.MustCompile(`<span\b[^>]*\bdata-type="[^"]*\bblock-ref\b[^"]*"[^>]*\bdata-id="([0-9]{14}-[0-9a-z]{7})"|<span\b[^>]*\bdata-id="([0-9]{14}-[0-9a-z]{7})"[^>]*\bdata-type="[^"]*\bblock-ref\b`)
-)
-
-// checkRefs refuses a template that references a block the call cannot
-// see: SiYuan fills a reference's empty anchor with its target's text as
-// it renders. The refusal is the one for a block that does not exist,
-// whether it is missing or hidden.
-func checkRefs(ctx context.Context, env *tools.Env, re *regexp.Regexp, text string) error {
+// checkRefs refuses a template (its source, or the DOM it rendered to)
+// that references a block the call cannot see: SiYuan fills a
+// reference's empty anchor with its target's text as it renders. The
+// refusal is the one for a block that does not exist, whether it is
+// missing or hidden.
+func checkRefs(ctx context.Context, env *tools.Env, text string) error {
 	if !tools.Hiding(ctx) {
 		return nil
 	}
-	var ids []string
-	for _, m := range re.FindAllStringSubmatch(text, -1) {
-		for _, id := range m[1:] {
-			if id != "" && !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
+	ids := markup.RefIDs(text)
 	if len(ids) == 0 {
 		return nil
 	}

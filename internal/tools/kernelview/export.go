@@ -34,8 +34,10 @@ import (
 // hidden notebook answered as missing. A reference into a hidden notebook
 // then reads exactly as SiYuan writes a reference to a removed block: its
 // anchor text and its footnote number, without a definition; an embed
-// never shows a hidden block. When that render showed nothing hidden and
-// ran no query, SiYuan's own answer is returned instead, byte for byte.
+// never shows a hidden block, and a database block shows no table (see
+// policySource.AttributeView). When that render showed nothing hidden, ran
+// no query and met no database, SiYuan's own answer is returned instead,
+// byte for byte.
 //
 // An embed's query is raw SQL over every notebook, which cannot be limited
 // to the visible ones (its result can depend on hidden blocks through a
@@ -263,21 +265,17 @@ func (s *policySource) Embed(_ context.Context, stmt string, _ int) ([]string, e
 	return nil, nil
 }
 
-// AttributeView is the table SiYuan exports a database block as: its
-// export of that block alone.
-func (s *policySource) AttributeView(ctx context.Context, _ *parse.Tree, n *ast.Node) (*ast.Node, error) {
-	var md siyuan.MdContent
-	req := map[string]any{"id": n.ID, "yfm": false, "addTitle": false}
-	if err := s.env.Kernel.Do(ctx, "/api/export/exportMdContent", req, &md, siyuan.Read); err != nil {
-		return nil, err
-	}
-	l := mdexport.NewLute()
-	l.SetKramdownIAL(false)
-	tree := parse.Parse("", []byte(md.Content), l.ParseOptions)
-	if t := tree.Root.ChildByType(ast.NodeTable); t != nil {
-		t.Unlink()
-		return t, nil
-	}
+// AttributeView keeps a database block as it is: the export shows it as
+// SiYuan shows a database it cannot read (an empty element naming the
+// database), never the table. SiYuan's table lists every row of the view
+// with its cells: the text of the blocks rows are bound to, relations,
+// rollups and templates computed over rows bound to blocks in hidden
+// notebooks. What agents may see of a database is the av tool's to say
+// (its reads leave those out and count them as withheld); an export
+// cannot count what it leaves out, so while a notebook is hidden it shows
+// no database at all, and the answer is this render, not SiYuan's.
+func (s *policySource) AttributeView(context.Context, *parse.Tree, *ast.Node) (*ast.Node, error) {
+	s.hide()
 	return nil, nil
 }
 

@@ -17,9 +17,10 @@ import (
 )
 
 // BlockState is the live state of one block as Strict Safe Writes hashes it:
-// kramdown, attributes and DOM, normalised so that attribute order and the
-// created/updated timestamps do not count while every content change
-// (inline marks, a block ref's subtype, text) does.
+// kramdown, attributes and DOM, normalised so that attribute order, the
+// created/updated timestamps and the reference counts SiYuan marks (over
+// every notebook) do not count while every content change (inline marks,
+// a block ref's subtype, text) does.
 type BlockState struct {
 	ID       string            `json:"id"`
 	Missing  bool              `json:"missing,omitempty"`
@@ -280,8 +281,13 @@ func SortedUnique(ids []string) []string {
 	return out
 }
 
-// volatileAttr names attributes that change without the content changing.
-func volatileAttr(name string) bool { return name == "updated" || name == "created" }
+// volatileAttr names attributes that change without the content
+// changing: the timestamps, and the count of references to the block
+// (refcount), which SiYuan counts over every notebook, so that a
+// reference added in a notebook hidden from agents would move a hash.
+func volatileAttr(name string) bool {
+	return name == "updated" || name == "created" || name == "refcount"
+}
 
 var (
 	ialRE     = regexp.MustCompile(`\{:((?:\s+[A-Za-z][\w-]*="(?:[^"\\]|\\.)*")*)\s*\}`)
@@ -318,9 +324,10 @@ func NormalizeAttrs(m map[string]string) map[string]string {
 }
 
 // NormalizeDOM re-renders every tag with sorted attributes, timestamps
-// dropped; text, tag structure and every other attribute value are kept.
+// and reference counts dropped (the count's attribute-bar div too); text,
+// tag structure and every other attribute value are kept.
 func NormalizeDOM(s string) string {
-	z := html.NewTokenizer(strings.NewReader(s))
+	z := html.NewTokenizer(strings.NewReader(markup.WithoutRefCounts(s)))
 	var b strings.Builder
 	for {
 		tt := z.Next()

@@ -19,6 +19,7 @@ func TestNormalizers(t *testing.T) {
 	same := []struct{ name, a, b string }{
 		{"kramdown attribute order and timestamps", `p{: id="x" updated="20260101000000" custom-a="1"}`, `p{: custom-a="1" id="x" updated="20270101000000"}`},
 		{"kramdown created dropped", `{: created="1" id="x"}`, `{: id="x"}`},
+		{"kramdown reference count dropped", `p{: id="x" refcount="3"}`, `p{: id="x" refcount="4"}`},
 	}
 	for _, tt := range same {
 		if NormalizeKramdown(tt.a) != NormalizeKramdown(tt.b) {
@@ -27,6 +28,12 @@ func TestNormalizers(t *testing.T) {
 	}
 	domSame := [][2]string{
 		{`<div data-node-id="x" updated="1" class="p"><span data-type="strong">b</span></div>`, `<div class="p" data-node-id="x" updated="2"><span data-type="strong">b</span></div>`},
+		// SiYuan counts references to a block over every notebook: a
+		// reference from a hidden notebook must not move a hash.
+		{`<div data-node-id="x" data-type="NodeParagraph" class="p" refcount="1"><div contenteditable="true">t</div><div class="protyle-attr" contenteditable="false"><div class="protyle-attr--refcount popover__block">1</div>` + "\u200b" + `</div></div>`,
+			`<div data-node-id="x" data-type="NodeParagraph" class="p" refcount="2"><div contenteditable="true">t</div><div class="protyle-attr" contenteditable="false"><div class="protyle-attr--refcount popover__block">2</div>` + "\u200b" + `</div></div>`},
+		{`<div data-node-id="x" class="p" refcount="2"><div contenteditable="true">t</div><div class="protyle-attr" contenteditable="false"><div class="protyle-attr--refcount popover__block">2</div></div></div>`,
+			`<div data-node-id="x" class="p"><div contenteditable="true">t</div><div class="protyle-attr" contenteditable="false"></div></div>`},
 	}
 	for _, p := range domSame {
 		if NormalizeDOM(p[0]) != NormalizeDOM(p[1]) {
@@ -43,7 +50,7 @@ func TestNormalizers(t *testing.T) {
 			t.Errorf("DOM change lost: %q vs %q", p[0], p[1])
 		}
 	}
-	if got := NormalizeAttrs(map[string]string{"id": "x", "updated": "1", "created": "2", "custom-a": "b"}); !reflect.DeepEqual(got, map[string]string{"id": "x", "custom-a": "b"}) {
+	if got := NormalizeAttrs(map[string]string{"id": "x", "updated": "1", "created": "2", "refcount": "5", "custom-a": "b"}); !reflect.DeepEqual(got, map[string]string{"id": "x", "custom-a": "b"}) {
 		t.Errorf("attrs: %v", got)
 	}
 }

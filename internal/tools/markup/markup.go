@@ -1,6 +1,6 @@
 // Package markup holds SiYuan's text rules that several tools need: how it
-// normalises titles, and the visible text of block DOM. Pure functions, no
-// kernel calls.
+// normalises titles, the visible text of block DOM, the block references it
+// reads in what it stores. Pure functions, no kernel calls.
 package markup
 
 import (

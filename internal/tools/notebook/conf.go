@@ -1,7 +1,6 @@
 package notebook
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -9,17 +8,6 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
-
-// prefixed says which field a refusal is about, in its message.
-func prefixed(err error, prefix string) error {
-	var fe *failure.Error
-	if !errors.As(err, &fe) {
-		return err
-	}
-	c := *fe
-	c.Message = prefix + c.Message
-	return &c
-}
 
 // settableConf are the notebook conf fields set_conf accepts, with their
 // JSON types. closed is changed with set_open_state; encryption never.
@@ -68,7 +56,7 @@ func confPatch(patch map[string]any) (map[string]any, error) {
 	for _, k := range []string{"refCreateSavePath", "docCreateSavePath", "dailyNoteSavePath"} {
 		if p, ok := patch[k].(string); ok {
 			if err := tplguard.CheckPure(p, tplguard.Sprig); err != nil {
-				return nil, prefixed(err, "conf."+k+": ")
+				return nil, failure.Prefixed(err, "conf."+k+": ")
 			}
 		}
 	}

@@ -38,7 +38,7 @@ func CheckTemplatePath(field, p string) error {
 // depend on that.
 func CheckDailyNote(ctx context.Context, env *tools.Env, savePath, templatePath string) error {
 	if err := CheckPure(savePath, Sprig); err != nil {
-		return prefixed(err, "the notebook's dailyNoteSavePath: ")
+		return failure.Prefixed(err, "the notebook's dailyNoteSavePath: ")
 	}
 	if strings.TrimSpace(templatePath) == "" {
 		return nil
@@ -62,18 +62,7 @@ func CheckDailyNote(ctx context.Context, env *tools.Env, savePath, templatePath 
 		return failure.Invalid("the daily-note template %s is larger than the template budget (%d bytes); nothing was written", templatePath, env.TemplateBytes()).Attempted(false)
 	}
 	if err := Check(ctx, string(src), File); err != nil {
-		return prefixed(err, "the daily-note template "+templatePath+": ")
+		return failure.Prefixed(err, "the daily-note template "+templatePath+": ")
 	}
 	return nil
-}
-
-// prefixed says where a refusal comes from, in its message.
-func prefixed(err error, prefix string) error {
-	var fe *failure.Error
-	if !errors.As(err, &fe) {
-		return fmt.Errorf("%s%w", prefix, err)
-	}
-	c := *fe
-	c.Message = prefix + c.Message
-	return &c
 }
