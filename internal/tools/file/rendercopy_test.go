@@ -2,12 +2,16 @@ package file
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -100,4 +104,89 @@ func TestWorkspaceRoot(t *testing.T) {
 			t.Errorf("workspaceRoot(%q, %q) = %q, %q, %v; want %q, %q", c.abs, c.rel, root, sep, err, c.root, c.sep)
 		}
 	}
+}
+
+// BenchmarkRender compares, on one kernel in one run, file.render (the
+// template read, checked, copied, rendered from the copy, the copy
+// removed) with the kernel calls a render of the template's own file
+// makes (getFile, searchTemplate, render), with those a render of a copy
+// makes (the same and putFile, removeFile) and with the bare render.
+// With SISYPHUS_BENCH_URL and SISYPHUS_BENCH_TOKEN it runs against any
+// SiYuan kernel; it removes the notebook and template it wrote.
+//
+//	go test ./internal/tools/file -run '^$' -bench BenchmarkRender -benchtime 200x
+func BenchmarkRender(b *testing.B) {
+	ctx := context.Background()
+	c := tooltest.BenchKernel(b)
+	r, err := tools.NewRegistry(&tools.Env{Kernel: c}, Tool())
+	if err != nil {
+		b.Fatal(err)
+	}
+	nb, err := c.CreateNotebook(ctx, fmt.Sprintf("sisyphus-bench-%d", time.Now().UnixNano()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.RemoveNotebook(context.Background(), nb.ID) })
+	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb.ID, Path: "/Bench", Markdown: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := fmt.Sprintf("sisyphus-bench-%d.md", time.Now().UnixNano())
+	b.Cleanup(func() { c.RemoveFile(context.Background(), "/data/templates/"+name) })
+	if err := c.PutFile(ctx, siyuan.PutFileRequest{Path: "/data/templates/" + name, Body: strings.NewReader("# .action{.title}\n\n- item .action{now | date \"2006\"}\n")}); err != nil {
+		b.Fatal(err)
+	}
+	call := tooltest.Caller(b, ctx, r, "file")
+	var abs string
+	tooltest.BenchLatency(b, []tooltest.Op{
+		{Name: "render", Fn: func(int) {
+			call(map[string]any{"action": "render", "id": doc, "path": name})
+		}},
+		{Name: "bare-calls-in-place", Fn: func(int) {
+			body, _, err := c.GetFile(ctx, "/data/templates/"+name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, body)
+			body.Close()
+			all, err := c.SearchTemplate(ctx, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, t := range all {
+				if t.RelativePath == name {
+					abs = t.Path
+				}
+			}
+			if _, err := c.RenderTemplate(ctx, doc, abs, true); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{Name: "bare-calls-copy", Fn: func(int) {
+			body, _, err := c.GetFile(ctx, "/data/templates/"+name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, body)
+			body.Close()
+			if _, err := c.SearchTemplate(ctx, ""); err != nil {
+				b.Fatal(err)
+			}
+			if err := c.PutFile(ctx, siyuan.PutFileRequest{Path: renderCopies + "/bench.md", Body: strings.NewReader("# .action{.title}\n")}); err != nil {
+				b.Fatal(err)
+			}
+			root, sep, _ := workspaceRoot(abs, "templates/"+name)
+			if _, err := c.RenderTemplate(ctx, doc, root+"temp"+sep+"sisyphus-render"+sep+"bench.md", true); err != nil {
+				b.Fatal(err)
+			}
+			if err := c.RemoveFile(ctx, renderCopies+"/bench.md"); err != nil {
+				b.Fatal(err)
+			}
+		}},
+		{Name: "bare-render", Fn: func(int) {
+			if _, err := c.RenderTemplate(ctx, doc, abs, true); err != nil {
+				b.Fatal(err)
+			}
+		}},
+	})
 }
