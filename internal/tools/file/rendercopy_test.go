@@ -190,3 +190,26 @@ func BenchmarkRender(b *testing.B) {
 		}},
 	})
 }
+
+// FuzzWorkspaceRoot: whatever path SiYuan answers for a template, the
+// workspace found is its prefix ending with a separator, and what follows
+// is data/<the template> in either separator; anything else is refused.
+func FuzzWorkspaceRoot(f *testing.F) {
+	f.Add("/home/me/SiYuan/data/templates/daily.md", "templates/daily.md")
+	f.Add(`C:\ws\data\templates\work\weekly.md`, "templates/work/weekly.md")
+	f.Add("/data/templates/daily.md", "templates/daily.md")
+	f.Add("x", "")
+	f.Fuzz(func(t *testing.T, abs, rel string) {
+		root, sep, err := workspaceRoot(abs, rel)
+		if err != nil {
+			if root != "" || sep != "" {
+				t.Fatalf("refused with %q, %q", root, sep)
+			}
+			return
+		}
+		if sep != "/" && sep != `\` || !strings.HasSuffix(root, sep) || len(root) < 2 || !strings.HasPrefix(abs, root) ||
+			strings.ReplaceAll(abs[len(root):], `\`, "/") != "data/"+rel {
+			t.Fatalf("workspaceRoot(%q, %q) = %q, %q", abs, rel, root, sep)
+		}
+	})
+}
