@@ -2,9 +2,12 @@ package settings
 
 import (
 	"context"
+	"encoding/json"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -189,4 +192,42 @@ func TestGoneCosts(t *testing.T) {
 	if p := policy(); !p.Hides() || len(p.Gone) != 0 {
 		t.Fatalf("the index failing: %+v", p)
 	}
+}
+
+// FuzzGone: whatever notebook ids the person's file hides, finding which
+// are gone never fails the policy, puts into SQL only a checked id in the
+// project's own statement, leaves hiding every notebook SiYuan lists, and
+// keeps every entry none.
+func FuzzGone(f *testing.F) {
+	c, n := countedKernel(f)
+	f.Add(nb1)
+	f.Add("20251231000000-zzzzzzz")
+	f.Add("x' OR 1=1 --")
+	f.Add("")
+	f.Add("20251231000000-zzzzzz'")
+	stmt := regexp.MustCompile(`^\{"stmt":"SELECT box FROM blocks WHERE box = '\d{14}-[0-9a-z]{7}' LIMIT 1"`)
+	f.Fuzz(func(t *testing.T, id string) {
+		if !utf8.ValidString(id) {
+			return // JSON stores another key
+		}
+		ctx := context.Background()
+		raw, _ := json.Marshal(map[string]string{id: "none", nb2: "none"})
+		put(t, c, PermissionsFile, string(raw))
+		n.take()
+		p, err := NewStore(c).Policy(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range n.queries() {
+			if !stmt.MatchString(q) {
+				t.Fatalf("SQL sent: %s", q)
+			}
+		}
+		if p.Level(id) != tools.LevelNone || p.Level(nb2) != tools.LevelNone || p.Gone[nb2] || !p.Hides() {
+			t.Fatalf("%q: %+v", id, p)
+		}
+		if id == nb1 && p.Gone[id] {
+			t.Fatalf("a notebook SiYuan lists is gone: %+v", p)
+		}
+	})
 }

@@ -27,6 +27,7 @@ type calls struct {
 	mu   sync.Mutex
 	n    map[string]int
 	fail map[string]bool // paths answered HTTP 500
+	sql  []string        // the bodies of the SQL queries
 }
 
 // failing makes the kernel answer a path with HTTP 500 (on: true) or as
@@ -51,12 +52,20 @@ func (c *calls) take() map[string]int {
 	defer c.mu.Unlock()
 	out := c.n
 	c.n = map[string]int{}
+	c.sql = nil
 	return out
+}
+
+// queries returns the SQL bodies sent since the last take.
+func (c *calls) queries() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.sql...)
 }
 
 // countedKernel is an embedded kernel whose requests are counted by path;
 // the notebooks the tests name exist in it.
-func countedKernel(t *testing.T) (*siyuan.Client, *calls) {
+func countedKernel(t testing.TB) (*siyuan.Client, *calls) {
 	t.Helper()
 	k, err := embedded.Open(context.Background(), embedded.Options{Dir: t.TempDir(), Token: "t", SQLFlushInterval: time.Hour})
 	if err != nil {
@@ -65,6 +74,13 @@ func countedKernel(t *testing.T) (*siyuan.Client, *calls) {
 	n := &calls{n: map[string]int{}, fail: map[string]bool{}}
 	inner := k.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/query/sql" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			n.mu.Lock()
+			n.sql = append(n.sql, string(body))
+			n.mu.Unlock()
+		}
 		if n.add(r.URL.Path) {
 			http.Error(w, "injected", http.StatusInternalServerError)
 			return
@@ -83,7 +99,7 @@ func countedKernel(t *testing.T) (*siyuan.Client, *calls) {
 	return c, n
 }
 
-func put(t *testing.T, c *siyuan.Client, p, body string) {
+func put(t testing.TB, c *siyuan.Client, p, body string) {
 	t.Helper()
 	if err := c.PutFile(context.Background(), siyuan.PutFileRequest{Path: p, Body: strings.NewReader(body)}); err != nil {
 		t.Fatal(err)
