@@ -59,15 +59,15 @@ type Config struct {
 	// problems say why a file cannot be used; any makes the policy fail
 	// closed.
 	problems []string
-	// gone are notebooks with a "none" entry that the kernel no longer
-	// has (removed in SiYuan after the person hid them): such an entry
-	// hides nothing, so the policy leaves it out, or a notebook long gone
-	// would keep everything that cannot be filtered by notebook refused.
-	gone map[string]bool
 	// policy is built once: a Config is not changed after its read, and
 	// the authority asks a cached one on every call.
 	policyOnce sync.Once
 	policy     *tools.Policy
+	// placed is the policy with the notebooks SiYuan no longer has
+	// (Store.Policy), kept for the gone set it was built for.
+	placedMu  sync.Mutex
+	placed    *tools.Policy
+	placedFor string
 }
 
 // Problems say why the configuration cannot be used (none: it can).
@@ -246,23 +246,53 @@ func (c *Config) accessRaw() []byte {
 }
 
 // Policy is the configuration as the gate applies it: the same value on
-// every call, which nobody may change.
+// every call, which nobody may change. Every none entry hides here, even
+// one of a notebook SiYuan no longer has; Store.Policy leaves those out.
 func (c *Config) Policy() *tools.Policy {
 	c.policyOnce.Do(func() { c.policy = c.buildPolicy() })
 	return c.policy
 }
 
 func (c *Config) buildPolicy() *tools.Policy {
-	levels := c.Levels()
-	for id := range c.gone {
-		delete(levels, id)
-	}
-	p := &tools.Policy{Notebooks: levels, Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
+	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
 		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
 	}
 	return p
+}
+
+// hidden are the notebooks the configuration hides, sorted.
+func (c *Config) hidden() []string {
+	var out []string
+	for id, l := range c.Policy().Notebooks {
+		if l == tools.LevelNone {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// policyWithout is the policy with gone as its Gone notebooks (the same
+// value while the set stays the same).
+func (c *Config) policyWithout(gone []string) *tools.Policy {
+	base := c.Policy()
+	if len(gone) == 0 {
+		return base
+	}
+	key := strings.Join(gone, ",")
+	c.placedMu.Lock()
+	defer c.placedMu.Unlock()
+	if c.placed == nil || c.placedFor != key {
+		p := *base
+		p.Gone = make(map[string]bool, len(gone))
+		for _, id := range gone {
+			p.Gone[id] = true
+		}
+		c.placed, c.placedFor = &p, key
+	}
+	return c.placed
 }
 
 // Store reads and writes the configuration through a kernel.
@@ -283,8 +313,13 @@ type Store struct {
 	cachedAt   time.Time
 	gen        uint64 // Invalidate's count: a read begun before one is not kept
 	refreshing bool
-	// clock stamps the memory's update time (nil: time.Now).
+	// clock stamps the memory's update time and the verdicts on hidden
+	// notebooks (nil: time.Now).
 	clock func() time.Time
+
+	// places are the verdicts on the hidden notebooks (see gone).
+	placesMu sync.Mutex
+	places   map[string]verdict
 }
 
 func (s *Store) now() time.Time {
@@ -357,6 +392,7 @@ func (s *Store) refresh(gen uint64) {
 	began := time.Now()
 	if c, err := s.readNow(ctx); err == nil {
 		s.keep(c, gen, began)
+		s.gone(ctx, c.hidden()) // the verdicts too, so that calls find them fresh
 	}
 }
 
@@ -399,9 +435,6 @@ func (s *Store) readNow(ctx context.Context) (*Config, error) {
 			c.perms = m
 		}
 	}
-	if err := c.findGone(ctx, s.kernel); err != nil {
-		return nil, err
-	}
 	if !tool.missing {
 		if m, why := object(tool.raw); why != "" {
 			c.problems = append(c.problems, ToolsFile+" "+why)
@@ -412,45 +445,14 @@ func (s *Store) readNow(ctx context.Context) (*Config, error) {
 	return c, nil
 }
 
-// findGone looks up, when the configuration hides a notebook, which hidden
-// ones the kernel no longer has. Only then is the kernel asked: an open
-// configuration costs nothing more.
-func (c *Config) findGone(ctx context.Context, kernel *siyuan.Client) error {
-	var hidden []string
-	for id, l := range c.Levels() {
-		if l == tools.LevelNone {
-			hidden = append(hidden, id)
-		}
-	}
-	if len(hidden) == 0 {
-		return nil
-	}
-	nbs, err := kernel.ListNotebooks(ctx)
-	if err != nil {
-		return fmt.Errorf("list the notebooks the configuration hides: %w", err)
-	}
-	have := make(map[string]bool, len(nbs))
-	for _, n := range nbs {
-		have[n.ID] = true
-	}
-	for _, id := range hidden {
-		if !have[id] {
-			if c.gone == nil {
-				c.gone = map[string]bool{}
-			}
-			c.gone[id] = true
-		}
-	}
-	return nil
-}
-
-// Policy loads the configuration now, as the gate applies it.
+// Policy loads the configuration now, as the gate applies it: a none entry
+// of a notebook SiYuan no longer has (see gone) hides nothing.
 func (s *Store) Policy(ctx context.Context) (*tools.Policy, error) {
 	c, err := s.Load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return c.Policy(), nil
+	return c.policyWithout(s.gone(ctx, c.hidden())), nil
 }
 
 // object parses a file that must hold a JSON object; an empty one is {}.

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,26 +18,88 @@ import (
 )
 
 func kernel(t *testing.T) *siyuan.Client {
+	c, _ := countedKernel(t)
+	return c
+}
+
+// calls counts a kernel's requests by path.
+type calls struct {
+	mu   sync.Mutex
+	n    map[string]int
+	fail map[string]bool // paths answered HTTP 500
+	sql  []string        // the bodies of the SQL queries
+}
+
+// failing makes the kernel answer a path with HTTP 500 (on: true) or as
+// it does.
+func (c *calls) failing(p string, on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fail[p] = on
+}
+
+// add counts a request and reports whether it is to fail.
+func (c *calls) add(p string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[p]++
+	return c.fail[p]
+}
+
+// take returns the counts so far and starts again from zero.
+func (c *calls) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.n
+	c.n = map[string]int{}
+	c.sql = nil
+	return out
+}
+
+// queries returns the SQL bodies sent since the last take.
+func (c *calls) queries() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.sql...)
+}
+
+// countedKernel is an embedded kernel whose requests are counted by path;
+// the notebooks the tests name exist in it.
+func countedKernel(t testing.TB) (*siyuan.Client, *calls) {
 	t.Helper()
 	k, err := embedded.Open(context.Background(), embedded.Options{Dir: t.TempDir(), Token: "t", SQLFlushInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(k.Handler())
+	n := &calls{n: map[string]int{}, fail: map[string]bool{}}
+	inner := k.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/query/sql" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			n.mu.Lock()
+			n.sql = append(n.sql, string(body))
+			n.mu.Unlock()
+		}
+		if n.add(r.URL.Path) {
+			http.Error(w, "injected", http.StatusInternalServerError)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
 	t.Cleanup(func() { srv.Close(); k.Close() })
 	c, err := siyuan.New(siyuan.Config{BaseURL: srv.URL, Token: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The notebooks the tests name exist: a "none" entry for a notebook
-	// the kernel does not have hides nothing (TestGoneNotebookHidesNothing).
 	for _, id := range []string{nb1, nb2, nb3, nbBogus, nbNumber} {
 		put(t, c, "/data/"+id+"/.siyuan/conf.json", `{"name":"`+id+`"}`)
 	}
-	return c
+	n.take()
+	return c, n
 }
 
-func put(t *testing.T, c *siyuan.Client, p, body string) {
+func put(t testing.TB, c *siyuan.Client, p, body string) {
 	t.Helper()
 	if err := c.PutFile(context.Background(), siyuan.PutFileRequest{Path: p, Body: strings.NewReader(body)}); err != nil {
 		t.Fatal(err)
@@ -57,31 +121,6 @@ const nb1, nb2, nb3 = "20260101000000-aaaaaaa", "20260101000000-bbbbbbb", "20260
 
 // Notebooks whose stored levels upstream never wrote (read as none).
 const nbBogus, nbNumber = "20260101000000-ddddddd", "20260101000000-eeeeeee"
-
-// TestGoneNotebookHidesNothing: a notebook the person hid and then removed
-// in SiYuan leaves its "none" entry behind; it hides nothing, so what
-// cannot be filtered by notebook is not refused for its sake. The person's
-// view still shows the entry.
-func TestGoneNotebookHidesNothing(t *testing.T) {
-	c := kernel(t)
-	const gone = "20251231000000-zzzzzzz"
-	put(t, c, PermissionsFile, `{"`+gone+`": "none", "`+nb1+`": "rw"}`)
-	cfg, err := NewStore(c).Load(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := cfg.Policy()
-	if p.Hides() || p.Level(gone) != tools.DefaultLevel || p.Level(nb1) != tools.LevelWrite {
-		t.Fatalf("a removed notebook's none entry: %+v", p)
-	}
-	if cfg.Levels()[gone] != tools.LevelNone {
-		t.Fatal("the stored entry is the person's: it stays in the view")
-	}
-	put(t, c, PermissionsFile, `{"`+gone+`": "none", "`+nb2+`": "none"}`)
-	if p, _ := NewStore(c).Policy(context.Background()); !p.Hides() || p.Level(nb2) != tools.LevelNone {
-		t.Fatalf("an existing hidden notebook still hides: %+v", p)
-	}
-}
 
 func TestDefaults(t *testing.T) {
 	s := NewStore(kernel(t))

@@ -117,6 +117,13 @@ type Policy struct {
 	// Err, when set, is why the configuration could not be read: every call
 	// that touches a notebook, and every write, fails closed with it.
 	Err error
+	// Gone are notebooks at none that SiYuan neither lists nor holds a
+	// block of in its index (removed after the person hid them). They hide
+	// nothing, so neither Hides nor the gate's floor counts them, or a
+	// notebook long gone would keep what cannot be filtered by notebook
+	// refused; their level stays none, so whatever a lookup places in one
+	// (it came back) is refused as hidden.
+	Gone map[string]bool
 }
 
 // ExtensionSettings are mcpToolsConfig.extension: whether SiYuan's native
@@ -146,27 +153,22 @@ func (p *Policy) Level(notebook string) Level {
 // Visible reports whether a notebook may be shown at all.
 func (p *Policy) Visible(notebook string) bool { return p.Level(notebook) != LevelNone }
 
-// floor is the lowest level any notebook has.
+// floor is the lowest level any notebook SiYuan has may have (a gone one
+// does not count).
 func (p *Policy) floor() Level {
 	f := p.Default
-	for _, l := range p.Notebooks {
-		f = min(f, l)
+	for id, l := range p.Notebooks {
+		if !p.Gone[id] {
+			f = min(f, l)
+		}
 	}
 	return f
 }
 
 // Hides reports whether some notebook is hidden (raw SQL cannot be
-// filtered, so it is refused then).
+// filtered, so it is refused then); a gone one hides nothing.
 func (p *Policy) Hides() bool {
-	if p.Default == LevelNone {
-		return true
-	}
-	for _, l := range p.Notebooks {
-		if l == LevelNone {
-			return true
-		}
-	}
-	return false
+	return p.floor() == LevelNone
 }
 
 // ActionOn reports whether the configuration enables an action of a tool.

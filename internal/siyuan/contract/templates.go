@@ -206,6 +206,26 @@ func checkTemplateRender(t *testing.T, s *suite) {
 			t.Fatalf("RenderTemplate: the blocks must get new ids, .id must be the block's: %s", dom)
 		}
 	}
+	// Any file of the workspace renders, outside data/templates too (a
+	// folder of temp/ neither indexed nor synced): the same DOM for the
+	// same bytes. file.render has SiYuan render such a copy of the
+	// template it checked.
+	copyDir := "/temp/" + s.templateName("copy")
+	s.put(t, copyDir+"/loop.md", []byte(`.action{range $i, $e := (list "x" "y")}- .action{$e}`+"\n"+`.action{end}`))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := s.c.RemoveFile(ctx, copyDir); err != nil && !errors.Is(err, siyuan.ErrFileNotFound) {
+			t.Errorf("cleanup: RemoveFile(%s): %v", copyDir, err)
+		}
+	})
+	fromTemplates, err := s.c.RenderTemplate(t.Context(), doc, dir+"/loop.md", true)
+	must(t, "RenderTemplate loop.md", err)
+	fromCopy, err := s.c.RenderTemplate(t.Context(), doc, ws+copyDir+"/loop.md", true)
+	must(t, "RenderTemplate of a copy under temp/", err)
+	if normDOM(fromCopy) != normDOM(fromTemplates) {
+		t.Fatalf("RenderTemplate of a copy under temp/:\n got %q\nwant %q", normDOM(fromCopy), normDOM(fromTemplates))
+	}
 	// Preview renders the same; the answer echoes the path.
 	r := s.rawJSON(t, "/api/template/render", `{"id":"`+doc+`","path":"`+dir+`/loop.md","preview":true}`)
 	if !strings.HasPrefix(string(r.body), `{"code":0,"msg":"","data":{"content":"`) || !strings.HasSuffix(string(r.body), `","path":"`+dir+`/loop.md"}}`) {

@@ -196,7 +196,7 @@ var render = tools.Read[renderArgs]{
 		if err != nil {
 			return nil, err
 		}
-		dom, err := env.Kernel.RenderTemplate(ctx, a.ID, abs, a.Preview)
+		dom, err := renderChecked(ctx, env, a.ID, a.Path, abs, src, a.Preview)
 		if treeMissing(err) {
 			return nil, failure.Missing("block", a.ID)
 		}
