@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -202,6 +203,11 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		ctx = strict.WithCommitBarrier(ctx, call.EnterCommit)
 	}
 	v, err := r.Registry.CallInput(ctx, c.Tool, c.input())
+	if p := failure.PanicOf(err); p != nil && r.Logger != nil {
+		// Recovered in a goroutine of the call (the agent sees only
+		// internal_error): the log keeps the bug.
+		r.Logger.Error("a call's goroutine panicked", "tool", c.Tool, "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+	}
 	if lane == admission.LaneRead && call.TimedOut() {
 		return errorResult(failure.Wrap(failure.ReadTimedOut, context.Cause(ctx),
 			"the read ran past its deadline (%s) and was stopped; its kernel call was abandoned", r.Admission.Limits().ReadTimeout))
