@@ -545,3 +545,37 @@ func waitBlockedWriters(t *testing.T, g *Guard, n int) {
 		t.Fatalf("%d connections blocked writing, want %d", k, n)
 	}
 }
+
+// BenchmarkLargeAnswer measures an 8 MiB answer read at once by its
+// client over loopback: the cost of renewing the write deadline for every
+// piece of it.
+func BenchmarkLargeAnswer(b *testing.B) {
+	const size = 8 << 20
+	chunk := make([]byte, 1<<20)
+	g := New(Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := g.Server(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for sent := 0; sent < size; sent += len(chunk) {
+			w.Write(chunk)
+		}
+	}))
+	go hs.Serve(g.Listener(ln))
+	b.Cleanup(func() { hs.Close() })
+	c := &http.Client{}
+	url := "http://" + ln.Addr().String() + "/"
+	b.SetBytes(size)
+	b.ResetTimer()
+	for b.Loop() {
+		resp, err := c.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, _ := io.Copy(io.Discard, resp.Body); n != size {
+			b.Fatalf("read %d bytes", n)
+		}
+		resp.Body.Close()
+	}
+}
