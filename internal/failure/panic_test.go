@@ -13,7 +13,8 @@ func TestRecover(t *testing.T) {
 		panic bool
 	}{
 		{"a panic", func() { panic("boom") }, true},
-		{"a runtime error", func() { var m map[string]int; m["x"] = 1 }, true},
+		{"a runtime error", func() { var none []int; _ = none[len(none)] }, true},
+		{"an error value", func() { panic(errors.New("boom")) }, true},
 		{"no panic", func() {}, false},
 	}
 	for _, tt := range tests {
