@@ -24,6 +24,7 @@ type netFlags struct {
 	headerTimeout time.Duration
 	bodyTimeout   time.Duration
 	bodyStall     time.Duration
+	writeStall    time.Duration
 }
 
 func (n *netFlags) register(cmd *cobra.Command, requestSize bool) {
@@ -41,7 +42,8 @@ func (n *netFlags) register(cmd *cobra.Command, requestSize bool) {
 	cmd.Flags().DurationVar(&n.headerTimeout, "header-timeout", netguard.DefaultHeaderTimeout, "how long a request's headers may take")
 	cmd.Flags().DurationVar(&n.bodyTimeout, "body-timeout", netguard.DefaultBodyTimeout, "how long a request's body may take (uploads: four times as long)")
 	cmd.Flags().DurationVar(&n.bodyStall, "body-stall", netguard.DefaultBodyStall, "the longest pause in a request's body, and the grace before its minimum rate")
-	for _, f := range []string{"header-timeout", "body-timeout", "body-stall"} {
+	cmd.Flags().DurationVar(&n.writeStall, "write-stall", netguard.DefaultWriteStall, "the longest a client may leave an answer untaken")
+	for _, f := range []string{"header-timeout", "body-timeout", "body-stall", "write-stall"} {
 		cmd.Flags().MarkHidden(f)
 	}
 }
@@ -78,7 +80,7 @@ const descriptorReserve = 256
 // most conns connections.
 func (n *netFlags) config(name string, conns int, log *slog.Logger) netguard.Config {
 	return netguard.Config{MaxConns: conns, HeaderTimeout: n.headerTimeout, BodyTimeout: n.bodyTimeout,
-		BodyStall: n.bodyStall, BodyGrace: n.bodyStall, Name: name, Logger: log}
+		BodyStall: n.bodyStall, BodyGrace: n.bodyStall, WriteStall: n.writeStall, Name: name, Logger: log}
 }
 
 // conns checks the flags and returns how many connections the main
@@ -90,8 +92,8 @@ func (n *netFlags) conns(cmd *cobra.Command, log *slog.Logger, others int) (int,
 	if n.maxConns < 16 {
 		return 0, fmt.Errorf("--max-connections must be at least 16, got %d", n.maxConns)
 	}
-	if n.headerTimeout <= 0 || n.bodyTimeout <= 0 || n.bodyStall <= 0 {
-		return 0, fmt.Errorf("--header-timeout, --body-timeout and --body-stall must be positive")
+	if n.headerTimeout <= 0 || n.bodyTimeout <= 0 || n.bodyStall <= 0 || n.writeStall <= 0 {
+		return 0, fmt.Errorf("--header-timeout, --body-timeout, --body-stall and --write-stall must be positive")
 	}
 	need := n.maxConns + others + descriptorReserve
 	limit := netguard.DescriptorLimit()

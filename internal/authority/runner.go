@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -178,6 +179,7 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		if errors.Is(err, admission.ErrCancelled) || errors.Is(err, admission.ErrDraining) {
 			return errorResult(admissionError(err, writes))
 		}
+		r.logPanic(c.Tool, err)
 		e := tools.KernelError(err)
 		if e.Code == failure.Internal || e.Code == failure.KernelError {
 			e = failure.Wrap(failure.ConfigUnavailable, err, "the configuration could not be loaded; nothing was run")
@@ -202,6 +204,7 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		ctx = strict.WithCommitBarrier(ctx, call.EnterCommit)
 	}
 	v, err := r.Registry.CallInput(ctx, c.Tool, c.input())
+	r.logPanic(c.Tool, err)
 	if lane == admission.LaneRead && call.TimedOut() {
 		return errorResult(failure.Wrap(failure.ReadTimedOut, context.Cause(ctx),
 			"the read ran past its deadline (%s) and was stopped; its kernel call was abandoned", r.Admission.Limits().ReadTimeout))
@@ -227,6 +230,14 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		return res
 	}
 	return mcp.StructuredResult(v)
+}
+
+// logPanic logs a panic recovered in a goroutine working for a call (the
+// agent sees only internal_error): the log keeps the bug and its stack.
+func (r *Runner) logPanic(tool string, err error) {
+	if p := failure.PanicOf(err); p != nil && r.Logger != nil {
+		r.Logger.Error("a goroutine working for a call panicked", "tool", tool, "panic", fmt.Sprint(p.Value), "stack", string(p.Stack))
+	}
 }
 
 func writeFlag(writes bool) *bool {

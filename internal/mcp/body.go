@@ -16,9 +16,10 @@ import (
 const smallBody = 64 << 10
 
 // byteBudget bounds the bytes of the large bodies a handler holds at once,
-// from before the first byte is read until the response is written (the
-// decoded call keeps referring to its body). It is a counting semaphore in
-// bytes; waiters are woken on every release and try again.
+// from before the first byte is read until the server first answers (the
+// decoded call keeps referring to its body while it runs). It is a
+// counting semaphore in bytes; waiters are woken on every release and try
+// again.
 type byteBudget struct {
 	mu   sync.Mutex
 	free int64
@@ -94,8 +95,9 @@ var (
 // refused as soon as it passes the cap. A body over smallBody takes its
 // size from the budget first (the whole cap when its length is unknown)
 // and is read into one buffer of that size; release gives the budget back
-// once the response is written. A body that cannot get budget within
-// BodyBudgetWait is refused with 503 without being read.
+// (releaseOnAnswer calls it before the first byte of the answer). A body
+// that cannot get budget within BodyBudgetWait is refused with 503 without
+// being read.
 func (h *httpHandler) readBody(r *http.Request) (body []byte, release func(), refusal *bodyRefusal) {
 	limit, n := h.opts.MaxBodyBytes, r.ContentLength
 	release = func() {}
@@ -176,3 +178,31 @@ func readRefusal(err error) *bodyRefusal {
 
 // defaultBodyBudgetWait is how long a large body waits for budget.
 const defaultBodyBudgetWait = 5 * time.Second
+
+// releaseOnAnswer gives a request's body budget back just before its
+// response starts: the final answer of a call (its work done), or the
+// first event of a stream (a progress notice, a question to the client).
+// From then on the server waits on the client, to read what it is sent
+// or to answer, and a client that does neither must not hold the budget
+// others' large posts wait for (the connection guard cuts it, or evicts
+// it, on its own). What a call still holds after its stream starts is
+// bounded by the caps on calls in flight and on questions awaiting an
+// answer.
+type releaseOnAnswer struct {
+	http.ResponseWriter
+	release func()
+}
+
+func (r *releaseOnAnswer) WriteHeader(code int) {
+	r.release()
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *releaseOnAnswer) Write(b []byte) (int, error) {
+	r.release()
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (Flush,
+// deadlines).
+func (r *releaseOnAnswer) Unwrap() http.ResponseWriter { return r.ResponseWriter }

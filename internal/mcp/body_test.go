@@ -60,7 +60,7 @@ func TestReadBody(t *testing.T) {
 		failAt   int
 		status   int   // 0: read whole
 		maxRead  int   // the most that may be read of the body
-		taken    int64 // budget held while the response is written
+		taken    int64 // budget held until the answer starts
 	}{
 		{"small declared", 100, 100, 0, 0, 0, 100, 0},
 		{"small undeclared", 100, -1, 7, 0, 0, 100, 0},
@@ -201,4 +201,73 @@ func FuzzReadBody(f *testing.F) {
 			t.Fatalf("budget %d after release", h.budget.available())
 		}
 	})
+}
+
+// budgetProbe is a response writer that notes how much body budget is
+// free when the first byte of the answer is written: what a client that
+// never reads its answer would leave held.
+type budgetProbe struct {
+	h       *httpHandler
+	header  http.Header
+	status  int
+	freeAt  int64 // -1 until the answer starts
+	written bytes.Buffer
+}
+
+func (p *budgetProbe) Header() http.Header { return p.header }
+
+func (p *budgetProbe) note() {
+	if p.freeAt < 0 {
+		p.freeAt = p.h.budget.available()
+	}
+}
+
+func (p *budgetProbe) WriteHeader(code int) { p.note(); p.status = code }
+
+func (p *budgetProbe) Write(b []byte) (int, error) { p.note(); return p.written.Write(b) }
+
+// A large post gives its body budget back before the first byte of its
+// answer goes out, whether that is the call's result or the first event
+// of its stream (a progress notice): a client that never reads what it is
+// sent holds none of the budget other clients' large posts wait for.
+func TestBudgetGoesBackBeforeTheAnswer(t *testing.T) {
+	const limit, budget = 1 << 20, 4 << 20
+	pad := strings.Repeat("x", 200<<10)
+	tests := []struct {
+		name   string
+		tool   string
+		params map[string]any
+		want   string // in the answer
+	}{
+		{"a result", "echo", map[string]any{"name": "echo", "arguments": map[string]any{"text": pad}}, pad[:1000]},
+		{"a stream", "progress", map[string]any{"name": "progress", "arguments": map[string]any{"pad": pad},
+			"_meta": func() map[string]any { m := modernMeta(nil); m["progressToken"] = "p"; return m }()}, "notifications/progress"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := testServer(t, nil)
+			h := s.HTTPHandler(HTTPOptions{MaxBodyBytes: limit, BodyBudgetBytes: budget}).(*httpHandler)
+			body, hdr := modernReq(1, "tools/call", tt.params)
+			if len(body) <= smallBody {
+				t.Fatalf("the post of %d bytes is not large", len(body))
+			}
+			r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range hdr {
+				r.Header.Set(k, v)
+			}
+			p := &budgetProbe{h: h, header: http.Header{}, freeAt: -1}
+			h.ServeHTTP(p, r)
+			if p.status != 200 || !strings.Contains(p.written.String(), tt.want) {
+				t.Fatalf("answer %d: %.300s", p.status, p.written.String())
+			}
+			if p.freeAt != budget {
+				t.Fatalf("%d bytes of budget were free as the answer started, want all %d", p.freeAt, budget)
+			}
+			if h.budget.available() != budget {
+				t.Fatalf("budget after the answer: %d", h.budget.available())
+			}
+		})
+	}
 }

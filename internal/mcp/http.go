@@ -40,9 +40,9 @@ type HTTPOptions struct {
 	// passes the cap, and the connection is closed.
 	MaxBodyBytes int64
 	// BodyBudgetBytes bounds the bytes of bodies over 64 KiB the handler
-	// holds at once, from before they are read until their response is
-	// written (default four times MaxBodyBytes): concurrent large posts
-	// stay in flat memory.
+	// holds at once, from before they are read until their response starts
+	// (default four times MaxBodyBytes): concurrent large posts stay in
+	// flat memory, and a client that does not read its answer holds none.
 	// A body that cannot get its size from the budget within BodyBudgetWait
 	// (default 5s) is answered 503 with Retry-After, unread.
 	BodyBudgetBytes int64
@@ -316,6 +316,7 @@ func (h *httpHandler) servePOST(w http.ResponseWriter, r *http.Request, principa
 		refusal.write(w)
 		return
 	}
+	w = &releaseOnAnswer{ResponseWriter: w, release: release}
 	m, echo, derr := decodeMessage(body)
 	if derr != nil {
 		writeError(w, http.StatusBadRequest, echo, derr)
@@ -598,7 +599,9 @@ func newHTTPStream(w http.ResponseWriter) *httpStream {
 
 func (st *httpStream) startLocked() {
 	// A stream may outlive any server WriteTimeout (a tool waiting for an
-	// elicitation answer, a listen stream): lift the deadline.
+	// elicitation answer, a listen stream): lift the deadline. (Under
+	// netguard each write sets its own, so a client that stops reading
+	// still ends the stream.)
 	_ = st.ctl.SetWriteDeadline(time.Time{})
 	h := st.w.Header()
 	h.Set("Content-Type", "text/event-stream")

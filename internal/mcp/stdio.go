@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"runtime/debug"
 	"sync"
 )
 
@@ -190,21 +192,19 @@ func (c *stdioConn) request(ctx context.Context, m *message) {
 			c.write(encodeError(m.id, perr))
 			return
 		}
-		c.spawn(ctx, m, func(ctx context.Context) {
+		c.spawn(ctx, m, func(ctx context.Context) []byte {
 			if m.method == "subscriptions/listen" {
 				params, _ := m.paramsObj()
 				f, perr := s.parseListen(params)
 				if perr != nil {
-					c.write(encodeError(m.id, perr))
-					return
+					return encodeError(m.id, perr)
 				}
 				s.runListen(ctx, m.id, f, c.write, nil, 0)
-				return
+				return nil
 			}
 			rc := s.newReqCtx(EraModern, m, rm, "", nil, c)
-			if resp, _ := s.dispatch(ctx, rc, m); resp != nil {
-				c.write(resp)
-			}
+			resp, _ := s.dispatch(ctx, rc, m)
+			return resp
 		})
 		return
 	}
@@ -237,17 +237,17 @@ func (c *stdioConn) request(ctx context.Context, m *message) {
 		c.write(encodeError(m.id, errInvalidRequest("Invalid request: send initialize first (or params._meta for protocol "+ModernProtocolVersion+")")))
 		return
 	}
-	c.spawn(ctx, m, func(ctx context.Context) {
+	c.spawn(ctx, m, func(ctx context.Context) []byte {
 		rc := s.newReqCtx(EraLegacy, m, legacyMeta(m), "", sess, c)
-		if resp, _ := s.dispatch(ctx, rc, m); resp != nil {
-			c.write(resp)
-		}
+		resp, _ := s.dispatch(ctx, rc, m)
+		return resp
 	})
 }
 
 // spawn runs fn for request m in its own goroutine, registered under m's
-// typed id so that notifications/cancelled can stop it.
-func (c *stdioConn) spawn(ctx context.Context, m *message, fn func(context.Context)) {
+// typed id so that notifications/cancelled can stop it, and writes the
+// final response fn returns (nil: none).
+func (c *stdioConn) spawn(ctx context.Context, m *message, fn func(context.Context) []byte) {
 	ctx, cancel := context.WithCancel(ctx)
 	if !c.inflight.add(m.id, cancel) {
 		cancel()
@@ -261,8 +261,28 @@ func (c *stdioConn) spawn(ctx context.Context, m *message, fn func(context.Conte
 		defer c.reqs.Done()
 		defer cancel()
 		defer c.inflight.remove(m.id)
-		fn(ctx)
+		resp := c.run(ctx, m, fn)
+		if resp != nil {
+			c.write(resp)
+		}
 	}()
+}
+
+// run calls fn and returns its response, or, when fn panics, an internal
+// error for the request (nothing when it was cancelled, which is answered
+// by nothing): over stdio no caller above would recover the panic, and
+// the process, every call of the connection with it, would end.
+func (c *stdioConn) run(ctx context.Context, m *message, fn func(context.Context) []byte) (resp []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.logger.Error("mcp: panic serving a stdio request", "method", m.method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			resp = nil
+			if ctx.Err() == nil {
+				resp = encodeError(m.id, errInternal())
+			}
+		}
+	}()
+	return fn(ctx)
 }
 
 // forwardEvents sends list changes and resource updates to an initialized

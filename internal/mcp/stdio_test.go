@@ -298,3 +298,36 @@ func TestStdioAnswersCallsRunningAtEOF(t *testing.T) {
 		t.Fatalf("no answer to the call running at EOF: %q", out.String())
 	}
 }
+
+// A panic while a stdio request is served outside a tool's own handler
+// (here, a tool's InvalidArguments hook) answers that request with an
+// internal error, in both eras; the connection and the process go on.
+func TestStdioPanicAnswersThatRequest(t *testing.T) {
+	s := testServer(t, nil)
+	s.AddTool(Tool{Name: "fragile", InputSchema: map[string]any{"type": "object", "required": []string{"text"},
+		"properties": map[string]any{"text": map[string]any{"type": "string"}}},
+		InvalidArguments: func(string) *CallResult { panic("a bug rendering invalid arguments") },
+		Handler:          func(context.Context, *CallRequest) (*CallResult, error) { return TextResult("ok"), nil }})
+	p := startStdio(t, s)
+	modern := func(id any, method string, params map[string]any) map[string]any {
+		params["_meta"] = modernMeta(nil)
+		return map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}
+	}
+	legacy := func(id any, method string, params map[string]any) map[string]any {
+		return map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}
+	}
+	p.send(t, legacy(0, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t"}}))
+	p.next(t)
+	p.send(t, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	for i, req := range []func(any, string, map[string]any) map[string]any{modern, legacy} {
+		id := 10 * (i + 1)
+		p.send(t, req(id, "tools/call", map[string]any{"name": "fragile", "arguments": map[string]any{}}))
+		if r := p.next(t); r["id"] != float64(id) || stdioErrCode(r) != CodeInternalError {
+			t.Fatalf("the request that panicked (%d): %v", id, r)
+		}
+		p.send(t, req(id+1, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "after"}}))
+		if r := p.next(t); r["id"] != float64(id+1) || r["result"] == nil {
+			t.Fatalf("the next request (%d): %v", id+1, r)
+		}
+	}
+}

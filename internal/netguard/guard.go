@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,7 @@ const (
 	DefaultBodyGrace     = 5 * time.Second
 	DefaultBodyMinRate   = 64 << 10 // bytes per second
 	DefaultIdleTimeout   = 120 * time.Second
+	DefaultWriteStall    = 10 * time.Second
 	// MaxHeaderBytes bounds a request's headers (net/http's default is 1
 	// MiB, which a thousand slow clients would turn into a gigabyte).
 	MaxHeaderBytes = 64 << 10
@@ -44,6 +46,12 @@ type Config struct {
 	BodyMinRate int64
 	// IdleTimeout closes a connection idle between requests.
 	IdleTimeout time.Duration
+	// WriteStall is the longest the client may leave the server's bytes
+	// untaken: every write to the connection must have gone out within it
+	// (it is renewed for each piece of writePiece bytes), or the
+	// connection is closed. A response of any length and a stream of any
+	// duration pass, as long as the client keeps reading.
+	WriteStall time.Duration
 	// Name names the server in log records ("authority", "kernel").
 	Name   string
 	Logger *slog.Logger
@@ -71,6 +79,9 @@ func (c Config) withDefaults() Config {
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
 	}
+	if c.WriteStall <= 0 {
+		c.WriteStall = DefaultWriteStall
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -80,6 +91,10 @@ func (c Config) withDefaults() Config {
 // ErrSlowBody is what a handler's body read fails with when the body broke
 // the guard's timing (it also matches os.ErrDeadlineExceeded).
 var ErrSlowBody = errors.New("netguard: the request body did not arrive in time")
+
+// ErrSlowReader is what a write fails with when the client took nothing of
+// it for WriteStall (it also matches os.ErrDeadlineExceeded).
+var ErrSlowReader = errors.New("netguard: the client stopped taking the response")
 
 // errEvicted is what a body read fails with on an evicted connection.
 var errEvicted = errors.New("netguard: the connection was closed to admit another")
@@ -91,10 +106,13 @@ type Stats struct {
 	Max  int `json:"max"`
 	// Evicted counts connections closed to admit a newcomer; Refused
 	// newcomers closed at once because nothing could be evicted;
-	// SlowBodies bodies cut for arriving too slowly.
-	Evicted    uint64 `json:"evicted"`
-	Refused    uint64 `json:"refused"`
-	SlowBodies uint64 `json:"slowBodies"`
+	// SlowBodies bodies cut for arriving too slowly; SlowReaders
+	// connections closed because their client took nothing of a write for
+	// WriteStall.
+	Evicted     uint64 `json:"evicted"`
+	Refused     uint64 `json:"refused"`
+	SlowBodies  uint64 `json:"slowBodies"`
+	SlowReaders uint64 `json:"slowReaders"`
 }
 
 // Guard bounds the connections of one server. Create it with New; it is
@@ -132,7 +150,7 @@ const (
 	phaseNew    phase = iota // accepted; its first request's headers not read yet
 	phaseIdle                // between requests (keep-alive), or reading the next headers
 	phaseBody                // a handler runs and its body has not all arrived
-	phaseActive              // a handler runs past its body: never evicted
+	phaseActive              // a handler runs past its body: evicted only while a write of it is blocked
 )
 
 func (p phase) evictable() bool { return p != phaseActive }
@@ -147,6 +165,68 @@ type conn struct {
 	since   time.Time // when it entered its phase, or its body last progressed
 	evicted bool
 	closed  bool
+
+	// writing is when the piece being written started (UnixNano), 0
+	// between writes. Atomic: writes take no lock.
+	writing atomic.Int64
+}
+
+// writePiece is how much of a write must go out within one WriteStall:
+// the deadline is renewed for each piece, so a large answer to a client
+// that reads slowly but steadily is never cut, while one that stops
+// reading is.
+const writePiece = 16 << 10
+
+// Write writes p in pieces, each of which the client must take within the
+// stall; a connection whose client stops reading fails the write (net/http
+// then ends the handler's response and closes the connection), so that
+// nothing a handler holds (a call's answer, an event stream) stays held by
+// a client that does not read.
+func (c *conn) Write(p []byte) (int, error) {
+	stall := c.g.cfg.WriteStall
+	n := 0
+	for len(p) > 0 {
+		piece := p[:min(len(p), writePiece)]
+		now := time.Now()
+		c.writing.Store(now.UnixNano())
+		c.Conn.SetWriteDeadline(now.Add(stall))
+		k, err := c.Conn.Write(piece)
+		c.writing.Store(0)
+		n += k
+		p = p[k:]
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				c.g.mu.Lock()
+				c.g.stats.SlowReaders++
+				c.g.mu.Unlock()
+				err = fmt.Errorf("%w: %w", ErrSlowReader, err)
+			}
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// blockedWrite is how long a write must have waited for the client before
+// the connection counts as stalled for the cap (shorter when the stall
+// itself is).
+func (g *Guard) blockedWrite() time.Duration { return min(time.Second, g.cfg.WriteStall/2) }
+
+// evictableSince reports whether the cap may evict c at now, and since
+// when it has made no progress: a connection idle, sending its headers or
+// its body, or whose handler's write has waited on the client for
+// blockedWrite. A handler that is working (not waiting on its client) is
+// never evicted.
+func (g *Guard) evictableSince(c *conn, now time.Time) (time.Time, bool) {
+	if c.phase.evictable() {
+		return c.since, true
+	}
+	if w := c.writing.Load(); w != 0 {
+		if t := time.Unix(0, w); now.Sub(t) >= g.blockedWrite() {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Listener returns ln under the guard's connection cap. Serve it with the
@@ -180,7 +260,7 @@ func (g *Guard) admit(c net.Conn) *conn {
 	g.mu.Lock()
 	var victim *conn
 	if len(g.conns) >= g.cfg.MaxConns {
-		victim = g.oldestEvictableLocked()
+		victim = g.oldestEvictableLocked(now)
 		if victim == nil {
 			g.stats.Refused++
 			warn := now.Sub(g.lastWarn) > 10*time.Second
@@ -209,14 +289,15 @@ func (g *Guard) admit(c net.Conn) *conn {
 	return gc
 }
 
-// oldestEvictableLocked is the connection that has gone longest without
-// progress in an evictable phase (since it was accepted, went idle, or its
-// body last arrived), or nil.
-func (g *Guard) oldestEvictableLocked() *conn {
+// oldestEvictableLocked is the evictable connection that has gone longest
+// without progress (since it was accepted, went idle, its body last
+// arrived, or its blocked write started), or nil.
+func (g *Guard) oldestEvictableLocked(now time.Time) *conn {
 	var oldest *conn
+	var oldestSince time.Time
 	for c := range g.conns {
-		if c.phase.evictable() && (oldest == nil || c.since.Before(oldest.since)) {
-			oldest = c
+		if since, ok := g.evictableSince(c, now); ok && (oldest == nil || since.Before(oldestSince)) {
+			oldest, oldestSince = c, since
 		}
 	}
 	return oldest

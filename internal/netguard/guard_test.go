@@ -410,3 +410,172 @@ func waitPhase(t *testing.T, g *Guard, p phase) {
 	}
 	t.Fatalf("no connection reached phase %d", p)
 }
+
+// bigAnswer is a handler writing size bytes in 1 MiB writes, far more than
+// the sockets of both ends buffer; it sends the error its writes ended
+// with.
+func bigAnswer(size int, errs chan<- error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/big" {
+			io.WriteString(w, "ok")
+			return
+		}
+		chunk := make([]byte, 1<<20)
+		for sent := 0; sent < size; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				errs <- err
+				return
+			}
+		}
+		errs <- nil
+	}
+}
+
+// A client that asks for an answer and never reads it holds its
+// connection and its handler for one stall, not forever: the handler's
+// write fails with ErrSlowReader and the connection closes.
+func TestStalledReaderIsCut(t *testing.T) {
+	errs := make(chan error, 1)
+	s := serve(t, Config{WriteStall: 300 * time.Millisecond}, bigAnswer(256<<20, errs))
+	c := s.dial(t, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+	err := <-errs
+	if !errors.Is(err, ErrSlowReader) || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the handler's write to a client that does not read ended with %v", err)
+	}
+	waitOpen(t, s.g, 0)
+	if !closedWithin(c, 30*time.Second) {
+		t.Fatal("the connection of a client that does not read is open")
+	}
+	if st := s.g.Stats(); st.SlowReaders != 1 {
+		t.Fatalf("stats: %+v", st)
+	}
+}
+
+// A client that reads a long answer steadily, pausing for less than the
+// stall, takes all of it, however long it takes in all: the deadline is
+// renewed as the bytes go out.
+func TestSteadyReaderTakesALongAnswer(t *testing.T) {
+	const size = 64 << 20
+	errs := make(chan error, 1)
+	s := serve(t, Config{WriteStall: time.Second}, bigAnswer(size, errs))
+	c := s.dial(t, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	buf := make([]byte, 1<<20)
+	for {
+		// A pause of a fifth of the stall after every 4 MiB: 3.2 s of
+		// pauses in all, beside the stall of 1 s.
+		if got%(4<<20) == 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		n, err := io.ReadFull(resp.Body, buf)
+		got += n
+		if err != nil {
+			break
+		}
+	}
+	if got != size {
+		t.Fatalf("read %d bytes of %d", got, size)
+	}
+	if err := <-errs; err != nil {
+		t.Fatalf("the handler's writes: %v", err)
+	}
+	if st := s.g.Stats(); st.SlowReaders != 0 {
+		t.Fatalf("stats: %+v", st)
+	}
+}
+
+// When the cap is reached, a handler whose write waits on a client that
+// does not read is evicted for a newcomer, as an idle connection would be,
+// even though its stall is far off.
+func TestCapEvictsBlockedWriters(t *testing.T) {
+	errs := make(chan error, 2)
+	s := serve(t, Config{MaxConns: 2, WriteStall: time.Hour}, bigAnswer(256<<20, errs))
+	var stuck []net.Conn
+	for i := 0; i < 2; i++ {
+		stuck = append(stuck, s.dial(t, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"))
+	}
+	waitBlockedWriters(t, s.g, 2)
+	if code := s.get(t); code != 200 {
+		t.Fatalf("the newcomer: %d", code)
+	}
+	if err := <-errs; err == nil {
+		t.Fatal("the evicted handler's write succeeded")
+	}
+	if st := s.g.Stats(); st.Evicted != 1 || st.Refused != 0 {
+		t.Fatalf("stats: %+v", st)
+	}
+	closed := 0
+	for _, c := range stuck {
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		if _, err := io.Copy(io.Discard, c); err == nil || !isTimeout(err) {
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Fatalf("%d of the stuck connections were closed, want 1", closed)
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func waitBlockedWriters(t *testing.T, g *Guard, n int) {
+	t.Helper()
+	count := func() int {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		k := 0
+		for c := range g.conns {
+			if _, ok := g.evictableSince(c, time.Now()); ok && !c.phase.evictable() {
+				k++
+			}
+		}
+		return k
+	}
+	for i := 0; i < 1000 && count() != n; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if k := count(); k != n {
+		t.Fatalf("%d connections blocked writing, want %d", k, n)
+	}
+}
+
+// BenchmarkLargeAnswer measures an 8 MiB answer read at once by its
+// client over loopback: the cost of renewing the write deadline for every
+// piece of it.
+func BenchmarkLargeAnswer(b *testing.B) {
+	const size = 8 << 20
+	chunk := make([]byte, 1<<20)
+	g := New(Config{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := g.Server(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for sent := 0; sent < size; sent += len(chunk) {
+			w.Write(chunk)
+		}
+	}))
+	go hs.Serve(g.Listener(ln))
+	b.Cleanup(func() { hs.Close() })
+	c := &http.Client{}
+	url := "http://" + ln.Addr().String() + "/"
+	b.SetBytes(size)
+	b.ResetTimer()
+	for b.Loop() {
+		resp, err := c.Get(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, _ := io.Copy(io.Discard, resp.Body); n != size {
+			b.Fatalf("read %d bytes", n)
+		}
+		resp.Body.Close()
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
@@ -380,13 +381,17 @@ func (s *Store) Load(ctx context.Context) (*Config, error) {
 	return c, err
 }
 
-// refresh reads the files for the cache, off any call's path.
+// refresh reads the files for the cache, off any call's path. A panic
+// here is not kept (it would end the process): the cache ages out and the
+// next call reads, and answers, for itself.
 func (s *Store) refresh(gen uint64) {
+	var panicked error
 	defer func() {
 		s.cacheMu.Lock()
 		s.refreshing = false
 		s.cacheMu.Unlock()
 	}()
+	defer failure.Recover(&panicked)
 	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 	defer cancel()
 	began := time.Now()
@@ -419,8 +424,16 @@ func (s *Store) readNow(ctx context.Context) (*Config, error) {
 	var perm, tool result
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); perm.raw, perm.missing, perm.err = s.read(ctx, PermissionsFile) }()
-	go func() { defer wg.Done(); tool.raw, tool.missing, tool.err = s.read(ctx, ToolsFile) }()
+	go func() {
+		defer wg.Done()
+		defer failure.Recover(&perm.err)
+		perm.raw, perm.missing, perm.err = s.read(ctx, PermissionsFile)
+	}()
+	go func() {
+		defer wg.Done()
+		defer failure.Recover(&tool.err)
+		tool.raw, tool.missing, tool.err = s.read(ctx, ToolsFile)
+	}()
 	wg.Wait()
 	for _, err := range []error{perm.err, tool.err} {
 		if err != nil {

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 )
 
 const userAgent = "sisyphus-go (siyuan client)"
@@ -312,10 +314,15 @@ func (c *Client) newHTTPRequest(ctx context.Context, r *request) (*http.Request,
 		contentType = mw.FormDataContentType()
 		var failed atomic.Pointer[error]
 		go func() {
-			err := r.multipart(mw)
-			if err == nil {
-				err = mw.Close()
-			}
+			err := func() (err error) {
+				// The producer runs for a call beside its own goroutine:
+				// a panic in it is that call's error, not the process's end.
+				defer failure.Recover(&err)
+				if err = r.multipart(mw); err == nil {
+					err = mw.Close()
+				}
+				return err
+			}()
 			// ErrClosedPipe means the transport stopped reading (its own
 			// failure, classified from the trace), not a local fault.
 			if err != nil && !errors.Is(err, io.ErrClosedPipe) {

@@ -1,13 +1,18 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
 
@@ -140,4 +145,79 @@ func fakeClient(t *testing.T, h http.Handler) *siyuan.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// panicking is a kernel transport that panics on the requests when
+// matches, as a bug in decoding a kernel's answer would, and passes the
+// others on.
+type panicking struct {
+	when func(path, body string) bool
+	next http.RoundTripper
+}
+
+func (p panicking) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil {
+		body, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if p.when(r.URL.Path, string(body)) {
+		panic("a bug answering " + r.URL.Path)
+	}
+	return p.next.RoundTrip(r)
+}
+
+// A panic in one of placeBlocks' own goroutines (the indexes' lookup, a
+// block's lookup) is the call's internal_error, not the end of the
+// process.
+func TestPlaceBlocksAnswersPanics(t *testing.T) {
+	const (
+		nb1, nb2   = "20260101000000-nbaaaaa", "20260101000000-nbbbbbb"
+		docA, docB = "20260101000000-docaaaa", "20260101000000-docbbbb"
+		a1, a2, b1 = "20260101000001-aaaaaa1", "20260101000001-aaaaaa2", "20260101000002-bbbbbb1"
+	)
+	for _, c := range []struct {
+		name   string
+		blocks []string
+		when   func(path, body string) bool
+	}{
+		{"the indexes' lookup", []string{a1, a2}, func(path, _ string) bool { return path == "/api/block/getBlocksIndexes" }},
+		{"a block's lookup", []string{a1, b1}, func(path, body string) bool {
+			return path == "/api/filetree/getPathByID" && strings.Contains(body, b1)
+		}},
+		{"the one block's lookup", []string{b1}, func(path, _ string) bool { return path == "/api/filetree/getPathByID" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakePlacement{calls: map[string]int{}, docOf: map[string]string{a1: docA, a2: docA, b1: docB},
+				nbOf: map[string]string{docA: nb1, docB: nb2}, indexes: true}
+			srv := httptest.NewServer(f)
+			t.Cleanup(srv.Close)
+			kc, err := siyuan.New(siyuan.Config{BaseURL: srv.URL, Token: "t", ReadAttempts: 1,
+				HTTPClient: &http.Client{Transport: panicking{when: c.when, next: http.DefaultTransport}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := placeBlocks(t.Context(), &Env{Kernel: kc}, c.blocks)
+			var fe *failure.Error
+			if !errors.As(err, &fe) || fe.Code != failure.Internal || failure.PanicOf(err) == nil {
+				t.Fatalf("placed %v, %v; want the panic as an internal_error", got, err)
+			}
+		})
+	}
+}
+
+// A panic while the gate decides (here, working out what a call touches)
+// is the call's internal_error, and a write's says nothing was attempted.
+func TestGateAnswersPanics(t *testing.T) {
+	for _, writes := range []bool{false, true} {
+		g := startGate(t.Context(), &Env{}, nil, nil, func() ([]Touch, error) { panic("a bug resolving") }, writes)
+		err := g.wait()
+		var fe *failure.Error
+		if !errors.As(err, &fe) || fe.Code != failure.Internal || failure.PanicOf(err) == nil {
+			t.Fatalf("writes=%v: %v, want the panic as an internal_error", writes, err)
+		}
+		if writes != (fe.WriteAttempted != nil && !*fe.WriteAttempted) {
+			t.Fatalf("writes=%v: writeAttempted %v", writes, fe.WriteAttempted)
+		}
+	}
 }

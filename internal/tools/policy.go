@@ -444,9 +444,17 @@ func placeBlocks(ctx context.Context, env *Env, blocks []string) (map[string]str
 			err, idErr error
 		)
 		wg.Add(1)
-		go func() { defer wg.Done(); idx, idErr = env.Kernel.GetBlocksIndexes(ctx, blocks) }()
+		go func() {
+			defer wg.Done()
+			defer failure.Recover(&idErr)
+			idx, idErr = env.Kernel.GetBlocksIndexes(ctx, blocks)
+		}()
 		first, doc, err = placeOf(ctx, env, blocks[0])
 		wg.Wait()
+		if err == nil && failure.PanicOf(idErr) != nil {
+			// Not a kernel without the indexes: a bug, answered as one.
+			err = idErr
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -472,6 +480,7 @@ func placeBlocks(ctx context.Context, env *Env, blocks []string) (map[string]str
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			defer failure.Recover(&errs[i])
 			where[i], errs[i] = notebookOf(ctx, env, b)
 		}()
 	}

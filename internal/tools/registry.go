@@ -213,13 +213,17 @@ func startGate(ctx context.Context, env *Env, p *Policy, touches []Touch, resolv
 	go func() {
 		defer close(g.done)
 		var err error
-		if resolve != nil {
-			touches, err = resolve()
-			g.touches = touches
-		}
-		if err == nil {
-			err = authorize(ctx, env, p, touches)
-		}
+		func() {
+			// A panic here would end the process: the call answers it.
+			defer failure.Recover(&err)
+			if resolve != nil {
+				touches, err = resolve()
+				g.touches = touches
+			}
+			if err == nil {
+				err = authorize(ctx, env, p, touches)
+			}
+		}()
 		if err != nil {
 			e := KernelError(err)
 			if writes && e.WriteAttempted == nil {

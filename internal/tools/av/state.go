@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
@@ -121,6 +122,7 @@ func readStored(ctx context.Context, env *tools.Env, avID string) (DBState, *siy
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer failure.Recover(&berr)
 		blocks, berr = env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
 	}()
 	av, err := env.Kernel.GetAttributeView(ctx, avID)

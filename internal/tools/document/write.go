@@ -421,8 +421,16 @@ func readReorderState(ctx context.Context, env *tools.Env, parentID string) (Reo
 	)
 	custom := sortCustom
 	wg.Add(2)
-	go func() { defer wg.Done(); conf, cErr = env.Kernel.GetNotebookConf(ctx, par.Notebook) }()
-	go func() { defer wg.Done(); files, lErr = listVisible(ctx, env, par.Notebook, par.Path, &custom) }()
+	go func() {
+		defer wg.Done()
+		defer failure.Recover(&cErr)
+		conf, cErr = env.Kernel.GetNotebookConf(ctx, par.Notebook)
+	}()
+	go func() {
+		defer wg.Done()
+		defer failure.Recover(&lErr)
+		files, lErr = listVisible(ctx, env, par.Notebook, par.Path, &custom)
+	}()
 	wg.Wait()
 	if err := errors.Join(cErr, lErr); err != nil {
 		return ReorderState{}, err

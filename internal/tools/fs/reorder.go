@@ -54,9 +54,14 @@ func readReorder(ctx context.Context, env *tools.Env, p humanPath) (reorderState
 	)
 	custom, unlimited := sortCustom, 0
 	wg.Add(2)
-	go func() { defer wg.Done(); conf, confErr = env.Kernel.GetNotebookConf(ctx, loc.Notebook) }()
 	go func() {
 		defer wg.Done()
+		defer failure.Recover(&confErr)
+		conf, confErr = env.Kernel.GetNotebookConf(ctx, loc.Notebook)
+	}()
+	go func() {
+		defer wg.Done()
+		defer failure.Recover(&lsErr)
 		list, lsErr = env.Kernel.ListDocsByPath(ctx, siyuan.ListDocsRequest{Notebook: loc.Notebook, Path: loc.Storage, Sort: &custom, MaxListCount: &unlimited})
 	}()
 	wg.Wait()

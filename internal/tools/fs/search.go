@@ -226,6 +226,7 @@ func searchDocs(ctx context.Context, env *tools.Env, docs []searchDoc, match fun
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			defer failure.Recover(&errs[i])
 			md, _, err := kernelview.ExportMarkdown(ctx, env, d.ID)
 			if err != nil {
 				errs[i] = err

@@ -124,8 +124,8 @@ func readDocAt(ctx context.Context, env *tools.Env, p humanPath, nb, id string) 
 		domErr, kErr error
 	)
 	wg.Add(2)
-	go func() { defer wg.Done(); dom, domErr = env.Kernel.GetBlockDOM(ctx, id) }()
-	go func() { defer wg.Done(); kids, kErr = env.Kernel.GetChildBlocks(ctx, id) }()
+	go func() { defer wg.Done(); defer failure.Recover(&domErr); dom, domErr = env.Kernel.GetBlockDOM(ctx, id) }()
+	go func() { defer wg.Done(); defer failure.Recover(&kErr); kids, kErr = env.Kernel.GetChildBlocks(ctx, id) }()
 	wg.Wait()
 	if err := errors.Join(domErr, kErr); err != nil {
 		return st, err

@@ -131,6 +131,7 @@ func walk(ctx context.Context, env *tools.Env, l *lister, s scope, maxDepth int)
 				return
 			}
 			defer func() { <-sem }()
+			defer failure.Recover(&fails[i])
 			kids, err := below(ctx, env, l, s.Notebook, d, humanPathOf(nodes[i].Path), 1, maxDepth)
 			switch {
 			case err != nil:

@@ -41,9 +41,10 @@ func ReadNotebookState(ctx context.Context, env *tools.Env, id string) (Notebook
 		confMissing bool
 	)
 	wg.Add(2)
-	go func() { defer wg.Done(); nbs, lErr = env.Kernel.ListNotebooks(ctx) }()
+	go func() { defer wg.Done(); defer failure.Recover(&lErr); nbs, lErr = env.Kernel.ListNotebooks(ctx) }()
 	go func() {
 		defer wg.Done()
+		defer failure.Recover(&cErr)
 		conf, cErr = env.Kernel.GetNotebookConf(ctx, id)
 		if IsNotebookNotFound(cErr) {
 			confMissing, cErr = true, nil

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
@@ -60,12 +61,14 @@ func readState(ctx context.Context, env *tools.Env, id string, withDOM bool) (Bl
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer failure.Recover(&dErr)
 			d, err := env.Kernel.GetBlockDOM(ctx, id)
 			dom, dErr = d.DOM, err
 		}()
 	}
 	go func() {
 		defer wg.Done()
+		defer failure.Recover(&aErr)
 		attrs, aErr = env.Kernel.GetBlockAttrs(ctx, id)
 	}()
 	k, kdErr := env.Kernel.GetBlockKramdown(ctx, id)
@@ -130,9 +133,13 @@ func readStates(ctx context.Context, env *tools.Env, ids []string, withDOM bool)
 	wg.Add(1)
 	if withDOM {
 		wg.Add(1)
-		go func() { defer wg.Done(); doms, dErr = env.Kernel.GetBlockDOMs(ctx, ids) }()
+		go func() { defer wg.Done(); defer failure.Recover(&dErr); doms, dErr = env.Kernel.GetBlockDOMs(ctx, ids) }()
 	}
-	go func() { defer wg.Done(); attrs, aErr = env.Kernel.BatchGetBlockAttrs(ctx, ids) }()
+	go func() {
+		defer wg.Done()
+		defer failure.Recover(&aErr)
+		attrs, aErr = env.Kernel.BatchGetBlockAttrs(ctx, ids)
+	}()
 	kds, kdErr = docKramdowns(ctx, env, ids) // in this goroutine, as in readState
 	wg.Wait()
 	if err := errors.Join(kdErr, dErr, aErr); err != nil {
@@ -257,6 +264,7 @@ func ReadEach[T any](ids []string, read func(id string) (T, error)) ([]T, error)
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			defer failure.Recover(&errs[i])
 			out[i], errs[i] = read(id)
 		}()
 	}
