@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
@@ -41,5 +42,44 @@ func TestConfWhileHidden(t *testing.T) {
 	veiled := get()
 	if strings.Contains(veiled, "Salary talks") || strings.Contains(veiled, nb.ID) || !strings.Contains(veiled, f.NB) {
 		t.Fatalf("conf while a notebook is hidden: %s", veiled)
+	}
+}
+
+// TestPluginStorageWhileHidden: plugins keep content of any notebook in
+// their storage (a search index, cached documents), so while a notebook is
+// hidden the storage is neither listed nor read, and the refusal is the
+// same for an installed plugin, one that is not, and Sisyphus's own folder
+// (it depends on the configuration alone).
+func TestPluginStorageWhileHidden(t *testing.T) {
+	f := newStrictFixture(t, false)
+	install(t, f.Fixture, "demo-plugin")
+	put(t, f.Fixture, "/data/storage/petal/demo-plugin/index.json", `{"docs":[{"title":"Salary talks"}]}`)
+	vault, err := f.C.CreateNotebook(context.Background(), "Vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := map[string]any{"action": "list_plugin_storage", "pluginName": "demo-plugin", "recursive": true}
+	read := map[string]any{"action": "read_plugin_storage", "pluginName": "demo-plugin", "path": "index.json"}
+	f.Policy = &tools.Policy{Default: tools.LevelRead, AllActions: true, Strict: true, Version: "shown"}
+	if r := f.OK(t, "system", read); !strings.Contains(r["content"].(string), "Salary talks") {
+		t.Fatalf("without a hidden notebook the storage reads: %v", r)
+	}
+	f.OK(t, "system", list)
+	f.Policy = &tools.Policy{Default: tools.LevelRead, Notebooks: map[string]tools.Level{vault.ID: tools.LevelNone}, AllActions: true, Strict: true, Version: "hidden"}
+	var first string
+	for _, args := range []map[string]any{list, read,
+		{"action": "list_plugin_storage", "pluginName": "not-installed"},
+		{"action": "read_plugin_storage", "pluginName": "not-installed", "path": "index.json"},
+		{"action": "read_plugin_storage", "pluginName": sisyphusPlugin, "path": "config.json"},
+	} {
+		e := f.WantErr(t, "system", args, failure.PermissionDenied)
+		if strings.Contains(e.Message, vault.ID) || strings.Contains(e.Message, "Vault") {
+			t.Fatalf("the refusal names the hidden notebook: %v", e)
+		}
+		if first == "" {
+			first = e.Message
+		} else if e.Message != first {
+			t.Fatalf("the refusal depends on the plugin: %q, then %q", first, e.Message)
+		}
 	}
 }
