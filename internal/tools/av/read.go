@@ -222,8 +222,7 @@ func renderVeiled(ctx context.Context, env *tools.Env, a renderArgs) (any, error
 		}
 		view.Columns = cols
 		view.RowCount = len(rows)
-		from := min(len(rows), (a.Page-1)*a.PageSize)
-		view.Rows = rows[from:min(len(rows), from+a.PageSize)]
+		view.Rows = tools.PageSlice(rows, a.Page, a.PageSize)
 		if a.IgnoreRows {
 			view.Rows = []*siyuan.AVRow{}
 		}
@@ -710,8 +709,7 @@ var getPrimaryKeyValues = tools.Read[pkArgs]{
 				}
 				return hidden
 			})
-			from := min(len(rows), (a.Page-1)*a.PageSize)
-			rows = rows[from:min(len(rows), from+a.PageSize)]
+			rows = tools.PageSlice(rows, a.Page, a.PageSize)
 			if out["blockIDs"], err = visibleBlocks(ctx, env, r.BlockIDs); err != nil {
 				return nil, err
 			}
