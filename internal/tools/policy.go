@@ -632,16 +632,13 @@ func VeilDocInfo(ctx context.Context, env *Env, info *siyuan.DocInfo) error {
 	}
 	info.RefIDs, info.RefCount = refs, len(refs)
 	views := info.AttrViews[:0]
+	dbs := NewShownDatabases(env)
 	for _, v := range info.AttrViews {
-		blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, v.ID)
+		shown, err := dbs.Shown(ctx, v.ID)
 		if err != nil {
 			return KernelError(err)
 		}
-		shown, err := Seen(ctx, env, blocks)
-		if err != nil {
-			return err
-		}
-		if slices.ContainsFunc(blocks, func(b string) bool { return shown[b] }) {
+		if shown {
 			views = append(views, v)
 		}
 	}

@@ -42,11 +42,8 @@ var readGet = scopeOn(func(a getArgs) string { return a.AvID }, tools.LevelRead)
 // answers the database blocks showing it that the call may see (a block
 // in a hidden notebook does not show it, to the call).
 func checkBlock(ctx context.Context, env *tools.Env, avID, blockID string) ([]string, error) {
-	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
+	blocks, err := tools.DatabaseBlocks(ctx, env, avID)
 	if err != nil {
-		return nil, err
-	}
-	if blocks, err = visibleBlocks(ctx, env, blocks); err != nil {
 		return nil, err
 	}
 	if blockID != "" && !contains(blocks, blockID) {
@@ -505,7 +502,7 @@ var getKeys = tools.Read[keysArgs]{
 func veiledKeys(ctx context.Context, env *tools.Env, dbs []siyuan.AVBlockKeys, w *withheld) ([]siyuan.AVBlockKeys, error) {
 	out := make([]siyuan.AVBlockKeys, 0, len(dbs))
 	for _, db := range dbs {
-		shown, err := visibleBlocks(ctx, env, db.BlockIDs)
+		shown, err := tools.VisibleBlocks(ctx, env, db.BlockIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -626,11 +623,7 @@ var search = tools.Read[searchArgs]{
 // database, with that block's human path; false when no block the call
 // may see shows it.
 func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult) (siyuan.AVSearchResult, bool, error) {
-	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, h.AvID)
-	if err != nil {
-		return h, false, err
-	}
-	shown, err := visibleBlocks(ctx, env, blocks)
+	shown, err := tools.DatabaseBlocks(ctx, env, h.AvID)
 	if err != nil || len(shown) == 0 {
 		return h, false, err
 	}
@@ -710,7 +703,7 @@ var getPrimaryKeyValues = tools.Read[pkArgs]{
 				return hidden
 			})
 			rows = tools.PageSlice(rows, a.Page, a.PageSize)
-			if out["blockIDs"], err = visibleBlocks(ctx, env, r.BlockIDs); err != nil {
+			if out["blockIDs"], err = tools.VisibleBlocks(ctx, env, r.BlockIDs); err != nil {
 				return nil, err
 			}
 			out["withheld"] = w

@@ -98,16 +98,6 @@ func hiddenRows(ctx context.Context, env *tools.Env, av *siyuan.AttributeView) (
 	return out, nil
 }
 
-// visibleBlocks are the database blocks showing a database that the call
-// may see, in their order.
-func visibleBlocks(ctx context.Context, env *tools.Env, blocks []string) ([]string, error) {
-	seen, err := tools.Seen(ctx, env, blocks)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(slices.Clone(blocks), func(b string) bool { return !seen[b] }), nil
-}
-
 // veilOf works out what the call may not see of a stored database (nil
 // when no notebook is hidden).
 func veilOf(ctx context.Context, env *tools.Env, av *siyuan.AttributeView) (*veil, error) {
@@ -165,11 +155,7 @@ func relatedVeilOf(ctx context.Context, env *tools.Env, av *siyuan.AttributeView
 	if other == av.ID {
 		return &relatedVeil{rows: rows, keys: typesOf(av)}, nil
 	}
-	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, other)
-	if err != nil {
-		return nil, fmt.Errorf("find the blocks showing database %s: %w", other, err)
-	}
-	shown, err := visibleBlocks(ctx, env, blocks)
+	shown, err := tools.DatabaseBlocks(ctx, env, other)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package document
 import (
 	"context"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -87,24 +86,8 @@ func veilHTML(ctx context.Context, env *tools.Env, html string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	shown := map[string]bool{}
-	visibleDB := func(av string) (bool, error) {
-		if v, ok := shown[av]; ok {
-			return v, nil
-		}
-		blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, av)
-		if err != nil {
-			return false, err
-		}
-		seen, err := tools.Seen(ctx, env, blocks)
-		if err != nil {
-			return false, err
-		}
-		v := slices.ContainsFunc(blocks, func(b string) bool { return seen[b] })
-		shown[av] = v
-		return v, nil
-	}
-	return recount(html, counts, visibleDB)
+	dbs := tools.NewShownDatabases(env)
+	return recount(html, counts, func(av string) (bool, error) { return dbs.Shown(ctx, av) })
 }
 
 // recount rewrites a getDoc DOM with counts (see veilHTML). Blocks are
