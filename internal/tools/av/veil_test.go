@@ -323,3 +323,35 @@ func BenchmarkVeiledRender(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVeilTemplateCells times veiling the template cells of 500 rows:
+// the template's check decided once per key (as veilOf records it) against
+// once per cell (a veil that does not know the key).
+//
+//	go test ./internal/tools/av -run '^$' -bench BenchmarkVeilTemplateCells
+func BenchmarkVeilTemplateCells(b *testing.B) {
+	const key = "20260812120000-tttttttt"
+	tpl := `{{ .Name }} costs {{ mul .Price 2 }} ({{ if gt .Price 10.0 }}dear{{ else }}cheap{{ end }}, {{ now | date "2006-01-02" }})`
+	k := &siyuan.AVKey{ID: key, Type: siyuan.AVKeyTemplate, Template: tpl}
+	rows := make([]string, 500)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("20260812120000-r%06d", i)
+	}
+	for _, c := range []struct {
+		name   string
+		impure map[string]bool
+	}{{"per key", map[string]bool{tpl: impureTemplate(tpl)}}, {"per cell", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			v := &veil{rows: map[string]bool{}, rels: map[string]map[string][]string{}, keys: map[string]*siyuan.AVKey{key: k},
+				related: map[string]*relatedVeil{}, impure: c.impure}
+			var w withheld
+			for b.Loop() {
+				for _, r := range rows {
+					if v.value(r, nil, &siyuan.AVValue{KeyID: key, BlockID: r, Type: siyuan.AVKeyTemplate}, &w) == nil {
+						b.Fatal("a pure template's cell was emptied")
+					}
+				}
+			}
+		})
+	}
+}
