@@ -593,6 +593,7 @@ var search = tools.Read[searchArgs]{
 		// through another block showing the database, if one is visible,
 		// and is left out if none is (as a database that does not exist).
 		out := make([]siyuan.AVSearchResult, 0, len(hits))
+		var names map[string]string // notebook names, listed once when a hit needs them
 		for _, h := range hits {
 			loc, err := env.Kernel.GetPathByID(ctx, h.BlockID)
 			if err != nil {
@@ -609,7 +610,12 @@ var search = tools.Read[searchArgs]{
 			if !tools.Hiding(ctx) {
 				continue
 			}
-			if h, ok, err := shownElsewhere(ctx, env, h); err != nil {
+			if names == nil {
+				if names, err = notebookNames(ctx, env); err != nil {
+					return nil, err
+				}
+			}
+			if h, ok, err := shownElsewhere(ctx, env, h, names); err != nil {
 				return nil, err
 			} else if ok {
 				out = append(out, h)
@@ -619,10 +625,23 @@ var search = tools.Read[searchArgs]{
 	},
 }
 
+// notebookNames are the notebooks' names by id.
+func notebookNames(ctx context.Context, env *tools.Env) (map[string]string, error) {
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(nbs))
+	for _, n := range nbs {
+		out[n.ID] = n.Name
+	}
+	return out, nil
+}
+
 // shownElsewhere is a search hit through a visible block showing its
-// database, with that block's human path; false when no block the call
-// may see shows it.
-func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult) (siyuan.AVSearchResult, bool, error) {
+// database, with that block's human path (after its notebook's name, from
+// names); false when no block the call may see shows it.
+func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult, names map[string]string) (siyuan.AVSearchResult, bool, error) {
 	shown, err := tools.DatabaseBlocks(ctx, env, h.AvID)
 	if err != nil || len(shown) == 0 {
 		return h, false, err
@@ -635,17 +654,7 @@ func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult
 	if err != nil {
 		return h, false, err
 	}
-	nbs, err := env.Kernel.ListNotebooks(ctx)
-	if err != nil {
-		return h, false, err
-	}
-	name := ""
-	for _, n := range nbs {
-		if n.ID == loc.Notebook {
-			name = n.Name
-		}
-	}
-	h.BlockID, h.HPath = shown[0], name+hpath
+	h.BlockID, h.HPath = shown[0], names[loc.Notebook]+hpath
 	return h, true, nil
 }
 

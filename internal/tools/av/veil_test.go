@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -268,6 +270,49 @@ func TestDatabaseShownOnlyInHiddenNotebooks(t *testing.T) {
 	found := s.OK(t, "av", map[string]any{"action": "search", "keyword": "zanzibar"})
 	if found["count"] != float64(1) || s.shows(found) || strings.Contains(fmt.Sprint(found), hdoc) {
 		t.Fatalf("search of a database shown in both: %v", found)
+	}
+}
+
+// TestSearchThroughHiddenBlocks: databases SiYuan finds through blocks of
+// a hidden notebook, each also shown in the visible document, are answered
+// through the visible block, with its notebook's name; the notebooks are
+// listed once for the whole search, not once per such hit.
+func TestSearchThroughHiddenBlocks(t *testing.T) {
+	s := newVeiled(t)
+	s.Policy = nil
+	ctx := context.Background()
+	hdoc := s.MkDoc(t, s.hidden, "/Hidden bases", "x")
+	for i := range 3 {
+		db := s.MkDatabase(t, hdoc)
+		ops := []siyuan.Operation{siyuan.SetAttrViewNameOp(db.AV, fmt.Sprintf("Quokka ledger %d", i)), siyuan.InsertDatabaseBlockOp(tooltest.NewID(), db.AV, "", s.Doc)}
+		if _, err := s.C.Transactions(ctx, []siyuan.Transaction{{DoOperations: ops}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	listed := 0
+	s.SetHook(func(_ http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/notebook/lsNotebooks" {
+			mu.Lock()
+			listed++
+			mu.Unlock()
+		}
+		return false
+	})
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{s.hidden: tools.LevelNone}, Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "veil"}
+	found := s.OK(t, "av", map[string]any{"action": "search", "keyword": "quokka"})
+	if found["count"] != float64(3) || s.shows(found) || strings.Contains(fmt.Sprint(found), hdoc) {
+		t.Fatalf("search of databases shown in both notebooks: %v", found)
+	}
+	for _, r := range found["results"].([]any) {
+		if hp := r.(map[string]any)["hPath"].(string); !strings.HasPrefix(hp, "Strict/") {
+			t.Fatalf("a hit's human path does not start with the visible notebook's name: %v", r)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if listed > 1 {
+		t.Fatalf("the notebooks were listed %d times for one search", listed)
 	}
 }
 
