@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,6 +60,91 @@ func TestPluginStorageRefusedWhileHidden(t *testing.T) {
 			first = e
 		} else if e["message"] != first["message"] || e["action"] != first["action"] {
 			t.Fatalf("the refusal depends on what was asked:\n%v\n%v", first, e)
+		}
+	}
+}
+
+// TestHiddenDatabaseIDsInAttributes: a paragraph and a document of a
+// visible notebook are rows of two databases, one shown in the visible
+// notebook and one shown only in the hidden "Secret Vault". Every read of
+// their attributes an agent has (get_attrs, get_kramdown,
+// batch_kramdown, dom, get_doc in html, docs_info and lookup's docInfo)
+// names the visible database and never the hidden one's id nor its name.
+func TestHiddenDatabaseIDsInAttributes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	k := startKernel(t, t.TempDir())
+	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	c := kernelClient(t, k.url, "tok")
+	open, err := c.CreateNotebook(ctx, "Open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vault, err := c.CreateNotebook(ctx, "Secret Vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: open.ID, Path: "/Plan", Markdown: "plan one\n\nplan two\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vdoc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: vault.ID, Path: "/Salary", Markdown: "salary\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	para := kidsOf(t, c, doc)[0]
+	mkdb := func(parent, name string) string {
+		block, av := freshNodeID(), freshNodeID()
+		if _, err := c.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{
+			siyuan.InsertDatabaseBlockOp(block, av, "", parent), siyuan.SetAttrViewNameOp(av, name)}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.RenderAttributeViewOrCreate(ctx, siyuan.RenderAVRequest{ID: av, BlockID: block}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: av, BlockID: block,
+			Srcs: []siyuan.AVSrc{{ItemID: freshNodeID(), ID: para}, {ItemID: freshNodeID(), ID: doc}}}); err != nil {
+			t.Fatal(err)
+		}
+		return av
+	}
+	shown, hidden := mkdb(doc, "Open tasks"), mkdb(vdoc, "Payroll ledger")
+	if err := c.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reads := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"block", map[string]any{"action": "get_attrs", "id": para}},
+		{"block", map[string]any{"action": "get_kramdown", "id": para}},
+		{"block", map[string]any{"action": "batch_kramdown", "ids": []string{para, doc}}},
+		{"block", map[string]any{"action": "dom", "id": para}},
+		{"block", map[string]any{"action": "get_attrs", "id": doc}},
+		{"block", map[string]any{"action": "docs_info", "ids": []string{doc}, "av": true}},
+		{"block", map[string]any{"action": "docs_info", "ids": []string{doc}}},
+		{"document", map[string]any{"action": "get_doc", "id": doc, "mode": "html"}},
+		{"document", map[string]any{"action": "lookup", "id": doc, "include": []string{"docInfo"}}},
+	}
+	// With nothing hidden every read names both databases (so each read
+	// below is one that shows custom-avs at all).
+	for _, r := range reads {
+		got := a.ok(r.tool, r.args)
+		b, _ := json.Marshal(got)
+		if !strings.Contains(string(b), hidden) || !strings.Contains(string(b), shown) {
+			t.Fatalf("%s %v with nothing hidden does not name both databases: %.400s", r.tool, r.args, b)
+		}
+	}
+	s.config(t, "permission", vault.ID, "none")
+	for _, r := range reads {
+		got := a.ok(r.tool, r.args)
+		noneOf(t, fmt.Sprintf("%s %v", r.tool, r.args["action"]), got, []string{hidden, "Payroll ledger", vault.ID})
+		if b, _ := json.Marshal(got); !strings.Contains(string(b), shown) {
+			t.Fatalf("%s %v no longer names the visible database: %.400s", r.tool, r.args, b)
 		}
 	}
 }

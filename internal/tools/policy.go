@@ -615,10 +615,15 @@ func VisibleRefCounts(ctx context.Context, env *Env, ids []string) (map[string]i
 // VeilDocInfo is SiYuan's document info as the call may see it while a
 // notebook is hidden: the references from blocks it cannot see are left
 // out (and the count with them), and so are the databases shown only
-// where it may not look. Without a hidden notebook info is unchanged.
+// where it may not look (from its attribute views and its IAL's
+// custom-avs). Without a hidden notebook info is unchanged.
 func VeilDocInfo(ctx context.Context, env *Env, info *siyuan.DocInfo) error {
 	if !Hiding(ctx) || info == nil {
 		return nil
+	}
+	dbs := NewShownDatabases(env)
+	if err := dbs.VeilAttrs(ctx, info.IAL); err != nil {
+		return KernelError(err)
 	}
 	seen, err := Seen(ctx, env, info.RefIDs)
 	if err != nil {
@@ -632,7 +637,6 @@ func VeilDocInfo(ctx context.Context, env *Env, info *siyuan.DocInfo) error {
 	}
 	info.RefIDs, info.RefCount = refs, len(refs)
 	views := info.AttrViews[:0]
-	dbs := NewShownDatabases(env)
 	for _, v := range info.AttrViews {
 		shown, err := dbs.Shown(ctx, v.ID)
 		if err != nil {

@@ -66,17 +66,15 @@ var (
 	refcount  = regexp.MustCompile(`\s+refcount="\d*"`)
 	countDiv  = regexp.MustCompile(`^<div\b[^>]*\bclass="[^"]*\bprotyle-attr--refcount\b[^"]*"[^>]*>`)
 	countText = regexp.MustCompile(`^\d*</div>`)
-	customAvs = regexp.MustCompile(`\bcustom-avs="([^"]*)"`)
-	avNames   = regexp.MustCompile(`\s+av-names="[^"]*"`)
 )
 
 // veilHTML is a document's DOM as a call may see it while a notebook is
 // hidden: SiYuan's getDoc marks each block with the number of references
 // to it (a refcount attribute and the count its attribute bar shows) and
-// the names of the databases it is a row of (av-names), both over every
-// notebook. Each count counts the references the call may see (dropped
-// at none); av-names is dropped when one of the databases is shown only
-// where the call may not look.
+// the databases it is a row of (custom-avs, and their names in
+// av-names), both over every notebook. Each count counts the references
+// the call may see (dropped at none); custom-avs loses the databases
+// shown only where the call may not look, and av-names is then dropped.
 func veilHTML(ctx context.Context, env *tools.Env, html string) (string, error) {
 	var ids []string
 	for _, m := range blockTag.FindAllStringSubmatch(html, -1) {
@@ -135,8 +133,8 @@ func recount(html string, counts map[string]int, visibleDB func(string) (bool, e
 }
 
 // veilTag is a block's opening tag with its refcount attribute set to n
-// (dropped at 0) and av-names dropped if a database it names is not one
-// the call may see.
+// (dropped at 0), and without the databases the call may not see in its
+// custom-avs (and then without its av-names).
 func veilTag(tag string, n int, visibleDB func(string) (bool, error)) (string, error) {
 	if refcount.MatchString(tag) {
 		repl := ""
@@ -145,19 +143,5 @@ func veilTag(tag string, n int, visibleDB func(string) (bool, error)) (string, e
 		}
 		tag = refcount.ReplaceAllLiteralString(tag, repl)
 	}
-	if m := customAvs.FindStringSubmatch(tag); m != nil && avNames.MatchString(tag) {
-		for _, av := range strings.Split(m[1], ",") {
-			if av = strings.TrimSpace(av); av == "" {
-				continue
-			}
-			ok, err := visibleDB(av)
-			if err != nil {
-				return "", err
-			}
-			if !ok {
-				return avNames.ReplaceAllLiteralString(tag, ""), nil
-			}
-		}
-	}
-	return tag, nil
+	return tools.VeilAvs(tag, visibleDB)
 }
