@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -146,5 +148,75 @@ func TestHiddenDatabaseIDsInAttributes(t *testing.T) {
 		if b, _ := json.Marshal(got); !strings.Contains(string(b), shown) {
 			t.Fatalf("%s %v no longer names the visible database: %.400s", r.tool, r.args, b)
 		}
+	}
+}
+
+// TestConfNamesNoHiddenNotebook: the person saves the documents that new
+// references create into the hidden "Secret Vault", under a path of its
+// titles, both in SiYuan's configuration and in a visible notebook's. An
+// agent reading either sees neither the vault's id nor that path; its
+// set_conf of another field keeps them; the person's change of the path
+// does not move the agent's preflight hash.
+func TestConfNamesNoHiddenNotebook(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	k := startKernel(t, dir)
+	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	c := kernelClient(t, k.url, "tok")
+	open, err := c.CreateNotebook(ctx, "Open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vault, err := c.CreateNotebook(ctx, "Secret Vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := `{"api":{"token":"tok"},"fileTree":{"refCreateSaveBox":"` + vault.ID + `","refCreateSavePath":"/Salary talks/Refs",` +
+		`"docCreateSaveBox":"` + open.ID + `","docCreateSavePath":"/Inbox","shorthandSaveBox":"` + vault.ID + `","shorthandSavePath":"/Quick notes"}}`
+	if err := os.WriteFile(filepath.Join(dir, "conf", "conf.json"), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	setBox := func(path string) {
+		t.Helper()
+		nc, err := c.GetNotebookConf(ctx, open.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bc := nc.Conf
+		bc.RefCreateSaveBox, bc.RefCreateSavePath = vault.ID, path
+		if _, err := c.SetNotebookConf(ctx, open.ID, bc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setBox("/Salary talks/Refs")
+	s.config(t, "enable", "system.conf")
+	s.config(t, "permission", open.ID, "rw")
+	s.config(t, "permission", vault.ID, "none")
+	secrets := []string{vault.ID, "Salary talks", "Quick notes"}
+	nbConf := a.ok("notebook", map[string]any{"action": "get_conf", "notebook": open.ID})
+	noneOf(t, "notebook get_conf", nbConf, secrets)
+	sysConf := a.ok("system", map[string]any{"action": "conf", "mode": "get", "keyPath": "conf.fileTree", "maxDepth": 3, "maxItems": 100})
+	noneOf(t, "system conf", sysConf, secrets)
+	if b, _ := json.Marshal(sysConf); !strings.Contains(string(b), "/Inbox") || !strings.Contains(string(b), open.ID) {
+		t.Fatalf("system conf no longer shows the visible save box: %s", b)
+	}
+
+	args := map[string]any{"action": "set_conf", "notebook": open.ID, "conf": map[string]any{"sortMode": 6}}
+	pre := a.ok("notebook", with(args, "validateOnly", true))
+	setBox("/Bonus plans/Refs")
+	if again := a.ok("notebook", with(args, "validateOnly", true)); again["expectedStateHash"] != pre["expectedStateHash"] {
+		t.Fatalf("the person's change of the hidden save path moved the hash: %v, then %v", pre["expectedStateHash"], again["expectedStateHash"])
+	}
+	if res := a.ok("notebook", commitOf(args, pre)); res["status"] != "committed" {
+		t.Fatalf("set_conf: %v", res)
+	}
+	after, err := c.GetNotebookConf(ctx, open.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Conf.SortMode != 6 || after.Conf.RefCreateSaveBox != vault.ID || after.Conf.RefCreateSavePath != "/Bonus plans/Refs" {
+		t.Fatalf("set_conf changed the person's save box: %+v", after.Conf)
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // TestConfWhileHidden: while a notebook is hidden, conf withholds SiYuan's
 // window layout (the documents open there, with their titles) and shows a
-// hidden notebook's id as ""; a visible notebook's stays.
+// hidden notebook's id as "", and the save path beside it (a path of its
+// titles); a visible notebook's stay.
 func TestConfWhileHidden(t *testing.T) {
 	f := newStrictFixture(t, false)
 	nb, err := f.C.CreateNotebook(context.Background(), "Vault")
@@ -22,7 +23,7 @@ func TestConfWhileHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := map[string]any{
-		"fileTree": map[string]any{"docCreateSaveBox": nb.ID, "refCreateSaveBox": f.NB},
+		"fileTree": map[string]any{"docCreateSaveBox": nb.ID, "docCreateSavePath": "/Bonus plans", "refCreateSaveBox": f.NB, "refCreateSavePath": "/Refs"},
 		"uiLayout": map[string]any{"layout": map[string]any{"children": []any{map[string]any{"instance": "Tab", "title": "Salary talks"}}}},
 	}
 	b, _ := json.Marshal(conf)
@@ -35,12 +36,13 @@ func TestConfWhileHidden(t *testing.T) {
 		return string(out)
 	}
 	f.Policy = &tools.Policy{Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "shown"}
-	if all := get(); !strings.Contains(all, "Salary talks") || !strings.Contains(all, nb.ID) {
+	if all := get(); !strings.Contains(all, "Salary talks") || !strings.Contains(all, nb.ID) || !strings.Contains(all, "Bonus plans") {
 		t.Fatalf("without a hidden notebook conf is whole: %s", all)
 	}
 	f.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{nb.ID: tools.LevelNone}, AllActions: true, Strict: true, Version: "hidden"}
 	veiled := get()
-	if strings.Contains(veiled, "Salary talks") || strings.Contains(veiled, nb.ID) || !strings.Contains(veiled, f.NB) {
+	if strings.Contains(veiled, "Salary talks") || strings.Contains(veiled, nb.ID) || strings.Contains(veiled, "Bonus plans") ||
+		!strings.Contains(veiled, f.NB) || !strings.Contains(veiled, "/Refs") {
 		t.Fatalf("conf while a notebook is hidden: %s", veiled)
 	}
 }
