@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
@@ -218,5 +219,133 @@ func TestConfNamesNoHiddenNotebook(t *testing.T) {
 	}
 	if after.Conf.SortMode != 6 || after.Conf.RefCreateSaveBox != vault.ID || after.Conf.RefCreateSavePath != "/Bonus plans/Refs" {
 		t.Fatalf("set_conf changed the person's save box: %+v", after.Conf)
+	}
+}
+
+// groupedWorld is a database shown in a visible notebook, grouped by its
+// select column, whose rows are a visible paragraph (Red), two paragraphs
+// of another notebook (one Blue, alone in its group, one Red) and a
+// detached row (no option).
+type groupedWorld struct {
+	visible, hidden, av, block string
+	red, blue, hiddenRed, bare string // the rows' item IDs
+}
+
+func buildGroupedWorld(t *testing.T, c *siyuan.Client, tag string) *groupedWorld {
+	t.Helper()
+	ctx := context.Background()
+	w := &groupedWorld{av: freshNodeID(), block: freshNodeID(), red: freshNodeID(), blue: freshNodeID(), hiddenRed: freshNodeID(), bare: freshNodeID()}
+	for _, nb := range []*string{&w.visible, &w.hidden} {
+		n, err := c.CreateNotebook(ctx, "sisyphus-grouped-"+tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*nb = n.ID
+	}
+	vdoc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: w.visible, Path: "/grouped", Markdown: "visible alpha\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdoc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: w.hidden, Path: "/secret", Markdown: "secret blue\n\nsecret red\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	vb, hb := kidsOf(t, c, vdoc), kidsOf(t, c, hdoc)
+	if _, err := c.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{siyuan.InsertDatabaseBlockOp(w.block, w.av, "", vdoc)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RenderAttributeViewOrCreate(ctx, siyuan.RenderAVRequest{ID: w.av, BlockID: w.block}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: w.av, BlockID: w.block, Srcs: []siyuan.AVSrc{
+		{ItemID: w.red, ID: vb[0]}, {ItemID: w.blue, ID: hb[0]}, {ItemID: w.hiddenRed, ID: hb[1]}, {ItemID: w.bare, Detached: true, Content: "detached gamma"}}}); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := c.GetAttributeView(ctx, w.av)
+	if err != nil || stored == nil {
+		t.Fatalf("the database: %v", err)
+	}
+	sel := ""
+	for _, kv := range stored.KeyValues {
+		if kv != nil && kv.Key != nil && kv.Key.Type == siyuan.AVKeySelect {
+			sel = kv.Key.ID
+		}
+	}
+	for item, option := range map[string]string{w.red: "Red", w.blue: "Blue", w.hiddenRed: "Red"} {
+		if _, err := c.SetAttributeViewBlockAttr(ctx, w.av, sel, item, &siyuan.AVValue{Type: siyuan.AVKeySelect, MSelect: []*siyuan.AVValueSelect{{Content: option, Color: "1"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := siyuan.Operation{Action: "setAttrViewGroup", AvID: w.av, BlockID: w.block, Data: map[string]any{"field": sel}}
+	if _, err := c.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{group}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FlushTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// groupRows are a compact render's groups: name → row IDs.
+func groupRows(t *testing.T, res map[string]any) map[string][]string {
+	t.Helper()
+	gs, ok := res["groups"].([]any)
+	if !ok {
+		t.Fatalf("a grouped view rendered without groups: %v", res)
+	}
+	out := map[string][]string{}
+	for _, g := range gs {
+		m := g.(map[string]any)
+		rows := []string{}
+		for _, r := range m["rows"].([]any) {
+			rows = append(rows, r.(map[string]any)["id"].(string))
+		}
+		if m["rowCount"] != float64(len(rows)) {
+			t.Fatalf("group %v counts %v rows and shows %d", m["name"], m["rowCount"], len(rows))
+		}
+		out[m["name"].(string)] = rows
+	}
+	return out
+}
+
+// TestGroupedViewWhileHiddenLive: in a real SiYuan a grouped view's rows
+// are in its groups. Rendered by an agent, each group shows its rows; while
+// the other notebook is hidden the groups show only the visible rows, a
+// group of hidden rows alone is left out, and nothing of the hidden rows
+// shows (verbose included).
+func TestGroupedViewWhileHiddenLive(t *testing.T) {
+	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
+	if url == "" || tok == "" {
+		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
+	}
+	c := kernelClient(t, url, tok)
+	w := buildGroupedWorld(t, c, fmt.Sprint(time.Now().UnixNano()))
+	t.Cleanup(func() {
+		for _, nb := range []string{w.visible, w.hidden} {
+			c.RemoveNotebook(context.Background(), nb)
+		}
+	})
+	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	render := map[string]any{"action": "render", "avID": w.av, "blockID": w.block, "pageSize": 10}
+	whole := groupRows(t, a.ok("av", render))
+	if len(whole["Blue"]) != 1 || len(whole["Red"]) != 2 {
+		t.Fatalf("with nothing hidden: %v", whole)
+	}
+	s.config(t, "permission", w.hidden, "none")
+	res := a.ok("av", render)
+	veiled := groupRows(t, res)
+	if _, ok := veiled["Blue"]; ok || fmt.Sprint(veiled["Red"]) != fmt.Sprint([]string{w.red}) || len(veiled) != len(whole)-1 {
+		t.Fatalf("while hidden: %v (whole: %v)", veiled, whole)
+	}
+	if res["rowCount"] != float64(2) || res["withheld"].(map[string]any)["rows"] != float64(2) {
+		t.Fatalf("counts while hidden: %v", res)
+	}
+	verbose := a.ok("av", with(render, "verbose", true))
+	for name, got := range map[string]map[string]any{"compact": res, "verbose": verbose} {
+		noneOf(t, name, got, []string{"secret blue", "secret red", w.blue, w.hiddenRed, w.hidden})
 	}
 }

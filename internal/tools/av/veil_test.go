@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -398,5 +399,95 @@ func BenchmarkVeilTemplateCells(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// groupedRender is a real SiYuan 3.7.3's render of a table grouped by its
+// select column (testdata/grouped_render.json): SiYuan puts the rows in
+// the groups, none in the view. Red holds a visible paragraph's row and a
+// row bound to a block of another notebook; Blue only such a row; the
+// default group a detached row.
+const (
+	groupedRed       = "20261205150834-4c82cym"
+	groupedBlue      = "20261205150834-0qmnmxt"
+	groupedHiddenRed = "20261205150834-ehq7fdr"
+	groupedBare      = "20261205150834-8v39g06"
+)
+
+// TestVeilGroupedView: while the other notebook is hidden a grouped view
+// shows in each group only the rows the call may see, counted and paged
+// per group; a group of hidden rows alone is left out (its name is a
+// hidden row's value), one that only has no row matching the query stays;
+// each hidden row is withheld once.
+func TestVeilGroupedView(t *testing.T) {
+	raw, err := os.ReadFile("testdata/grouped_render.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r siyuan.AVRender
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	v := &veil{rows: map[string]bool{groupedBlue: true, groupedHiddenRed: true}, rels: map[string]map[string][]string{},
+		keys: map[string]*siyuan.AVKey{}, related: map[string]*relatedVeil{}}
+	for _, c := range []struct {
+		args   renderArgs
+		groups string
+		count  float64
+	}{
+		{renderArgs{Page: 1, PageSize: 10}, "Red:" + groupedRed + " Field [Select] is empty:" + groupedBare, 2},
+		{renderArgs{Page: 1, PageSize: 10, Query: "gamma"}, "Red: Field [Select] is empty:" + groupedBare, 1},
+		{renderArgs{Page: 2, PageSize: 1}, "Red: Field [Select] is empty:", 2},
+	} {
+		var w withheld
+		view, err := veilView(*r.View, v, c.args, &w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr := r
+		rr.View = &view
+		out, err := compact(rr, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, g := range out["groups"].([]map[string]any) {
+			var ids []string
+			for _, row := range g["rows"].([]map[string]any) {
+				ids = append(ids, row["id"].(string))
+			}
+			got = append(got, g["name"].(string)+":"+strings.Join(ids, ","))
+		}
+		if strings.Join(got, " ") != c.groups || out["rowCount"] != int(c.count) || w.Rows != 2 {
+			t.Errorf("%+v: groups %q, rowCount %v, withheld %+v; want %q, %v", c.args, got, out["rowCount"], w, c.groups, c.count)
+		}
+		b, _ := json.Marshal(map[string]any{"compact": out, "view": view})
+		if strings.Contains(string(b), "secret") || strings.Contains(string(b), groupedBlue) || strings.Contains(string(b), groupedHiddenRed) {
+			t.Errorf("%+v shows a hidden row: %s", c.args, b)
+		}
+	}
+}
+
+// TestCompactGroupedView: without a hidden notebook a grouped view shows
+// its groups with their rows (SiYuan leaves the view's own rows empty).
+func TestCompactGroupedView(t *testing.T) {
+	raw, err := os.ReadFile("testdata/grouped_render.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r siyuan.AVRender
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	out, err := compact(r, renderArgs{Page: 1, PageSize: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := out["groups"].([]map[string]any)
+	if len(gs) != 3 || gs[0]["rowCount"] != 2 || len(gs[0]["rows"].([]map[string]any)) != 2 || gs[1]["name"] != "Blue" || out["rowCount"] != 4 {
+		t.Fatalf("grouped view: %v", out)
+	}
+	if _, ok := out["rows"]; ok {
+		t.Fatalf("a grouped view lists rows outside its groups: %v", out)
 	}
 }
