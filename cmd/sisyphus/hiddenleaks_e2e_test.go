@@ -75,19 +75,39 @@ func TestPluginStorageRefusedWhileHidden(t *testing.T) {
 // names the visible database and never the hidden one's id nor its name.
 func TestHiddenDatabaseIDsInAttributes(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	k := startKernel(t, t.TempDir())
 	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
+	hiddenDatabaseIDsFlow(t, s, kernelClient(t, k.url, "tok"), "")
+}
+
+// TestHiddenDatabaseIDsInAttributesLive runs the same against a real
+// SiYuan when SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are
+// set, in two notebooks it creates and removes.
+func TestHiddenDatabaseIDsInAttributesLive(t *testing.T) {
+	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
+	if url == "" || tok == "" {
+		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
+	}
+	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
+	hiddenDatabaseIDsFlow(t, s, kernelClient(t, url, tok), fmt.Sprint(" ", time.Now().UnixNano()))
+}
+
+func hiddenDatabaseIDsFlow(t *testing.T, s *serveProc, c *siyuan.Client, tag string) {
+	ctx := context.Background()
 	a := connect(t, s.url, "2025-11-25")
-	c := kernelClient(t, k.url, "tok")
-	open, err := c.CreateNotebook(ctx, "Open")
+	open, err := c.CreateNotebook(ctx, "Open"+tag)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vault, err := c.CreateNotebook(ctx, "Secret Vault")
+	vault, err := c.CreateNotebook(ctx, "Secret Vault"+tag)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		for _, nb := range []string{open.ID, vault.ID} {
+			c.RemoveNotebook(context.Background(), nb)
+		}
+	})
 	doc, err := c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: open.ID, Path: "/Plan", Markdown: "plan one\n\nplan two\n"})
 	if err != nil {
 		t.Fatal(err)

@@ -114,16 +114,16 @@ func (s *ShownDatabases) VeilAttrs(ctx context.Context, attrs map[string]string)
 	return nil
 }
 
-// VeilMarkup is text holding attributes (a block's kramdown, its DOM)
-// with each opening tag and each IAL veiled as VeilAvs does; without a
-// hidden notebook it is text unchanged.
-func (s *ShownDatabases) VeilMarkup(ctx context.Context, text string) (string, error) {
-	if !Hiding(ctx) || !strings.Contains(text, attrAvs) {
-		return text, nil
+// VeilKramdown is a block's kramdown with each IAL (and anything else
+// holding attributes) veiled as VeilAvs does; without a hidden notebook
+// it is kd unchanged.
+func (s *ShownDatabases) VeilKramdown(ctx context.Context, kd string) (string, error) {
+	if !Hiding(ctx) || !strings.Contains(kd, attrAvs) {
+		return kd, nil
 	}
 	shown := s.shownIn(ctx)
 	var failed error
-	out := attrGroup.ReplaceAllStringFunc(text, func(g string) string {
+	out := attrGroup.ReplaceAllStringFunc(kd, func(g string) string {
 		veiled, err := VeilAvs(g, shown)
 		if err != nil && failed == nil {
 			failed = err
@@ -134,6 +134,127 @@ func (s *ShownDatabases) VeilMarkup(ctx context.Context, text string) (string, e
 		return "", failed
 	}
 	return out, nil
+}
+
+// VeilDOM is a DOM SiYuan rendered (getDoc, getBlockDOM) veiled as
+// VeilAvDOM does; without a hidden notebook it is dom unchanged.
+func (s *ShownDatabases) VeilDOM(ctx context.Context, dom string) (string, error) {
+	if !Hiding(ctx) || !strings.Contains(dom, attrAvs) && !strings.Contains(dom, avBarClass) {
+		return dom, nil
+	}
+	return VeilAvDOM(dom, s.shownIn(ctx))
+}
+
+// avBarClass marks the bar SiYuan draws in a block's attribute area for
+// the databases it is a row of: a database icon, then a span per database
+// (data-av-id, its name) separated by &nbsp;. getDoc fills it; getBlockDOM
+// draws the icon alone.
+const avBarClass = "protyle-attr--av"
+
+var (
+	divTag    = regexp.MustCompile(`<(/?)div\b[^>]*>`)
+	blockDiv  = regexp.MustCompile(`\bdata-node-id="`)
+	avBarOpen = regexp.MustCompile(`^<div\b[^>]*\bclass="[^"]*\bprotyle-attr--av\b[^"]*"[^>]*>$`)
+	barIcon   = regexp.MustCompile(`^<svg\b[^<>]*>(?:<use\b[^<>]*>(?:</use>)?)?</svg>`)
+	barSpan   = regexp.MustCompile(`<span\b[^>]*\bdata-av-id="([^"]*)"[^>]*>[^<]*</span>`)
+)
+
+// VeilAvDOM is a DOM with each block's opening tag veiled as VeilAvs
+// does, and each block's database bar keeping the spans of the databases
+// shown allows; the bar goes whole when none is left, or when the block
+// was a row of databases none of which shown allows (the icon alone would
+// say it is a row of something). Of a bar, only the icon and the spans
+// it can read are kept.
+func VeilAvDOM(dom string, shown shownFunc) (string, error) {
+	type open struct{ block, cleared bool }
+	var (
+		out   strings.Builder
+		stack []open
+		last  int
+	)
+	for _, loc := range divTag.FindAllStringSubmatchIndex(dom, -1) {
+		if loc[0] < last {
+			continue // inside a bar already written
+		}
+		tag := dom[loc[0]:loc[1]]
+		if loc[2] != loc[3] { // </div>
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		switch {
+		case avBarOpen.MatchString(tag):
+			end := strings.Index(dom[loc[1]:], "</div>")
+			if end < 0 {
+				out.WriteString(dom[last:loc[0]])
+				last = len(dom) // an unclosed bar: nothing after it is told apart from it
+				continue
+			}
+			end += loc[1]
+			cleared := false
+			for i := len(stack) - 1; i >= 0; i-- {
+				if stack[i].block {
+					cleared = stack[i].cleared
+					break
+				}
+			}
+			tag, err := VeilAvs(tag, shown) // a bar SiYuan draws has none: still, whatever it holds
+			if err != nil {
+				return "", err
+			}
+			bar, err := veilBar(tag, dom[loc[1]:end], cleared, shown)
+			if err != nil {
+				return "", err
+			}
+			out.WriteString(dom[last:loc[0]])
+			out.WriteString(bar)
+			last = end + len("</div>")
+		case blockDiv.MatchString(tag):
+			veiled, err := VeilAvs(tag, shown)
+			if err != nil {
+				return "", err
+			}
+			cleared := false
+			if veiled != tag {
+				m := avsAttr.FindStringSubmatch(veiled)
+				cleared = m == nil || strings.Trim(m[2], ", ") == ""
+			}
+			out.WriteString(dom[last:loc[0]])
+			out.WriteString(veiled)
+			last = loc[1]
+			stack = append(stack, open{block: true, cleared: cleared})
+		default:
+			stack = append(stack, open{})
+		}
+	}
+	out.WriteString(dom[last:])
+	return out.String(), nil
+}
+
+// veilBar is one database bar (its opening tag and its content) as the
+// call may see it: "" when its block lost every database, else the icon
+// and the spans of the databases shown allows ("" when none is left).
+func veilBar(tag, content string, cleared bool, shown shownFunc) (string, error) {
+	if cleared {
+		return "", nil
+	}
+	icon := barIcon.FindString(content)
+	var kept []string
+	spans := barSpan.FindAllStringSubmatch(content, -1)
+	for _, m := range spans {
+		ok, err := shown(m[1])
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			kept = append(kept, m[0])
+		}
+	}
+	if len(spans) > 0 && len(kept) == 0 {
+		return "", nil
+	}
+	return tag + icon + strings.Join(kept, "&nbsp;") + "</div>", nil
 }
 
 // VeilAvs is one opening tag or IAL with the databases shown refuses

@@ -80,3 +80,78 @@ func FuzzVeilAvs(f *testing.F) {
 		}
 	})
 }
+
+// span is a database's span in SiYuan's attribute bar.
+func span(id, name string) string {
+	return `<span data-av-id="` + id + `" data-popover-url="/api/av/getMirrorDatabaseBlocks" class="popover__block">` + name + `</span>`
+}
+
+const barIconHTML = `<svg><use xlink:href="#iconDatabase"></use></svg>`
+
+// para is a paragraph as SiYuan 3.7.3's getDoc renders a row of databases
+// (getBlockDOM draws the bar with its icon alone: names "").
+func para(avs, names string) string {
+	return `<div data-node-id="20260812120000-ppppppp" data-type="NodeParagraph" class="p" custom-avs="` + avs + `" updated="20260812120000">` +
+		`<div contenteditable="true" spellcheck="false">plan one</div><div class="protyle-attr" contenteditable="false">` +
+		`<div class="protyle-attr--av">` + barIconHTML + names + `</div>` + "\u200b" + `</div></div>`
+}
+
+func TestVeilAvDOM(t *testing.T) {
+	both := span(dbShown, "Open tasks") + "&nbsp;" + span(dbHidden, "Payroll")
+	for _, tt := range []struct{ name, in, want string }{
+		{"getDoc, both", para(dbShown+","+dbHidden, both), para(dbShown, span(dbShown, "Open tasks"))},
+		{"getDoc, hidden first", para(dbHidden+","+dbShown, span(dbHidden, "Payroll")+"&nbsp;"+span(dbShown, "Open tasks")), para(dbShown, span(dbShown, "Open tasks"))},
+		{"getDoc, hidden only", para(dbHidden, span(dbHidden, "Payroll")),
+			strings.Replace(strings.Replace(para(dbHidden, ""), ` custom-avs="`+dbHidden+`"`, "", 1), `<div class="protyle-attr--av">`+barIconHTML+`</div>`, "", 1)},
+		{"getBlockDOM, hidden only", para(dbHidden, ""),
+			strings.Replace(strings.Replace(para(dbHidden, ""), ` custom-avs="`+dbHidden+`"`, "", 1), `<div class="protyle-attr--av">`+barIconHTML+`</div>`, "", 1)},
+		{"getBlockDOM, shown", para(dbShown+","+dbHidden, ""), para(dbShown, "")},
+		{"nothing hidden", para(dbShown, span(dbShown, "Open tasks")), para(dbShown, span(dbShown, "Open tasks"))},
+		{"unclosed bar", `<div class="protyle-attr--av">` + span(dbHidden, "Payroll"), ``},
+	} {
+		got, err := VeilAvDOM(tt.in, shownOnly)
+		if err != nil || got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// FuzzVeilAvDOM: whatever the DOM, no block keeps a hidden database in
+// its custom-avs and no database bar keeps its span, and a DOM without
+// databases comes back unchanged.
+func FuzzVeilAvDOM(f *testing.F) {
+	f.Add(para(dbShown+","+dbHidden, span(dbShown, "Open")+"&nbsp;"+span(dbHidden, "Payroll")))
+	f.Add(para(dbHidden, ""))
+	f.Add(`<div class="protyle-attr--av"><div class="protyle-attr--av">` + span(dbHidden, "x") + `</div></div>`)
+	f.Add(`<div data-node-id="x" av-names="&lt;span data-av-id=&quot;` + dbHidden + `&quot;&gt;" custom-avs="` + dbHidden + `"></div>`)
+	f.Fuzz(func(t *testing.T, dom string) {
+		got, err := VeilAvDOM(dom, shownOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(dom, "custom-avs") && !strings.Contains(dom, avBarClass) && got != dom {
+			t.Fatalf("changed %q into %q", dom, got)
+		}
+		for _, loc := range divTag.FindAllStringIndex(got, -1) {
+			tag := got[loc[0]:loc[1]]
+			if blockDiv.MatchString(tag) {
+				for _, m := range avsAttr.FindAllStringSubmatch(tag, -1) {
+					if strings.Contains(m[2], dbHidden) {
+						t.Fatalf("a block keeps a hidden database in %q: %q", tag, got)
+					}
+				}
+			}
+			if avBarOpen.MatchString(tag) {
+				content := got[loc[1]:]
+				if end := strings.Index(content, "</div>"); end >= 0 {
+					content = content[:end]
+				}
+				for _, m := range barSpan.FindAllStringSubmatch(content, -1) {
+					if m[1] == dbHidden {
+						t.Fatalf("a bar keeps a hidden database: %q", got)
+					}
+				}
+			}
+		}
+	})
+}

@@ -59,7 +59,7 @@ var getKramdown = tools.Read[idArgs]{
 				return nil, err
 			}
 		}
-		veiled, err := tools.NewShownDatabases(env).VeilMarkup(ctx, kd.Kramdown)
+		veiled, err := tools.NewShownDatabases(env).VeilKramdown(ctx, kd.Kramdown)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ var dom = tools.Read[idArgs]{
 				return nil, err
 			}
 		}
-		dom, err := tools.NewShownDatabases(env).VeilMarkup(ctx, d.DOM)
+		dom, err := tools.NewShownDatabases(env).VeilDOM(ctx, d.DOM)
 		if err != nil {
 			return nil, err
 		}

@@ -81,7 +81,7 @@ func runBatchKramdown(ctx context.Context, env *tools.Env, a batchArgs) (any, er
 		kd, found := kds[id]
 		if found {
 			var err error
-			if kd, err = dbs.VeilMarkup(ctx, kd); err != nil {
+			if kd, err = dbs.VeilKramdown(ctx, kd); err != nil {
 				return nil, err
 			}
 		}

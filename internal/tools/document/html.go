@@ -71,10 +71,10 @@ var (
 // veilHTML is a document's DOM as a call may see it while a notebook is
 // hidden: SiYuan's getDoc marks each block with the number of references
 // to it (a refcount attribute and the count its attribute bar shows) and
-// the databases it is a row of (custom-avs, and their names in
-// av-names), both over every notebook. Each count counts the references
-// the call may see (dropped at none); custom-avs loses the databases
-// shown only where the call may not look, and av-names is then dropped.
+// the databases it is a row of (custom-avs, their names in av-names and
+// in a bar of its attribute area), both over every notebook. Each count
+// counts the references the call may see (dropped at none); the databases
+// shown only where the call may not look are taken out.
 func veilHTML(ctx context.Context, env *tools.Env, html string) (string, error) {
 	var ids []string
 	for _, m := range blockTag.FindAllStringSubmatch(html, -1) {
@@ -84,7 +84,12 @@ func veilHTML(ctx context.Context, env *tools.Env, html string) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	// The databases first: the bar SiYuan draws for them holds their
+	// names and ids (tools.ShownDatabases.VeilDOM).
 	dbs := tools.NewShownDatabases(env)
+	if html, err = dbs.VeilDOM(ctx, html); err != nil {
+		return "", err
+	}
 	return recount(html, counts, func(av string) (bool, error) { return dbs.Shown(ctx, av) })
 }
 
@@ -96,6 +101,9 @@ func recount(html string, counts map[string]int, visibleDB func(string) (bool, e
 	var stack []string
 	last := 0
 	for _, loc := range divTag.FindAllStringSubmatchIndex(html, -1) {
+		if loc[0] < last {
+			continue // the </div> of a count written with it: it closes nothing on the stack
+		}
 		tag := html[loc[0]:loc[1]]
 		if loc[2] != loc[3] { // </div>
 			if len(stack) > 0 {
