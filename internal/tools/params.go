@@ -276,6 +276,17 @@ func (p Page) Fields(extra map[string]any) map[string]any {
 	return out
 }
 
+// PageSlice is the 1-based page of size items of all: empty past the end,
+// whatever the page number (no product of page and size is formed that
+// could overflow), and empty for a page or size below 1.
+func PageSlice[T any](all []T, page, size int) []T {
+	if page < 1 || size < 1 || page-1 > len(all)/size {
+		return all[len(all):]
+	}
+	from := (page - 1) * size // at most len(all)
+	return all[from : from+min(size, len(all)-from)]
+}
+
 // Paginate slices items for a 1-based page of size items; a page past the
 // end is clamped to the last page.
 func Paginate[T any](items []T, page, size int) Page {
@@ -287,9 +298,7 @@ func Paginate[T any](items []T, page, size int) Page {
 	if page > count {
 		page = count
 	}
-	lo := (page - 1) * size
-	hi := min(lo+size, total)
-	data := items[lo:hi]
+	data := PageSlice(items, page, size)
 	if data == nil {
 		data = []T{}
 	}

@@ -97,3 +97,67 @@ func TestDecodeScalars(t *testing.T) {
 		}
 	}
 }
+
+func TestPageSlice(t *testing.T) {
+	all := []int{1, 2, 3, 4, 5, 6, 7}
+	const huge = int(^uint(0) >> 1)
+	for _, tt := range []struct {
+		page, size int
+		want       []int
+	}{
+		{1, 3, []int{1, 2, 3}},
+		{2, 3, []int{4, 5, 6}},
+		{3, 3, []int{7}},
+		{4, 3, []int{}},
+		{1, 7, all},
+		{2, 7, []int{}},
+		{1, 100, all},
+		{huge, 3, []int{}},
+		{huge / 2, 500, []int{}},
+		{1, huge, all},
+		{0, 3, []int{}},
+		{1, 0, []int{}},
+		{-4, -1, []int{}},
+	} {
+		if got := PageSlice(all, tt.page, tt.size); len(got) != len(tt.want) || len(got) > 0 && got[0] != tt.want[0] {
+			t.Errorf("PageSlice(page %d, size %d) = %v, want %v", tt.page, tt.size, got, tt.want)
+		}
+	}
+	if got := PageSlice([]int(nil), 1, 10); len(got) != 0 {
+		t.Errorf("an empty list: %v", got)
+	}
+}
+
+// FuzzPageSlice: every page of every size is a window of the list in
+// order, the pages of one size together are the list, and nothing panics.
+func FuzzPageSlice(f *testing.F) {
+	f.Add(10, 1, 3)
+	f.Add(0, 1, 1)
+	f.Add(5, int(^uint(0)>>1), 2)
+	f.Add(5, -3, 0)
+	f.Fuzz(func(t *testing.T, n, page, size int) {
+		n = min(max(n, 0), 1000)
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		got := PageSlice(all, page, size)
+		if len(got) > max(size, 0) {
+			t.Fatalf("page %d of size %d holds %d", page, size, len(got))
+		}
+		for i, v := range got {
+			if v != (page-1)*size+i {
+				t.Fatalf("page %d of size %d: %v", page, size, got)
+			}
+		}
+		if size >= 1 && size <= 50 {
+			var joined []int
+			for p := 1; p <= n/size+1; p++ {
+				joined = append(joined, PageSlice(all, p, size)...)
+			}
+			if len(joined) != n {
+				t.Fatalf("the pages of size %d hold %d of %d", size, len(joined), n)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -549,11 +550,7 @@ func SeenIndexed(ctx context.Context, env *Env, ids []string) (map[string]bool, 
 	valid = slices.Compact(slices.Sorted(slices.Values(valid)))
 	boxOf := make(map[string]string, len(valid))
 	for chunk := range slices.Chunk(valid, 256) {
-		quoted := make([]string, len(chunk))
-		for i, id := range chunk {
-			quoted[i] = "'" + id + "'" // checked ids: nothing to escape
-		}
-		rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, box FROM blocks WHERE id IN (%s) LIMIT %d", strings.Join(quoted, ", "), 2*len(chunk)+8))
+		rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, box FROM blocks WHERE id IN (%s) LIMIT %d", SQLList(chunk), 2*len(chunk)+8))
 		if err != nil {
 			return nil, KernelError(err)
 		}
@@ -582,54 +579,100 @@ func SeenIndexed(ctx context.Context, env *Env, ids []string) (map[string]bool, 
 	return out, nil
 }
 
-// maxCountedRefs bounds the reference rows VisibleRefCounts reads.
-const maxCountedRefs = 20000
-
 // VisibleRefCounts counts, for each block, the references to it that the
 // call may see (from SiYuan's index): SiYuan's own counts (a block's
 // refcount, a candidate's refCount) take in references from hidden
-// notebooks. Without a policy that hides a notebook it answers nil: the
-// kernel's counts stand.
+// notebooks. The index counts them, only in the notebooks the call may
+// see (so no row of a hidden notebook takes a place in the answer), each
+// reference once however often the index holds it. Without a policy that
+// hides a notebook it answers nil: the kernel's counts stand.
 func VisibleRefCounts(ctx context.Context, env *Env, ids []string) (map[string]int, error) {
 	p := PolicyFrom(ctx)
 	if p == nil || !p.Hides() {
 		return nil, nil
 	}
 	out := make(map[string]int, len(ids))
-	var quoted []string
+	var checked []string
 	for _, id := range ids {
-		if CheckID("id", id) == nil {
+		if _, dup := out[id]; !dup && CheckID("id", id) == nil {
 			out[id] = 0
-			quoted = append(quoted, "'"+id+"'") // checked ids: nothing to escape
+			checked = append(checked, id)
 		}
 	}
-	if len(quoted) == 0 {
+	if len(checked) == 0 {
 		return out, nil
 	}
-	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, def_block_id, box FROM refs WHERE def_block_id IN (%s) LIMIT %d", strings.Join(quoted, ", "), maxCountedRefs))
+	boxes, err := VisibleNotebooks(ctx, env)
+	if err != nil || len(boxes) == 0 {
+		return out, err
+	}
+	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT def_block_id, COUNT(DISTINCT id) AS n FROM refs WHERE def_block_id IN (%s) AND box IN (%s) GROUP BY def_block_id LIMIT %d",
+		SQLList(checked), SQLList(boxes), len(checked)+1))
 	if err != nil {
 		return nil, KernelError(err)
 	}
-	seen := map[string]bool{} // a row the index holds twice counts once
 	for _, r := range rows {
-		id, _ := r["id"].(string)
 		def, _ := r["def_block_id"].(string)
-		box, _ := r["box"].(string)
-		if !seen[id] && box != "" && p.Visible(box) {
-			seen[id] = true
-			out[def]++
+		if _, asked := out[def]; asked {
+			out[def] = SQLCount(r["n"])
 		}
 	}
 	return out, nil
 }
 
+// VisibleNotebooks are the ids of the notebooks SiYuan lists that the
+// call may see: what a statement of the project's own over SiYuan's index
+// limits itself to (box IN (...)), so that the rows of hidden notebooks
+// never fill its LIMIT nor its counts.
+func VisibleNotebooks(ctx context.Context, env *Env) ([]string, error) {
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return nil, KernelError(err)
+	}
+	var out []string
+	for _, n := range nbs {
+		if CheckID("notebook", n.ID) == nil && Visible(ctx, n.ID) {
+			out = append(out, n.ID)
+		}
+	}
+	return out, nil
+}
+
+// SQLList is checked ids as an SQL list ('a', 'b'): a checked id holds
+// digits, letters and one dash, nothing to escape.
+func SQLList(checked []string) string {
+	quoted := make([]string, len(checked))
+	for i, id := range checked {
+		quoted[i] = "'" + id + "'"
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// SQLCount is a COUNT(...) column of a row SiYuan's SQL API answers (a
+// JSON number).
+func SQLCount(v any) int {
+	switch n := v.(type) {
+	case float64:
+		return int(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
+	}
+	return 0
+}
+
 // VeilDocInfo is SiYuan's document info as the call may see it while a
 // notebook is hidden: the references from blocks it cannot see are left
 // out (and the count with them), and so are the databases shown only
-// where it may not look. Without a hidden notebook info is unchanged.
+// where it may not look (from its attribute views and its IAL's
+// custom-avs). Without a hidden notebook info is unchanged.
 func VeilDocInfo(ctx context.Context, env *Env, info *siyuan.DocInfo) error {
 	if !Hiding(ctx) || info == nil {
 		return nil
+	}
+	dbs := NewShownDatabases(env)
+	if err := dbs.VeilAttrs(ctx, info.IAL); err != nil {
+		return KernelError(err)
 	}
 	seen, err := Seen(ctx, env, info.RefIDs)
 	if err != nil {
@@ -644,15 +687,11 @@ func VeilDocInfo(ctx context.Context, env *Env, info *siyuan.DocInfo) error {
 	info.RefIDs, info.RefCount = refs, len(refs)
 	views := info.AttrViews[:0]
 	for _, v := range info.AttrViews {
-		blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, v.ID)
+		shown, err := dbs.Shown(ctx, v.ID)
 		if err != nil {
 			return KernelError(err)
 		}
-		shown, err := Seen(ctx, env, blocks)
-		if err != nil {
-			return err
-		}
-		if slices.ContainsFunc(blocks, func(b string) bool { return shown[b] }) {
+		if shown {
 			views = append(views, v)
 		}
 	}

@@ -50,7 +50,7 @@ func dbTouches(ctx context.Context, env *tools.Env, avID string, need tools.Leve
 		return nil, fmt.Errorf("find the blocks showing database %s: %w", avID, err)
 	}
 	if len(blocks) > 0 && tools.Hiding(ctx) {
-		shown, err := visibleBlocks(ctx, env, blocks)
+		shown, err := tools.VisibleBlocks(ctx, env, blocks)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package av
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -144,5 +145,66 @@ func FuzzVeil(f *testing.F) {
 			}
 		}
 		_ = matchesQuery(raw, []string{raw})
+	})
+}
+
+// FuzzVeilView: whatever view SiYuan renders (groups included), veiling it
+// never panics, leaves no row the call may not see in it or its groups,
+// and a compact render of the result builds.
+func FuzzVeilView(f *testing.F) {
+	if raw, err := os.ReadFile("testdata/grouped_render.json"); err == nil {
+		var r struct {
+			View json.RawMessage `json:"view"`
+		}
+		if json.Unmarshal(raw, &r) == nil {
+			f.Add(string(r.View), "", 1, 10)
+		}
+	}
+	f.Add(`{"rows":[{"id":"h"},null,{"id":"v","cells":[null,{"value":{"type":"text","text":{"content":"x"}}}]}],"groups":[null,{"rows":[{"id":"h"}]},{"rows":[{"id":"v"}],"groups":"x"}]}`, "x", 1, 1)
+	f.Add(`{"groups":"nope"}`, "", 2, 3)
+	f.Fuzz(func(t *testing.T, raw, query string, page, size int) {
+		var view siyuan.AVTable
+		if json.Unmarshal([]byte(raw), &view) != nil || page < 1 || size < 1 || size > 1000 {
+			return
+		}
+		hidden := func(id string) bool { return strings.HasPrefix(id, "h") }
+		rows := map[string]bool{}
+		for _, r := range view.Rows {
+			if r != nil && hidden(r.ID) {
+				rows[r.ID] = true
+			}
+		}
+		groups, _ := groupsOf(&view)
+		for _, g := range groups {
+			for _, r := range g.Rows {
+				if r != nil && hidden(r.ID) {
+					rows[r.ID] = true
+				}
+			}
+		}
+		v := &veil{rows: rows, rels: map[string]map[string][]string{}, keys: map[string]*siyuan.AVKey{}, related: map[string]*relatedVeil{}}
+		var w withheld
+		got, err := veilView(view, v, renderArgs{Query: query, Page: page, PageSize: size}, &w)
+		if err != nil {
+			return // groups SiYuan would never send: refused
+		}
+		check := func(rs []*siyuan.AVRow) {
+			for _, r := range rs {
+				if r != nil && hidden(r.ID) {
+					t.Fatalf("a hidden row shows: %s", r.ID)
+				}
+			}
+		}
+		check(got.Rows)
+		gs, err := groupsOf(&got)
+		if err != nil {
+			t.Fatalf("veiled groups do not decode: %v", err)
+		}
+		for _, g := range gs {
+			check(g.Rows)
+		}
+		if _, err := compact(siyuan.AVRender{View: &got}, renderArgs{Page: page, PageSize: size}); err != nil {
+			t.Fatal(err)
+		}
 	})
 }

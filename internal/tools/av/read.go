@@ -2,6 +2,7 @@ package av
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -42,11 +43,8 @@ var readGet = scopeOn(func(a getArgs) string { return a.AvID }, tools.LevelRead)
 // answers the database blocks showing it that the call may see (a block
 // in a hidden notebook does not show it, to the call).
 func checkBlock(ctx context.Context, env *tools.Env, avID, blockID string) ([]string, error) {
-	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, avID)
+	blocks, err := tools.DatabaseBlocks(ctx, env, avID)
 	if err != nil {
-		return nil, err
-	}
-	if blocks, err = visibleBlocks(ctx, env, blocks); err != nil {
 		return nil, err
 	}
 	if blockID != "" && !contains(blocks, blockID) {
@@ -150,7 +148,7 @@ var render = tools.Read[renderArgs]{
 		if err != nil {
 			return nil, notFoundAV(err, a.AvID)
 		}
-		return compact(r, a), nil
+		return compact(r, a)
 	},
 }
 
@@ -181,57 +179,170 @@ func renderVeiled(ctx context.Context, env *tools.Env, a renderArgs) (any, error
 	}
 	var w withheld
 	if r.View != nil {
-		view := *r.View
-		rows := make([]*siyuan.AVRow, 0, len(view.Rows))
-		for _, row := range view.Rows {
-			if row == nil {
-				continue
-			}
-			if v.row(row.ID) {
-				w.Rows++
-				continue
-			}
-			c := *row
-			c.Cells = make([]*siyuan.AVCell, 0, len(row.Cells))
-			var texts []string
-			for _, cell := range row.Cells {
-				if cell == nil {
-					continue
-				}
-				cc := *cell
-				cc.Value = v.value(row.ID, nil, cell.Value, &w)
-				if cc.Value == nil && cell.Value != nil {
-					cc.Value = &siyuan.AVValue{ID: cell.Value.ID, KeyID: cell.Value.KeyID, BlockID: cell.Value.BlockID, Type: cell.Value.Type}
-				}
-				texts = append(texts, CellText(cc.Value))
-				c.Cells = append(c.Cells, &cc)
-			}
-			if matchesQuery(a.Query, texts) {
-				rows = append(rows, &c)
-			}
-		}
-		// Groups and column calculations are worked out over every row.
-		view.Groups, view.GroupCalc = nil, nil
-		cols := make([]*siyuan.AVColumn, 0, len(view.Columns))
-		for _, col := range view.Columns {
-			if col != nil {
-				cc := *col
-				cc.Calc = calcWithoutResult(col.Calc)
-				cols = append(cols, &cc)
-			}
-		}
-		view.Columns = cols
-		view.RowCount = len(rows)
-		from := min(len(rows), (a.Page-1)*a.PageSize)
-		view.Rows = rows[from:min(len(rows), from+a.PageSize)]
-		if a.IgnoreRows {
-			view.Rows = []*siyuan.AVRow{}
+		view, err := veilView(*r.View, v, a, &w)
+		if err != nil {
+			return nil, err
 		}
 		r.View = &view
 	}
-	out := compact(r, a)
+	out, err := compact(r, a)
+	if err != nil {
+		return nil, err
+	}
 	out["withheld"] = w
 	return out, nil
+}
+
+// veilView is a view rendered whole as the call may see it: rows it may
+// not see left out (each counted once in w, whichever groups hold it),
+// cells veiled, the rows kept that match the query, paged; column and
+// group calculations (worked out over every row) dropped. In a grouped
+// view SiYuan puts the rows in the groups, none in the view: each group
+// is veiled so, and a group whose rows were all left out is left out too
+// (its name may be a value of a row left out); a group SiYuan shows empty
+// stays. The view's row count is then of the distinct rows its groups
+// show.
+func veilView(view siyuan.AVTable, v *veil, a renderArgs, w *withheld) (siyuan.AVTable, error) {
+	rv := rowVeil{v: v, query: a.Query, w: w, seen: map[string]*veiledRow{}}
+	rows, _ := rv.rows(view.Rows)
+	view.Columns = columnsWithoutResults(view.Columns)
+	view.GroupCalc = nil
+	view.RowCount = len(rows)
+	view.Rows = tools.PageSlice(rows, a.Page, a.PageSize)
+	if a.IgnoreRows {
+		view.Rows = []*siyuan.AVRow{}
+	}
+	groups, err := groupsOf(&view)
+	if err != nil || groups == nil {
+		view.Groups = nil
+		return view, err
+	}
+	kept := make([]*siyuan.AVTable, 0, len(groups))
+	shown := map[string]bool{}
+	for _, g := range groups {
+		c := *g
+		rows, hidden := rv.rows(g.Rows)
+		if hidden > 0 && len(rows) == 0 && rv.allHidden(g.Rows) {
+			continue
+		}
+		for _, r := range rows {
+			shown[r.ID] = true
+		}
+		c.Columns = columnsWithoutResults(g.Columns)
+		c.GroupCalc = nil
+		c.RowCount = len(rows)
+		c.Rows = tools.PageSlice(rows, a.Page, a.PageSize)
+		if a.IgnoreRows {
+			c.Rows = []*siyuan.AVRow{}
+		}
+		kept = append(kept, &c)
+	}
+	raw, err := json.Marshal(kept)
+	if err != nil {
+		return view, err
+	}
+	view.Groups, view.RowCount = raw, len(shown)
+	return view, nil
+}
+
+// rowVeil veils the rows of one render: each row once, however many
+// groups hold it.
+type rowVeil struct {
+	v     *veil
+	query string
+	w     *withheld
+	seen  map[string]*veiledRow // by row ID; nil: left out
+}
+
+// veiledRow is a row as the call may see it, and whether it matches the
+// query.
+type veiledRow struct {
+	row   *siyuan.AVRow
+	match bool
+}
+
+// rows are the rows of in the call may see that match the query, and how
+// many were left out.
+func (rv *rowVeil) rows(in []*siyuan.AVRow) (out []*siyuan.AVRow, hidden int) {
+	out = make([]*siyuan.AVRow, 0, len(in))
+	for _, row := range in {
+		if row == nil {
+			continue
+		}
+		vr, done := rv.seen[row.ID]
+		if !done {
+			vr = rv.one(row)
+			rv.seen[row.ID] = vr
+		}
+		switch {
+		case vr == nil:
+			hidden++
+		case vr.match:
+			out = append(out, vr.row)
+		}
+	}
+	return out, hidden
+}
+
+// allHidden reports whether every row of in is left out.
+func (rv *rowVeil) allHidden(in []*siyuan.AVRow) bool {
+	for _, row := range in {
+		if row != nil && rv.seen[row.ID] != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// one veils a row not seen before (nil: left out, counted in w).
+func (rv *rowVeil) one(row *siyuan.AVRow) *veiledRow {
+	if rv.v.row(row.ID) {
+		rv.w.Rows++
+		return nil
+	}
+	c := *row
+	c.Cells = make([]*siyuan.AVCell, 0, len(row.Cells))
+	var texts []string
+	for _, cell := range row.Cells {
+		if cell == nil {
+			continue
+		}
+		cc := *cell
+		cc.Value = rv.v.value(row.ID, nil, cell.Value, rv.w)
+		if cc.Value == nil && cell.Value != nil {
+			cc.Value = &siyuan.AVValue{ID: cell.Value.ID, KeyID: cell.Value.KeyID, BlockID: cell.Value.BlockID, Type: cell.Value.Type}
+		}
+		texts = append(texts, CellText(cc.Value))
+		c.Cells = append(c.Cells, &cc)
+	}
+	return &veiledRow{row: &c, match: matchesQuery(rv.query, texts)}
+}
+
+// columnsWithoutResults are a view's columns without their calculations'
+// results (worked out over every row); their operators stay.
+func columnsWithoutResults(in []*siyuan.AVColumn) []*siyuan.AVColumn {
+	cols := make([]*siyuan.AVColumn, 0, len(in))
+	for _, col := range in {
+		if col != nil {
+			cc := *col
+			cc.Calc = calcWithoutResult(col.Calc)
+			cols = append(cols, &cc)
+		}
+	}
+	return cols
+}
+
+// groupsOf are the groups of a grouped view as SiYuan renders them (each
+// a table of its rows); nil for a view without groups.
+func groupsOf(view *siyuan.AVTable) ([]*siyuan.AVTable, error) {
+	if len(view.Groups) == 0 || string(view.Groups) == "null" {
+		return nil, nil
+	}
+	var groups []*siyuan.AVTable
+	if err := json.Unmarshal(view.Groups, &groups); err != nil {
+		return nil, fmt.Errorf("the groups of a rendered view: %w", err)
+	}
+	return slices.DeleteFunc(groups, func(g *siyuan.AVTable) bool { return g == nil }), nil
 }
 
 // notFoundAV turns the kernel's "not found" answers for a database into
@@ -246,7 +357,7 @@ func notFoundAV(err error, avID string) error {
 
 // compact is a render as an agent reads it: the columns (id, name, type)
 // and each row's cells as text keyed by column ID.
-func compact(r siyuan.AVRender, a renderArgs) map[string]any {
+func compact(r siyuan.AVRender, a renderArgs) (map[string]any, error) {
 	out := map[string]any{"avID": r.ID, "name": r.Name, "viewID": r.ViewID, "viewType": r.ViewType, "isMirror": r.IsMirror,
 		"page": a.Page, "pageSize": a.PageSize}
 	views := make([]map[string]any, 0, len(r.Views))
@@ -255,7 +366,7 @@ func compact(r siyuan.AVRender, a renderArgs) map[string]any {
 	}
 	out["views"] = views
 	if r.View == nil {
-		return out
+		return out, nil
 	}
 	if a.Verbose {
 		out["view"] = r.View
@@ -277,17 +388,56 @@ func compact(r siyuan.AVRender, a renderArgs) map[string]any {
 	}
 	out["columns"] = cols
 	out["rowCount"] = r.View.RowCount
-	out["pageCount"] = max(1, (r.View.RowCount+a.PageSize-1)/a.PageSize)
+	pages := func(n int) int { return max(1, (n+a.PageSize-1)/a.PageSize) }
+	out["pageCount"] = pages(r.View.RowCount)
 	out["hasNextPage"] = a.Page*a.PageSize < r.View.RowCount
-	if a.IgnoreRows || a.Verbose {
-		return out
+	groups, err := groupsOf(r.View)
+	if err != nil {
+		return nil, err
 	}
-	rows := make([]map[string]any, 0, len(r.View.Rows))
-	for _, row := range r.View.Rows {
+	if groups != nil {
+		// A grouped view: SiYuan pages each group, and puts the rows in
+		// the groups only.
+		out["pageCount"], out["hasNextPage"] = 1, false
+		gs := make([]map[string]any, 0, len(groups))
+		for _, g := range groups {
+			m := map[string]any{"id": g.ID, "name": g.Name, "rowCount": g.RowCount, "pageCount": pages(g.RowCount),
+				"hasNextPage": a.Page*a.PageSize < g.RowCount}
+			if g.GroupHidden != 0 {
+				m["hidden"] = true
+			}
+			if g.GroupFolded {
+				m["folded"] = true
+			}
+			if !a.IgnoreRows && !a.Verbose {
+				m["rows"] = compactRows(g.Rows)
+			}
+			out["pageCount"] = max(out["pageCount"].(int), pages(g.RowCount))
+			out["hasNextPage"] = out["hasNextPage"].(bool) || a.Page*a.PageSize < g.RowCount
+			gs = append(gs, m)
+		}
+		out["groups"] = gs
+		return out, nil
+	}
+	if a.IgnoreRows || a.Verbose {
+		return out, nil
+	}
+	out["rows"] = compactRows(r.View.Rows)
+	return out, nil
+}
+
+// compactRows are rendered rows as an agent reads them: each row's id,
+// its bound block and its cells' texts by column ID.
+func compactRows(in []*siyuan.AVRow) []map[string]any {
+	rows := make([]map[string]any, 0, len(in))
+	for _, row := range in {
+		if row == nil {
+			continue
+		}
 		cells := map[string]string{}
 		m := map[string]any{"id": row.ID, "cells": cells}
 		for _, c := range row.Cells {
-			if c.Value == nil {
+			if c == nil || c.Value == nil {
 				continue
 			}
 			if c.Value.Type == siyuan.AVKeyBlock && c.Value.Block != nil && !c.Value.IsDetached && c.Value.Block.ID != "" {
@@ -299,8 +449,7 @@ func compact(r siyuan.AVRender, a renderArgs) map[string]any {
 		}
 		rows = append(rows, m)
 	}
-	out["rows"] = rows
-	return out
+	return rows
 }
 
 // CellText is a value as one line of text: what SiYuan's table shows.
@@ -506,7 +655,7 @@ var getKeys = tools.Read[keysArgs]{
 func veiledKeys(ctx context.Context, env *tools.Env, dbs []siyuan.AVBlockKeys, w *withheld) ([]siyuan.AVBlockKeys, error) {
 	out := make([]siyuan.AVBlockKeys, 0, len(dbs))
 	for _, db := range dbs {
-		shown, err := visibleBlocks(ctx, env, db.BlockIDs)
+		shown, err := tools.VisibleBlocks(ctx, env, db.BlockIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -597,6 +746,7 @@ var search = tools.Read[searchArgs]{
 		// through another block showing the database, if one is visible,
 		// and is left out if none is (as a database that does not exist).
 		out := make([]siyuan.AVSearchResult, 0, len(hits))
+		var names map[string]string // notebook names, listed once when a hit needs them
 		for _, h := range hits {
 			loc, err := env.Kernel.GetPathByID(ctx, h.BlockID)
 			if err != nil {
@@ -613,7 +763,12 @@ var search = tools.Read[searchArgs]{
 			if !tools.Hiding(ctx) {
 				continue
 			}
-			if h, ok, err := shownElsewhere(ctx, env, h); err != nil {
+			if names == nil {
+				if names, err = notebookNames(ctx, env); err != nil {
+					return nil, err
+				}
+			}
+			if h, ok, err := shownElsewhere(ctx, env, h, names); err != nil {
 				return nil, err
 			} else if ok {
 				out = append(out, h)
@@ -623,15 +778,24 @@ var search = tools.Read[searchArgs]{
 	},
 }
 
-// shownElsewhere is a search hit through a visible block showing its
-// database, with that block's human path; false when no block the call
-// may see shows it.
-func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult) (siyuan.AVSearchResult, bool, error) {
-	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, h.AvID)
+// notebookNames are the notebooks' names by id.
+func notebookNames(ctx context.Context, env *tools.Env) (map[string]string, error) {
+	nbs, err := env.Kernel.ListNotebooks(ctx)
 	if err != nil {
-		return h, false, err
+		return nil, err
 	}
-	shown, err := visibleBlocks(ctx, env, blocks)
+	out := make(map[string]string, len(nbs))
+	for _, n := range nbs {
+		out[n.ID] = n.Name
+	}
+	return out, nil
+}
+
+// shownElsewhere is a search hit through a visible block showing its
+// database, with that block's human path (after its notebook's name, from
+// names); false when no block the call may see shows it.
+func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult, names map[string]string) (siyuan.AVSearchResult, bool, error) {
+	shown, err := tools.DatabaseBlocks(ctx, env, h.AvID)
 	if err != nil || len(shown) == 0 {
 		return h, false, err
 	}
@@ -643,17 +807,7 @@ func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult
 	if err != nil {
 		return h, false, err
 	}
-	nbs, err := env.Kernel.ListNotebooks(ctx)
-	if err != nil {
-		return h, false, err
-	}
-	name := ""
-	for _, n := range nbs {
-		if n.ID == loc.Notebook {
-			name = n.Name
-		}
-	}
-	h.BlockID, h.HPath = shown[0], name+hpath
+	h.BlockID, h.HPath = shown[0], names[loc.Notebook]+hpath
 	return h, true, nil
 }
 
@@ -710,9 +864,8 @@ var getPrimaryKeyValues = tools.Read[pkArgs]{
 				}
 				return hidden
 			})
-			from := min(len(rows), (a.Page-1)*a.PageSize)
-			rows = rows[from:min(len(rows), from+a.PageSize)]
-			if out["blockIDs"], err = visibleBlocks(ctx, env, r.BlockIDs); err != nil {
+			rows = tools.PageSlice(rows, a.Page, a.PageSize)
+			if out["blockIDs"], err = tools.VisibleBlocks(ctx, env, r.BlockIDs); err != nil {
 				return nil, err
 			}
 			out["withheld"] = w

@@ -98,7 +98,7 @@ func readDB(ctx context.Context, env *tools.Env, avID string) (DBState, *veil, e
 	if err != nil || st.Missing || !tools.Hiding(ctx) {
 		return st, nil, err
 	}
-	shown, err := visibleBlocks(ctx, env, st.Blocks)
+	shown, err := tools.VisibleBlocks(ctx, env, st.Blocks)
 	if err != nil {
 		return st, nil, err
 	}

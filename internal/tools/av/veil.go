@@ -45,6 +45,10 @@ type veil struct {
 	keys map[string]*siyuan.AVKey
 	// related are the databases relation keys link, by avID.
 	related map[string]*relatedVeil
+	// impure are the templates (by their text) of this database's
+	// template keys that call anything but pure functions, decided once
+	// per key rather than once per cell.
+	impure map[string]bool
 }
 
 // relatedVeil is what the call may not see of a related database.
@@ -98,16 +102,6 @@ func hiddenRows(ctx context.Context, env *tools.Env, av *siyuan.AttributeView) (
 	return out, nil
 }
 
-// visibleBlocks are the database blocks showing a database that the call
-// may see, in their order.
-func visibleBlocks(ctx context.Context, env *tools.Env, blocks []string) ([]string, error) {
-	seen, err := tools.Seen(ctx, env, blocks)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(slices.Clone(blocks), func(b string) bool { return !seen[b] }), nil
-}
-
 // veilOf works out what the call may not see of a stored database (nil
 // when no notebook is hidden).
 func veilOf(ctx context.Context, env *tools.Env, av *siyuan.AttributeView) (*veil, error) {
@@ -118,12 +112,16 @@ func veilOf(ctx context.Context, env *tools.Env, av *siyuan.AttributeView) (*vei
 	if err != nil {
 		return nil, err
 	}
-	v := &veil{avID: av.ID, rows: rows, rels: map[string]map[string][]string{}, keys: map[string]*siyuan.AVKey{}, related: map[string]*relatedVeil{}}
+	v := &veil{avID: av.ID, rows: rows, rels: map[string]map[string][]string{}, keys: map[string]*siyuan.AVKey{}, related: map[string]*relatedVeil{},
+		impure: map[string]bool{}}
 	for _, kv := range av.KeyValues {
 		if kv == nil || kv.Key == nil {
 			continue
 		}
 		v.keys[kv.Key.ID] = kv.Key
+		if kv.Key.Type == siyuan.AVKeyTemplate {
+			v.impure[kv.Key.Template] = impureTemplate(kv.Key.Template)
+		}
 		if kv.Key.Type != siyuan.AVKeyRelation {
 			continue
 		}
@@ -165,11 +163,7 @@ func relatedVeilOf(ctx context.Context, env *tools.Env, av *siyuan.AttributeView
 	if other == av.ID {
 		return &relatedVeil{rows: rows, keys: typesOf(av)}, nil
 	}
-	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, other)
-	if err != nil {
-		return nil, fmt.Errorf("find the blocks showing database %s: %w", other, err)
-	}
-	shown, err := visibleBlocks(ctx, env, blocks)
+	shown, err := tools.DatabaseBlocks(ctx, env, other)
 	if err != nil {
 		return nil, err
 	}
@@ -248,10 +242,11 @@ func (v *veil) computed(item string, k *siyuan.AVKey) bool {
 	case siyuan.AVKeyRollup:
 		return v.rollupHidden(item, k)
 	case siyuan.AVKeyTemplate:
-		// A template that calls anything but pure functions may read
-		// SiYuan's index, which spans every notebook (tplguard keeps the
-		// one classification of SiYuan's template functions).
-		if tplguard.CheckPure(k.Template, tplguard.File) != nil {
+		impure, known := v.impure[k.Template]
+		if !known {
+			impure = impureTemplate(k.Template)
+		}
+		if impure {
 			return true
 		}
 		// A template reads its row's cells by name, relation and rollup
@@ -267,6 +262,12 @@ func (v *veil) computed(item string, k *siyuan.AVKey) bool {
 	}
 	return false
 }
+
+// impureTemplate reports whether a template column's template calls
+// anything but pure functions: it may then read SiYuan's index, which
+// spans every notebook (tplguard keeps the one classification of SiYuan's
+// template functions).
+func impureTemplate(tpl string) bool { return tplguard.CheckPure(tpl, tplguard.File) != nil }
 
 // rollupHidden reports whether a rollup cell rolls up a row left out, or
 // a computed column of the related database (whose values may come from

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -271,6 +274,49 @@ func TestDatabaseShownOnlyInHiddenNotebooks(t *testing.T) {
 	}
 }
 
+// TestSearchThroughHiddenBlocks: databases SiYuan finds through blocks of
+// a hidden notebook, each also shown in the visible document, are answered
+// through the visible block, with its notebook's name; the notebooks are
+// listed once for the whole search, not once per such hit.
+func TestSearchThroughHiddenBlocks(t *testing.T) {
+	s := newVeiled(t)
+	s.Policy = nil
+	ctx := context.Background()
+	hdoc := s.MkDoc(t, s.hidden, "/Hidden bases", "x")
+	for i := range 3 {
+		db := s.MkDatabase(t, hdoc)
+		ops := []siyuan.Operation{siyuan.SetAttrViewNameOp(db.AV, fmt.Sprintf("Quokka ledger %d", i)), siyuan.InsertDatabaseBlockOp(tooltest.NewID(), db.AV, "", s.Doc)}
+		if _, err := s.C.Transactions(ctx, []siyuan.Transaction{{DoOperations: ops}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	listed := 0
+	s.SetHook(func(_ http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/notebook/lsNotebooks" {
+			mu.Lock()
+			listed++
+			mu.Unlock()
+		}
+		return false
+	})
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{s.hidden: tools.LevelNone}, Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "veil"}
+	found := s.OK(t, "av", map[string]any{"action": "search", "keyword": "quokka"})
+	if found["count"] != float64(3) || s.shows(found) || strings.Contains(fmt.Sprint(found), hdoc) {
+		t.Fatalf("search of databases shown in both notebooks: %v", found)
+	}
+	for _, r := range found["results"].([]any) {
+		if hp := r.(map[string]any)["hPath"].(string); !strings.HasPrefix(hp, "Strict/") {
+			t.Fatalf("a hit's human path does not start with the visible notebook's name: %v", r)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if listed > 1 {
+		t.Fatalf("the notebooks were listed %d times for one search", listed)
+	}
+}
+
 // BenchmarkVeiledRender times a page of a 500-row database (40 rows bound
 // to blocks, half of them in a notebook that is hidden in the second
 // case) rendered through the tool without and with a hidden notebook, in
@@ -321,5 +367,127 @@ func BenchmarkVeiledRender(b *testing.B) {
 				f.OK(b, "av", args)
 			}
 		})
+	}
+}
+
+// BenchmarkVeilTemplateCells times veiling the template cells of 500 rows:
+// the template's check decided once per key (as veilOf records it) against
+// once per cell (a veil that does not know the key).
+//
+//	go test ./internal/tools/av -run '^$' -bench BenchmarkVeilTemplateCells
+func BenchmarkVeilTemplateCells(b *testing.B) {
+	const key = "20260812120000-tttttttt"
+	tpl := `{{ .Name }} costs {{ mul .Price 2 }} ({{ if gt .Price 10.0 }}dear{{ else }}cheap{{ end }}, {{ now | date "2006-01-02" }})`
+	k := &siyuan.AVKey{ID: key, Type: siyuan.AVKeyTemplate, Template: tpl}
+	rows := make([]string, 500)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("20260812120000-r%06d", i)
+	}
+	for _, c := range []struct {
+		name   string
+		impure map[string]bool
+	}{{"per key", map[string]bool{tpl: impureTemplate(tpl)}}, {"per cell", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			v := &veil{rows: map[string]bool{}, rels: map[string]map[string][]string{}, keys: map[string]*siyuan.AVKey{key: k},
+				related: map[string]*relatedVeil{}, impure: c.impure}
+			var w withheld
+			for b.Loop() {
+				for _, r := range rows {
+					if v.value(r, nil, &siyuan.AVValue{KeyID: key, BlockID: r, Type: siyuan.AVKeyTemplate}, &w) == nil {
+						b.Fatal("a pure template's cell was emptied")
+					}
+				}
+			}
+		})
+	}
+}
+
+// groupedRender is a real SiYuan 3.7.3's render of a table grouped by its
+// select column (testdata/grouped_render.json): SiYuan puts the rows in
+// the groups, none in the view. Red holds a visible paragraph's row and a
+// row bound to a block of another notebook; Blue only such a row; the
+// default group a detached row.
+const (
+	groupedRed       = "20261205150834-4c82cym"
+	groupedBlue      = "20261205150834-0qmnmxt"
+	groupedHiddenRed = "20261205150834-ehq7fdr"
+	groupedBare      = "20261205150834-8v39g06"
+)
+
+// TestVeilGroupedView: while the other notebook is hidden a grouped view
+// shows in each group only the rows the call may see, counted and paged
+// per group; a group of hidden rows alone is left out (its name is a
+// hidden row's value), one that only has no row matching the query stays;
+// each hidden row is withheld once.
+func TestVeilGroupedView(t *testing.T) {
+	raw, err := os.ReadFile("testdata/grouped_render.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r siyuan.AVRender
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	v := &veil{rows: map[string]bool{groupedBlue: true, groupedHiddenRed: true}, rels: map[string]map[string][]string{},
+		keys: map[string]*siyuan.AVKey{}, related: map[string]*relatedVeil{}}
+	for _, c := range []struct {
+		args   renderArgs
+		groups string
+		count  float64
+	}{
+		{renderArgs{Page: 1, PageSize: 10}, "Red:" + groupedRed + " Field [Select] is empty:" + groupedBare, 2},
+		{renderArgs{Page: 1, PageSize: 10, Query: "gamma"}, "Red: Field [Select] is empty:" + groupedBare, 1},
+		{renderArgs{Page: 2, PageSize: 1}, "Red: Field [Select] is empty:", 2},
+	} {
+		var w withheld
+		view, err := veilView(*r.View, v, c.args, &w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr := r
+		rr.View = &view
+		out, err := compact(rr, c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, g := range out["groups"].([]map[string]any) {
+			var ids []string
+			for _, row := range g["rows"].([]map[string]any) {
+				ids = append(ids, row["id"].(string))
+			}
+			got = append(got, g["name"].(string)+":"+strings.Join(ids, ","))
+		}
+		if strings.Join(got, " ") != c.groups || out["rowCount"] != int(c.count) || w.Rows != 2 {
+			t.Errorf("%+v: groups %q, rowCount %v, withheld %+v; want %q, %v", c.args, got, out["rowCount"], w, c.groups, c.count)
+		}
+		b, _ := json.Marshal(map[string]any{"compact": out, "view": view})
+		if strings.Contains(string(b), "secret") || strings.Contains(string(b), groupedBlue) || strings.Contains(string(b), groupedHiddenRed) {
+			t.Errorf("%+v shows a hidden row: %s", c.args, b)
+		}
+	}
+}
+
+// TestCompactGroupedView: without a hidden notebook a grouped view shows
+// its groups with their rows (SiYuan leaves the view's own rows empty).
+func TestCompactGroupedView(t *testing.T) {
+	raw, err := os.ReadFile("testdata/grouped_render.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r siyuan.AVRender
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	out, err := compact(r, renderArgs{Page: 1, PageSize: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := out["groups"].([]map[string]any)
+	if len(gs) != 3 || gs[0]["rowCount"] != 2 || len(gs[0]["rows"].([]map[string]any)) != 2 || gs[1]["name"] != "Blue" || out["rowCount"] != 4 {
+		t.Fatalf("grouped view: %v", out)
+	}
+	if _, ok := out["rows"]; ok {
+		t.Fatalf("a grouped view lists rows outside its groups: %v", out)
 	}
 }

@@ -59,7 +59,11 @@ var getKramdown = tools.Read[idArgs]{
 				return nil, err
 			}
 		}
-		return kramdownResult{a.ID, kd.Kramdown}, nil
+		veiled, err := tools.NewShownDatabases(env).VeilKramdown(ctx, kd.Kramdown)
+		if err != nil {
+			return nil, err
+		}
+		return kramdownResult{a.ID, veiled}, nil
 	},
 }
 
@@ -106,6 +110,11 @@ var getAttrs = tools.Read[idArgs]{
 		if attrs["id"] == "" {
 			return nil, failure.Missing("block", a.ID)
 		}
+		// The databases it is a row of that the call may not see are not
+		// shown (see tools.ShownDatabases).
+		if err := tools.NewShownDatabases(env).VeilAttrs(ctx, attrs); err != nil {
+			return nil, err
+		}
 		return map[string]any{"id": a.ID, "attrs": attrs}, nil
 	},
 }
@@ -138,6 +147,10 @@ var dom = tools.Read[idArgs]{
 				return nil, err
 			}
 		}
-		return map[string]any{"id": a.ID, "dom": d.DOM}, nil
+		dom, err := tools.NewShownDatabases(env).VeilDOM(ctx, d.DOM)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": a.ID, "dom": dom}, nil
 	},
 }

@@ -74,10 +74,17 @@ func runBatchKramdown(ctx context.Context, env *tools.Env, a batchArgs) (any, er
 			return nil, err
 		}
 	}
+	dbs := tools.NewShownDatabases(env)
 	items := make([]map[string]any, 0, len(a.IDs))
 	ok := 0
 	for _, id := range a.IDs {
 		kd, found := kds[id]
+		if found {
+			var err error
+			if kd, err = dbs.VeilKramdown(ctx, kd); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case tools.CheckID("id", id) != nil:
 			items = append(items, map[string]any{"id": id, "ok": false, "error": itemError(failure.InvalidArguments, "not a SiYuan id")})
@@ -218,13 +225,11 @@ var docsInfo = tools.Read[docsInfoArgs]{
 				infos[i].RefCount = len(infos[i].RefIDs)
 			}
 		}
-		if a.AV {
-			// A database shown only where the call may not look is not
-			// one the document is in, to the call.
-			for i := range infos {
-				if err := tools.VeilDocInfo(ctx, env, &infos[i]); err != nil {
-					return nil, err
-				}
+		// A database shown only where the call may not look is not one
+		// the document is in, to the call (its attribute views, its IAL).
+		for i := range infos {
+			if err := tools.VeilDocInfo(ctx, env, &infos[i]); err != nil {
+				return nil, err
 			}
 		}
 		return map[string]any{"documents": infos, "count": len(infos)}, nil

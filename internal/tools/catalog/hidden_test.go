@@ -1,12 +1,16 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -254,6 +258,60 @@ func TestHiddenReferenceCounts(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the referenced block is not a candidate: %v", refs)
+	}
+}
+
+// TestCountsReadOnlyVisibleNotebooks: the counts the project works out
+// itself over SiYuan's index while a notebook is hidden (reference counts
+// in get_doc's HTML, docs_info and search_refs; tag counts) ask the index
+// only about the visible notebooks, so that no row of a hidden one fills
+// a statement's LIMIT or moves a count, and the counts are right.
+func TestCountsReadOnlyVisibleNotebooks(t *testing.T) {
+	s := newHiddenFixture(t)
+	target := s.Blocks[0]
+	s.MkDoc(t, s.NB, "/Referrer", "see (("+target+" \"it\")) #seen# #both#")
+	s.MkDoc(t, s.vault, "/Referrer", strings.Repeat("(("+target+" \"it\")) #both# #vaultonly#\n\n", 5))
+	if err := s.C.FlushTransaction(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var stmts []string
+	s.SetHook(func(_ http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/query/sql" {
+			var body struct{ Stmt string }
+			raw, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+			json.Unmarshal(raw, &body)
+			mu.Lock()
+			stmts = append(stmts, body.Stmt)
+			mu.Unlock()
+		}
+		return false
+	})
+	s.hide()
+	html := s.OK(t, "document", map[string]any{"action": "get_doc", "id": s.Doc, "mode": "html"})["html"].(string)
+	if !strings.Contains(html, `refcount="1"`) || strings.Contains(html, `refcount="6"`) {
+		t.Fatalf("refcount marks: %s", html)
+	}
+	tags := s.OK(t, "tag", map[string]any{"action": "list"})
+	if b, _ := json.Marshal(tags); strings.Contains(string(b), "vaultonly") ||
+		!strings.Contains(string(b), `{"children":null,"count":1,"depth":0,"label":"both","name":"both","type":"tag"}`) {
+		t.Fatalf("tags: %s", b)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	counted := 0
+	for _, st := range stmts {
+		if !strings.Contains(st, "FROM refs") && !strings.Contains(st, "FROM spans") {
+			continue
+		}
+		counted++
+		if in := st[strings.Index(st, " box IN (")+1:]; !strings.HasPrefix(in, "box IN (") || !strings.Contains(in, s.NB) || strings.Contains(st, s.vault) {
+			t.Errorf("a count is not limited to the visible notebooks: %s", st)
+		}
+	}
+	if counted < 2 {
+		t.Fatalf("no count asked the index: %q", stmts)
 	}
 }
 

@@ -3,7 +3,6 @@ package document
 import (
 	"context"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -62,20 +61,18 @@ func readHTML(ctx context.Context, env *tools.Env, a getDocArgs) (any, error) {
 }
 
 var (
-	blockTag  = regexp.MustCompile(`<[a-z]+\b[^>]*\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"[^>]*>`)
-	divTag    = regexp.MustCompile(`<(/?)div\b[^>]*>`)
-	nodeID    = regexp.MustCompile(`\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"`)
-	customAvs = regexp.MustCompile(`\bcustom-avs="([^"]*)"`)
-	avNames   = regexp.MustCompile(`\s+av-names="[^"]*"`)
+	blockTag = regexp.MustCompile(`<[a-z]+\b[^>]*\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"[^>]*>`)
+	divTag   = regexp.MustCompile(`<(/?)div\b[^>]*>`)
+	nodeID   = regexp.MustCompile(`\bdata-node-id="([0-9]{14}-[0-9a-z]{7})"`)
 )
 
 // veilHTML is a document's DOM as a call may see it while a notebook is
 // hidden: SiYuan's getDoc marks each block with the number of references
 // to it (a refcount attribute and the count its attribute bar shows) and
-// the names of the databases it is a row of (av-names), both over every
-// notebook. Each count counts the references the call may see (dropped
-// at none); av-names is dropped when one of the databases is shown only
-// where the call may not look.
+// the databases it is a row of (custom-avs, their names in av-names and
+// in a bar of its attribute area), both over every notebook. Each count
+// counts the references the call may see (dropped at none); the databases
+// shown only where the call may not look are taken out.
 func veilHTML(ctx context.Context, env *tools.Env, html string) (string, error) {
 	var ids []string
 	for _, m := range blockTag.FindAllStringSubmatch(html, -1) {
@@ -85,24 +82,13 @@ func veilHTML(ctx context.Context, env *tools.Env, html string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	shown := map[string]bool{}
-	visibleDB := func(av string) (bool, error) {
-		if v, ok := shown[av]; ok {
-			return v, nil
-		}
-		blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, av)
-		if err != nil {
-			return false, err
-		}
-		seen, err := tools.Seen(ctx, env, blocks)
-		if err != nil {
-			return false, err
-		}
-		v := slices.ContainsFunc(blocks, func(b string) bool { return seen[b] })
-		shown[av] = v
-		return v, nil
+	// The databases first: the bar SiYuan draws for them holds their
+	// names and ids (tools.ShownDatabases.VeilDOM).
+	dbs := tools.NewShownDatabases(env)
+	if html, err = dbs.VeilDOM(ctx, html); err != nil {
+		return "", err
 	}
-	return recount(html, counts, visibleDB)
+	return recount(html, counts, func(av string) (bool, error) { return dbs.Shown(ctx, av) })
 }
 
 // recount rewrites a getDoc DOM with counts (see veilHTML). Blocks are
@@ -113,6 +99,9 @@ func recount(html string, counts map[string]int, visibleDB func(string) (bool, e
 	var stack []string
 	last := 0
 	for _, loc := range divTag.FindAllStringSubmatchIndex(html, -1) {
+		if loc[0] < last {
+			continue // the </div> of a count written with it: it closes nothing on the stack
+		}
 		tag := html[loc[0]:loc[1]]
 		if loc[2] != loc[3] { // </div>
 			if len(stack) > 0 {
@@ -150,23 +139,9 @@ func recount(html string, counts map[string]int, visibleDB func(string) (bool, e
 }
 
 // veilTag is a block's opening tag with its refcount attribute set to n
-// (dropped at 0) and av-names dropped if a database it names is not one
-// the call may see.
+// (dropped at 0), and without the databases the call may not see in its
+// custom-avs (and then without its av-names).
 func veilTag(tag string, n int, visibleDB func(string) (bool, error)) (string, error) {
 	tag = markup.SetRefCount(tag, n)
-	if m := customAvs.FindStringSubmatch(tag); m != nil && avNames.MatchString(tag) {
-		for _, av := range strings.Split(m[1], ",") {
-			if av = strings.TrimSpace(av); av == "" {
-				continue
-			}
-			ok, err := visibleDB(av)
-			if err != nil {
-				return "", err
-			}
-			if !ok {
-				return avNames.ReplaceAllLiteralString(tag, ""), nil
-			}
-		}
-	}
-	return tag, nil
+	return tools.VeilAvs(tag, visibleDB)
 }

@@ -387,11 +387,15 @@ type ReorderState struct {
 	ParentID string `json:"parentID"`
 	Missing  bool   `json:"missing,omitempty"`
 	// Block: the id names a block inside a document (Missing too).
-	Block    bool           `json:"block,omitempty"`
-	Kind     string         `json:"kind,omitempty"`
-	Notebook string         `json:"notebook,omitempty"`
-	Path     string         `json:"path,omitempty"`
-	Conf     siyuan.BoxConf `json:"conf"`
+	Block    bool   `json:"block,omitempty"`
+	Kind     string `json:"kind,omitempty"`
+	Notebook string `json:"notebook,omitempty"`
+	Path     string `json:"path,omitempty"`
+	// Conf is the notebook's configuration as SiYuan holds it (what
+	// switching it to custom sort sends back whole), Shown as the call may
+	// see it: what the digest covers (see kernelview.NotebookState).
+	Conf     siyuan.BoxConf `json:"-"`
+	Shown    siyuan.BoxConf `json:"conf"`
 	Children []reorderChild `json:"children"`
 }
 
@@ -435,7 +439,8 @@ func readReorderState(ctx context.Context, env *tools.Env, parentID string) (Reo
 	if err := errors.Join(cErr, lErr); err != nil {
 		return ReorderState{}, err
 	}
-	st := ReorderState{ParentID: parentID, Kind: par.Kind, Notebook: par.Notebook, Path: par.Path, Conf: kernelview.ConfState(conf.Conf), Children: []reorderChild{}}
+	c := kernelview.ConfState(conf.Conf)
+	st := ReorderState{ParentID: parentID, Kind: par.Kind, Notebook: par.Notebook, Path: par.Path, Conf: c, Shown: tools.VeilBoxConf(ctx, c), Children: []reorderChild{}}
 	for i, f := range files {
 		st.Children = append(st.Children, reorderChild{ID: f.ID, Path: f.Path, Sort: f.Sort, Order: i})
 	}

@@ -236,8 +236,7 @@ var getCards = tools.Read[cardsArgs]{
 			if err != nil {
 				return nil, err
 			}
-			from := min(len(all), (c.Page-1)*c.PageSize)
-			res.Blocks = all[from:min(len(all), from+c.PageSize)]
+			res.Blocks = tools.PageSlice(all, c.Page, c.PageSize)
 			res.Total, res.PageCount = len(all), (len(all)+c.PageSize-1)/c.PageSize
 		} else if res, err = env.Kernel.GetRiffCards(ctx, c.DeckID, c.Page, c.PageSize); err != nil {
 			return nil, err

@@ -221,13 +221,14 @@ func searchDocs(ctx context.Context, env *tools.Env, docs []searchDoc, match fun
 	errs := make([]error, len(docs))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, searchLanes)
+	ex := kernelview.NewExporter(env)
 	for i, d := range docs {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			defer failure.Recover(&errs[i])
-			md, _, err := kernelview.ExportMarkdown(ctx, env, d.ID)
+			md, _, err := ex.Markdown(ctx, d.ID)
 			if err != nil {
 				errs[i] = err
 				return

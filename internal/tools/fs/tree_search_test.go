@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -183,4 +186,45 @@ func shape(nodes []node) string {
 		}
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// TestSearchReadsExportSettingsOnce: while a notebook is hidden a search
+// renders each document's export itself, from SiYuan's export settings:
+// they are read once per search, not once per document.
+func TestSearchReadsExportSettingsOnce(t *testing.T) {
+	s := newStrictFixture(t, false)
+	hidden, _ := s.fsNotebook(t, "Hidden", "/Secret")
+	s.fsNotebook(t, "Few", "/A", "/B")
+	s.fsNotebook(t, "Many", "/A", "/B", "/C", "/D", "/E", "/F")
+	var mu sync.Mutex
+	asked := map[string]int{}
+	s.SetHook(func(_ http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		return false
+	})
+	pol := tools.Unrestricted()
+	pol.Notebooks = map[string]tools.Level{hidden: tools.LevelNone}
+	ctx := tools.WithPolicy(context.Background(), pol)
+	count := func(path string) map[string]int {
+		mu.Lock()
+		clear(asked)
+		mu.Unlock()
+		raw, _ := json.Marshal(map[string]any{"action": "search", "path": path, "query": "text of"})
+		res, err := s.R.Call(ctx, "fs", raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.(map[string]any)["searchedDocuments"] == 0 {
+			t.Fatalf("search %s searched nothing: %v", path, res)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(asked)
+	}
+	few, many := count("/Few"), count("/Many")
+	if few["/api/system/getConf"] != 1 || many["/api/system/getConf"] != 1 {
+		t.Fatalf("SiYuan's configuration read per search: %d for 2 documents, %d for 6", few["/api/system/getConf"], many["/api/system/getConf"])
+	}
 }

@@ -49,12 +49,33 @@ import (
 //
 // found is false when no block has the id (SiYuan answers empty strings).
 func ExportMarkdown(ctx context.Context, env *tools.Env, id string) (md siyuan.MdContent, found bool, err error) {
+	return NewExporter(env).Markdown(ctx, id)
+}
+
+// Exporter is ExportMarkdown for the several documents of one call (a
+// search reads each document it searches as exported): SiYuan's export
+// settings are read once, when the first export needs them. It is safe
+// for concurrent use; it serves one call (one policy, settings read once).
+type Exporter struct {
+	env      *tools.Env
+	once     sync.Once
+	settings mdexport.Settings
+	err      error
+}
+
+// NewExporter starts the exports of one call.
+func NewExporter(env *tools.Env) *Exporter { return &Exporter{env: env} }
+
+// Markdown is ExportMarkdown of one document or block.
+func (e *Exporter) Markdown(ctx context.Context, id string) (md siyuan.MdContent, found bool, err error) {
+	env := e.env
 	p := tools.PolicyFrom(ctx)
 	if p == nil || !p.Hides() {
 		md, err = env.Kernel.ExportMdContent(ctx, id)
 		return md, err == nil && md.HPath != "", err
 	}
-	settings, err := exportSettings(ctx, env)
+	e.once.Do(func() { e.settings, e.err = exportSettings(ctx, env) })
+	settings, err := e.settings, e.err
 	if err != nil {
 		return md, false, err
 	}

@@ -26,7 +26,14 @@ type NotebookState struct {
 	ID      string           `json:"id"`
 	Missing bool             `json:"missing,omitempty"`
 	Entry   *siyuan.Notebook `json:"entry,omitempty"`
-	Conf    *siyuan.BoxConf  `json:"conf,omitempty"`
+	// Conf is the configuration as SiYuan holds it: what a write that
+	// changes a field sends back whole. It is not hashed.
+	Conf *siyuan.BoxConf `json:"-"`
+	// Shown is Conf as the call may see it (tools.VeilBoxConf), what the
+	// state's digest covers: a save box in a hidden notebook (and its
+	// path of that notebook's titles) neither shows in the hash nor moves
+	// it.
+	Shown *siyuan.BoxConf `json:"conf,omitempty"`
 }
 
 // ReadNotebookState reads a notebook's entry and conf concurrently. A
@@ -71,7 +78,8 @@ func ReadNotebookState(ctx context.Context, env *tools.Env, id string) (Notebook
 		return NotebookState{}, fmt.Errorf("notebook %s is listed but its conf is not found", id)
 	}
 	c := ConfState(conf.Conf)
-	return NotebookState{ID: id, Entry: entry, Conf: &c}, nil
+	shown := tools.VeilBoxConf(ctx, c)
+	return NotebookState{ID: id, Entry: entry, Conf: &c, Shown: &shown}, nil
 }
 
 // IsNotebookNotFound tells the kernel's "notebook not found" answer.

@@ -81,7 +81,9 @@ var getConf = tools.Read[nbArgs]{
 		if err != nil {
 			return nil, kernelview.NotebookErr(a.Notebook, err)
 		}
-		return map[string]any{"notebook": conf.Box, "name": conf.Name, "conf": conf.Conf}, nil
+		// A save box in a notebook the call may not see, and the path of
+		// its titles beside it, read as "".
+		return map[string]any{"notebook": conf.Box, "name": conf.Name, "conf": tools.VeilBoxConf(ctx, conf.Conf)}, nil
 	},
 }
 

@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -233,4 +234,63 @@ func TestConfMatches(t *testing.T) {
 		confMatches("sortMode", float64(6), float64(5)) {
 		t.Fatal("confMatches")
 	}
+}
+
+// TestConfSaveBoxWhileHidden: the person saves new documents of a visible
+// notebook into a hidden one, under a path of that notebook's titles.
+// While it is hidden, get_conf shows neither, a preflight's hash does not
+// move when the person changes that path, and an agent's set_conf of
+// another field keeps the person's save box and path as they are.
+func TestConfSaveBoxWhileHidden(t *testing.T) {
+	s := newStrictFixture(t, false)
+	ctx := context.Background()
+	vault, err := s.C.CreateNotebook(ctx, "Vault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setBox := func(path string) {
+		t.Helper()
+		conf, err := s.C.GetNotebookConf(ctx, s.NB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := conf.Conf
+		c.RefCreateSaveBox, c.RefCreateSavePath = vault.ID, path
+		c.DocCreateSaveBox, c.DocCreateSavePath = s.NB, "/Inbox"
+		if _, err := s.C.SetNotebookConf(ctx, s.NB, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setBox("/Salary talks/Refs")
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, Notebooks: map[string]tools.Level{vault.ID: tools.LevelNone}, AllActions: true, Strict: true, Version: "hidden"}
+	got := s.OK(t, "notebook", map[string]any{"action": "get_conf", "notebook": s.NB})
+	b, _ := json.Marshal(got)
+	conf := got["conf"].(map[string]any)
+	if strings.Contains(string(b), vault.ID) || strings.Contains(string(b), "Salary") ||
+		conf["refCreateSaveBox"] != "" || conf["refCreateSavePath"] != "" || conf["docCreateSaveBox"] != s.NB || conf["docCreateSavePath"] != "/Inbox" {
+		t.Fatalf("get_conf while the save box is hidden: %s", b)
+	}
+	args := map[string]any{"action": "set_conf", "notebook": s.NB, "conf": map[string]any{"sortMode": 6}}
+	pre := s.Preflight(t, "notebook", args, "expectedStateHash", 1)
+	setBox("/Bonus plans/Refs")
+	if again := s.Preflight(t, "notebook", args, "expectedStateHash", 1); again["expectedStateHash"] != pre["expectedStateHash"] {
+		t.Fatalf("the hash moved with the hidden save path: %v, then %v", pre["expectedStateHash"], again["expectedStateHash"])
+	}
+	s.Commit(t, "notebook", args, pre)
+	after, err := s.C.GetNotebookConf(ctx, s.NB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := after.Conf; c.SortMode != 6 || c.RefCreateSaveBox != vault.ID || c.RefCreateSavePath != "/Bonus plans/Refs" || c.DocCreateSavePath != "/Inbox" {
+		t.Fatalf("set_conf changed what the person set: %+v", c)
+	}
+	// A change the call can see still moves it.
+	pre = s.Preflight(t, "notebook", map[string]any{"action": "set_conf", "notebook": s.NB, "conf": map[string]any{"sortMode": 4}}, "expectedStateHash", 1)
+	s.Drifted(t, "notebook", map[string]any{"action": "set_conf", "notebook": s.NB, "conf": map[string]any{"sortMode": 4}}, pre, func() {
+		c := after.Conf
+		c.DocCreateSavePath = "/Elsewhere"
+		if _, err := s.C.SetNotebookConf(ctx, s.NB, c); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

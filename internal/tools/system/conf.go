@@ -60,7 +60,7 @@ func maskedConf(ctx context.Context, env *tools.Env) (map[string]any, error) {
 		return nil, failure.New(failure.KernelError, "SiYuan answered a configuration that is not JSON")
 	}
 	masked, _ := RedactValue(conf)
-	if masked, err = veilConf(ctx, env, masked); err != nil {
+	if masked, err = tools.VeilConf(ctx, env, masked); err != nil {
 		return nil, err
 	}
 	return map[string]any{"conf": masked, "start": c.Start, "isPublish": c.IsPublish}, nil

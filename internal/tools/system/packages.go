@@ -32,13 +32,11 @@ func pageParams(def int) []tools.Param {
 
 // page is one page of n entries: the slice bounds and the page fields.
 func page[T any](all []T, page, size int) ([]T, map[string]any) {
-	start := min((page-1)*size, len(all))
-	end := min(start+size, len(all))
 	count := 0
 	if len(all) > 0 {
 		count = (len(all) + size - 1) / size
 	}
-	return all[start:end], map[string]any{"total": len(all), "page": page, "pageSize": size, "pageCount": count}
+	return tools.PageSlice(all, page, size), map[string]any{"total": len(all), "page": page, "pageSize": size, "pageCount": count}
 }
 
 type listPackagesArgs struct {

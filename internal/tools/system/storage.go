@@ -80,7 +80,16 @@ func CheckStoragePath(p string) (string, error) {
 
 // storageRoot checks the plugin and returns its storage folder: the plugin
 // is installed, is not Sisyphus, and its folder is a real directory.
+//
+// Plugins keep what they like there, content of every notebook included
+// (an index, a cache of documents, their titles), and nothing tells which
+// notebook a file speaks of: while a notebook is hidden from agents the
+// storage is refused, before anything is looked up (export_resources
+// refuses data/storage for the same reason).
 func storageRoot(ctx context.Context, env *tools.Env, plugin, frontend string) (string, error) {
+	if err := tools.RefuseWhileHidden(ctx, "a plugin's storage (plugins keep content of every notebook there)"); err != nil {
+		return "", err
+	}
 	if strings.EqualFold(plugin, sisyphusPlugin) {
 		e := failure.New(failure.PermissionDenied, "the storage of %s is Sisyphus's own configuration, which no tool shows; nothing was read", plugin)
 		e.Action = "the person reads it with sisyphus config show"

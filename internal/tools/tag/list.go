@@ -1,9 +1,12 @@
 package tag
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -68,51 +71,76 @@ var list = tools.Read[listArgs]{
 			}
 			return out, nil
 		}
-		tags, err := env.Kernel.GetTag(ctx, siyuan.GetTagRequest{Sort: a.Sort, IgnoreMaxListHint: a.IgnoreMaxListHint, App: a.App})
+		if visible == nil {
+			tags, err := env.Kernel.GetTag(ctx, siyuan.GetTagRequest{Sort: a.Sort, IgnoreMaxListHint: a.IgnoreMaxListHint, App: a.App})
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"tags": tags, "count": countTags(tags)}, nil
+		}
+		// SiYuan cuts its tree once it lists more tags than its file tree
+		// shows (and pushes a hint to its window), counting hidden tags:
+		// the tree is asked whole and cut here over the visible tags.
+		tags, err := env.Kernel.GetTag(ctx, siyuan.GetTagRequest{Sort: a.Sort, IgnoreMaxListHint: true, App: a.App})
 		if err != nil {
 			return nil, err
 		}
-		if visible != nil {
-			tags = pruneTags(tags, visible)
+		tags = pruneTags(tags, visible, a.Sort)
+		if !a.IgnoreMaxListHint {
+			limit, err := maxListCount(ctx, env)
+			if err != nil {
+				return nil, err
+			}
+			tags = cutTags(tags, limit)
 		}
 		return map[string]any{"tags": tags, "count": countTags(tags)}, nil
 	},
 }
 
+// maxListedTags are the labels a count reads at most (one row each).
+const maxListedTags = 100000
+
 // visibleLabels counts each label's spans in the notebooks the call may
 // see, or is nil when the call may see every notebook (nothing to filter).
+// The index counts them, only in those notebooks, so that no hidden span
+// takes a place under the statement's LIMIT; a span the index holds twice
+// counts once.
 func visibleLabels(ctx context.Context, env *tools.Env) (map[string]int, error) {
 	p := tools.PolicyFrom(ctx)
 	if p == nil || !p.Hides() {
 		return nil, nil
 	}
-	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT id, box, content FROM spans WHERE type LIKE '%%tag%%' LIMIT %d", 50*maxTagged))
+	out := map[string]int{}
+	boxes, err := tools.VisibleNotebooks(ctx, env)
+	if err != nil || len(boxes) == 0 {
+		return out, err
+	}
+	rows, err := env.Kernel.QuerySQL(ctx, fmt.Sprintf("SELECT content, COUNT(DISTINCT id) AS n FROM spans WHERE type LIKE '%%tag%%' AND box IN (%s) GROUP BY content LIMIT %d",
+		tools.SQLList(boxes), maxListedTags))
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]int{}
-	seen := map[string]bool{} // a row the index holds twice counts once
 	for _, r := range rows {
-		id, _ := r["id"].(string)
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		box, _ := r["box"].(string)
 		c, _ := r["content"].(string)
-		if tools.Visible(ctx, box) {
-			out[html.UnescapeString(c)]++
-		}
+		out[html.UnescapeString(c)] += tools.SQLCount(r["n"])
 	}
 	return out, nil
 }
 
+// Tag sort modes ordering by count (siyuan.GetTagRequest).
+const (
+	sortCountAsc  = 7
+	sortCountDesc = 8
+)
+
 // pruneTags keeps the tags used in visible notebooks (and the parents of
-// nested ones), with their counts there.
-func pruneTags(tags []siyuan.Tag, visible map[string]int) []siyuan.Tag {
+// nested ones), with their counts there. Ordered by count (sort 7, 8),
+// each level is ordered again by those counts (SiYuan's order counts the
+// hidden spans too; equal counts keep its order).
+func pruneTags(tags []siyuan.Tag, visible map[string]int, sortMode int) []siyuan.Tag {
 	out := []siyuan.Tag{}
 	for _, t := range tags {
-		kids := pruneTags(t.Children, visible)
+		kids := pruneTags(t.Children, visible, sortMode)
 		n := visible[html.UnescapeString(t.Label)]
 		if n == 0 && len(kids) == 0 {
 			continue
@@ -124,8 +152,52 @@ func pruneTags(tags []siyuan.Tag, visible map[string]int) []siyuan.Tag {
 		}
 		out = append(out, t)
 	}
+	switch sortMode {
+	case sortCountAsc:
+		slices.SortStableFunc(out, func(a, b siyuan.Tag) int { return cmp.Compare(a.Count, b.Count) })
+	case sortCountDesc:
+		slices.SortStableFunc(out, func(a, b siyuan.Tag) int { return cmp.Compare(b.Count, a.Count) })
+	}
 	return out
 }
+
+// cutTags cuts a tree as SiYuan's getTag does without ignoreMaxListHint:
+// top-level tags in order, each with every tag under it, until more than
+// limit tags are listed (the one that passes the limit is kept).
+func cutTags(tags []siyuan.Tag, limit int) []siyuan.Tag {
+	total := 0
+	for i, t := range tags {
+		total += countTags(t.Children) + 1
+		if limit < total {
+			return tags[:i+1]
+		}
+	}
+	return tags
+}
+
+// maxListCount is SiYuan's fileTree.maxListCount (512 when unset or
+// below 1).
+func maxListCount(ctx context.Context, env *tools.Env) (int, error) {
+	conf, err := env.Kernel.GetConf(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var c struct {
+		FileTree struct {
+			MaxListCount *int `json:"maxListCount"`
+		} `json:"fileTree"`
+	}
+	if err := json.Unmarshal(conf.Conf, &c); err != nil {
+		return 0, fmt.Errorf("SiYuan's configuration: %w", err)
+	}
+	if c.FileTree.MaxListCount == nil || *c.FileTree.MaxListCount < 1 {
+		return defaultMaxListCount, nil // as SiYuan reads it
+	}
+	return *c.FileTree.MaxListCount, nil
+}
+
+// defaultMaxListCount is SiYuan's default fileTree.maxListCount.
+const defaultMaxListCount = 512
 
 func countTags(tags []siyuan.Tag) int {
 	n := len(tags)

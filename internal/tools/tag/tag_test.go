@@ -76,7 +76,7 @@ func TestPruneTags(t *testing.T) {
 		{Name: "hid", Label: "hid", Count: 1},
 		{Name: "x&amp;y", Label: "x&amp;y", Count: 3},
 	}
-	got := pruneTags(tree, map[string]int{"a/b": 1, "x&y": 2})
+	got := pruneTags(tree, map[string]int{"a/b": 1, "x&y": 2}, 0)
 	b, _ := json.Marshal(got)
 	want := `[{"name":"a","label":"a","children":[{"name":"b","label":"a/b","children":null,"type":"","depth":1,"count":1}],"type":"","depth":0,"count":0},` +
 		`{"name":"x\u0026amp;y","label":"x\u0026amp;y","children":null,"type":"","depth":0,"count":2}]`
@@ -161,6 +161,62 @@ func TestList(t *testing.T) {
 		}
 		if (len(c.want) == 0) != (res["warning"] != nil) {
 			t.Errorf("list %v warning: %v", c.args, res["warning"])
+		}
+	}
+}
+
+// TestListOrderWhileHidden: ordered by count, the tags a call sees are
+// ordered by the counts it sees (SiYuan orders them by every notebook's),
+// at every level; ordered by name nothing moves.
+func TestListOrderWhileHidden(t *testing.T) {
+	s := tooltest.NewStrict(t, false, toolset)
+	other, err := s.C.CreateNotebook(context.Background(), "Hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged(t, s, s.NB, "/T", "#alpha# #beta# #p/x# #p/y#", "#beta# #p/y#", "#beta#")
+	tagged(t, s, other.ID, "/H", "#alpha# #p/x#", "#alpha# #p/x#", "#alpha# #p/x#", "#alpha# #p/x#", "#alpha# #p/x#")
+	order := func(sort int) string {
+		res := s.OK(t, "tag", map[string]any{"action": "list", "sort": sort})
+		var tags []siyuan.Tag
+		raw, _ := json.Marshal(res["tags"])
+		if err := json.Unmarshal(raw, &tags); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		var walk func([]siyuan.Tag)
+		walk = func(ts []siyuan.Tag) {
+			for _, tg := range ts {
+				out = append(out, fmt.Sprintf("%s:%d", tg.Label, tg.Count))
+				walk(tg.Children)
+			}
+		}
+		walk(tags)
+		return strings.Join(out, " ")
+	}
+	if got := order(8); !strings.HasPrefix(got, "alpha:6") {
+		t.Fatalf("with nothing hidden SiYuan's counts order the tags: %s", got)
+	}
+	s.Policy = &tools.Policy{Notebooks: map[string]tools.Level{other.ID: tools.LevelNone}, Default: tools.LevelRead, AllActions: true, Strict: true, Version: "hide"}
+	for sort, want := range map[int]string{
+		8: "beta:3 alpha:1 p:0 p/y:2 p/x:1",
+		7: "p:0 p/x:1 p/y:2 alpha:1 beta:3",
+		0: "alpha:1 beta:3 p:0 p/x:1 p/y:2",
+	} {
+		if got := order(sort); got != want {
+			t.Errorf("sort %d while hidden: %s, want %s", sort, got, want)
+		}
+	}
+}
+
+func TestCutTags(t *testing.T) {
+	tree := []siyuan.Tag{{Label: "a"}, {Label: "b", Children: []siyuan.Tag{{Label: "b/x"}, {Label: "b/y"}}}, {Label: "c"}}
+	for _, c := range []struct {
+		limit int
+		want  int
+	}{{100, 3}, {4, 3}, {3, 2}, {1, 2}, {0, 1}} {
+		if got := cutTags(tree, c.limit); len(got) != c.want {
+			t.Errorf("cut at %d keeps %d top-level tags, want %d", c.limit, len(got), c.want)
 		}
 	}
 }
