@@ -180,6 +180,16 @@ func TestAwaitingClientRequestsAreCapped(t *testing.T) {
 	s := testServer(t, nil)
 	ts := newHTTPTest(t, s, HTTPOptions{})
 	sid := legacyInit(t, ts.URL, nil, map[string]any{"elicitation": map[string]any{}})
+	var other string
+	// A legacy call outlives its stream: should the test stop early, the
+	// sessions end first so the server's Close does not wait on their calls.
+	t.Cleanup(func() {
+		for _, id := range []string{sid, other} {
+			if id != "" {
+				do(t, nil, http.MethodDelete, ts.URL, "", legacyHeaders(id))
+			}
+		}
+	})
 	call := func(id int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"confirm","arguments":{}}}`, id)
 	}
@@ -196,7 +206,7 @@ func TestAwaitingClientRequestsAreCapped(t *testing.T) {
 		t.Fatalf("the fifth elicitation of a session: %d %s", r.status, r.body)
 	}
 	// Another session still asks.
-	other := legacyInit(t, ts.URL, nil, map[string]any{"elicitation": map[string]any{}})
+	other = legacyInit(t, ts.URL, nil, map[string]any{"elicitation": map[string]any{}})
 	st := openSSE(t, ts.URL, call(1), legacyHeaders(other))
 	if req := st.next(t); req["method"] != "elicitation/create" {
 		t.Fatalf("another session: %v", req)
@@ -218,7 +228,6 @@ func TestAwaitingClientRequestsAreCapped(t *testing.T) {
 			t.Fatalf("a call of the deleted session: %v", m)
 		}
 	}
-	do(t, nil, http.MethodDelete, ts.URL, "", legacyHeaders(other))
 }
 
 // FuzzSessionCaps opens sessions for any sequence of clients, some kept

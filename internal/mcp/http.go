@@ -462,7 +462,10 @@ func (h *httpHandler) serveLegacy(w http.ResponseWriter, r *http.Request, princi
 	st := newHTTPStream(w)
 	rc := h.srv.newReqCtx(EraLegacy, m, legacyMeta(m), principal, sess, st)
 	resp, _ := h.srv.dispatch(ctx, rc, m)
-	if resp == nil {
+	// A session's end cancels its calls, but a call may see the session
+	// end a moment before its own context does: an ended session is
+	// answered nothing either way.
+	if resp == nil || sess.ctx.Err() != nil {
 		st.close()
 		return
 	}

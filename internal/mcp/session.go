@@ -207,6 +207,12 @@ func (s *session) call(ctx context.Context, out sink, method string, params any)
 		}
 		return resp.result, nil
 	case <-ctx.Done():
+		if s.ctx.Err() != nil {
+			// The session's end cancels its calls too: a session that
+			// ended is told nothing, whichever of the two is seen first.
+			s.dropPending(id)
+			return nil, errors.New("mcp: session closed")
+		}
 		s.abandon(id, out, "request cancelled")
 		return nil, ctx.Err()
 	case <-timeout.C:
