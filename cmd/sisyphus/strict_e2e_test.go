@@ -35,6 +35,19 @@ func (s *serveProc) config(t *testing.T, args ...string) string {
 	if err != nil {
 		t.Fatalf("sisyphus config %v: %v\n%s", args, err, out)
 	}
+	if len(args) == 3 && args[0] == "permission" && args[2] == "none" {
+		// The configuration lives in the workspace: on a real SiYuan
+		// the next test would find this notebook still hidden (SiYuan
+		// drops a removed notebook from its index some seconds after
+		// it is gone). It goes back to the default before the test's
+		// notebooks are removed (cleanups run last first).
+		t.Cleanup(func() {
+			cmd := exec.Command(bin, "config", "permission", args[1], "r", "--state-dir", s.stateDir)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Logf("sisyphus config permission %s r: %v\n%s", args[1], err, out)
+			}
+		})
+	}
 	return string(out)
 }
 
