@@ -79,8 +79,8 @@ func rawPost(addr string, body []byte, hdr map[string]string) []byte {
 
 // TestClientsThatDoNotReadHoldNothing: with --max-connections 16, sixteen
 // clients each post a tools/list padded to 1 MiB (together, the whole
-// large-body budget: four bodies at the cap) and never read the answer
-// past its status line. Every connection then has a handler running,
+// large-body budget: four bodies at the cap), eight more lists pipelined
+// behind it, and never read the answers past the first status line. Every connection then has a handler running,
 // blocked on writing to a client that does not read. At once, with the
 // write stall (10 s) still far off, a new client gets a connection and its
 // own 1 MiB post is read and answered: a blocked writer is evicted for it,
@@ -91,13 +91,22 @@ func TestClientsThatDoNotReadHoldNothing(t *testing.T) {
 	_, base, addr := limitsServe(t, "--max-connections", "16")
 	const attackers = 16
 	list, listHdr := padded("tools/list", "", nil, 1<<20)
+	// One tools/list answer (about 60 KiB) can fit whole in the socket
+	// buffers the system gives the server's side; more lists pipelined
+	// behind it cannot, so each handler ends blocked on its client
+	// whatever those buffers are.
+	small, smallHdr := padded("tools/list", "", nil, 0)
+	ask := rawPost(addr, list, listHdr)
+	for range 8 {
+		ask = append(ask, rawPost(addr, small, smallHdr)...)
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < attackers; i++ {
 		c := dialNoRead(t, addr)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := c.Write(rawPost(addr, list, listHdr)); err != nil {
+			if _, err := c.Write(ask); err != nil {
 				t.Errorf("attacker %d: %v", i, err)
 				return
 			}
