@@ -215,7 +215,7 @@ func dropProxy(t *testing.T, target string) (url string, dropped *atomic.Int32) 
 		req.Header = r.Header.Clone()
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()

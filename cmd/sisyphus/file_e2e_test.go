@@ -554,7 +554,7 @@ func (p *throttle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.Header = r.Header.Clone()
 	resp, err := http.DefaultTransport.RoundTrip(out)
 	if err != nil {
-		http.Error(w, err.Error(), 502)
+		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()

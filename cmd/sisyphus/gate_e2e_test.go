@@ -255,12 +255,11 @@ func TestUpstreamConfigurationMigrates(t *testing.T) {
 	// A change stores the legacy value migrated and keeps the plugin's keys.
 	s.config(t, "permission", demo, "rw")
 	perms, _ := os.ReadFile(filepath.Join(dir, "notebookPermissions"))
-	tc, _ := os.ReadFile(filepath.Join(dir, "mcpToolsConfig"))
 	if !strings.Contains(string(perms), `"rw"`) || strings.Contains(string(perms), "readonly") {
 		t.Fatalf("stored permissions: %s", perms)
 	}
 	s.config(t, "enable", "block.get_kramdown")
-	tc, _ = os.ReadFile(filepath.Join(dir, "mcpToolsConfig"))
+	tc, _ := os.ReadFile(filepath.Join(dir, "mcpToolsConfig"))
 	if !strings.Contains(string(tc), `"userRulesText": "kept"`) {
 		t.Fatalf("the plugin's keys were not kept: %s", tc)
 	}

@@ -36,7 +36,8 @@ func (l Lane) String() string {
 	return fmt.Sprintf("Lane(%d)", int(l))
 }
 
-// Limits are the numbers of the seed; [DefaultLimits] has them.
+// Limits are the numbers admission works with; [DefaultLimits] has the
+// ones Sisyphus runs with.
 type Limits struct {
 	ReadConcurrency  int
 	WriteConcurrency int
@@ -61,7 +62,9 @@ type Limits struct {
 	ReadBytes int64
 }
 
-// DefaultLimits returns the seed's limits.
+// DefaultLimits returns the limits Sisyphus runs with: four owned reads
+// and one write at a time (writes keep their order), and caps on calls in
+// flight, task records and read budgets.
 func DefaultLimits() Limits {
 	return Limits{
 		ReadConcurrency: 4, WriteConcurrency: 1, MaxInFlight: 128, MaxCallerInFlight: 96, ReadTimeout: 30 * time.Second,

@@ -1,5 +1,7 @@
-// Package archtest holds the test that guards the project's architecture:
+// Package archtest holds the tests that guard the project's architecture:
 // which package may import which (arrows point down, as
-// shared/design/ARCHITECTURE.md section 5 and docs/ARCHITECTURE.md say).
-// It has no code of its own.
+// docs/ARCHITECTURE.md says), that the binary links no test-only module,
+// that the README and package tools list every tool package, and that no
+// file refers to documents outside the repository. It has no code of its
+// own.
 package archtest

@@ -144,7 +144,7 @@ func (f *replacer) tokens(n *ast.Node, repl string) {
 // The plain keyword matches case-insensitively, each space-separated word
 // lowered; the replacement goes through a regexp, so "$1" in it expands.
 func (f *replacer) text(n *ast.Node) bool {
-	content := n.Tokens
+	var content []byte
 	switch f.method {
 	case 0:
 		kw := f.keyword

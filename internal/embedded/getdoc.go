@@ -54,12 +54,12 @@ func (k *Kernel) getDoc(ctx context.Context, a args) (any, error) {
 	if mode != 0 {
 		return nil, errf("getDoc mode %d is not served by this kernel (mode 0 only)", mode)
 	}
-	view, node, err := k.viewOf(id)
+	view, _, err := k.viewOf(id)
 	if err != nil {
 		return nil, errCode(1, "tree not found")
 	}
 	tree := cloneTree(view)
-	node = nodeByID(tree.Root, id)
+	node := nodeByID(tree.Root, id)
 	isDoc, isHeading := node.Type == ast.NodeDocument, node.Type == ast.NodeHeading
 	typ := node.Type.String()
 	if isDoc {

@@ -103,10 +103,7 @@ func (k *Kernel) setDeckAttr(id string, edit func([]string) []string) error {
 	if err != nil {
 		return nil // SiYuan skips blocks it cannot find
 	}
-	var cur []string
-	for _, d := range strings.Split(node.IALAttr("custom-riff-decks"), ",") {
-		cur = append(cur, d)
-	}
+	cur := strings.Split(node.IALAttr("custom-riff-decks"), ",")
 	var out []string
 	seen := map[string]bool{}
 	for _, d := range edit(cur) {

@@ -298,15 +298,18 @@ func (k *Kernel) serve(w http.ResponseWriter, r *http.Request, rt route) {
 func readArgs(r *http.Request, emptyOK bool) (args, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
 	if err != nil {
+		//lint:ignore ST1005 SiYuan's own error text, which clients match; the embedded kernel answers it word for word
 		return nil, fmt.Errorf("Parses request [%s] failed: %w", r.URL.Path, err)
 	}
 	if len(body) > maxJSONBody {
+		//lint:ignore ST1005 SiYuan's own error text, which clients match; the embedded kernel answers it word for word
 		return nil, fmt.Errorf("Parses request [%s] failed: body larger than %d bytes", r.URL.Path, maxJSONBody)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if emptyOK || r.Method == http.MethodGet {
 			return args{}, nil
 		}
+		//lint:ignore ST1005 SiYuan's own error text, which clients match; the embedded kernel answers it word for word
 		return nil, fmt.Errorf("Parses request [%s] failed: the request body is empty or truncated (EOF)", r.URL.Path)
 	}
 	// Decoded into a plain map, as SiYuan's JsonArg does, so that a body of
@@ -316,6 +319,7 @@ func readArgs(r *http.Request, emptyOK bool) (args, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&m); err != nil {
+		//lint:ignore ST1005 SiYuan's own error text, which clients match; the embedded kernel answers it word for word
 		return nil, fmt.Errorf("Parses request [%s] failed: %w", r.URL.Path, err)
 	}
 	if m == nil {

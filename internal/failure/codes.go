@@ -3,7 +3,8 @@ package failure
 // Code is a stable, machine-readable error code.
 type Code string
 
-// Codes of Strict Safe Writes: the seed's failure table.
+// Codes of Strict Safe Writes: the failures its design names from the
+// start (the core codes, marked [Entry.Seed]).
 const (
 	PreconditionRequired   Code = "precondition_required"
 	PreflightLeaseInvalid  Code = "preflight_lease_invalid"
@@ -122,7 +123,8 @@ type Entry struct {
 	// CallerAction says what the caller should do; an [Error] without its
 	// own Action shows it.
 	CallerAction string
-	// Seed marks the codes of the specification's failure table.
+	// Seed marks the core codes of Strict Safe Writes, the eight failures
+	// the design began with (the docs mark them "core").
 	Seed    bool
 	Surface Surface
 }

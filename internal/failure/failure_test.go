@@ -29,7 +29,7 @@ func TestCodeTable(t *testing.T) {
 		}
 		seen[e.Code] = true
 	}
-	// The seed's table, exactly.
+	// The core codes of Strict Safe Writes, exactly.
 	var seed []Code
 	for _, e := range Codes {
 		if e.Seed {
@@ -126,7 +126,7 @@ func table(keep func(Entry) bool) string {
 		}
 		where := string(e.Surface)
 		if e.Seed {
-			where += " (seed)"
+			where += " (core)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", e.Code, where, cell(e.Meaning), cell(e.CallerAction))
 	}

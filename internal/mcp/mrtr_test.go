@@ -81,7 +81,6 @@ func TestMRTRModern(t *testing.T) {
 		state func() any
 		resp  map[string]any
 		code  int
-		prep  func()
 	}
 	rejects := []rej{
 		{name: "tampered", user: "alice", tool: "confirm", args: args, state: func() any { return tamper(fresh()) }, code: CodeInvalidParams},

@@ -198,13 +198,4 @@ func mcpNameField(method string) string {
 	return ""
 }
 
-// isRemovedInModern lists the legacy-only methods a modern request may not call.
-func isRemovedInModern(method string) bool {
-	switch method {
-	case "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
-		return true
-	}
-	return false
-}
-
 func trimOWS(s string) string { return strings.Trim(s, " \t") }

@@ -32,7 +32,8 @@ func sdkClient(obs *sdkObserved, action string) *sdk.Client {
 		},
 		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { obs.toolChanges.Add(1) },
 		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) { obs.progress.Add(1) },
-		LoggingMessageHandler:       func(context.Context, *sdk.LoggingMessageRequest) { obs.logs.Add(1) },
+		//lint:ignore SA1019 the 2025-11-25 era still has logging and the server serves it; a legacy client must receive it
+		LoggingMessageHandler: func(context.Context, *sdk.LoggingMessageRequest) { obs.logs.Add(1) },
 	})
 }
 
@@ -131,6 +132,7 @@ func TestSDKClientHTTPLegacy(t *testing.T) {
 	exerciseSDK(t, s, cs, obs, "legacy")
 
 	// Logging after setLevel.
+	//lint:ignore SA1019 logging/setLevel is a 2025-11-25 method the legacy endpoint serves; this is its test
 	if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}

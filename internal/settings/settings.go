@@ -103,12 +103,6 @@ func (c *Config) Migrated() []string {
 	return out
 }
 
-// toolEntry is one tool's entry of mcpToolsConfig, as far as it is read.
-type toolEntry struct {
-	Enabled *bool           `json:"enabled"`
-	Actions map[string]bool `json:"-"`
-}
-
 // Switches are the tool switches.
 func (c *Config) Switches() map[string]tools.Switch {
 	out := map[string]tools.Switch{}

@@ -691,7 +691,7 @@ func TestFailureGateLetsGoOfLeavers(t *testing.T) {
 
 func TestSessionsEndIdleAndOnSignOut(t *testing.T) {
 	hs := newHarness(t, "/settings")
-	cookie, csrf := hs.signIn()
+	cookie, _ := hs.signIn()
 	hs.clk.Advance(DefaultIdleTimeout - time.Minute)
 	if w := hs.do(req{method: "GET", path: "/settings", cookie: cookie}); !strings.Contains(w.Body.String(), "Journal") {
 		t.Fatal("a session used within the idle timeout ended")
@@ -705,7 +705,7 @@ func TestSessionsEndIdleAndOnSignOut(t *testing.T) {
 		t.Fatal("an idle session lives on")
 	}
 
-	cookie, csrf = hs.signIn()
+	cookie, csrf := hs.signIn()
 	w := hs.do(req{method: "POST", path: "/settings/logout", cookie: cookie, form: url.Values{"csrf": {csrf}}})
 	if c := sessionCookie(t, w); w.Code != http.StatusSeeOther || c.MaxAge >= 0 || c.Value != "" {
 		t.Fatalf("sign-out: %d %+v", w.Code, c)

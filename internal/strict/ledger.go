@@ -15,6 +15,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/sisyphus-go/sisyphus/internal/canon"
 )
@@ -234,7 +235,7 @@ func OpenLedger(path string, opts ...LedgerOption) (*Ledger, error) {
 		return nil, fmt.Errorf("strict: creating the ledger directory: %w", err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.timeout, OpenFile: o.openFile})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s is held by another process (is another authority running on this state directory?)", ErrLedgerLocked, path)
 	}
 	if err != nil {

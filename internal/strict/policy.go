@@ -37,8 +37,8 @@ func (c Class) String() string {
 // Precondition names the hash field a guarded mutation requires.
 type Precondition string
 
-// The precondition fields of the seed; the credential field of a preflight
-// reply is named exactly like the write parameter.
+// The precondition fields a guarded write may require; the credential
+// field of a preflight reply is named exactly like the write parameter.
 const (
 	NoPrecondition        Precondition = ""
 	ExpectedStateHash     Precondition = "expectedStateHash"

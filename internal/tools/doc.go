@@ -3,10 +3,16 @@
 // decoding, schema and help generation, and the mapping of kernel failures
 // onto the error vocabulary of package failure.
 //
-// Each tool is a package of its own under this one (block, document, fs,
-// notebook, search, system), holding its action table; package catalog
-// lists them all. A tool package imports this one and the shared helpers
-// (kernelview, markup), never another tool.
+// Each tool is a package of its own under this one (av, block, document,
+// extension, feedback, file, flashcard, fs, notebook, search, system, tag),
+// holding its action table; package catalog lists them all. The other
+// packages under this one are helper packages (catalog, kernelview, markup,
+// tooltest, tplguard), not tools: kernelview reads the block, notebook and
+// document states several tools show or hash, markup holds SiYuan's text
+// rules, tplguard decides which templates may be rendered, and tooltest is
+// the tool tests' fixture. A tool package imports this one and the shared
+// helpers, never another tool. (internal/archtest checks that these two
+// lists name every package here.)
 //
 // The framework knows SiYuan (through internal/siyuan) and Strict Safe
 // Writes (internal/strict) but not MCP: a [Registry] turns a tool name and

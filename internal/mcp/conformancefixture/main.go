@@ -209,6 +209,7 @@ func addTools(s *mcp.Server) {
 		return text("Tool with progress executed successfully")
 	}))
 	s.AddTool(noArgs("test_error_handling", "Always fails", func(ctx context.Context, req *mcp.CallRequest) (*mcp.CallResult, error) {
+		//lint:ignore ST1005 the conformance suite's reference server answers this text; the fixture mirrors it
 		return nil, errors.New("This tool intentionally returns an error for testing")
 	}))
 	s.AddTool(mcp.Tool{

@@ -242,7 +242,6 @@ func TestStrictRacingAgents(t *testing.T) {
 	type outcome struct {
 		committed bool
 		code      string
-		pre       string
 	}
 	results := make([]outcome, agents)
 	// All preflight the same state first.

@@ -92,11 +92,10 @@ func containable(token string) bool {
 }
 
 type namespaceHit struct {
-	row        anchorRow
-	token      string
-	kind       string
-	scopes     []string
-	resolution string
+	row    anchorRow
+	token  string
+	kind   string
+	scopes []string
 }
 
 // probeNamespace finds the exact anchors of the query, or else the seeds:
