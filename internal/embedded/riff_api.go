@@ -281,7 +281,7 @@ func (k *Kernel) getRiffCards(ctx context.Context, a args) (any, error) {
 	for i, c := range cards {
 		r := rows[c.BlockID]
 		if r == nil {
-			blocks[i] = &wire.SearchBlock{ID: c.BlockID, Content: "Search content block does not exist"}
+			blocks[i] = &wire.Block{ID: c.BlockID, Content: "Search content block does not exist"}
 			continue
 		}
 		b := searchBlockOf(r, func(s string, _ bool) string { return s })

@@ -54,7 +54,7 @@ func (k *Kernel) listInvalidBlockRefs(ctx context.Context, a args) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	blocks := []*wire.SearchBlock{}
+	blocks := []*wire.Block{}
 	for _, r := range rows {
 		blocks = append(blocks, searchBlockOf(r, func(t string, _ bool) string { return searchEscape(t) }))
 	}
@@ -139,7 +139,7 @@ func (k *Kernel) semanticSearchBlock(ctx context.Context, a args) (any, error) {
 	if _, err := a.optStr("query"); err != nil {
 		return nil, err
 	}
-	return map[string]any{"blocks": []*wire.SearchBlock{}, "matchedBlockCount": 0, "matchedRootCount": 0, "pageCount": 0}, nil
+	return map[string]any{"blocks": []*wire.Block{}, "matchedBlockCount": 0, "matchedRootCount": 0, "pageCount": 0}, nil
 }
 
 // embeddingStat is SiYuan's GetEmbeddingStat with embeddings disabled: the

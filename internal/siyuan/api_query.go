@@ -65,7 +65,7 @@ func (c *Client) FullTextSearchBlock(ctx context.Context, req FullTextSearchRequ
 		return FullTextSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }

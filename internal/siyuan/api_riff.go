@@ -72,13 +72,13 @@ type RiffCardState struct {
 // has an empty RiffCardID and Content "Search content block does not
 // exist".
 type RiffCardsPage struct {
-	Blocks    []SearchBlock `json:"blocks"`
-	Total     int           `json:"total"`
-	PageCount int           `json:"pageCount"`
+	Blocks    []Block `json:"blocks"`
+	Total     int     `json:"total"`
+	PageCount int     `json:"pageCount"`
 }
 
 // CardState decodes a page block's card schedule (nil when it has none).
-func CardState(b SearchBlock) (*RiffCardState, error) {
+func CardState(b Block) (*RiffCardState, error) {
 	if len(b.RiffCard) == 0 || string(b.RiffCard) == "null" {
 		return nil, nil
 	}
@@ -173,7 +173,7 @@ func (c *Client) GetRiffCards(ctx context.Context, deckID string, page, pageSize
 		return RiffCardsPage{}, err
 	}
 	if out.Blocks == nil {
-		out.Blocks = []SearchBlock{}
+		out.Blocks = []Block{}
 	}
 	return out, nil
 }

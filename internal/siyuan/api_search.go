@@ -19,7 +19,7 @@ func (c *Client) ListInvalidBlockRefs(ctx context.Context, page, pageSize int) (
 		return FullTextSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }
@@ -47,7 +47,7 @@ func (c *Client) SemanticSearchBlock(ctx context.Context, req SemanticSearchRequ
 		return FullTextSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }
@@ -193,10 +193,10 @@ type RefSearchRequest struct {
 // the refs already pointing at each; NewDoc says whether a document named
 // K could be created beside the current one; ReqID is echoed.
 type RefSearchResult struct {
-	Blocks []SearchBlock `json:"blocks"`
-	NewDoc bool          `json:"newDoc"`
-	K      string        `json:"k"`
-	ReqID  any           `json:"reqId"`
+	Blocks []Block `json:"blocks"`
+	NewDoc bool    `json:"newDoc"`
+	K      string  `json:"k"`
+	ReqID  any     `json:"reqId"`
 }
 
 // SearchRefBlock lists block ref candidates: without K the blocks
@@ -213,7 +213,7 @@ func (c *Client) SearchRefBlock(ctx context.Context, req RefSearchRequest) (RefS
 		return RefSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }

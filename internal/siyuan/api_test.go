@@ -174,13 +174,13 @@ func apiCases() []apiCase {
 			return c.FullTextSearchBlock(ctx, FullTextSearchRequest{Query: "x", Page: 2, PageSize: 10, Paths: []string{nb}, Method: 0})
 		}, epFullTextSearchBlock, `{"query":"x","page":2,"pageSize":10,"paths":["` + nb + `"],"method":0,"orderBy":0,"groupBy":0}`,
 			`{"blocks":[{"id":"` + blk + `","rootID":"` + doc + `","content":"<mark>x</mark>","hPath":"/B","ial":{"id":"` + blk + `"},"refs":null,"children":null}],"matchedBlockCount":1,"matchedRootCount":1,"pageCount":1,"docMode":false}`,
-			FullTextSearchResult{Blocks: []SearchBlock{{ID: blk, RootID: doc, Content: "<mark>x</mark>", HPath: "/B", IAL: map[string]string{"id": blk}}},
+			FullTextSearchResult{Blocks: []Block{{ID: blk, RootID: doc, Content: "<mark>x</mark>", HPath: "/B", IAL: map[string]string{"id": blk}}},
 				MatchedBlockCount: 1, MatchedRootCount: 1, PageCount: 1}, Read},
 		{"FullTextSearchBlock SQL method is attempted once", func(ctx context.Context, c *Client) (any, error) {
 			return c.FullTextSearchBlock(ctx, FullTextSearchRequest{Query: "SELECT * FROM blocks", Method: 2})
 		}, epFullTextSearchBlock, `{"query":"SELECT * FROM blocks","method":2,"orderBy":0,"groupBy":0}`,
 			`{"blocks":[],"matchedBlockCount":0,"matchedRootCount":0,"pageCount":0}`,
-			FullTextSearchResult{Blocks: []SearchBlock{}}, Write},
+			FullTextSearchResult{Blocks: []Block{}}, Write},
 
 		// Files and export
 		{"RemoveFile", func(ctx context.Context, c *Client) (any, error) { return nil, c.RemoveFile(ctx, "/data/x.txt") },
