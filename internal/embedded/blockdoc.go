@@ -16,6 +16,7 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -381,7 +382,7 @@ func (k *Kernel) transferBlockRef(ctx context.Context, a args) (any, error) {
 		}
 		changed := false
 		for _, id := range byRoot[root] {
-			node := nodeByID(tree.Root, id)
+			node := mdexport.NodeByID(tree.Root, id)
 			if node == nil {
 				continue
 			}

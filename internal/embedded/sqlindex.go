@@ -24,6 +24,7 @@ import (
 	"github.com/88250/lute/parse"
 	"modernc.org/sqlite"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -488,7 +489,7 @@ func sqlHashOf(n *ast.Node, tree *parse.Tree, md, parentID string) string {
 
 // sqlMarkdown is the standard Markdown of a block (SiYuan's ExportNodeStdMd).
 func sqlMarkdown(n *ast.Node) string {
-	l := newLute()
+	l := mdexport.NewLute()
 	md, err := lute.ProtyleExportMdNodeSync(n, l.ParseOptions, l.RenderOptions)
 	if err != nil {
 		return ""

@@ -9,6 +9,8 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/html"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // The tag endpoints of SiYuan 3.7.3 (kernel/api/tag.go, model/tag.go),
@@ -343,7 +345,7 @@ func (k *Kernel) rewriteTags(ctx context.Context, label string, doc func([]strin
 			return errf("%s", err.Error())
 		}
 		for _, id := range byTree[root] {
-			n := nodeByID(tree.Root, id)
+			n := mdexport.NodeByID(tree.Root, id)
 			if n == nil {
 				continue
 			}
