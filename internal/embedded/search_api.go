@@ -7,6 +7,7 @@ import (
 
 	"github.com/88250/lute/ast"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -15,14 +16,14 @@ import (
 
 func (k *Kernel) searchRoutes() map[string]route {
 	return map[string]route{
-		"/api/search/listInvalidBlockRefs": {json: k.listInvalidBlockRefs},
-		"/api/search/semanticSearchBlock":  {json: k.semanticSearchBlock},
-		"/api/ai/embeddingStat":            {json: k.embeddingStat, emptyOK: true},
-		"/api/search/findReplace":          {json: k.findReplace, write: true},
+		endpoint.ListInvalidBlockRefs: {json: k.listInvalidBlockRefs},
+		endpoint.SemanticSearchBlock:  {json: k.semanticSearchBlock},
+		endpoint.EmbeddingStat:        {json: k.embeddingStat, emptyOK: true},
+		endpoint.FindReplace:          {json: k.findReplace},
 		// The asset content index is brought up to date before each read.
-		"/api/search/fullTextSearchAssetContent": {json: k.fullTextSearchAssetContent},
-		"/api/search/getAssetContent":            {json: k.getAssetContent},
-		"/api/search/searchRefBlock":             {json: k.searchRefBlock},
+		endpoint.SearchAssetContent: {json: k.fullTextSearchAssetContent},
+		endpoint.GetAssetContent:    {json: k.getAssetContent},
+		endpoint.SearchRefBlock:     {json: k.searchRefBlock},
 	}
 }
 

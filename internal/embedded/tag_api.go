@@ -10,6 +10,7 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/html"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
@@ -19,10 +20,10 @@ import (
 
 func (k *Kernel) tagRoutes() map[string]route {
 	return map[string]route{
-		"/api/tag/getTag":       {json: k.getTag, emptyOK: true},
-		"/api/tag/renameTag":    {json: k.renameTag, write: true},
-		"/api/tag/removeTag":    {json: k.removeTag, write: true},
-		"/api/search/searchTag": {json: k.searchTag},
+		endpoint.GetTag:    {json: k.getTag, emptyOK: true},
+		endpoint.RenameTag: {json: k.renameTag},
+		endpoint.RemoveTag: {json: k.removeTag},
+		endpoint.SearchTag: {json: k.searchTag},
 	}
 }
 
