@@ -31,19 +31,9 @@ func (k *Kernel) searchRoutes() map[string]route {
 // a block ref or a siyuan://blocks/ link whose target is no block of any
 // document, sorted by id and paged; the blocks come from the SQL index.
 func (k *Kernel) listInvalidBlockRefs(ctx context.Context, a args) (any, error) {
-	page, err := a.optInt("page", 1)
+	page, size, err := a.paging()
 	if err != nil {
 		return nil, err
-	}
-	if page <= 0 {
-		page = 1
-	}
-	size, err := a.optInt("pageSize", 32)
-	if err != nil {
-		return nil, err
-	}
-	if size <= 0 {
-		size = 32
 	}
 	ids := k.invalidRefBlocks()
 	start, end := (page-1)*size, min(page*size, len(ids))

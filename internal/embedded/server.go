@@ -498,6 +498,24 @@ func (a args) optInt(key string, def int) (int, error) {
 	return int(f), nil
 }
 
+// paging reads page and pageSize as SiYuan's search endpoints do: a page
+// below 1 is the first, a size below 1 (or none) is 32.
+func (a args) paging() (page, size int, err error) {
+	if page, err = a.optInt("page", 1); err != nil {
+		return 0, 0, err
+	}
+	if size, err = a.optInt("pageSize", 32); err != nil {
+		return 0, 0, err
+	}
+	if page < 1 {
+		page = 1
+	}
+	if size < 1 {
+		size = 32
+	}
+	return page, size, nil
+}
+
 func (a args) obj(key string) (map[string]any, error) {
 	v, ok := a[key]
 	if !ok || v == nil {

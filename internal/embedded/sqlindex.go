@@ -905,17 +905,8 @@ func (k *Kernel) fullTextSearchBlock(ctx context.Context, a args) (any, error) {
 	if sa.query, err = a.optStr("query"); err != nil {
 		return nil, err
 	}
-	if sa.page, err = a.optInt("page", 1); err != nil {
+	if sa.page, sa.pageSize, err = a.paging(); err != nil {
 		return nil, err
-	}
-	if sa.page <= 0 {
-		sa.page = 1
-	}
-	if sa.pageSize, err = a.optInt("pageSize", 32); err != nil {
-		return nil, err
-	}
-	if sa.pageSize <= 0 {
-		sa.pageSize = 32
 	}
 	for key, dst := range map[string]*int{"method": &sa.method, "orderBy": &sa.orderBy, "groupBy": &sa.groupBy} {
 		if *dst, err = a.optInt(key, 0); err != nil {
