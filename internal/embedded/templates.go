@@ -352,13 +352,9 @@ func (k *Kernel) renderTemplate(ctx context.Context, a args) (any, error) {
 	if _, err := a.optBool("preview"); err != nil {
 		return nil, err
 	}
-	loc, ok := k.lookup(id)
-	if !ok {
-		return nil, errf("tree not found")
-	}
-	d, ok := k.doc(loc.Root)
-	if !ok {
-		return nil, errf("tree not found")
+	d, err := k.docOfBlock(id)
+	if err != nil {
+		return nil, err
 	}
 	node := mdexport.NodeByID(d.tree.Root, id)
 	if node == nil {
