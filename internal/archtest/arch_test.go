@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"internal/jsonobj":         0,
 	"internal/siyuan/wire":     0,
 	"internal/siyuan/mdexport": 0,
+	"internal/siyuan/endpoint": 0,
 	"internal/histcheck":       0,
 	"internal/netguard":        0,
 	"docs":                     0,
@@ -82,8 +83,10 @@ var rules = []struct {
 	{"internal/strict", func(imp string) bool { return imp == "internal/canon" || imp == "internal/failure" },
 		"strict depends only on canonical hashing and the error vocabulary (never mcp, tools or the kernel client)"},
 	{"internal/failure", func(string) bool { return false }, "the error vocabulary imports nothing of the project, so every layer can use it"},
-	{"internal/embedded", func(imp string) bool { return imp == "internal/siyuan/wire" || imp == "internal/siyuan/mdexport" },
-		"the embedded kernel shares only the wire types with the client, and the Markdown export with the tools"},
+	{"internal/embedded", func(imp string) bool {
+		return imp == "internal/siyuan/wire" || imp == "internal/siyuan/endpoint" || imp == "internal/siyuan/mdexport"
+	},
+		"the embedded kernel shares only the wire types and the endpoint table with the client, and the Markdown export with the tools"},
 	{"internal/netguard", func(string) bool { return false },
 		"netguard bounds connections for any server (the authority, a front, the embedded kernel) and knows nothing of them"},
 	{"internal/transfer", func(imp string) bool { return imp == "internal/failure" },

@@ -213,19 +213,9 @@ func assetOrderBy(orderBy int) string {
 
 // fullTextSearchAssetContent is SiYuan's FullTextSearchAssetContent.
 func (k *Kernel) fullTextSearchAssetContent(ctx context.Context, a args) (any, error) {
-	page, err := a.optInt("page", 1)
+	page, size, err := a.paging()
 	if err != nil {
 		return nil, err
-	}
-	if page <= 0 {
-		page = 1
-	}
-	size, err := a.optInt("pageSize", 32)
-	if err != nil {
-		return nil, err
-	}
-	if size <= 0 {
-		size = 32
 	}
 	query, err := a.optStr("query")
 	if err != nil {

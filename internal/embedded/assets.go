@@ -178,6 +178,16 @@ func dedupe(s []string) []string {
 // docTree is SiYuan's LoadTreeByBlockID for the asset endpoints: the tree
 // holding a block, or "tree not found".
 func (k *Kernel) docTree(id string) (*ast.Node, error) {
+	d, err := k.docOfBlock(id)
+	if err != nil {
+		return nil, err
+	}
+	return d.tree.Root, nil
+}
+
+// docOfBlock is the document holding a block, or SiYuan's "tree not
+// found" (LoadTreeByBlockID's error).
+func (k *Kernel) docOfBlock(id string) (*docEntry, error) {
 	loc, ok := k.lookup(id)
 	if !ok {
 		return nil, errf("tree not found")
@@ -186,7 +196,7 @@ func (k *Kernel) docTree(id string) (*ast.Node, error) {
 	if !ok {
 		return nil, errf("tree not found")
 	}
-	return d.tree.Root, nil
+	return d, nil
 }
 
 // getDocAssets is /api/asset/getDocAssets: the asset links of the document

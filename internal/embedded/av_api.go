@@ -9,6 +9,7 @@ import (
 
 	"github.com/xrash/smetrics"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -17,26 +18,24 @@ import (
 // {code:0,data:null} (a missing or mistyped argument), these answer code
 // -1 with the argument's name.
 
-const epBatchSetAVAttrs = "/api/av/batchSetAttributeViewBlockAttrs"
-
 func (k *Kernel) avRoutes() map[string]route {
 	return map[string]route{
-		"/api/av/renderAttributeView":              {json: k.renderAttributeView},
-		"/api/av/getAttributeView":                 {json: k.getAttributeView},
-		"/api/av/getAttributeViewKeys":             {json: k.getAttributeViewKeys},
-		"/api/av/getAttributeViewKeysByAvID":       {json: k.getAttributeViewKeysByAvID},
-		"/api/av/getAttributeViewFilterSort":       {json: k.getAttributeViewFilterSort},
-		"/api/av/searchAttributeView":              {json: k.searchAttributeView},
-		"/api/av/getAttributeViewPrimaryKeyValues": {json: k.getAttributeViewPrimaryKeyValues},
-		"/api/av/getMirrorDatabaseBlocks":          {json: k.getMirrorDatabaseBlocks},
-		"/api/av/duplicateAttributeViewBlock":      {json: k.duplicateAttributeViewBlock, write: true},
-		"/api/lute/spinBlockDOM":                   {json: k.spinBlockDOM},
-		"/api/av/addAttributeViewBlocks":           {json: k.addAttributeViewBlocks, write: true},
-		"/api/av/removeAttributeViewBlocks":        {json: k.removeAttributeViewBlocks, write: true},
-		"/api/av/addAttributeViewKey":              {json: k.addAttributeViewKey, write: true},
-		"/api/av/removeAttributeViewKey":           {json: k.removeAttributeViewKey, write: true},
-		"/api/av/setAttributeViewBlockAttr":        {json: k.setAttributeViewBlockAttr, write: true},
-		epBatchSetAVAttrs:                          {json: k.batchSetAttributeViewBlockAttrs, write: true},
+		endpoint.RenderAV:                {json: k.renderAttributeView},
+		endpoint.GetAV:                   {json: k.getAttributeView},
+		endpoint.GetAVKeys:               {json: k.getAttributeViewKeys},
+		endpoint.GetAVKeysByAvID:         {json: k.getAttributeViewKeysByAvID},
+		endpoint.GetAVFilterSort:         {json: k.getAttributeViewFilterSort},
+		endpoint.SearchAV:                {json: k.searchAttributeView},
+		endpoint.GetAVPrimaryKeyValues:   {json: k.getAttributeViewPrimaryKeyValues},
+		endpoint.GetMirrorDatabaseBlocks: {json: k.getMirrorDatabaseBlocks},
+		endpoint.DuplicateAVBlock:        {json: k.duplicateAttributeViewBlock},
+		endpoint.SpinBlockDOM:            {json: k.spinBlockDOM},
+		endpoint.AddAVBlocks:             {json: k.addAttributeViewBlocks},
+		endpoint.RemoveAVBlocks:          {json: k.removeAttributeViewBlocks},
+		endpoint.AddAVKey:                {json: k.addAttributeViewKey},
+		endpoint.RemoveAVKey:             {json: k.removeAttributeViewKey},
+		endpoint.SetAVBlockAttr:          {json: k.setAttributeViewBlockAttr},
+		endpoint.BatchSetAVBlockAttrs:    {json: k.batchSetAttributeViewBlockAttrs},
 	}
 }
 

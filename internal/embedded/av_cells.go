@@ -10,6 +10,7 @@ import (
 
 	"github.com/88250/lute/ast"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -62,7 +63,7 @@ func (k *Kernel) avSetCells(avID string, values []any) error {
 		itemID, hasItem := m["itemID"].(string)
 		if _, ok := m["itemID"]; !ok {
 			if _, ok := m["rowID"]; ok {
-				return errf("%s", avRowIDDeprecated(epBatchSetAVAttrs))
+				return errf("%s", avRowIDDeprecated(endpoint.BatchSetAVBlockAttrs))
 			}
 		}
 		if !hasItem {

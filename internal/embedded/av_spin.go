@@ -1,6 +1,10 @@
 package embedded
 
-import "context"
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
+)
 
 // spinBlockDOM is SiYuan's /api/lute/spinBlockDOM: the DOM parsed and
 // rendered again by a Lute engine configured as the kernel's (an updated
@@ -12,5 +16,5 @@ func (k *Kernel) spinBlockDOM(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"dom": newLute().SpinBlockDOM(dom)}, nil
+	return map[string]any{"dom": mdexport.NewLute().SpinBlockDOM(dom)}, nil
 }

@@ -13,13 +13,14 @@ import (
 	"github.com/88250/lute/parse"
 	"github.com/88250/lute/render"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // dataBlockDOM converts API markdown into block DOM as SiYuan's
 // /api/block/* endpoints do, refusing IAL ids that are not node ids.
 func dataBlockDOM(data string) (string, error) {
-	l := newLute()
+	l := mdexport.NewLute()
 	l.SetHTMLTag2TextMark(true)
 	var dom string
 	var tree *parse.Tree
@@ -109,7 +110,7 @@ func (k *Kernel) checkContainerParent(parentID string) error {
 
 // subTree parses block DOM and names every top-level block.
 func subTree(data string) (*parse.Tree, []*ast.Node, error) {
-	l := newLute()
+	l := mdexport.NewLute()
 	var sub *parse.Tree
 	if err := guardLute(func() { sub = l.BlockDOM2Tree(data) }); err != nil {
 		return nil, nil, errf("%v", err)
@@ -193,7 +194,7 @@ func (k *Kernel) doInsert(op *wire.Operation) error {
 	reID(tree.Root, nodes)
 	switch {
 	case op.NextID != "":
-		node := nodeByID(tree.Root, op.NextID)
+		node := mdexport.NodeByID(tree.Root, op.NextID)
 		if node == nil {
 			return nil
 		}
@@ -205,7 +206,7 @@ func (k *Kernel) doInsert(op *wire.Operation) error {
 			node.InsertBefore(r)
 		}
 	case op.PreviousID != "":
-		node := nodeByID(tree.Root, op.PreviousID)
+		node := mdexport.NodeByID(tree.Root, op.PreviousID)
 		if node == nil {
 			return nil
 		}
@@ -222,7 +223,7 @@ func (k *Kernel) doInsert(op *wire.Operation) error {
 		}
 		node.InsertAfter(inserted)
 	default:
-		node := nodeByID(tree.Root, op.ParentID)
+		node := mdexport.NodeByID(tree.Root, op.ParentID)
 		if node == nil {
 			return nil
 		}
@@ -266,7 +267,7 @@ func reID(root *ast.Node, inserted []*ast.Node) {
 		if n.ID == "" {
 			continue
 		}
-		if old := nodeByID(root, n.ID); old != nil {
+		if old := mdexport.NodeByID(root, n.ID); old != nil {
 			old.ID = ast.NewNodeID()
 			old.SetIALAttr("id", old.ID)
 		}
@@ -376,7 +377,7 @@ func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := newLute()
+	l := mdexport.NewLute()
 	var sub *parse.Tree
 	if err := guardLute(func() { sub = l.BlockDOM2Tree(data) }); err != nil {
 		return nil, errf("parse tree failed: %v", err)
@@ -488,7 +489,7 @@ func (k *Kernel) batchUpdateBlock(ctx context.Context, a args) (any, error) {
 			return nil, err
 		}
 		var sub *parse.Tree
-		if err := guardLute(func() { sub = newLute().BlockDOM2Tree(data) }); err != nil || sub == nil || sub.Root == nil || sub.Root.FirstChild == nil {
+		if err := guardLute(func() { sub = mdexport.NewLute().BlockDOM2Tree(data) }); err != nil || sub == nil || sub.Root == nil || sub.Root.FirstChild == nil {
 			return nil, errf("parse tree failed")
 		}
 		if _, ok := k.lookup(id); !ok {
@@ -650,7 +651,7 @@ func (k *Kernel) moveBlock(ctx context.Context, a args) (any, error) {
 			return nil, err
 		}
 	}
-	anchor := nodeByID(dstTree.Root, target)
+	anchor := mdexport.NodeByID(dstTree.Root, target)
 	for p := anchor; p != nil; p = p.Parent {
 		if p.ID == id {
 			return nil, errf("can not move a block into itself")
@@ -769,7 +770,7 @@ func kramdownOf(tree *parse.Tree, node *ast.Node, mode string) string {
 		root.AppendChild(node.Next)
 	}
 	root.PrependChild(node)
-	l := newLute()
+	l := mdexport.NewLute()
 	if mode == "md" {
 		l.SetPreventEncodeLinkSpace(true)
 		md, err := lute.ProtyleExportMdNodeSync(root, l.ParseOptions, l.RenderOptions)
@@ -947,7 +948,7 @@ func (k *Kernel) blockDOM(id string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	l := newLute()
+	l := mdexport.NewLute()
 	c := cloneSubtree(node)
 	if node.Parent != nil && node.Parent.Type == ast.NodeDocument {
 		// SiYuan renders the node where it lives: a document's child is

@@ -16,19 +16,21 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 func (k *Kernel) blockDocRoutes() map[string]route {
 	return map[string]route{
-		"/api/block/getBlockBreadcrumb":     {json: k.getBlockBreadcrumb},
-		"/api/block/getBlocksWordCount":     {json: k.getBlocksWordCount},
-		"/api/block/getRecentUpdatedBlocks": {json: k.getRecentUpdatedBlocks, emptyOK: true},
-		"/api/block/getDocsInfo":            {json: k.getDocsInfo},
-		"/api/block/transferBlockRef":       {json: k.transferBlockRef, write: true},
-		"/api/filetree/searchDocs":          {json: k.searchDocs},
-		"/api/filetree/getDoc":              {json: k.getDoc},
-		"/api/outline/getDocOutline":        {json: k.getDocOutline},
+		endpoint.GetBlockBreadcrumb:     {json: k.getBlockBreadcrumb},
+		endpoint.GetBlocksWordCount:     {json: k.getBlocksWordCount},
+		endpoint.GetRecentUpdatedBlocks: {json: k.getRecentUpdatedBlocks, emptyOK: true},
+		endpoint.GetDocsInfo:            {json: k.getDocsInfo},
+		endpoint.TransferBlockRef:       {json: k.transferBlockRef},
+		endpoint.SearchDocs:             {json: k.searchDocs},
+		endpoint.GetDoc:                 {json: k.getDoc},
+		endpoint.GetDocOutline:          {json: k.getDocOutline},
 	}
 }
 
@@ -381,7 +383,7 @@ func (k *Kernel) transferBlockRef(ctx context.Context, a args) (any, error) {
 		}
 		changed := false
 		for _, id := range byRoot[root] {
-			node := nodeByID(tree.Root, id)
+			node := mdexport.NodeByID(tree.Root, id)
 			if node == nil {
 				continue
 			}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // Daily notes, as SiYuan 3.7.3's model.CreateDailyNote and the block
@@ -20,12 +22,12 @@ const dailyNoteAttrPrefix = "custom-dailynote-"
 
 func (k *Kernel) dailyRoutes() map[string]route {
 	return map[string]route{
-		"/api/filetree/createDailyNote":    {json: k.createDailyNote, write: true},
-		"/api/block/appendDailyNoteBlock":  {json: k.appendDailyNoteBlock, write: true},
-		"/api/block/prependDailyNoteBlock": {json: k.prependDailyNoteBlock, write: true},
-		"/api/filetree/duplicateDoc":       {json: k.duplicateDoc, write: true},
-		"/api/filetree/heading2Doc":        {json: k.heading2Doc, write: true},
-		"/api/filetree/doc2Heading":        {json: k.doc2Heading, write: true},
+		endpoint.CreateDailyNote:       {json: k.createDailyNote},
+		endpoint.AppendDailyNoteBlock:  {json: k.appendDailyNoteBlock},
+		endpoint.PrependDailyNoteBlock: {json: k.prependDailyNoteBlock},
+		endpoint.DuplicateDoc:          {json: k.duplicateDoc},
+		endpoint.Heading2Doc:           {json: k.heading2Doc},
+		endpoint.Doc2Heading:           {json: k.doc2Heading},
 	}
 }
 

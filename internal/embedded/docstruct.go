@@ -9,6 +9,8 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // Document structure changes as SiYuan 3.7.3 makes them: duplicateDoc
@@ -185,7 +187,7 @@ func (k *Kernel) heading2Doc(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, blockNotFound()
 	}
-	heading := nodeByID(tree.Root, srcID)
+	heading := mdexport.NodeByID(tree.Root, srcID)
 	if heading == nil || heading.Type == ast.NodeDocument {
 		return nil, blockNotFound()
 	}
@@ -367,7 +369,7 @@ func (k *Kernel) doc2Heading(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pivot := nodeByID(target.Root, targetID)
+	pivot := mdexport.NodeByID(target.Root, targetID)
 	if pivot == nil {
 		return nil, blockNotFound()
 	}

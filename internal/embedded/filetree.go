@@ -18,6 +18,7 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -385,7 +386,7 @@ func orRoot(dir string) string {
 // does: markdown → block DOM → tree.
 func (k *Kernel) docFromMarkdown(box, p, title, md string) (*parse.Tree, error) {
 	tree := newDocTree(box, p, title)
-	l := newLute()
+	l := mdexport.NewLute()
 	l.SetHTMLTag2TextMark(true)
 	var dom string
 	var sub *parse.Tree

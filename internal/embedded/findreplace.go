@@ -5,6 +5,8 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // findReplace is /api/search/findReplace, SiYuan 3.7.3's FindReplace: each
@@ -90,7 +92,7 @@ func (k *Kernel) findReplace(ctx context.Context, a args) (any, error) {
 			trees[loc.Root] = tree
 			order = append(order, loc.Root)
 		}
-		node := nodeByID(tree.Root, id)
+		node := mdexport.NodeByID(tree.Root, id)
 		if node == nil {
 			continue
 		}

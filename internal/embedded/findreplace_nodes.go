@@ -10,6 +10,8 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/editor"
 	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // replacer holds one findReplace's keyword, replacement and kinds.
@@ -28,7 +30,7 @@ func newReplacer(keyword, replacement string, method int, types map[string]bool)
 	re, _ := regexp.Compile(keyword)
 	escRE, _ := regexp.Compile(esc)
 	return &replacer{keyword: keyword, escapedKey: esc, replacement: replacement, method: method, types: types,
-		re: re, escapedRE: escRE, lute: newLute(), stamp: nowStamp()}
+		re: re, escapedRE: escRE, lute: mdexport.NewLute(), stamp: nowStamp()}
 }
 
 // docTitle replaces in a document's title (returned for a rename) and tags.

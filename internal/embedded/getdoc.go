@@ -11,6 +11,8 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/parse"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // getDocMaxBlocks and dynamicLoadBlocks are getDoc's default size and
@@ -59,7 +61,7 @@ func (k *Kernel) getDoc(ctx context.Context, a args) (any, error) {
 		return nil, errCode(1, "tree not found")
 	}
 	tree := cloneTree(view)
-	node := nodeByID(tree.Root, id)
+	node := mdexport.NodeByID(tree.Root, id)
 	isDoc, isHeading := node.Type == ast.NodeDocument, node.Type == ast.NodeHeading
 	typ := node.Type.String()
 	if isDoc {
@@ -140,7 +142,7 @@ func (k *Kernel) getDoc(ctx context.Context, a args) (any, error) {
 		})
 		sub.Root.AppendChild(n)
 	}
-	l := newLute()
+	l := mdexport.NewLute()
 	l.RenderOptions.NodeIndexStart = 0
 	dom := l.Tree2BlockDOM(sub, l.RenderOptions, l.ParseOptions)
 	return map[string]any{

@@ -3,16 +3,8 @@ package embedded
 import (
 	"time"
 
-	"github.com/88250/lute"
 	"github.com/88250/lute/ast"
-
-	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
-
-// newLute returns an engine configured exactly as SiYuan's kernel configures
-// its own, so parse and render results match (shared with the tools'
-// export renderer).
-func newLute() *lute.Lute { return mdexport.NewLute() }
 
 // typeAbbr maps lute node types to the abbreviations SiYuan uses in its SQL
 // index and in getChildBlocks.
@@ -85,21 +77,6 @@ func isTimeStr(s string) bool {
 
 // validID reports whether s is a SiYuan node id (YYYYMMDDHHMMSS-xxxxxxx).
 func validID(s string) bool { return ast.IsNodeIDPattern(s) }
-
-// nodeByID finds a block in a tree.
-func nodeByID(root *ast.Node, id string) (ret *ast.Node) {
-	ast.Walk(root, func(n *ast.Node, entering bool) ast.WalkStatus {
-		if !entering {
-			return ast.WalkContinue
-		}
-		if n.ID == id && n.IsBlock() {
-			ret = n
-			return ast.WalkStop
-		}
-		return ast.WalkContinue
-	})
-	return ret
-}
 
 // headingChildren returns the blocks that belong to a heading: following
 // siblings up to the next heading of the same or a higher level.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // SiYuan's own MCP endpoint, as 3.7.3 serves it (kernel/mcp): POST /mcp
@@ -66,7 +68,7 @@ func (s *mcpSessions) close(id string) {
 
 // mcpRoutes is the MCP endpoint; its handler answers every method itself.
 func (k *Kernel) mcpRoutes() map[string]route {
-	return map[string]route{"/mcp": {method: "POST+GET+DELETE", raw: k.serveMCP}}
+	return map[string]route{endpoint.MCP: {method: "POST+GET+DELETE", raw: k.serveMCP}}
 }
 
 type rpcRequest struct {

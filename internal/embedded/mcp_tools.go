@@ -189,7 +189,7 @@ func (k *Kernel) mcpSearch(ctx context.Context, args map[string]any) mcpResult {
 		return errorResult(err.Error())
 	}
 	res := v.(map[string]any)
-	blocks := res["blocks"].([]*wire.SearchBlock)
+	blocks := res["blocks"].([]*wire.Block)
 	matched := res["matchedBlockCount"].(int)
 	if matched == 0 {
 		return textResult("No results found.")

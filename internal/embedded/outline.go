@@ -13,13 +13,14 @@ import (
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/html"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // outlineText is renderOutline: the heading's text HTML-escaped (spaces as
 // &nbsp;), inline marks as their DOM.
 func outlineText(h *ast.Node) string {
-	l := newLute()
+	l := mdexport.NewLute()
 	var buf bytes.Buffer
 	ast.Walk(h, func(n *ast.Node, entering bool) ast.WalkStatus {
 		if !entering {

@@ -46,7 +46,7 @@ func (k *Kernel) searchRefBlock(ctx context.Context, a args) (any, error) {
 		}
 		return r
 	}, keyword)
-	var blocks []*wire.SearchBlock
+	var blocks []*wire.Block
 	newDoc := false
 	if keyword == "" {
 		if blocks, err = k.recentRefBlocks(ctx); err != nil {
@@ -90,13 +90,13 @@ func (k *Kernel) searchRefBlock(ctx context.Context, a args) (any, error) {
 		}
 	}
 	if blocks == nil {
-		blocks = []*wire.SearchBlock{}
+		blocks = []*wire.Block{}
 	}
 	return map[string]any{"blocks": blocks, "newDoc": newDoc, "k": html.EscapeString(keyword), "reqId": a["reqId"]}, nil
 }
 
 // firstLeafIs: b is a container (not a document) whose first leaf is id.
-func (k *Kernel) firstLeafIs(b *wire.SearchBlock, id string) bool {
+func (k *Kernel) firstLeafIs(b *wire.Block, id string) bool {
 	if b.Type == "NodeDocument" {
 		return false
 	}
@@ -124,7 +124,7 @@ func (k *Kernel) refText(id string) string {
 // refCandidates is fullTextSearchRefBlock: one block by an id the keyword
 // holds, else the FTS (or, without FTS5, LIKE) matches ranked as SiYuan
 // ranks them, at most 64.
-func (k *Kernel) refCandidates(ctx context.Context, keyword string, beforeLen int) ([]*wire.SearchBlock, error) {
+func (k *Kernel) refCandidates(ctx context.Context, keyword string, beforeLen int) ([]*wire.Block, error) {
 	if id := extractNodeID(keyword); id != "" {
 		blocks, _, _, err := k.sql.searchSQL(ctx, "SELECT * FROM blocks WHERE id = '"+id+"'", 1, 32)
 		for _, b := range blocks {
@@ -140,7 +140,7 @@ func (k *Kernel) refCandidates(ctx context.Context, keyword string, beforeLen in
 		" WHEN fcontent LIKE '%" + q + "%' and type = 'i' THEN 81 WHEN memo LIKE '%" + q + "%' THEN 90" +
 		" WHEN content LIKE '%" + q + "%' and type != 'i' and type != 'l' THEN 100 ELSE 65535 END ASC, sort ASC, length ASC"
 	mark := func(t string, _ bool) string { return searchShorten(searchMarked(t), beforeLen) }
-	var blocks []*wire.SearchBlock
+	var blocks []*wire.Block
 	var err error
 	if k.sql.fts {
 		match := "{content name alias memo tag}:(" + assetQuery(keyword) + ")"
@@ -175,7 +175,7 @@ func extractNodeID(s string) string {
 // recentRefBlocks is the keyword-less candidate list: the targets of the
 // newest refs (one per target, at most 32), from their trees, without
 // highlights.
-func (k *Kernel) recentRefBlocks(ctx context.Context) ([]*wire.SearchBlock, error) {
+func (k *Kernel) recentRefBlocks(ctx context.Context) ([]*wire.Block, error) {
 	rows, err := k.sql.db.QueryContext(ctx, "SELECT r.def_block_id FROM refs AS r, blocks AS b WHERE b.id = r.def_block_id AND b.type IN "+
 		refSearchTypes+" GROUP BY r.def_block_id ORDER BY MAX(r.id) DESC LIMIT 32")
 	if err != nil {
@@ -191,7 +191,7 @@ func (k *Kernel) recentRefBlocks(ctx context.Context) ([]*wire.SearchBlock, erro
 		defs = append(defs, id)
 	}
 	rows.Close()
-	var out []*wire.SearchBlock
+	var out []*wire.Block
 	for _, id := range defs {
 		tree, n, err := k.viewOf(id)
 		if err != nil {
@@ -209,7 +209,7 @@ func (k *Kernel) recentRefBlocks(ctx context.Context) ([]*wire.SearchBlock, erro
 }
 
 // refCounts sets each block's refCount: the refs that point at it.
-func (k *Kernel) refCounts(ctx context.Context, blocks []*wire.SearchBlock) error {
+func (k *Kernel) refCounts(ctx context.Context, blocks []*wire.Block) error {
 	for _, b := range blocks {
 		if err := k.sql.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM refs WHERE def_block_id = ?", b.ID).Scan(&b.RefCount); err != nil {
 			return err

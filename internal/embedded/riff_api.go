@@ -11,6 +11,7 @@ import (
 	"github.com/88250/lute/ast"
 	fsrs "github.com/open-spaced-repetition/go-fsrs/v3"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -21,17 +22,17 @@ import (
 
 func (k *Kernel) riffRoutes() map[string]route {
 	return map[string]route{
-		"/api/riff/createRiffDeck":          {json: k.createRiffDeck, write: true},
-		"/api/riff/removeRiffDeck":          {json: k.removeRiffDeck, write: true},
-		"/api/riff/getRiffDecks":            {json: k.getRiffDecks, emptyOK: true, anyBody: true},
-		"/api/riff/addRiffCards":            {json: k.addRiffCards, write: true},
-		"/api/riff/removeRiffCards":         {json: k.removeRiffCards, write: true},
-		"/api/riff/getRiffCards":            {json: k.getRiffCards},
-		"/api/riff/getRiffDueCards":         {json: k.getRiffDueCards},
-		"/api/riff/getNotebookRiffDueCards": {json: k.getNotebookRiffDueCards},
-		"/api/riff/getTreeRiffDueCards":     {json: k.getTreeRiffDueCards},
-		"/api/riff/reviewRiffCard":          {json: k.reviewRiffCard, write: true},
-		"/api/riff/skipReviewRiffCard":      {json: k.skipReviewRiffCard, write: true},
+		endpoint.CreateRiffDeck:          {json: k.createRiffDeck},
+		endpoint.RemoveRiffDeck:          {json: k.removeRiffDeck},
+		endpoint.GetRiffDecks:            {json: k.getRiffDecks, emptyOK: true, anyBody: true},
+		endpoint.AddRiffCards:            {json: k.addRiffCards},
+		endpoint.RemoveRiffCards:         {json: k.removeRiffCards},
+		endpoint.GetRiffCards:            {json: k.getRiffCards},
+		endpoint.GetRiffDueCards:         {json: k.getRiffDueCards},
+		endpoint.GetNotebookRiffDueCards: {json: k.getNotebookRiffDueCards},
+		endpoint.GetTreeRiffDueCards:     {json: k.getTreeRiffDueCards},
+		endpoint.ReviewRiffCard:          {json: k.reviewRiffCard},
+		endpoint.SkipReviewRiffCard:      {json: k.skipReviewRiffCard},
 	}
 }
 
@@ -278,7 +279,7 @@ func (k *Kernel) getRiffCards(ctx context.Context, a args) (any, error) {
 	for i, c := range cards {
 		r := rows[c.BlockID]
 		if r == nil {
-			blocks[i] = &wire.SearchBlock{ID: c.BlockID, Content: "Search content block does not exist"}
+			blocks[i] = &wire.Block{ID: c.BlockID, Content: "Search content block does not exist"}
 			continue
 		}
 		b := searchBlockOf(r, func(s string, _ bool) string { return s })

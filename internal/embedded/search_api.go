@@ -7,6 +7,7 @@ import (
 
 	"github.com/88250/lute/ast"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -15,14 +16,14 @@ import (
 
 func (k *Kernel) searchRoutes() map[string]route {
 	return map[string]route{
-		"/api/search/listInvalidBlockRefs": {json: k.listInvalidBlockRefs},
-		"/api/search/semanticSearchBlock":  {json: k.semanticSearchBlock},
-		"/api/ai/embeddingStat":            {json: k.embeddingStat, emptyOK: true},
-		"/api/search/findReplace":          {json: k.findReplace, write: true},
+		endpoint.ListInvalidBlockRefs: {json: k.listInvalidBlockRefs},
+		endpoint.SemanticSearchBlock:  {json: k.semanticSearchBlock},
+		endpoint.EmbeddingStat:        {json: k.embeddingStat, emptyOK: true},
+		endpoint.FindReplace:          {json: k.findReplace},
 		// The asset content index is brought up to date before each read.
-		"/api/search/fullTextSearchAssetContent": {json: k.fullTextSearchAssetContent},
-		"/api/search/getAssetContent":            {json: k.getAssetContent},
-		"/api/search/searchRefBlock":             {json: k.searchRefBlock},
+		endpoint.SearchAssetContent: {json: k.fullTextSearchAssetContent},
+		endpoint.GetAssetContent:    {json: k.getAssetContent},
+		endpoint.SearchRefBlock:     {json: k.searchRefBlock},
 	}
 }
 
@@ -30,19 +31,9 @@ func (k *Kernel) searchRoutes() map[string]route {
 // a block ref or a siyuan://blocks/ link whose target is no block of any
 // document, sorted by id and paged; the blocks come from the SQL index.
 func (k *Kernel) listInvalidBlockRefs(ctx context.Context, a args) (any, error) {
-	page, err := a.optInt("page", 1)
+	page, size, err := a.paging()
 	if err != nil {
 		return nil, err
-	}
-	if page <= 0 {
-		page = 1
-	}
-	size, err := a.optInt("pageSize", 32)
-	if err != nil {
-		return nil, err
-	}
-	if size <= 0 {
-		size = 32
 	}
 	ids := k.invalidRefBlocks()
 	start, end := (page-1)*size, min(page*size, len(ids))
@@ -54,7 +45,7 @@ func (k *Kernel) listInvalidBlockRefs(ctx context.Context, a args) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	blocks := []*wire.SearchBlock{}
+	blocks := []*wire.Block{}
 	for _, r := range rows {
 		blocks = append(blocks, searchBlockOf(r, func(t string, _ bool) string { return searchEscape(t) }))
 	}
@@ -139,7 +130,7 @@ func (k *Kernel) semanticSearchBlock(ctx context.Context, a args) (any, error) {
 	if _, err := a.optStr("query"); err != nil {
 		return nil, err
 	}
-	return map[string]any{"blocks": []*wire.SearchBlock{}, "matchedBlockCount": 0, "matchedRootCount": 0, "pageCount": 0}, nil
+	return map[string]any{"blocks": []*wire.Block{}, "matchedBlockCount": 0, "matchedRootCount": 0, "pageCount": 0}, nil
 }
 
 // embeddingStat is SiYuan's GetEmbeddingStat with embeddings disabled: the

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -46,8 +47,11 @@ type route struct {
 	method string // "" means POST
 	json   handlerFunc
 	raw    http.HandlerFunc // multipart and streaming endpoints
-	write  bool             // serialised with every other write, as SiYuan does
-	public bool             // no authentication, as SiYuan's bootProgress/version/currentTime
+	// write: serialised with every other write, as SiYuan does. Set from
+	// the endpoint's class in the one endpoint table (allRoutes), never
+	// here.
+	write  bool
+	public bool // no authentication, as SiYuan's bootProgress/version/currentTime
 	// emptyOK: an empty body is accepted as {} (lsNotebooks, flushTransaction...).
 	emptyOK bool
 	// anyBody: a malformed body is ignored (lsNotebooks never parses its body).
@@ -61,89 +65,93 @@ type route struct {
 func (k *Kernel) routes() map[string]route {
 	return map[string]route{
 		// system
-		"/api/system/version":      {method: "GET+POST", json: k.version, public: true, emptyOK: true},
-		"/api/system/bootProgress": {method: "GET+POST", json: k.bootProgress, public: true, emptyOK: true},
-		"/api/system/currentTime":  {json: k.currentTime, public: true, emptyOK: true},
+		endpoint.Version:      {method: "GET+POST", json: k.version, public: true, emptyOK: true},
+		endpoint.BootProgress: {method: "GET+POST", json: k.bootProgress, public: true, emptyOK: true},
+		endpoint.CurrentTime:  {json: k.currentTime, public: true, emptyOK: true},
 		// notification
-		"/api/notification/pushMsg":    {json: k.pushMsg},
-		"/api/notification/pushErrMsg": {json: k.pushErrMsg},
+		endpoint.PushMsg:    {json: k.pushMsg},
+		endpoint.PushErrMsg: {json: k.pushErrMsg},
 		// notebook
-		"/api/notebook/lsNotebooks":     {json: k.lsNotebooks, emptyOK: true, anyBody: true},
-		"/api/notebook/createNotebook":  {json: k.createNotebook, write: true},
-		"/api/notebook/openNotebook":    {json: k.openNotebook, write: true},
-		"/api/notebook/closeNotebook":   {json: k.closeNotebook, write: true},
-		"/api/notebook/renameNotebook":  {json: k.renameNotebook, write: true},
-		"/api/notebook/removeNotebook":  {json: k.removeNotebook, write: true},
-		"/api/notebook/getNotebookConf": {json: k.getNotebookConf},
-		"/api/notebook/setNotebookConf": {json: k.setNotebookConf, write: true},
-		"/api/notebook/setNotebookIcon": {json: k.setNotebookIcon, write: true},
+		endpoint.LsNotebooks:     {json: k.lsNotebooks, emptyOK: true, anyBody: true},
+		endpoint.CreateNotebook:  {json: k.createNotebook},
+		endpoint.OpenNotebook:    {json: k.openNotebook},
+		endpoint.CloseNotebook:   {json: k.closeNotebook},
+		endpoint.RenameNotebook:  {json: k.renameNotebook},
+		endpoint.RemoveNotebook:  {json: k.removeNotebook},
+		endpoint.GetNotebookConf: {json: k.getNotebookConf},
+		endpoint.SetNotebookConf: {json: k.setNotebookConf},
+		endpoint.SetNotebookIcon: {json: k.setNotebookIcon},
 		// filetree
-		"/api/filetree/createDocWithMd": {json: k.createDocWithMd, write: true},
-		"/api/filetree/renameDocByID":   {json: k.renameDocByID, write: true},
-		"/api/filetree/removeDocByID":   {json: k.removeDocByID, write: true},
-		"/api/filetree/moveDocsByID":    {json: k.moveDocsByID, write: true},
-		"/api/filetree/getHPathByID":    {json: k.getHPathByID},
-		"/api/filetree/getPathByID":     {json: k.getPathByID},
-		"/api/filetree/getIDsByHPath":   {json: k.getIDsByHPath},
-		"/api/filetree/listDocsByPath":  {json: k.listDocsByPath},
-		"/api/filetree/changeSort":      {json: k.changeSort, write: true},
+		endpoint.CreateDocWithMd: {json: k.createDocWithMd},
+		endpoint.RenameDocByID:   {json: k.renameDocByID},
+		endpoint.RemoveDocByID:   {json: k.removeDocByID},
+		endpoint.MoveDocsByID:    {json: k.moveDocsByID},
+		endpoint.GetHPathByID:    {json: k.getHPathByID},
+		endpoint.GetPathByID:     {json: k.getPathByID},
+		endpoint.GetIDsByHPath:   {json: k.getIDsByHPath},
+		endpoint.ListDocsByPath:  {json: k.listDocsByPath},
+		endpoint.ChangeSort:      {json: k.changeSort},
 		// block
-		"/api/block/insertBlock":       {json: k.insertBlock, write: true},
-		"/api/block/prependBlock":      {json: k.prependBlock, write: true},
-		"/api/block/appendBlock":       {json: k.appendBlock, write: true},
-		"/api/block/updateBlock":       {json: k.updateBlock, write: true},
-		"/api/block/batchUpdateBlock":  {json: k.batchUpdateBlock, write: true},
-		"/api/block/deleteBlock":       {json: k.deleteBlock, write: true},
-		"/api/block/moveBlock":         {json: k.moveBlock, write: true},
-		"/api/block/foldBlock":         {json: k.foldBlock, write: true},
-		"/api/block/unfoldBlock":       {json: k.unfoldBlock, write: true},
-		"/api/block/getBlockKramdown":  {json: k.getBlockKramdown},
-		"/api/block/getBlockKramdowns": {json: k.getBlockKramdowns},
-		"/api/block/getBlocksIndexes":  {json: k.getBlocksIndexes},
-		"/api/block/getChildBlocks":    {json: k.getChildBlocks},
-		"/api/block/getBlockDOM":       {json: k.getBlockDOM},
-		"/api/block/getBlockDOMs":      {json: k.getBlockDOMs},
-		"/api/block/getBlockInfo":      {json: k.getBlockInfo},
-		"/api/block/getDocInfo":        {json: k.getDocInfo},
-		"/api/block/checkBlockExist":   {json: k.checkBlockExist},
+		endpoint.InsertBlock:       {json: k.insertBlock},
+		endpoint.PrependBlock:      {json: k.prependBlock},
+		endpoint.AppendBlock:       {json: k.appendBlock},
+		endpoint.UpdateBlock:       {json: k.updateBlock},
+		endpoint.BatchUpdateBlock:  {json: k.batchUpdateBlock},
+		endpoint.DeleteBlock:       {json: k.deleteBlock},
+		endpoint.MoveBlock:         {json: k.moveBlock},
+		endpoint.FoldBlock:         {json: k.foldBlock},
+		endpoint.UnfoldBlock:       {json: k.unfoldBlock},
+		endpoint.GetBlockKramdown:  {json: k.getBlockKramdown},
+		endpoint.GetBlockKramdowns: {json: k.getBlockKramdowns},
+		endpoint.GetBlocksIndexes:  {json: k.getBlocksIndexes},
+		endpoint.GetChildBlocks:    {json: k.getChildBlocks},
+		endpoint.GetBlockDOM:       {json: k.getBlockDOM},
+		endpoint.GetBlockDOMs:      {json: k.getBlockDOMs},
+		endpoint.GetBlockInfo:      {json: k.getBlockInfo},
+		endpoint.GetDocInfo:        {json: k.getDocInfo},
+		endpoint.CheckBlockExist:   {json: k.checkBlockExist},
 		// attr
-		"/api/attr/setBlockAttrs":      {json: k.setBlockAttrs, write: true},
-		"/api/attr/getBlockAttrs":      {json: k.getBlockAttrs},
-		"/api/attr/batchGetBlockAttrs": {json: k.batchGetBlockAttrs},
+		endpoint.SetBlockAttrs:      {json: k.setBlockAttrs},
+		endpoint.GetBlockAttrs:      {json: k.getBlockAttrs},
+		endpoint.BatchGetBlockAttrs: {json: k.batchGetBlockAttrs},
 		// sql and search
-		"/api/query/sql":                  {json: k.querySQL},
-		"/api/sqlite/flushTransaction":    {json: k.flushTransaction, emptyOK: true},
-		"/api/search/fullTextSearchBlock": {json: k.fullTextSearchBlock},
+		endpoint.QuerySQL:            {json: k.querySQL},
+		endpoint.FlushTransaction:    {json: k.flushTransaction, emptyOK: true},
+		endpoint.FullTextSearchBlock: {json: k.fullTextSearchBlock},
 		// assets and files
-		"/api/asset/upload":             {raw: k.uploadAsset, write: true},
-		"/api/asset/renameAsset":        {json: k.renameAsset, write: true},
-		"/api/asset/removeUnusedAsset":  {json: k.removeUnusedAsset, write: true},
-		"/api/asset/removeUnusedAssets": {json: k.removeUnusedAssets, write: true, emptyOK: true, anyBody: true},
-		"/api/asset/getUnusedAssets":    {json: k.getUnusedAssets, emptyOK: true, anyBody: true},
-		"/api/asset/getDocAssets":       {json: k.getDocAssets},
-		"/api/asset/getDocImageAssets":  {json: k.getDocImageAssets},
-		"/api/asset/getImageOCRText":    {json: k.getImageOCRText},
-		"/api/search/searchAsset":       {json: k.searchAsset},
+		endpoint.UploadAsset:        {raw: k.uploadAsset},
+		endpoint.RenameAsset:        {json: k.renameAsset},
+		endpoint.RemoveUnusedAsset:  {json: k.removeUnusedAsset},
+		endpoint.RemoveUnusedAssets: {json: k.removeUnusedAssets, emptyOK: true, anyBody: true},
+		endpoint.GetUnusedAssets:    {json: k.getUnusedAssets, emptyOK: true, anyBody: true},
+		endpoint.GetDocAssets:       {json: k.getDocAssets},
+		endpoint.GetDocImageAssets:  {json: k.getDocImageAssets},
+		endpoint.GetImageOCRText:    {json: k.getImageOCRText},
+		endpoint.SearchAsset:        {json: k.searchAsset},
 		// templates
-		"/api/search/searchTemplate":      {json: k.searchTemplate},
-		"/api/search/removeTemplate":      {json: k.removeTemplate, write: true},
-		"/api/template/render":            {json: k.renderTemplate, write: true},
-		"/api/template/renderSprig":       {json: k.renderSprig, write: true},
-		"/api/template/docSaveAsTemplate": {json: k.docSaveAsTemplate, write: true},
-		"/api/file/getFile":               {raw: k.getFile},
-		"/api/file/putFile":               {raw: k.putFile, write: true},
-		"/api/file/removeFile":            {json: k.removeFile, write: true, argErrTwice: true},
-		"/api/file/readDir":               {json: k.readDir, argErrTwice: true},
+		endpoint.SearchTemplate:    {json: k.searchTemplate},
+		endpoint.RemoveTemplate:    {json: k.removeTemplate},
+		endpoint.RenderTemplate:    {json: k.renderTemplate},
+		endpoint.RenderSprig:       {json: k.renderSprig},
+		endpoint.DocSaveAsTemplate: {json: k.docSaveAsTemplate},
+		endpoint.GetFile:           {raw: k.getFile},
+		endpoint.PutFile:           {raw: k.putFile},
+		endpoint.RemoveFile:        {json: k.removeFile, argErrTwice: true},
+		endpoint.ReadDir:           {json: k.readDir, argErrTwice: true},
 		// export
-		"/api/export/exportResources": {json: k.exportResources, write: true},
-		"/api/export/exportMdContent": {json: k.exportMdContent},
+		endpoint.ExportResources: {json: k.exportResources},
+		endpoint.ExportMdContent: {json: k.exportMdContent},
 		// transactions
-		"/api/transactions": {json: k.transactions, write: true},
+		endpoint.Transactions: {json: k.transactions},
 	}
 }
 
-// Handler returns the kernel's HTTP API.
-func (k *Kernel) Handler() http.Handler {
+// allRoutes is every route the kernel serves, each classed by the endpoint
+// table: a write is serialised with every other write. A route missing
+// from the table is a programming error (the client would not know how to
+// call it), so it panics; TestRoutesAreTheEndpointTable checks the two
+// lists are the same.
+func (k *Kernel) allRoutes() map[string]route {
 	routes := k.routes()
 	maps.Copy(routes, k.avRoutes())
 	maps.Copy(routes, k.uiRoutes())
@@ -154,6 +162,20 @@ func (k *Kernel) Handler() http.Handler {
 	maps.Copy(routes, k.searchRoutes())
 	maps.Copy(routes, k.mcpRoutes())
 	maps.Copy(routes, k.blockDocRoutes())
+	for path, rt := range routes {
+		c, ok := endpoint.ClassOf(path)
+		if !ok {
+			panic("embedded: route " + path + " is not in the endpoint table (internal/siyuan/endpoint)")
+		}
+		rt.write = c == endpoint.Write
+		routes[path] = rt
+	}
+	return routes
+}
+
+// Handler returns the kernel's HTTP API.
+func (k *Kernel) Handler() http.Handler {
+	routes := k.allRoutes()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
 		if !ok || !methodAllowed(rt.method, r.Method) {
@@ -478,6 +500,24 @@ func (a args) optInt(key string, def int) (int, error) {
 		return 0, errf("argument [%s] must be an integer", key)
 	}
 	return int(f), nil
+}
+
+// paging reads page and pageSize as SiYuan's search endpoints do: a page
+// below 1 is the first, a size below 1 (or none) is 32.
+func (a args) paging() (page, size int, err error) {
+	if page, err = a.optInt("page", 1); err != nil {
+		return 0, 0, err
+	}
+	if size, err = a.optInt("pageSize", 32); err != nil {
+		return 0, 0, err
+	}
+	if page < 1 {
+		page = 1
+	}
+	if size < 1 {
+		size = 32
+	}
+	return page, size, nil
 }
 
 func (a args) obj(key string) (map[string]any, error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/88250/lute/parse"
 	"modernc.org/sqlite"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -488,7 +489,7 @@ func sqlHashOf(n *ast.Node, tree *parse.Tree, md, parentID string) string {
 
 // sqlMarkdown is the standard Markdown of a block (SiYuan's ExportNodeStdMd).
 func sqlMarkdown(n *ast.Node) string {
-	l := newLute()
+	l := mdexport.NewLute()
 	md, err := lute.ProtyleExportMdNodeSync(n, l.ParseOptions, l.RenderOptions)
 	if err != nil {
 		return ""
@@ -904,17 +905,8 @@ func (k *Kernel) fullTextSearchBlock(ctx context.Context, a args) (any, error) {
 	if sa.query, err = a.optStr("query"); err != nil {
 		return nil, err
 	}
-	if sa.page, err = a.optInt("page", 1); err != nil {
+	if sa.page, sa.pageSize, err = a.paging(); err != nil {
 		return nil, err
-	}
-	if sa.page <= 0 {
-		sa.page = 1
-	}
-	if sa.pageSize, err = a.optInt("pageSize", 32); err != nil {
-		return nil, err
-	}
-	if sa.pageSize <= 0 {
-		sa.pageSize = 32
 	}
 	for key, dst := range map[string]*int{"method": &sa.method, "orderBy": &sa.orderBy, "groupBy": &sa.groupBy} {
 		if *dst, err = a.optInt(key, 0); err != nil {
@@ -977,7 +969,7 @@ func (k *Kernel) fullTextSearchBlock(ctx context.Context, a args) (any, error) {
 		}
 	}
 	if blocks == nil {
-		blocks = []*wire.SearchBlock{}
+		blocks = []*wire.Block{}
 	}
 	return map[string]any{
 		"blocks":            blocks,
@@ -1143,7 +1135,7 @@ func searchLikeArg(term string) string {
 }
 
 // search runs one of SiYuan's four search methods.
-func (s *sqlIndex) search(ctx context.Context, sa *searchArgs) (blocks []*wire.SearchBlock, matchedBlocks, matchedRoots int, docMode bool, err error) {
+func (s *sqlIndex) search(ctx context.Context, sa *searchArgs) (blocks []*wire.Block, matchedBlocks, matchedRoots int, docMode bool, err error) {
 	query := strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\ufeff' {
 			return -1
@@ -1198,7 +1190,7 @@ func (s *sqlIndex) search(ctx context.Context, sa *searchArgs) (blocks []*wire.S
 
 // searchWhere selects one page of blocks and counts all matches.
 func (s *sqlIndex) searchWhere(ctx context.Context, table, where string, args []any, orderBy, limit string,
-	mark func(text string, isContent bool) string) ([]*wire.SearchBlock, int, int, bool, error) {
+	mark func(text string, isContent bool) string) ([]*wire.Block, int, int, bool, error) {
 	cols := sqlBlockColumns
 	if table == "blocks_fts" {
 		hl := func(i int, col string) string {
@@ -1215,7 +1207,7 @@ func (s *sqlIndex) searchWhere(ctx context.Context, table, where string, args []
 	if err != nil {
 		return nil, 0, 0, false, err
 	}
-	var blocks []*wire.SearchBlock
+	var blocks []*wire.Block
 	for _, r := range raw {
 		blocks = append(blocks, searchBlockOf(r, mark))
 	}
@@ -1229,7 +1221,7 @@ func (s *sqlIndex) searchWhere(ctx context.Context, table, where string, args []
 // searchDocMode is SiYuan's keyword search with several words: documents
 // whose blocks together contain every word, each with its blocks that
 // contain them all; paging and counts are by document.
-func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typeFilter, scope string, scopeArgs []any) ([]*wire.SearchBlock, int, int, bool, error) {
+func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typeFilter, scope string, scopeArgs []any) ([]*wire.Block, int, int, bool, error) {
 	var kws []string
 	seen := map[string]bool{}
 	for _, w := range strings.Split(query, " ") {
@@ -1282,7 +1274,7 @@ func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typ
 	if err != nil {
 		return nil, 0, 0, true, err
 	}
-	var blocks []*wire.SearchBlock
+	var blocks []*wire.Block
 	docs := 0
 	for i, r := range raw {
 		if i == 0 {
@@ -1302,7 +1294,7 @@ func (s *sqlIndex) searchDocMode(ctx context.Context, sa *searchArgs, query, typ
 
 // searchSQL is search method 2: a SELECT over blocks, paged (its own LIMIT
 // is the page size when it has one) and counted.
-func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize int) ([]*wire.SearchBlock, int, int, error) {
+func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize int) ([]*wire.Block, int, int, error) {
 	info := sqlScan(stmt)
 	if !sqlIsQuery(info) || info.multiple {
 		return nil, 0, 0, nil
@@ -1329,7 +1321,7 @@ func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize in
 	if err != nil {
 		return nil, 0, 0, nil
 	}
-	var blocks []*wire.SearchBlock
+	var blocks []*wire.Block
 	for _, r := range raw {
 		blocks = append(blocks, searchBlockOf(r, func(t string, _ bool) string { return searchMarked(t) }))
 	}
@@ -1344,7 +1336,7 @@ func (s *sqlIndex) searchSQL(ctx context.Context, stmt string, page, pageSize in
 }
 
 // groupByDoc nests the matched blocks under their documents (groupBy 1).
-func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*wire.SearchBlock, orderBy int) ([]*wire.SearchBlock, error) {
+func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*wire.Block, orderBy int) ([]*wire.Block, error) {
 	var rootIDs []string
 	seen := map[string]bool{}
 	contentOrder := map[string]int{}
@@ -1383,12 +1375,12 @@ func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*wire.Sea
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]*wire.SearchBlock{}
+	byID := map[string]*wire.Block{}
 	for _, r := range raw {
 		b := searchBlockOf(r, func(t string, _ bool) string { return searchMarked(t) })
 		byID[b.ID] = b
 	}
-	var roots []*wire.SearchBlock
+	var roots []*wire.Block
 	for _, id := range rootIDs {
 		root := byID[id]
 		if root == nil {
@@ -1401,7 +1393,7 @@ func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*wire.Sea
 			if orderBy == 5 {
 				b.Sort = contentOrder[b.ID]
 			}
-			root.Children = append(root.Children, *b)
+			root.Children = append(root.Children, b)
 		}
 		c := root.Children
 		switch orderBy {
@@ -1436,7 +1428,7 @@ func (s *sqlIndex) groupByDoc(ctx context.Context, k *Kernel, blocks []*wire.Sea
 // searchBlockOf converts a row as SiYuan's fromSQLBlock does: content, tag,
 // name, alias and memo are HTML-escaped and highlighted, fcontent and hPath
 // escaped, and created/updated are left empty (SiYuan does not copy them).
-func searchBlockOf(r map[string]any, mark func(text string, isContent bool) string) *wire.SearchBlock {
+func searchBlockOf(r map[string]any, mark func(text string, isContent bool) string) *wire.Block {
 	str := func(k string) string { return sqlValueString(r[k]) }
 	num := func(k string) int {
 		switch x := r[k].(type) {
@@ -1450,7 +1442,7 @@ func searchBlockOf(r map[string]any, mark func(text string, isContent bool) stri
 		}
 		return 0
 	}
-	b := &wire.SearchBlock{
+	b := &wire.Block{
 		Box: str("box"), Path: str("path"), ID: str("id"), RootID: str("root_id"), ParentID: str("parent_id"),
 		Content:  searchMaxContent(mark(str("content"), true), 5120),
 		Tag:      mark(str("tag"), true),

@@ -144,7 +144,7 @@ func (k *Kernel) hpathOf(box, p, title string) string {
 
 // renderSY renders a tree as SiYuan 3.7 stores it: single-line JSON.
 func renderSY(tree *parse.Tree) ([]byte, error) {
-	l := newLute()
+	l := mdexport.NewLute()
 	tree.Root.SetIALAttr("type", "doc")
 	data := render.NewJSONRenderer(tree, l.RenderOptions, l.ParseOptions).Render()
 	if !json.Valid(data) {
@@ -226,7 +226,7 @@ func (k *Kernel) loadTreeOf(id string) (*parse.Tree, *ast.Node, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	n := nodeByID(tree.Root, id)
+	n := mdexport.NodeByID(tree.Root, id)
 	if n == nil {
 		return nil, nil, fmt.Errorf("block %s: %w", id, errNotFound)
 	}
@@ -244,7 +244,7 @@ func (k *Kernel) viewOf(id string) (*parse.Tree, *ast.Node, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("tree %s: %w", loc.Root, errNotFound)
 	}
-	n := nodeByID(d.tree.Root, id)
+	n := mdexport.NodeByID(d.tree.Root, id)
 	if n == nil {
 		return nil, nil, fmt.Errorf("block %s: %w", id, errNotFound)
 	}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // The system endpoints the system tool reads (configuration, network,
@@ -36,26 +38,26 @@ const syncNotEnabled = "Data synchronization has not been enabled"
 
 func (k *Kernel) systemRoutes() map[string]route {
 	return map[string]route{
-		"/api/system/getConf":          {json: k.getConf, emptyOK: true, anyBody: true},
-		"/api/system/getNetwork":       {json: k.getNetwork, emptyOK: true, anyBody: true},
-		"/api/system/getWorkspaceInfo": {json: k.getWorkspaceInfo, emptyOK: true, anyBody: true},
-		"/api/bazaar/getInstalledPlugin": {json: func(ctx context.Context, a args) (any, error) {
+		endpoint.GetConf:          {json: k.getConf, emptyOK: true, anyBody: true},
+		endpoint.GetNetwork:       {json: k.getNetwork, emptyOK: true, anyBody: true},
+		endpoint.GetWorkspaceInfo: {json: k.getWorkspaceInfo, emptyOK: true, anyBody: true},
+		endpoint.GetInstalledPlugin: {json: func(ctx context.Context, a args) (any, error) {
 			return k.getInstalled(a, "plugins")
 		}},
-		"/api/bazaar/getInstalledWidget": {json: func(ctx context.Context, a args) (any, error) {
+		endpoint.GetInstalledWidget: {json: func(ctx context.Context, a args) (any, error) {
 			return k.getInstalled(a, "widgets")
 		}},
-		"/api/bazaar/getInstalledTheme": {json: func(ctx context.Context, a args) (any, error) {
+		endpoint.GetInstalledTheme: {json: func(ctx context.Context, a args) (any, error) {
 			return k.getInstalled(a, "themes")
 		}},
-		"/api/bazaar/getInstalledIcon": {json: func(ctx context.Context, a args) (any, error) {
+		endpoint.GetInstalledIcon: {json: func(ctx context.Context, a args) (any, error) {
 			return k.getInstalled(a, "icons")
 		}},
-		"/api/bazaar/getInstalledTemplate": {json: func(ctx context.Context, a args) (any, error) {
+		endpoint.GetInstalledTemplate: {json: func(ctx context.Context, a args) (any, error) {
 			return k.getInstalled(a, "templates")
 		}},
-		"/api/snippet/getSnippet": {json: k.getSnippet},
-		"/api/sync/performSync":   {json: k.performSync, write: true},
+		endpoint.GetSnippet:  {json: k.getSnippet},
+		endpoint.PerformSync: {json: k.performSync},
 	}
 }
 

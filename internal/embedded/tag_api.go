@@ -9,6 +9,9 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/html"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // The tag endpoints of SiYuan 3.7.3 (kernel/api/tag.go, model/tag.go),
@@ -17,10 +20,10 @@ import (
 
 func (k *Kernel) tagRoutes() map[string]route {
 	return map[string]route{
-		"/api/tag/getTag":       {json: k.getTag, emptyOK: true},
-		"/api/tag/renameTag":    {json: k.renameTag, write: true},
-		"/api/tag/removeTag":    {json: k.removeTag, write: true},
-		"/api/search/searchTag": {json: k.searchTag},
+		endpoint.GetTag:    {json: k.getTag, emptyOK: true},
+		endpoint.RenameTag: {json: k.renameTag},
+		endpoint.RemoveTag: {json: k.removeTag},
+		endpoint.SearchTag: {json: k.searchTag},
 	}
 }
 
@@ -343,7 +346,7 @@ func (k *Kernel) rewriteTags(ctx context.Context, label string, doc func([]strin
 			return errf("%s", err.Error())
 		}
 		for _, id := range byTree[root] {
-			n := nodeByID(tree.Root, id)
+			n := mdexport.NodeByID(tree.Root, id)
 			if n == nil {
 				continue
 			}

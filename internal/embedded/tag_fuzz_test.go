@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 )
 
 // FuzzTags writes a document of fuzzed Markdown and renames and removes
@@ -35,7 +37,7 @@ func FuzzTags(f *testing.F) {
 			t.Fatal(err)
 		}
 		for _, sp := range sqlTagSpansOf(tree) {
-			if nodeByID(tree.Root, sp.BlockID) == nil || !(sp.Type == "tag" || strings.HasPrefix(sp.Type, "textmark ")) {
+			if mdexport.NodeByID(tree.Root, sp.BlockID) == nil || !(sp.Type == "tag" || strings.HasPrefix(sp.Type, "textmark ")) {
 				t.Fatalf("span %+v of a block not in the document", sp)
 			}
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/spf13/cast"
 	"github.com/xrash/smetrics"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -213,10 +214,10 @@ func (k *Kernel) templateFuncs(ctx context.Context, now time.Time) template.Func
 	f["runeCount"] = func(s string) int { r, _ := luteutil.WordCount(s); return r }
 	f["wordCount"] = func(s string) int { _, w := luteutil.WordCount(s); return w }
 	f["markdown2text"] = func(md string) string {
-		return parse.Parse("", []byte(md), newLute().ParseOptions).Root.Text()
+		return parse.Parse("", []byte(md), mdexport.NewLute().ParseOptions).Root.Text()
 	}
 	f["markdown2content"] = func(md string) string {
-		return parse.Parse("", []byte(md), newLute().ParseOptions).Root.Content()
+		return parse.Parse("", []byte(md), mdexport.NewLute().ParseOptions).Root.Content()
 	}
 	f["queryBlocks"] = func(stmt string, args ...string) []*templateBlock {
 		for _, a := range args {
@@ -351,15 +352,11 @@ func (k *Kernel) renderTemplate(ctx context.Context, a args) (any, error) {
 	if _, err := a.optBool("preview"); err != nil {
 		return nil, err
 	}
-	loc, ok := k.lookup(id)
-	if !ok {
-		return nil, errf("tree not found")
+	d, err := k.docOfBlock(id)
+	if err != nil {
+		return nil, err
 	}
-	d, ok := k.doc(loc.Root)
-	if !ok {
-		return nil, errf("tree not found")
-	}
-	node := nodeByID(d.tree.Root, id)
+	node := mdexport.NodeByID(d.tree.Root, id)
 	if node == nil {
 		return nil, errf("block not found")
 	}
@@ -381,7 +378,7 @@ func (k *Kernel) renderTemplate(ctx context.Context, a args) (any, error) {
 	}
 	tree := parseKTree(buf.Bytes())
 	k.prepareTemplateTree(tree)
-	l := newLute()
+	l := mdexport.NewLute()
 	dom := l.Tree2BlockDOM(tree, l.RenderOptions, l.ParseOptions)
 	return map[string]any{"path": p, "content": dom}, nil
 }
@@ -390,7 +387,7 @@ func (k *Kernel) renderTemplate(ctx context.Context, a args) (any, error) {
 // SiYuan normalises imported Markdown (every block gets an id and an IAL,
 // empty IALs stay as empty paragraphs, inline HTML becomes text).
 func parseKTree(md []byte) *parse.Tree {
-	l := newLute()
+	l := mdexport.NewLute()
 	tree := parse.Parse("", md, l.ParseOptions)
 	if tree.Root.FirstChild == nil {
 		tree.Root.AppendChild(newParagraphWithID(""))
@@ -578,7 +575,7 @@ func (k *Kernel) docSaveAsTemplate(ctx context.Context, a args) (any, error) {
 	}
 	tree := cloneTree(d.tree)
 	if id != loc.Root {
-		node := nodeByID(tree.Root, id)
+		node := mdexport.NodeByID(tree.Root, id)
 		if node == nil {
 			return nil, nil
 		}
@@ -586,7 +583,7 @@ func (k *Kernel) docSaveAsTemplate(ctx context.Context, a args) (any, error) {
 		if node.Type == ast.NodeHeading {
 			nodes = append(nodes, headingChildren(node)...)
 		}
-		l := newLute()
+		l := mdexport.NewLute()
 		sub := parse.Parse("", []byte(""), l.ParseOptions)
 		first := sub.Root.FirstChild
 		for _, n := range nodes {
@@ -622,7 +619,7 @@ func (k *Kernel) docSaveAsTemplate(ctx context.Context, a args) (any, error) {
 	for _, n := range unlinks {
 		n.Unlink()
 	}
-	l := newLute()
+	l := mdexport.NewLute()
 	md := render.NewFormatRenderer(tree, l.RenderOptions, l.ParseOptions).Render()
 	if len(tree.Root.KramdownIAL) > 0 {
 		tree.Root.RemoveIALAttr("id")

@@ -1,6 +1,10 @@
 package embedded
 
-import "context"
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+)
 
 // uiRoutes are SiYuan's UI nudges. The embedded kernel has no windows to
 // push to, so each only answers as SiYuan 3.7.3 does: code 0 at once, also
@@ -11,9 +15,9 @@ import "context"
 func (k *Kernel) uiRoutes() map[string]route {
 	nudge := func(context.Context, args) (any, error) { return nil, nil }
 	return map[string]route{
-		"/api/ui/reloadProtyle":       {json: nudge},
-		"/api/ui/reloadAttributeView": {json: nudge},
-		"/api/ui/reloadFiletree":      {json: nudge, emptyOK: true, anyBody: true},
-		"/api/ui/reloadTag":           {json: nudge, emptyOK: true, anyBody: true},
+		endpoint.ReloadProtyle:       {json: nudge},
+		endpoint.ReloadAttributeView: {json: nudge},
+		endpoint.ReloadFiletree:      {json: nudge, emptyOK: true, anyBody: true},
+		endpoint.ReloadTag:           {json: nudge, emptyOK: true, anyBody: true},
 	}
 }

@@ -279,7 +279,7 @@ func wireType(name string) reflect.Type {
 		wire.Result{}, wire.BootProgress{}, wire.Notebook{}, wire.BoxConf{}, wire.NotebookConf{}, wire.DocPath{},
 		wire.DocList{}, wire.DocFile{}, wire.Transaction{}, wire.Operation{}, wire.BlockKramdown{}, wire.ChildBlock{},
 		wire.BlockDOM{}, wire.BlockInfo{}, wire.DocInfo{}, wire.AttrView{}, wire.FullTextSearchResult{},
-		wire.SearchBlock{}, wire.AssetUploadResult{}, wire.DirEntry{}, wire.MdContent{},
+		wire.AssetUploadResult{}, wire.DirEntry{}, wire.MdContent{},
 		wire.UnusedAsset{}, wire.AssetSearchResult{}, wire.TemplateSearch{}, wire.TemplateSearchResult{}, wire.RenderedTemplate{},
 		wire.AttributeView{}, wire.AVKeyValues{}, wire.AVKey{}, wire.AVSelectOption{}, wire.AVRelation{}, wire.AVRollup{},
 		wire.AVRollupCalc{}, wire.AVDateConf{}, wire.AVIncludeTime{}, wire.AVView{}, wire.AVViewFilter{}, wire.AVViewSort{},

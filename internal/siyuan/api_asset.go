@@ -4,6 +4,8 @@ import (
 	"context"
 	"path"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // Asset paths. SiYuan names an asset by its path relative to data/:
@@ -24,7 +26,7 @@ import (
 // found". A document without assets is an empty list (the kernel answers
 // null).
 func (c *Client) GetDocAssets(ctx context.Context, id string, keepQuery bool) ([]string, error) {
-	if err := need(epGetDocAssets, "id", id); err != nil {
+	if err := need(endpoint.GetDocAssets, "id", id); err != nil {
 		return nil, err
 	}
 	req := struct {
@@ -32,7 +34,7 @@ func (c *Client) GetDocAssets(ctx context.Context, id string, keepQuery bool) ([
 		RetainQueryStr bool   `json:"retainQueryStr"`
 	}{id, keepQuery}
 	var out []string
-	if err := c.call(ctx, epGetDocAssets, kindOf(epGetDocAssets), req, &out, true); err != nil {
+	if err := c.call(ctx, endpoint.GetDocAssets, kindOf(endpoint.GetDocAssets), req, &out, true); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -47,11 +49,11 @@ func (c *Client) GetDocAssets(ctx context.Context, id string, keepQuery bool) ([
 // it into an image. An unknown id is code -1 "tree not found"; no images is
 // an empty list (the kernel answers null).
 func (c *Client) GetDocImageAssets(ctx context.Context, id string) ([]string, error) {
-	if err := need(epGetDocImageAssets, "id", id); err != nil {
+	if err := need(endpoint.GetDocImageAssets, "id", id); err != nil {
 		return nil, err
 	}
 	var out []string
-	if err := c.call(ctx, epGetDocImageAssets, kindOf(epGetDocImageAssets), struct {
+	if err := c.call(ctx, endpoint.GetDocImageAssets, kindOf(endpoint.GetDocImageAssets), struct {
 		ID string `json:"id"`
 	}{id}, &out, true); err != nil {
 		return nil, err
@@ -70,7 +72,7 @@ func (c *Client) GetDocImageAssets(ctx context.Context, id string) ([]string, er
 // arguments.
 func (c *Client) GetUnusedAssets(ctx context.Context) ([]UnusedAsset, error) {
 	var out []UnusedAsset
-	if err := c.call(ctx, epGetUnusedAssets, kindOf(epGetUnusedAssets), nil, &out, false); err != nil {
+	if err := c.call(ctx, endpoint.GetUnusedAssets, kindOf(endpoint.GetUnusedAssets), nil, &out, false); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -88,7 +90,7 @@ func (c *Client) RemoveUnusedAssets(ctx context.Context) ([]string, error) {
 	var out struct {
 		Paths []string `json:"paths"`
 	}
-	if err := c.call(ctx, epRemoveUnusedAssets, kindOf(epRemoveUnusedAssets), nil, &out, false); err != nil {
+	if err := c.call(ctx, endpoint.RemoveUnusedAssets, kindOf(endpoint.RemoveUnusedAssets), nil, &out, false); err != nil {
 		return nil, err
 	}
 	if out.Paths == nil {
@@ -107,17 +109,17 @@ func (c *Client) RemoveUnusedAssets(ctx context.Context) ([]string, error) {
 // "<notebook id>/assets/<…>" with something after "assets/", and refuses
 // anything else locally. It is a write: attempted once.
 func (c *Client) RemoveUnusedAsset(ctx context.Context, p string) (string, error) {
-	if err := checkAssetPath(epRemoveUnusedAsset, p); err != nil {
+	if err := checkAssetPath(endpoint.RemoveUnusedAsset, p); err != nil {
 		return "", err
 	}
 	var out struct {
 		Path string `json:"path"`
 	}
-	if err := c.invoke(ctx, epRemoveUnusedAsset, pathArg{p}, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.RemoveUnusedAsset, pathArg{p}, &out); err != nil {
 		return "", err
 	}
 	if out.Path == "" {
-		return "", missingResult(epRemoveUnusedAsset, "path")
+		return "", missingResult(endpoint.RemoveUnusedAsset, "path")
 	}
 	return out.Path, nil
 }
@@ -161,7 +163,7 @@ func checkAssetPath(endpoint, p string) error {
 // even when oldPath names no asset, and renames nothing then: check that
 // the asset exists first. It is a write: attempted once.
 func (c *Client) RenameAsset(ctx context.Context, oldPath, newName string) (string, error) {
-	if err := need(epRenameAsset, "oldPath", oldPath); err != nil {
+	if err := need(endpoint.RenameAsset, "oldPath", oldPath); err != nil {
 		return "", err
 	}
 	req := struct {
@@ -171,11 +173,11 @@ func (c *Client) RenameAsset(ctx context.Context, oldPath, newName string) (stri
 	var out struct {
 		NewPath *string `json:"newPath"`
 	}
-	if err := c.invoke(ctx, epRenameAsset, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.RenameAsset, req, &out); err != nil {
 		return "", err
 	}
 	if out.NewPath == nil {
-		return "", missingResult(epRenameAsset, "newPath")
+		return "", missingResult(endpoint.RenameAsset, "newPath")
 	}
 	return *out.NewPath, nil
 }
@@ -186,17 +188,17 @@ func (c *Client) RenameAsset(ctx context.Context, oldPath, newName string) (stri
 // or not an asset. The kernel routes it as an admin write, but it changes
 // nothing: it is a read.
 func (c *Client) GetImageOCRText(ctx context.Context, p string) (string, error) {
-	if err := need(epGetImageOCRText, "path", p); err != nil {
+	if err := need(endpoint.GetImageOCRText, "path", p); err != nil {
 		return "", err
 	}
 	var out struct {
 		Text *string `json:"text"`
 	}
-	if err := c.invoke(ctx, epGetImageOCRText, pathArg{p}, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetImageOCRText, pathArg{p}, &out); err != nil {
 		return "", err
 	}
 	if out.Text == nil {
-		return "", &NullDataError{Endpoint: epGetImageOCRText}
+		return "", &NullDataError{Endpoint: endpoint.GetImageOCRText}
 	}
 	return *out.Text, nil
 }
@@ -216,7 +218,7 @@ func (c *Client) SearchAsset(ctx context.Context, k string, exts []string) ([]As
 		Exts []string `json:"exts,omitempty"`
 	}{k, exts}
 	var out []AssetSearchResult
-	if err := c.call(ctx, epSearchAsset, kindOf(epSearchAsset), req, &out, false); err != nil {
+	if err := c.call(ctx, endpoint.SearchAsset, kindOf(endpoint.SearchAsset), req, &out, false); err != nil {
 		return nil, err
 	}
 	if out == nil {

@@ -2,6 +2,8 @@ package siyuan
 
 import (
 	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // Databases (attribute views). A database lives in
@@ -62,27 +64,27 @@ func (c *Client) RenderAttributeViewOrCreate(ctx context.Context, req RenderAVRe
 
 func (c *Client) renderAV(ctx context.Context, req RenderAVRequest, create bool) (AVRender, error) {
 	var out AVRender
-	if err := need(epRenderAV, "id", req.ID); err != nil {
+	if err := need(endpoint.RenderAV, "id", req.ID); err != nil {
 		return out, err
 	}
 	kind := Read
 	if create {
 		kind = Write
 	}
-	err := c.call(ctx, epRenderAV, kind, renderAVWire{req, create}, &out, false)
+	err := c.call(ctx, endpoint.RenderAV, kind, renderAVWire{req, create}, &out, false)
 	return out, err
 }
 
 // GetAttributeView returns a database as stored (nil, without an error,
 // when there is none or the ID is malformed).
 func (c *Client) GetAttributeView(ctx context.Context, avID string) (*AttributeView, error) {
-	if err := need(epGetAV, "id", avID); err != nil {
+	if err := need(endpoint.GetAV, "id", avID); err != nil {
 		return nil, err
 	}
 	var out struct {
 		AV *AttributeView `json:"av"`
 	}
-	if err := c.invoke(ctx, epGetAV, idArg{avID}, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetAV, idArg{avID}, &out); err != nil {
 		return nil, err
 	}
 	return out.AV, nil
@@ -96,7 +98,7 @@ func (c *Client) GetAttributeView(ctx context.Context, avID string) (*AttributeV
 // stable on SiYuan until keyIDs were saved once. An unbound or unknown
 // block is an empty list.
 func (c *Client) GetAttributeViewKeys(ctx context.Context, blockID string) ([]AVBlockKeys, error) {
-	if err := need(epGetAVKeys, "id", blockID); err != nil {
+	if err := need(endpoint.GetAVKeys, "id", blockID); err != nil {
 		return nil, err
 	}
 	return c.avBlockKeys(ctx, idArg{blockID})
@@ -106,7 +108,7 @@ func (c *Client) GetAttributeViewKeys(ctx context.Context, blockID string) ([]AV
 // ID, bound or detached: only keys with a cell are listed. An unknown
 // database or item is an empty list.
 func (c *Client) GetAttributeViewItemKeys(ctx context.Context, avID, itemID string) ([]AVBlockKeys, error) {
-	if err := need(epGetAVKeys, "avID", avID, "itemID", itemID); err != nil {
+	if err := need(endpoint.GetAVKeys, "avID", avID, "itemID", itemID); err != nil {
 		return nil, err
 	}
 	return c.avBlockKeys(ctx, struct {
@@ -117,7 +119,7 @@ func (c *Client) GetAttributeViewItemKeys(ctx context.Context, avID, itemID stri
 
 func (c *Client) avBlockKeys(ctx context.Context, req any) ([]AVBlockKeys, error) {
 	var out []AVBlockKeys
-	if err := c.invoke(ctx, epGetAVKeys, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetAVKeys, req, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -130,11 +132,11 @@ type avIDArg struct {
 // GetAttributeViewKeysByAvID returns a database's keys (columns) in stored
 // order, the primary key first; an unknown database is an empty list.
 func (c *Client) GetAttributeViewKeysByAvID(ctx context.Context, avID string) ([]AVKey, error) {
-	if err := need(epGetAVKeysByAvID, "avID", avID); err != nil {
+	if err := need(endpoint.GetAVKeysByAvID, "avID", avID); err != nil {
 		return nil, err
 	}
 	var out []AVKey
-	if err := c.invoke(ctx, epGetAVKeysByAvID, avIDArg{avID}, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetAVKeysByAvID, avIDArg{avID}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -146,14 +148,14 @@ func (c *Client) GetAttributeViewKeysByAvID(ctx context.Context, avID string) ([
 // unknown database answers null for both (here nil slices).
 func (c *Client) GetAttributeViewFilterSort(ctx context.Context, avID, blockID string) (AVFilterSort, error) {
 	var out AVFilterSort
-	if err := need(epGetAVFilterSort, "id", avID); err != nil {
+	if err := need(endpoint.GetAVFilterSort, "id", avID); err != nil {
 		return out, err
 	}
 	req := struct {
 		ID      string `json:"id"`
 		BlockID string `json:"blockID"`
 	}{avID, blockID}
-	err := c.invoke(ctx, epGetAVFilterSort, req, &out)
+	err := c.invoke(ctx, endpoint.GetAVFilterSort, req, &out)
 	return out, err
 }
 
@@ -170,7 +172,7 @@ func (c *Client) SearchAttributeView(ctx context.Context, keyword string, exclud
 	var out struct {
 		Results []AVSearchResult `json:"results"`
 	}
-	if err := c.invoke(ctx, epSearchAV, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.SearchAV, req, &out); err != nil {
 		return nil, err
 	}
 	if out.Results == nil {
@@ -196,23 +198,23 @@ type AVPrimaryKeyValuesRequest struct {
 // view id".
 func (c *Client) GetAttributeViewPrimaryKeyValues(ctx context.Context, req AVPrimaryKeyValuesRequest) (AVPrimaryKeyValues, error) {
 	var out AVPrimaryKeyValues
-	if err := need(epGetAVPrimaryKeyValues, "id", req.ID); err != nil {
+	if err := need(endpoint.GetAVPrimaryKeyValues, "id", req.ID); err != nil {
 		return out, err
 	}
-	err := c.invoke(ctx, epGetAVPrimaryKeyValues, req, &out)
+	err := c.invoke(ctx, endpoint.GetAVPrimaryKeyValues, req, &out)
 	return out, err
 }
 
 // GetMirrorDatabaseBlocks returns the IDs of the database blocks showing a
 // database (in no particular order on SiYuan); none is an empty list.
 func (c *Client) GetMirrorDatabaseBlocks(ctx context.Context, avID string) ([]string, error) {
-	if err := need(epGetMirrorDatabaseBlocks, "avID", avID); err != nil {
+	if err := need(endpoint.GetMirrorDatabaseBlocks, "avID", avID); err != nil {
 		return nil, err
 	}
 	var out struct {
 		RefDefs []AVRefDefs `json:"refDefs"`
 	}
-	if err := c.invoke(ctx, epGetMirrorDatabaseBlocks, avIDArg{avID}, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetMirrorDatabaseBlocks, avIDArg{avID}, &out); err != nil {
 		return nil, err
 	}
 	ids := make([]string, 0, len(out.RefDefs))

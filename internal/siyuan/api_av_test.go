@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 const (
@@ -20,14 +22,14 @@ func avAPICases() []apiCase {
 	return []apiCase{
 		{"SpinBlockDOM", func(ctx context.Context, c *Client) (any, error) {
 			return c.SpinBlockDOM(ctx, "<div></div>")
-		}, epSpinBlockDOM, `{"dom":"\u003cdiv\u003e\u003c/div\u003e"}`, `{"dom":"spun"}`, "spun", Read},
+		}, endpoint.SpinBlockDOM, `{"dom":"\u003cdiv\u003e\u003c/div\u003e"}`, `{"dom":"spun"}`, "spun", Read},
 		{"RenderAttributeView", func(ctx context.Context, c *Client) (any, error) {
 			r, err := c.RenderAttributeView(ctx, RenderAVRequest{ID: avx, BlockID: blk, Page: 2, PageSize: 10, Query: "q"})
 			if err != nil {
 				return nil, err
 			}
 			return r.ID + "/" + r.View.Rows[0].ID, nil
-		}, epRenderAV, `{"id":"` + avx + `","blockID":"` + blk + `","page":2,"pageSize":10,"query":"q","createIfNotExist":false}`,
+		}, endpoint.RenderAV, `{"id":"` + avx + `","blockID":"` + blk + `","page":2,"pageSize":10,"query":"q","createIfNotExist":false}`,
 			`{"id":"` + avx + `","view":{"rows":[{"id":"` + item + `","cells":[]}]}}`, avx + "/" + item, Read},
 		{"RenderAttributeViewOrCreate", func(ctx context.Context, c *Client) (any, error) {
 			r, err := c.RenderAttributeViewOrCreate(ctx, RenderAVRequest{ID: avx, IgnoreRows: true})
@@ -35,97 +37,97 @@ func avAPICases() []apiCase {
 				return nil, err
 			}
 			return r.ViewType, nil
-		}, epRenderAV, `{"id":"` + avx + `","ignoreRows":true,"createIfNotExist":true}`, `{"viewType":"table"}`, "table", Write},
+		}, endpoint.RenderAV, `{"id":"` + avx + `","ignoreRows":true,"createIfNotExist":true}`, `{"viewType":"table"}`, "table", Write},
 		{"GetAttributeView", func(ctx context.Context, c *Client) (any, error) {
 			av, err := c.GetAttributeView(ctx, avx)
 			if err != nil {
 				return nil, err
 			}
 			return av.Name, nil
-		}, epGetAV, `{"id":"` + avx + `"}`, `{"av":{"spec":5,"id":"` + avx + `","name":"N"}}`, "N", Read},
+		}, endpoint.GetAV, `{"id":"` + avx + `"}`, `{"av":{"spec":5,"id":"` + avx + `","name":"N"}}`, "N", Read},
 		{"GetAttributeViewKeys", func(ctx context.Context, c *Client) (any, error) {
 			k, err := c.GetAttributeViewKeys(ctx, blk)
 			if err != nil {
 				return nil, err
 			}
 			return k[0].KeyValues[0].Key.Name, nil
-		}, epGetAVKeys, `{"id":"` + blk + `"}`, `[{"avID":"` + avx + `","keyValues":[{"key":{"name":"K"}}]}]`, "K", Read},
+		}, endpoint.GetAVKeys, `{"id":"` + blk + `"}`, `[{"avID":"` + avx + `","keyValues":[{"key":{"name":"K"}}]}]`, "K", Read},
 		{"GetAttributeViewItemKeys", func(ctx context.Context, c *Client) (any, error) {
 			k, err := c.GetAttributeViewItemKeys(ctx, avx, item)
 			if err != nil {
 				return nil, err
 			}
 			return len(k), nil
-		}, epGetAVKeys, `{"avID":"` + avx + `","itemID":"` + item + `"}`, `[]`, 0, Read},
+		}, endpoint.GetAVKeys, `{"avID":"` + avx + `","itemID":"` + item + `"}`, `[]`, 0, Read},
 		{"GetAttributeViewKeysByAvID", func(ctx context.Context, c *Client) (any, error) {
 			k, err := c.GetAttributeViewKeysByAvID(ctx, avx)
 			if err != nil {
 				return nil, err
 			}
 			return k[0].Type, nil
-		}, epGetAVKeysByAvID, `{"avID":"` + avx + `"}`, `[{"id":"` + keyx + `","type":"block"}]`, "block", Read},
+		}, endpoint.GetAVKeysByAvID, `{"avID":"` + avx + `"}`, `[{"id":"` + keyx + `","type":"block"}]`, "block", Read},
 		{"GetAttributeViewFilterSort", func(ctx context.Context, c *Client) (any, error) {
 			fs, err := c.GetAttributeViewFilterSort(ctx, avx, "")
 			if err != nil {
 				return nil, err
 			}
 			return fs.Filters[0].Combination, nil
-		}, epGetAVFilterSort, `{"id":"` + avx + `","blockID":""}`, `{"filters":[{"combination":"and"}],"sorts":[]}`, "and", Read},
+		}, endpoint.GetAVFilterSort, `{"id":"` + avx + `","blockID":""}`, `{"filters":[{"combination":"and"}],"sorts":[]}`, "and", Read},
 		{"SearchAttributeView", func(ctx context.Context, c *Client) (any, error) {
 			r, err := c.SearchAttributeView(ctx, "w", []string{avx})
 			if err != nil {
 				return nil, err
 			}
 			return len(r), nil
-		}, epSearchAV, `{"keyword":"w","excludes":["` + avx + `"]}`, `{"results":[]}`, 0, Read},
+		}, endpoint.SearchAV, `{"keyword":"w","excludes":["` + avx + `"]}`, `{"results":[]}`, 0, Read},
 		{"GetAttributeViewPrimaryKeyValues", func(ctx context.Context, c *Client) (any, error) {
 			r, err := c.GetAttributeViewPrimaryKeyValues(ctx, AVPrimaryKeyValuesRequest{ID: avx, Keyword: "k", Page: 1, PageSize: 5})
 			if err != nil {
 				return nil, err
 			}
 			return r.Name, nil
-		}, epGetAVPrimaryKeyValues, `{"id":"` + avx + `","keyword":"k","page":1,"pageSize":5}`, `{"name":"Untitled","blockIDs":[],"rows":{"key":{}}}`, "Untitled", Read},
+		}, endpoint.GetAVPrimaryKeyValues, `{"id":"` + avx + `","keyword":"k","page":1,"pageSize":5}`, `{"name":"Untitled","blockIDs":[],"rows":{"key":{}}}`, "Untitled", Read},
 		{"GetMirrorDatabaseBlocks", func(ctx context.Context, c *Client) (any, error) { return c.GetMirrorDatabaseBlocks(ctx, avx) },
-			epGetMirrorDatabaseBlocks, `{"avID":"` + avx + `"}`, `{"refDefs":[{"refID":"` + blk + `","defIDs":[]}]}`, []string{blk}, Read},
+			endpoint.GetMirrorDatabaseBlocks, `{"avID":"` + avx + `"}`, `{"refDefs":[{"refID":"` + blk + `","defIDs":[]}]}`, []string{blk}, Read},
 		{"DuplicateAttributeViewBlock", func(ctx context.Context, c *Client) (any, error) { return c.DuplicateAttributeViewBlock(ctx, avx) },
-			epDuplicateAVBlock, `{"avID":"` + avx + `"}`, `{"avID":"` + keyx + `","blockID":"` + blk + `"}`, AVDuplicate{AvID: keyx, BlockID: blk}, Write},
+			endpoint.DuplicateAVBlock, `{"avID":"` + avx + `"}`, `{"avID":"` + keyx + `","blockID":"` + blk + `"}`, AVDuplicate{AvID: keyx, BlockID: blk}, Write},
 		{"AddAttributeViewBlocks", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.AddAttributeViewBlocks(ctx, AddAVBlocksRequest{AvID: avx, BlockID: blk, Srcs: []AVSrc{{ItemID: item, ID: doc}, {Detached: true, Content: "c"}}})
-		}, epAddAVBlocks, `{"avID":"` + avx + `","blockID":"` + blk + `","srcs":[{"itemID":"` + item + `","id":"` + doc + `","isDetached":false},{"isDetached":true,"content":"c"}]}`, `null`, nil, Write},
+		}, endpoint.AddAVBlocks, `{"avID":"` + avx + `","blockID":"` + blk + `","srcs":[{"itemID":"` + item + `","id":"` + doc + `","isDetached":false},{"isDetached":true,"content":"c"}]}`, `null`, nil, Write},
 		{"RemoveAttributeViewBlocks", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.RemoveAttributeViewBlocks(ctx, avx, []string{item})
 		},
-			epRemoveAVBlocks, `{"avID":"` + avx + `","srcIDs":["` + item + `"]}`, `null`, nil, Write},
+			endpoint.RemoveAVBlocks, `{"avID":"` + avx + `","srcIDs":["` + item + `"]}`, `null`, nil, Write},
 		{"AddAttributeViewKey", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.AddAttributeViewKey(ctx, AddAVKeyRequest{AvID: avx, KeyID: keyx, KeyName: "N", KeyType: "text"})
-		}, epAddAVKey, `{"avID":"` + avx + `","keyID":"` + keyx + `","keyName":"N","keyType":"text","keyIcon":"","previousKeyID":""}`, `null`, nil, Write},
+		}, endpoint.AddAVKey, `{"avID":"` + avx + `","keyID":"` + keyx + `","keyName":"N","keyType":"text","keyIcon":"","previousKeyID":""}`, `null`, nil, Write},
 		{"RemoveAttributeViewKey", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.RemoveAttributeViewKey(ctx, avx, keyx, true)
 		},
-			epRemoveAVKey, `{"avID":"` + avx + `","keyID":"` + keyx + `","removeRelationDest":true}`, `null`, nil, Write},
+			endpoint.RemoveAVKey, `{"avID":"` + avx + `","keyID":"` + keyx + `","removeRelationDest":true}`, `null`, nil, Write},
 		{"SetAttributeViewBlockAttr", func(ctx context.Context, c *Client) (any, error) {
 			v, err := c.SetAttributeViewBlockAttr(ctx, avx, keyx, item, value)
 			if err != nil {
 				return nil, err
 			}
 			return v.Text.Content, nil
-		}, epSetAVBlockAttr, `{"avID":"` + avx + `","keyID":"` + keyx + `","itemID":"` + item + `","value":{"text":{"content":"x"}}}`,
+		}, endpoint.SetAVBlockAttr, `{"avID":"` + avx + `","keyID":"` + keyx + `","itemID":"` + item + `","value":{"text":{"content":"x"}}}`,
 			`{"value":{"type":"text","text":{"content":"x"}}}`, "x", Write},
 		{"BatchSetAttributeViewBlockAttrs", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.BatchSetAttributeViewBlockAttrs(ctx, avx, []AVCellUpdate{{KeyID: keyx, ItemID: item, Value: value}})
-		}, epBatchSetAVBlockAttrs, `{"avID":"` + avx + `","values":[{"keyID":"` + keyx + `","itemID":"` + item + `","value":{"text":{"content":"x"}}}]}`, `null`, nil, Write},
+		}, endpoint.BatchSetAVBlockAttrs, `{"avID":"` + avx + `","values":[{"keyID":"` + keyx + `","itemID":"` + item + `","value":{"text":{"content":"x"}}}]}`, `null`, nil, Write},
 	}
 }
 
 func TestAVKindOf(t *testing.T) {
-	for _, ep := range []string{epRenderAV, epGetAV, epGetAVKeys, epGetAVKeysByAvID, epGetAVFilterSort, epSearchAV,
-		epGetAVPrimaryKeyValues, epGetMirrorDatabaseBlocks} {
+	for _, ep := range []string{endpoint.RenderAV, endpoint.GetAV, endpoint.GetAVKeys, endpoint.GetAVKeysByAvID, endpoint.GetAVFilterSort, endpoint.SearchAV,
+		endpoint.GetAVPrimaryKeyValues, endpoint.GetMirrorDatabaseBlocks} {
 		if kindOf(ep) != Read {
 			t.Errorf("%s should be a read", ep)
 		}
 	}
-	for _, ep := range []string{epDuplicateAVBlock, epAddAVBlocks, epRemoveAVBlocks, epAddAVKey, epRemoveAVKey,
-		epSetAVBlockAttr, epBatchSetAVBlockAttrs} {
+	for _, ep := range []string{endpoint.DuplicateAVBlock, endpoint.AddAVBlocks, endpoint.RemoveAVBlocks, endpoint.AddAVKey, endpoint.RemoveAVKey,
+		endpoint.SetAVBlockAttr, endpoint.BatchSetAVBlockAttrs} {
 		if kindOf(ep) != Write {
 			t.Errorf("%s should be a write", ep)
 		}

@@ -1,6 +1,10 @@
 package siyuan
 
-import "context"
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+)
 
 // The /api/av/* writes: simpler forms of the transaction operations of
 // the operations of api_av_ops.go ([InsertAttrViewBlockOp] and the others), applied at once (not through the transaction queue). Each is
@@ -34,30 +38,30 @@ type AddAVBlocksRequest struct {
 // not found"; a bound block that does not exist fails the call, after
 // the rows before it were added.
 func (c *Client) AddAttributeViewBlocks(ctx context.Context, req AddAVBlocksRequest) error {
-	if err := need(epAddAVBlocks, "avID", req.AvID); err != nil {
+	if err := need(endpoint.AddAVBlocks, "avID", req.AvID); err != nil {
 		return err
 	}
 	if len(req.Srcs) == 0 {
-		return invalidArg(epAddAVBlocks, "srcs must not be empty")
+		return invalidArg(endpoint.AddAVBlocks, "srcs must not be empty")
 	}
-	return c.call(ctx, epAddAVBlocks, kindOf(epAddAVBlocks), req, nil, true)
+	return c.call(ctx, endpoint.AddAVBlocks, kindOf(endpoint.AddAVBlocks), req, nil, true)
 }
 
 // RemoveAttributeViewBlocks removes rows by item ID, with all their cells;
 // a bound block keeps its content and loses the binding. Unknown item IDs
 // are ignored.
 func (c *Client) RemoveAttributeViewBlocks(ctx context.Context, avID string, itemIDs []string) error {
-	if err := need(epRemoveAVBlocks, "avID", avID); err != nil {
+	if err := need(endpoint.RemoveAVBlocks, "avID", avID); err != nil {
 		return err
 	}
-	if err := needIDs(epRemoveAVBlocks, "srcIDs", itemIDs); err != nil {
+	if err := needIDs(endpoint.RemoveAVBlocks, "srcIDs", itemIDs); err != nil {
 		return err
 	}
 	req := struct {
 		AvID   string   `json:"avID"`
 		SrcIDs []string `json:"srcIDs"`
 	}{avID, itemIDs}
-	return c.call(ctx, epRemoveAVBlocks, kindOf(epRemoveAVBlocks), req, nil, true)
+	return c.call(ctx, endpoint.RemoveAVBlocks, kindOf(endpoint.RemoveAVBlocks), req, nil, true)
 }
 
 // AddAVKeyRequest is /api/av/addAttributeViewKey. KeyID is the new key's ID
@@ -78,10 +82,10 @@ type AddAVKeyRequest struct {
 // AddAttributeViewKey adds a key (column). An unknown database is code -1
 // "view not found".
 func (c *Client) AddAttributeViewKey(ctx context.Context, req AddAVKeyRequest) error {
-	if err := need(epAddAVKey, "avID", req.AvID, "keyID", req.KeyID, "keyType", req.KeyType); err != nil {
+	if err := need(endpoint.AddAVKey, "avID", req.AvID, "keyID", req.KeyID, "keyType", req.KeyType); err != nil {
 		return err
 	}
-	return c.call(ctx, epAddAVKey, kindOf(epAddAVKey), req, nil, true)
+	return c.call(ctx, endpoint.AddAVKey, kindOf(endpoint.AddAVKey), req, nil, true)
 }
 
 // RemoveAttributeViewKey removes a key and its cells. Removing one side of
@@ -89,7 +93,7 @@ func (c *Client) AddAttributeViewKey(ctx context.Context, req AddAVKeyRequest) e
 // it too. An unknown key is code -1 "key not found"; the primary key
 // "cannot remove primary key field".
 func (c *Client) RemoveAttributeViewKey(ctx context.Context, avID, keyID string, removeDest bool) error {
-	if err := need(epRemoveAVKey, "avID", avID, "keyID", keyID); err != nil {
+	if err := need(endpoint.RemoveAVKey, "avID", avID, "keyID", keyID); err != nil {
 		return err
 	}
 	req := struct {
@@ -97,7 +101,7 @@ func (c *Client) RemoveAttributeViewKey(ctx context.Context, avID, keyID string,
 		KeyID              string `json:"keyID"`
 		RemoveRelationDest bool   `json:"removeRelationDest"`
 	}{avID, keyID, removeDest}
-	return c.call(ctx, epRemoveAVKey, kindOf(epRemoveAVKey), req, nil, true)
+	return c.call(ctx, endpoint.RemoveAVKey, kindOf(endpoint.RemoveAVKey), req, nil, true)
 }
 
 // SetAttributeViewBlockAttr sets one cell and returns it as stored. The
@@ -107,11 +111,11 @@ func (c *Client) RemoveAttributeViewKey(ctx context.Context, avID, keyID string,
 // An unknown key makes SiYuan answer {code:0,data:null} without storing
 // anything ([*NullDataError] here).
 func (c *Client) SetAttributeViewBlockAttr(ctx context.Context, avID, keyID, itemID string, value *AVValue) (*AVValue, error) {
-	if err := need(epSetAVBlockAttr, "avID", avID, "keyID", keyID, "itemID", itemID); err != nil {
+	if err := need(endpoint.SetAVBlockAttr, "avID", avID, "keyID", keyID, "itemID", itemID); err != nil {
 		return nil, err
 	}
 	if value == nil {
-		return nil, invalidArg(epSetAVBlockAttr, "value must not be nil")
+		return nil, invalidArg(endpoint.SetAVBlockAttr, "value must not be nil")
 	}
 	req := struct {
 		AvID   string   `json:"avID"`
@@ -122,7 +126,7 @@ func (c *Client) SetAttributeViewBlockAttr(ctx context.Context, avID, keyID, ite
 	var out struct {
 		Value *AVValue `json:"value"`
 	}
-	if err := c.invoke(ctx, epSetAVBlockAttr, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.SetAVBlockAttr, req, &out); err != nil {
 		return nil, err
 	}
 	return out.Value, nil
@@ -138,22 +142,22 @@ type AVCellUpdate struct {
 // BatchSetAttributeViewBlockAttrs sets cells in order and saves the
 // database once.
 func (c *Client) BatchSetAttributeViewBlockAttrs(ctx context.Context, avID string, cells []AVCellUpdate) error {
-	if err := need(epBatchSetAVBlockAttrs, "avID", avID); err != nil {
+	if err := need(endpoint.BatchSetAVBlockAttrs, "avID", avID); err != nil {
 		return err
 	}
 	if len(cells) == 0 {
-		return invalidArg(epBatchSetAVBlockAttrs, "cells must not be empty")
+		return invalidArg(endpoint.BatchSetAVBlockAttrs, "cells must not be empty")
 	}
 	for i, u := range cells {
 		if u.KeyID == "" || u.ItemID == "" || u.Value == nil {
-			return invalidArg(epBatchSetAVBlockAttrs, "cell %d needs a keyID, an itemID and a value", i)
+			return invalidArg(endpoint.BatchSetAVBlockAttrs, "cell %d needs a keyID, an itemID and a value", i)
 		}
 	}
 	req := struct {
 		AvID   string         `json:"avID"`
 		Values []AVCellUpdate `json:"values"`
 	}{avID, cells}
-	return c.call(ctx, epBatchSetAVBlockAttrs, kindOf(epBatchSetAVBlockAttrs), req, nil, true)
+	return c.call(ctx, endpoint.BatchSetAVBlockAttrs, kindOf(endpoint.BatchSetAVBlockAttrs), req, nil, true)
 }
 
 // DuplicateAttributeViewBlock copies a database: the new file is the old
@@ -164,9 +168,9 @@ func (c *Client) BatchSetAttributeViewBlockAttrs(ctx context.Context, avID strin
 // inserts (see [DatabaseBlockDOM]); until then no block shows the copy.
 func (c *Client) DuplicateAttributeViewBlock(ctx context.Context, avID string) (AVDuplicate, error) {
 	var out AVDuplicate
-	if err := need(epDuplicateAVBlock, "avID", avID); err != nil {
+	if err := need(endpoint.DuplicateAVBlock, "avID", avID); err != nil {
 		return out, err
 	}
-	err := c.invoke(ctx, epDuplicateAVBlock, avIDArg{avID}, &out)
+	err := c.invoke(ctx, endpoint.DuplicateAVBlock, avIDArg{avID}, &out)
 	return out, err
 }

@@ -3,6 +3,8 @@ package siyuan
 import (
 	"context"
 	"fmt"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 func checkDataType(endpoint, dataType string) error {
@@ -15,14 +17,14 @@ func checkDataType(endpoint, dataType string) error {
 // InsertBlock inserts blocks relative to NextID, PreviousID or ParentID and
 // returns the executed transactions; see FirstInsertedID and InsertedIDs.
 func (c *Client) InsertBlock(ctx context.Context, req InsertBlockRequest) ([]Transaction, error) {
-	if err := checkDataType(epInsertBlock, req.DataType); err != nil {
+	if err := checkDataType(endpoint.InsertBlock, req.DataType); err != nil {
 		return nil, err
 	}
 	if req.NextID == "" && req.PreviousID == "" && req.ParentID == "" {
-		return nil, invalidArg(epInsertBlock, "one of nextID, previousID or parentID is required")
+		return nil, invalidArg(endpoint.InsertBlock, "one of nextID, previousID or parentID is required")
 	}
 	var txs []Transaction
-	if err := c.invoke(ctx, epInsertBlock, req, &txs); err != nil {
+	if err := c.invoke(ctx, endpoint.InsertBlock, req, &txs); err != nil {
 		return nil, err
 	}
 	return txs, nil
@@ -37,13 +39,13 @@ type parentInsert struct {
 // PrependBlock inserts blocks as the first children of parentID, which must
 // be a container (document, list, list item, blockquote, callout, super block).
 func (c *Client) PrependBlock(ctx context.Context, dataType, data, parentID string) ([]Transaction, error) {
-	return c.parentInsert(ctx, epPrependBlock, dataType, data, parentID)
+	return c.parentInsert(ctx, endpoint.PrependBlock, dataType, data, parentID)
 }
 
 // AppendBlock inserts blocks as the last children of parentID, which must be
 // a container. The kernel reports the operation as action "insert".
 func (c *Client) AppendBlock(ctx context.Context, dataType, data, parentID string) ([]Transaction, error) {
-	return c.parentInsert(ctx, epAppendBlock, dataType, data, parentID)
+	return c.parentInsert(ctx, endpoint.AppendBlock, dataType, data, parentID)
 }
 
 func (c *Client) parentInsert(ctx context.Context, ep, dataType, data, parentID string) ([]Transaction, error) {
@@ -63,10 +65,10 @@ func (c *Client) parentInsert(ctx context.Context, ep, dataType, data, parentID 
 // UpdateBlock replaces a block's content; only the first top-level block of
 // data keeps the ID. On a document ID it replaces the whole body.
 func (c *Client) UpdateBlock(ctx context.Context, id, dataType, data string) ([]Transaction, error) {
-	if err := checkDataType(epUpdateBlock, dataType); err != nil {
+	if err := checkDataType(endpoint.UpdateBlock, dataType); err != nil {
 		return nil, err
 	}
-	if err := need(epUpdateBlock, "id", id); err != nil {
+	if err := need(endpoint.UpdateBlock, "id", id); err != nil {
 		return nil, err
 	}
 	req := struct {
@@ -75,7 +77,7 @@ func (c *Client) UpdateBlock(ctx context.Context, id, dataType, data string) ([]
 		ID       string `json:"id"`
 	}{dataType, data, id}
 	var txs []Transaction
-	if err := c.invoke(ctx, epUpdateBlock, req, &txs); err != nil {
+	if err := c.invoke(ctx, endpoint.UpdateBlock, req, &txs); err != nil {
 		return nil, err
 	}
 	return txs, nil
@@ -94,13 +96,13 @@ type BlockUpdate struct {
 // whole call ("get block failed: tree not found") with nothing written.
 func (c *Client) BatchUpdateBlock(ctx context.Context, blocks []BlockUpdate) ([]Transaction, error) {
 	if len(blocks) == 0 {
-		return nil, fmt.Errorf("%w: %s needs at least one block", ErrInvalidArgument, epBatchUpdateBlock)
+		return nil, fmt.Errorf("%w: %s needs at least one block", ErrInvalidArgument, endpoint.BatchUpdateBlock)
 	}
 	for _, b := range blocks {
-		if err := checkDataType(epBatchUpdateBlock, b.DataType); err != nil {
+		if err := checkDataType(endpoint.BatchUpdateBlock, b.DataType); err != nil {
 			return nil, err
 		}
-		if err := need(epBatchUpdateBlock, "id", b.ID); err != nil {
+		if err := need(endpoint.BatchUpdateBlock, "id", b.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -108,7 +110,7 @@ func (c *Client) BatchUpdateBlock(ctx context.Context, blocks []BlockUpdate) ([]
 		Blocks []BlockUpdate `json:"blocks"`
 	}{blocks}
 	var txs []Transaction
-	if err := c.invoke(ctx, epBatchUpdateBlock, req, &txs); err != nil {
+	if err := c.invoke(ctx, endpoint.BatchUpdateBlock, req, &txs); err != nil {
 		return nil, err
 	}
 	return txs, nil
@@ -118,11 +120,11 @@ func (c *Client) BatchUpdateBlock(ctx context.Context, blocks []BlockUpdate) ([]
 // waiting for it and answers code 0 even for an unknown ID; verify with
 // CheckBlockExist when it matters.
 func (c *Client) DeleteBlock(ctx context.Context, id string) ([]Transaction, error) {
-	if err := need(epDeleteBlock, "id", id); err != nil {
+	if err := need(endpoint.DeleteBlock, "id", id); err != nil {
 		return nil, err
 	}
 	var txs []Transaction
-	if err := c.invoke(ctx, epDeleteBlock, idArg{id}, &txs); err != nil {
+	if err := c.invoke(ctx, endpoint.DeleteBlock, idArg{id}, &txs); err != nil {
 		return nil, err
 	}
 	return txs, nil
@@ -131,54 +133,54 @@ func (c *Client) DeleteBlock(ctx context.Context, id string) ([]Transaction, err
 // MoveBlock moves a block after previousID or, when previousID is empty,
 // into parentID as its first child. previousID may not be a document.
 func (c *Client) MoveBlock(ctx context.Context, id, previousID, parentID string) error {
-	if err := need(epMoveBlock, "id", id); err != nil {
+	if err := need(endpoint.MoveBlock, "id", id); err != nil {
 		return err
 	}
 	if previousID == "" && parentID == "" {
-		return invalidArg(epMoveBlock, "previousID or parentID is required")
+		return invalidArg(endpoint.MoveBlock, "previousID or parentID is required")
 	}
 	req := struct {
 		ID         string `json:"id"`
 		PreviousID string `json:"previousID,omitempty"`
 		ParentID   string `json:"parentID,omitempty"`
 	}{id, previousID, parentID}
-	return c.invoke(ctx, epMoveBlock, req, nil)
+	return c.invoke(ctx, endpoint.MoveBlock, req, nil)
 }
 
 // FoldBlock folds a block (not a document).
 func (c *Client) FoldBlock(ctx context.Context, id string) error {
-	if err := need(epFoldBlock, "id", id); err != nil {
+	if err := need(endpoint.FoldBlock, "id", id); err != nil {
 		return err
 	}
-	return c.invoke(ctx, epFoldBlock, idArg{id}, nil)
+	return c.invoke(ctx, endpoint.FoldBlock, idArg{id}, nil)
 }
 
 // UnfoldBlock unfolds a block (not a document).
 func (c *Client) UnfoldBlock(ctx context.Context, id string) error {
-	if err := need(epUnfoldBlock, "id", id); err != nil {
+	if err := need(endpoint.UnfoldBlock, "id", id); err != nil {
 		return err
 	}
-	return c.invoke(ctx, epUnfoldBlock, idArg{id}, nil)
+	return c.invoke(ctx, endpoint.UnfoldBlock, idArg{id}, nil)
 }
 
 // GetBlockKramdown returns a block's kramdown with its IAL (the whole
 // document for a document ID). An unknown ID yields "" without an error.
 func (c *Client) GetBlockKramdown(ctx context.Context, id string) (BlockKramdown, error) {
 	var k BlockKramdown
-	if err := need(epGetBlockKramdown, "id", id); err != nil {
+	if err := need(endpoint.GetBlockKramdown, "id", id); err != nil {
 		return k, err
 	}
-	err := c.invoke(ctx, epGetBlockKramdown, idArg{id}, &k)
+	err := c.invoke(ctx, endpoint.GetBlockKramdown, idArg{id}, &k)
 	return k, err
 }
 
 // GetBlockKramdowns returns kramdown by block ID; invalid IDs are skipped.
 func (c *Client) GetBlockKramdowns(ctx context.Context, ids []string) (map[string]string, error) {
-	if err := needIDs(epGetBlockKramdowns, "ids", ids); err != nil {
+	if err := needIDs(endpoint.GetBlockKramdowns, "ids", ids); err != nil {
 		return nil, err
 	}
 	m := map[string]string{}
-	if err := c.invoke(ctx, epGetBlockKramdowns, idsArg{ids}, &m); err != nil {
+	if err := c.invoke(ctx, endpoint.GetBlockKramdowns, idsArg{ids}, &m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -192,11 +194,11 @@ func (c *Client) GetBlockKramdowns(ctx context.Context, ids []string) (map[strin
 // share the first one's document, where one lookup per block loads the
 // document once each.
 func (c *Client) GetBlocksIndexes(ctx context.Context, ids []string) (map[string]int, error) {
-	if err := needIDs(epGetBlocksIndexes, "ids", ids); err != nil {
+	if err := needIDs(endpoint.GetBlocksIndexes, "ids", ids); err != nil {
 		return nil, err
 	}
 	m := map[string]int{}
-	if err := c.invoke(ctx, epGetBlocksIndexes, idsArg{ids}, &m); err != nil {
+	if err := c.invoke(ctx, endpoint.GetBlocksIndexes, idsArg{ids}, &m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -208,11 +210,11 @@ type idsArg struct {
 
 // GetChildBlocks lists a block's children (for a heading: the blocks under it).
 func (c *Client) GetChildBlocks(ctx context.Context, id string) ([]ChildBlock, error) {
-	if err := need(epGetChildBlocks, "id", id); err != nil {
+	if err := need(endpoint.GetChildBlocks, "id", id); err != nil {
 		return nil, err
 	}
 	children := []ChildBlock{}
-	if err := c.invoke(ctx, epGetChildBlocks, idArg{id}, &children); err != nil {
+	if err := c.invoke(ctx, endpoint.GetChildBlocks, idArg{id}, &children); err != nil {
 		return nil, err
 	}
 	return children, nil
@@ -221,20 +223,20 @@ func (c *Client) GetChildBlocks(ctx context.Context, id string) ([]ChildBlock, e
 // GetBlockDOM returns a block's DOM.
 func (c *Client) GetBlockDOM(ctx context.Context, id string) (BlockDOM, error) {
 	var d BlockDOM
-	if err := need(epGetBlockDOM, "id", id); err != nil {
+	if err := need(endpoint.GetBlockDOM, "id", id); err != nil {
 		return d, err
 	}
-	err := c.invoke(ctx, epGetBlockDOM, idArg{id}, &d)
+	err := c.invoke(ctx, endpoint.GetBlockDOM, idArg{id}, &d)
 	return d, err
 }
 
 // GetBlockDOMs returns DOM by block ID.
 func (c *Client) GetBlockDOMs(ctx context.Context, ids []string) (map[string]string, error) {
-	if err := needIDs(epGetBlockDOMs, "ids", ids); err != nil {
+	if err := needIDs(endpoint.GetBlockDOMs, "ids", ids); err != nil {
 		return nil, err
 	}
 	m := map[string]string{}
-	if err := c.invoke(ctx, epGetBlockDOMs, idsArg{ids}, &m); err != nil {
+	if err := c.invoke(ctx, endpoint.GetBlockDOMs, idsArg{ids}, &m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -244,38 +246,38 @@ func (c *Client) GetBlockDOMs(ctx context.Context, ids []string) (map[string]str
 // it is still indexing.
 func (c *Client) GetBlockInfo(ctx context.Context, id string) (BlockInfo, error) {
 	var bi BlockInfo
-	if err := need(epGetBlockInfo, "id", id); err != nil {
+	if err := need(endpoint.GetBlockInfo, "id", id); err != nil {
 		return bi, err
 	}
-	err := c.invoke(ctx, epGetBlockInfo, idArg{id}, &bi)
+	err := c.invoke(ctx, endpoint.GetBlockInfo, idArg{id}, &bi)
 	return bi, err
 }
 
 // GetDocInfo returns a document's attributes, reference count and databases.
 func (c *Client) GetDocInfo(ctx context.Context, id string) (DocInfo, error) {
 	var di DocInfo
-	if err := need(epGetDocInfo, "id", id); err != nil {
+	if err := need(endpoint.GetDocInfo, "id", id); err != nil {
 		return di, err
 	}
-	err := c.invoke(ctx, epGetDocInfo, idArg{id}, &di)
+	err := c.invoke(ctx, endpoint.GetDocInfo, idArg{id}, &di)
 	return di, err
 }
 
 // CheckBlockExist reports whether a block exists, from the block tree (it
 // does not lag behind writes like the SQL index).
 func (c *Client) CheckBlockExist(ctx context.Context, id string) (bool, error) {
-	if err := need(epCheckBlockExist, "id", id); err != nil {
+	if err := need(endpoint.CheckBlockExist, "id", id); err != nil {
 		return false, err
 	}
 	var ok bool
-	err := c.invoke(ctx, epCheckBlockExist, idArg{id}, &ok)
+	err := c.invoke(ctx, endpoint.CheckBlockExist, idArg{id}, &ok)
 	return ok, err
 }
 
 // SetBlockAttrs sets block attributes. The kernel treats "" as "remove this
 // attribute"; custom attributes need the "custom-" prefix.
 func (c *Client) SetBlockAttrs(ctx context.Context, id string, attrs map[string]string) error {
-	if err := need(epSetBlockAttrs, "id", id); err != nil {
+	if err := need(endpoint.SetBlockAttrs, "id", id); err != nil {
 		return err
 	}
 	if attrs == nil {
@@ -285,18 +287,18 @@ func (c *Client) SetBlockAttrs(ctx context.Context, id string, attrs map[string]
 		ID    string            `json:"id"`
 		Attrs map[string]string `json:"attrs"`
 	}{id, attrs}
-	return c.invoke(ctx, epSetBlockAttrs, req, nil)
+	return c.invoke(ctx, endpoint.SetBlockAttrs, req, nil)
 }
 
 // GetBlockAttrs returns a block's attributes (id, type, updated, title, ...),
 // read from the tree rather than the lagging SQL index. An unknown block
 // yields an empty map.
 func (c *Client) GetBlockAttrs(ctx context.Context, id string) (map[string]string, error) {
-	if err := need(epGetBlockAttrs, "id", id); err != nil {
+	if err := need(endpoint.GetBlockAttrs, "id", id); err != nil {
 		return nil, err
 	}
 	m := map[string]string{}
-	if err := c.invoke(ctx, epGetBlockAttrs, idArg{id}, &m); err != nil {
+	if err := c.invoke(ctx, endpoint.GetBlockAttrs, idArg{id}, &m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -304,11 +306,11 @@ func (c *Client) GetBlockAttrs(ctx context.Context, id string) (map[string]strin
 
 // BatchGetBlockAttrs returns attributes by block ID.
 func (c *Client) BatchGetBlockAttrs(ctx context.Context, ids []string) (map[string]map[string]string, error) {
-	if err := needIDs(epBatchGetBlockAttrs, "ids", ids); err != nil {
+	if err := needIDs(endpoint.BatchGetBlockAttrs, "ids", ids); err != nil {
 		return nil, err
 	}
 	m := map[string]map[string]string{}
-	if err := c.invoke(ctx, epBatchGetBlockAttrs, idsArg{ids}, &m); err != nil {
+	if err := c.invoke(ctx, endpoint.BatchGetBlockAttrs, idsArg{ids}, &m); err != nil {
 		return nil, err
 	}
 	return m, nil

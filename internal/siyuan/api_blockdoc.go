@@ -3,13 +3,15 @@ package siyuan
 import (
 	"context"
 	"fmt"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // GetBlockBreadcrumb returns the crumbs from a block's document down to
 // the block. An unknown id yields an empty list with code 0.
 // excludeTypes only changes how crumb names are rendered (inline types).
 func (c *Client) GetBlockBreadcrumb(ctx context.Context, id string, excludeTypes []string) ([]BlockPath, error) {
-	if err := need(epGetBlockBreadcrumb, "id", id); err != nil {
+	if err := need(endpoint.GetBlockBreadcrumb, "id", id); err != nil {
 		return nil, err
 	}
 	req := struct {
@@ -17,7 +19,7 @@ func (c *Client) GetBlockBreadcrumb(ctx context.Context, id string, excludeTypes
 		ExcludeTypes []string `json:"excludeTypes,omitempty"`
 	}{id, excludeTypes}
 	out := []BlockPath{}
-	if err := c.invoke(ctx, epGetBlockBreadcrumb, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetBlockBreadcrumb, req, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -30,10 +32,10 @@ func (c *Client) GetBlockBreadcrumb(ctx context.Context, id string, excludeTypes
 // Unknown ids are counted in BlockCount but add no text.
 func (c *Client) GetBlocksWordCount(ctx context.Context, ids []string) (BlockStat, error) {
 	var wc WordCount
-	if err := needIDs(epGetBlocksWordCount, "ids", ids); err != nil {
+	if err := needIDs(endpoint.GetBlocksWordCount, "ids", ids); err != nil {
 		return wc.Stat, err
 	}
-	err := c.invoke(ctx, epGetBlocksWordCount, idsArg{ids}, &wc)
+	err := c.invoke(ctx, endpoint.GetBlocksWordCount, idsArg{ids}, &wc)
 	return wc.Stat, err
 }
 
@@ -41,7 +43,7 @@ func (c *Client) GetBlocksWordCount(ctx context.Context, ids []string) (BlockSta
 // whole workspace (at most 16, newest first), from the SQL index.
 func (c *Client) GetRecentUpdatedBlocks(ctx context.Context) ([]Block, error) {
 	out := []Block{}
-	if err := c.invoke(ctx, epGetRecentUpdatedBlocks, struct{}{}, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetRecentUpdatedBlocks, struct{}{}, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -56,7 +58,7 @@ func (c *Client) GetRecentUpdatedBlocks(ctx context.Context) ([]Block, error) {
 // document or anything in it; with av, AttrViews names its databases. The
 // kernel fails the whole call when an id is unknown.
 func (c *Client) GetDocsInfo(ctx context.Context, ids []string, refCount, av bool) ([]DocInfo, error) {
-	if err := needIDs(epGetDocsInfo, "ids", ids); err != nil {
+	if err := needIDs(endpoint.GetDocsInfo, "ids", ids); err != nil {
 		return nil, err
 	}
 	req := struct {
@@ -65,12 +67,12 @@ func (c *Client) GetDocsInfo(ctx context.Context, ids []string, refCount, av boo
 		AV       bool     `json:"av"`
 	}{ids, refCount, av}
 	out := []DocInfo{}
-	if err := c.invoke(ctx, epGetDocsInfo, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetDocsInfo, req, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
 		// The kernel answers a missing argument with code 0 and no data.
-		return nil, fmt.Errorf("%s: no document info in the answer", epGetDocsInfo)
+		return nil, fmt.Errorf("%s: no document info in the answer", endpoint.GetDocsInfo)
 	}
 	return out, nil
 }
@@ -81,7 +83,7 @@ func (c *Client) GetDocsInfo(ctx context.Context, ids []string, refCount, av boo
 // toID fails ("block not found"); an unknown fromID or ref block changes
 // nothing and still answers code 0.
 func (c *Client) TransferBlockRef(ctx context.Context, fromID, toID string, refIDs []string) error {
-	if err := need(epTransferBlockRef, "fromID", fromID, "toID", toID); err != nil {
+	if err := need(endpoint.TransferBlockRef, "fromID", fromID, "toID", toID); err != nil {
 		return err
 	}
 	req := struct {
@@ -90,24 +92,24 @@ func (c *Client) TransferBlockRef(ctx context.Context, fromID, toID string, refI
 		RefIDs   []string `json:"refIDs,omitempty"`
 		ReloadUI bool     `json:"reloadUI"`
 	}{fromID, toID, refIDs, false}
-	return c.invoke(ctx, epTransferBlockRef, req, nil)
+	return c.invoke(ctx, endpoint.TransferBlockRef, req, nil)
 }
 
 // GetBlockKramdownsMode is GetBlockKramdowns with the export mode: "md"
 // (Markdown markers) or "textmark" (inline marks as spans).
 func (c *Client) GetBlockKramdownsMode(ctx context.Context, ids []string, mode string) (map[string]string, error) {
-	if err := needIDs(epGetBlockKramdowns, "ids", ids); err != nil {
+	if err := needIDs(endpoint.GetBlockKramdowns, "ids", ids); err != nil {
 		return nil, err
 	}
 	if mode != "md" && mode != "textmark" {
-		return nil, invalidArg(epGetBlockKramdowns, `mode must be "md" or "textmark", got %q`, mode)
+		return nil, invalidArg(endpoint.GetBlockKramdowns, `mode must be "md" or "textmark", got %q`, mode)
 	}
 	req := struct {
 		IDs  []string `json:"ids"`
 		Mode string   `json:"mode"`
 	}{ids, mode}
 	m := map[string]string{}
-	if err := c.invoke(ctx, epGetBlockKramdowns, req, &m); err != nil {
+	if err := c.invoke(ctx, endpoint.GetBlockKramdowns, req, &m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -123,7 +125,7 @@ func (c *Client) SearchDocs(ctx context.Context, k string) ([]DocSearchHit, erro
 		K string `json:"k"`
 	}{k}
 	out := []DocSearchHit{}
-	if err := c.invoke(ctx, epSearchDocs, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.SearchDocs, req, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -138,7 +140,7 @@ func (c *Client) SearchDocs(ctx context.Context, k string) ([]DocSearchHit, erro
 // found".
 func (c *Client) GetDoc(ctx context.Context, id string, size int) (Doc, error) {
 	var d Doc
-	if err := need(epGetDoc, "id", id); err != nil {
+	if err := need(endpoint.GetDoc, "id", id); err != nil {
 		return d, err
 	}
 	req := struct {
@@ -146,7 +148,7 @@ func (c *Client) GetDoc(ctx context.Context, id string, size int) (Doc, error) {
 		Mode int    `json:"mode"`
 		Size int    `json:"size,omitempty"`
 	}{id, 0, size}
-	err := c.invoke(ctx, epGetDoc, req, &d)
+	err := c.invoke(ctx, endpoint.GetDoc, req, &d)
 	return d, err
 }
 
@@ -155,7 +157,7 @@ func (c *Client) GetDoc(ctx context.Context, id string, size int) (Doc, error) {
 // outline panel shows it (preview: as the preview shows it, the title
 // first as a level-1 heading); an unknown id yields an empty outline.
 func (c *Client) GetDocOutline(ctx context.Context, id string, preview bool) ([]OutlinePath, error) {
-	if err := need(epGetDocOutline, "id", id); err != nil {
+	if err := need(endpoint.GetDocOutline, "id", id); err != nil {
 		return nil, err
 	}
 	req := struct {
@@ -163,7 +165,7 @@ func (c *Client) GetDocOutline(ctx context.Context, id string, preview bool) ([]
 		Preview bool   `json:"preview"`
 	}{id, preview}
 	out := []OutlinePath{}
-	if err := c.invoke(ctx, epGetDocOutline, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetDocOutline, req, &out); err != nil {
 		return nil, err
 	}
 	if out == nil {

@@ -3,18 +3,8 @@ package siyuan
 import (
 	"context"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
-)
-
-// Daily notes and document structure changes. Every one of these endpoints
-// is a write (kindOf's default), attempted once.
-const (
-	epCreateDailyNote       = "/api/filetree/createDailyNote"
-	epAppendDailyNoteBlock  = "/api/block/appendDailyNoteBlock"
-	epPrependDailyNoteBlock = "/api/block/prependDailyNoteBlock"
-	epDuplicateDoc          = "/api/filetree/duplicateDoc"
-	epHeading2Doc           = "/api/filetree/heading2Doc"
-	epDoc2Heading           = "/api/filetree/doc2Heading"
 )
 
 type (
@@ -29,18 +19,18 @@ type (
 // A note found there gains the custom-dailynote-YYYYMMDD attribute. app,
 // when set, names the SiYuan app the kernel's "created" event is for.
 func (c *Client) CreateDailyNote(ctx context.Context, notebook, app string) (string, error) {
-	if err := need(epCreateDailyNote, "notebook", notebook); err != nil {
+	if err := need(endpoint.CreateDailyNote, "notebook", notebook); err != nil {
 		return "", err
 	}
 	var out DailyNote
-	if err := c.invoke(ctx, epCreateDailyNote, struct {
+	if err := c.invoke(ctx, endpoint.CreateDailyNote, struct {
 		Notebook string `json:"notebook"`
 		App      string `json:"app,omitempty"`
 	}{notebook, app}, &out); err != nil {
 		return "", err
 	}
 	if out.ID == "" {
-		return "", missingResult(epCreateDailyNote, "id")
+		return "", missingResult(endpoint.CreateDailyNote, "id")
 	}
 	return out.ID, nil
 }
@@ -48,12 +38,12 @@ func (c *Client) CreateDailyNote(ctx context.Context, notebook, app string) (str
 // AppendDailyNoteBlock appends blocks to today's daily note of a notebook
 // (creating the note first if needed) and returns the transactions.
 func (c *Client) AppendDailyNoteBlock(ctx context.Context, notebook, dataType, data string) ([]Transaction, error) {
-	return c.dailyNoteInsert(ctx, epAppendDailyNoteBlock, notebook, dataType, data)
+	return c.dailyNoteInsert(ctx, endpoint.AppendDailyNoteBlock, notebook, dataType, data)
 }
 
 // PrependDailyNoteBlock is AppendDailyNoteBlock for the note's start.
 func (c *Client) PrependDailyNoteBlock(ctx context.Context, notebook, dataType, data string) ([]Transaction, error) {
-	return c.dailyNoteInsert(ctx, epPrependDailyNoteBlock, notebook, dataType, data)
+	return c.dailyNoteInsert(ctx, endpoint.PrependDailyNoteBlock, notebook, dataType, data)
 }
 
 func (c *Client) dailyNoteInsert(ctx context.Context, ep, notebook, dataType, data string) ([]Transaction, error) {
@@ -78,15 +68,15 @@ func (c *Client) dailyNoteInsert(ctx context.Context, ep, notebook, dataType, da
 // DuplicateDoc copies the document holding id (sub-documents excluded) next
 // to it, with new block ids and the title "<title> (Duplicated <time>)".
 func (c *Client) DuplicateDoc(ctx context.Context, id string) (DuplicatedDoc, error) {
-	if err := need(epDuplicateDoc, "id", id); err != nil {
+	if err := need(endpoint.DuplicateDoc, "id", id); err != nil {
 		return DuplicatedDoc{}, err
 	}
 	var out DuplicatedDoc
-	if err := c.invoke(ctx, epDuplicateDoc, idArg{id}, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.DuplicateDoc, idArg{id}, &out); err != nil {
 		return DuplicatedDoc{}, err
 	}
 	if out.ID == "" {
-		return DuplicatedDoc{}, missingResult(epDuplicateDoc, "id")
+		return DuplicatedDoc{}, missingResult(endpoint.DuplicateDoc, "id")
 	}
 	return out, nil
 }
@@ -105,10 +95,10 @@ type Heading2DocRequest struct {
 // the heading's. SiYuan converts any block it is given (a paragraph becomes
 // an empty document titled by its text): check the type first.
 func (c *Client) Heading2Doc(ctx context.Context, req Heading2DocRequest) error {
-	if err := need(epHeading2Doc, "srcHeadingID", req.HeadingID, "targetNoteBook", req.TargetNotebook); err != nil {
+	if err := need(endpoint.Heading2Doc, "srcHeadingID", req.HeadingID, "targetNoteBook", req.TargetNotebook); err != nil {
 		return err
 	}
-	return c.invoke(ctx, epHeading2Doc, req, nil)
+	return c.invoke(ctx, endpoint.Heading2Doc, req, nil)
 }
 
 // Doc2Heading turns a document into a heading (with the document's id) and
@@ -116,7 +106,7 @@ func (c *Client) Heading2Doc(ctx context.Context, req Heading2DocRequest) error 
 // answers success and does nothing when targetID does not exist, and
 // corrupts the target when targetID is a document: pass a block inside one.
 func (c *Client) Doc2Heading(ctx context.Context, srcID, targetID string, after bool) (Doc2Heading, error) {
-	if err := need(epDoc2Heading, "srcID", srcID, "targetID", targetID); err != nil {
+	if err := need(endpoint.Doc2Heading, "srcID", srcID, "targetID", targetID); err != nil {
 		return Doc2Heading{}, err
 	}
 	req := struct {
@@ -125,7 +115,7 @@ func (c *Client) Doc2Heading(ctx context.Context, srcID, targetID string, after 
 		After    bool   `json:"after"`
 	}{srcID, targetID, after}
 	var out Doc2Heading
-	if err := c.invoke(ctx, epDoc2Heading, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.Doc2Heading, req, &out); err != nil {
 		return Doc2Heading{}, err
 	}
 	return out, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // dailyAPICases are the daily-note and document-structure methods.
@@ -12,26 +14,26 @@ func dailyAPICases() []apiCase {
 	txWant := []Transaction{{DoOperations: []Operation{{Action: "insert", Data: `<div data-node-id="` + blk + `"></div>`, ID: blk, ParentID: doc}}}}
 	return []apiCase{
 		{"CreateDailyNote", func(ctx context.Context, c *Client) (any, error) { return c.CreateDailyNote(ctx, nb, "") },
-			epCreateDailyNote, `{"notebook":"` + nb + `"}`, `{"id":"` + doc + `"}`, doc, Write},
+			endpoint.CreateDailyNote, `{"notebook":"` + nb + `"}`, `{"id":"` + doc + `"}`, doc, Write},
 		{"CreateDailyNote app", func(ctx context.Context, c *Client) (any, error) { return c.CreateDailyNote(ctx, nb, "app1") },
-			epCreateDailyNote, `{"notebook":"` + nb + `","app":"app1"}`, `{"id":"` + doc + `"}`, doc, Write},
+			endpoint.CreateDailyNote, `{"notebook":"` + nb + `","app":"app1"}`, `{"id":"` + doc + `"}`, doc, Write},
 		{"AppendDailyNoteBlock", func(ctx context.Context, c *Client) (any, error) {
 			return c.AppendDailyNoteBlock(ctx, nb, "markdown", "x")
-		}, epAppendDailyNoteBlock, `{"notebook":"` + nb + `","dataType":"markdown","data":"x"}`, txData, txWant, Write},
+		}, endpoint.AppendDailyNoteBlock, `{"notebook":"` + nb + `","dataType":"markdown","data":"x"}`, txData, txWant, Write},
 		{"PrependDailyNoteBlock", func(ctx context.Context, c *Client) (any, error) {
 			return c.PrependDailyNoteBlock(ctx, nb, "dom", "<div></div>")
-		}, epPrependDailyNoteBlock, `{"notebook":"` + nb + `","dataType":"dom","data":"<div></div>"}`, txData, txWant, Write},
+		}, endpoint.PrependDailyNoteBlock, `{"notebook":"` + nb + `","dataType":"dom","data":"<div></div>"}`, txData, txWant, Write},
 		{"DuplicateDoc", func(ctx context.Context, c *Client) (any, error) { return c.DuplicateDoc(ctx, doc) },
-			epDuplicateDoc, `{"id":"` + doc + `"}`, `{"id":"` + blk + `","notebook":"` + nb + `","path":"/` + blk + `.sy","hPath":"/B  (Duplicated 2024-01-03 12:00:00)"}`,
+			endpoint.DuplicateDoc, `{"id":"` + doc + `"}`, `{"id":"` + blk + `","notebook":"` + nb + `","path":"/` + blk + `.sy","hPath":"/B  (Duplicated 2024-01-03 12:00:00)"}`,
 			DuplicatedDoc{ID: blk, Notebook: nb, Path: "/" + blk + ".sy", HPath: "/B  (Duplicated 2024-01-03 12:00:00)"}, Write},
 		{"Heading2Doc", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.Heading2Doc(ctx, Heading2DocRequest{HeadingID: blk, TargetNotebook: nb, TargetPath: "/"})
-		}, epHeading2Doc, `{"srcHeadingID":"` + blk + `","targetNoteBook":"` + nb + `","targetPath":"/"}`, `null`, nil, Write},
+		}, endpoint.Heading2Doc, `{"srcHeadingID":"` + blk + `","targetNoteBook":"` + nb + `","targetPath":"/"}`, `null`, nil, Write},
 		{"Heading2Doc previous", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.Heading2Doc(ctx, Heading2DocRequest{HeadingID: blk, TargetNotebook: nb, PreviousPath: "/" + doc + ".sy"})
-		}, epHeading2Doc, `{"srcHeadingID":"` + blk + `","targetNoteBook":"` + nb + `","previousPath":"/` + doc + `.sy"}`, `null`, nil, Write},
+		}, endpoint.Heading2Doc, `{"srcHeadingID":"` + blk + `","targetNoteBook":"` + nb + `","previousPath":"/` + doc + `.sy"}`, `null`, nil, Write},
 		{"Doc2Heading", func(ctx context.Context, c *Client) (any, error) { return c.Doc2Heading(ctx, doc, blk, true) },
-			epDoc2Heading, `{"srcID":"` + doc + `","targetID":"` + blk + `","after":true}`, `{"srcTreeBox":"` + nb + `","srcTreePath":"/` + doc + `.sy"}`,
+			endpoint.Doc2Heading, `{"srcID":"` + doc + `","targetID":"` + blk + `","after":true}`, `{"srcTreeBox":"` + nb + `","srcTreePath":"/` + doc + `.sy"}`,
 			Doc2Heading{SrcTreeBox: nb, SrcTreePath: "/" + doc + ".sy"}, Write},
 	}
 }

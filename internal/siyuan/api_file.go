@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 type pathArg struct {
@@ -32,19 +34,19 @@ type pathArg struct {
 func (c *Client) UploadAsset(ctx context.Context, req AssetUploadRequest) (AssetUploadResult, error) {
 	var res AssetUploadResult
 	if len(req.Files) == 0 {
-		return res, invalidArg(epUploadAsset, "at least one file is required")
+		return res, invalidArg(endpoint.UploadAsset, "at least one file is required")
 	}
 	for i, f := range req.Files {
-		if err := checkFileName(epUploadAsset, f.Name); err != nil {
+		if err := checkFileName(endpoint.UploadAsset, f.Name); err != nil {
 			return res, err
 		}
 		if f.Body == nil {
-			return res, invalidArg(epUploadAsset, "files[%d] has no body", i)
+			return res, invalidArg(endpoint.UploadAsset, "files[%d] has no body", i)
 		}
 	}
 	r := &request{
-		endpoint: epUploadAsset,
-		kind:     kindOf(epUploadAsset),
+		endpoint: endpoint.UploadAsset,
+		kind:     kindOf(endpoint.UploadAsset),
 		out:      &res,
 		multipart: func(mw *multipart.Writer) error {
 			if req.AssetsDirPath != "" {
@@ -108,14 +110,14 @@ func checkFileName(endpoint, name string) error {
 // ErrFileNotFound)), 409 a directory, 403 outside the workspace, -3 an
 // encrypted notebook, -1 a malformed argument.
 func (c *Client) GetFile(ctx context.Context, p string) (io.ReadCloser, string, error) {
-	if err := need(epGetFile, "path", p); err != nil {
+	if err := need(endpoint.GetFile, "path", p); err != nil {
 		return nil, "", err
 	}
-	body, err := encodeJSONBody(epGetFile, pathArg{p})
+	body, err := encodeJSONBody(endpoint.GetFile, pathArg{p})
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := c.run(ctx, &request{endpoint: epGetFile, kind: kindOf(epGetFile), jsonBody: body, raw: true})
+	res, err := c.run(ctx, &request{endpoint: endpoint.GetFile, kind: kindOf(endpoint.GetFile), jsonBody: body, raw: true})
 	if err != nil {
 		return nil, "", err
 	}
@@ -130,18 +132,18 @@ func (c *Client) GetFile(ctx context.Context, p string) (io.ReadCloser, string, 
 // check (no # : * ? " < > | \ and the like, at most 189 bytes; else code
 // 400). Writing .sy files this way bypasses the kernel's index.
 func (c *Client) PutFile(ctx context.Context, req PutFileRequest) error {
-	if err := need(epPutFile, "path", req.Path); err != nil {
+	if err := need(endpoint.PutFile, "path", req.Path); err != nil {
 		return err
 	}
-	if err := checkFileName(epPutFile, req.Path); err != nil {
+	if err := checkFileName(endpoint.PutFile, req.Path); err != nil {
 		return err
 	}
 	if !req.IsDir && req.Body == nil {
-		return invalidArg(epPutFile, "body is required unless isDir")
+		return invalidArg(endpoint.PutFile, "body is required unless isDir")
 	}
 	r := &request{
-		endpoint: epPutFile,
-		kind:     kindOf(epPutFile),
+		endpoint: endpoint.PutFile,
+		kind:     kindOf(endpoint.PutFile),
 		multipart: func(mw *multipart.Writer) error {
 			if err := mw.WriteField("path", req.Path); err != nil {
 				return err
@@ -172,10 +174,10 @@ func (c *Client) PutFile(ctx context.Context, req PutFileRequest) error {
 // RemoveFile deletes a workspace file or directory, recursively. A missing
 // path is code 404 (errors.Is(err, ErrFileNotFound)).
 func (c *Client) RemoveFile(ctx context.Context, p string) error {
-	if err := need(epRemoveFile, "path", p); err != nil {
+	if err := need(endpoint.RemoveFile, "path", p); err != nil {
 		return err
 	}
-	return c.invoke(ctx, epRemoveFile, pathArg{p}, nil)
+	return c.invoke(ctx, endpoint.RemoveFile, pathArg{p}, nil)
 }
 
 // ReadDir lists a workspace directory, sorted by name; Updated is the
@@ -183,11 +185,11 @@ func (c *Client) RemoveFile(ctx context.Context, p string) error {
 // does not trim the path. A missing directory is code 404
 // (errors.Is(err, ErrFileNotFound)), a file 409.
 func (c *Client) ReadDir(ctx context.Context, p string) ([]DirEntry, error) {
-	if err := need(epReadDir, "path", p); err != nil {
+	if err := need(endpoint.ReadDir, "path", p); err != nil {
 		return nil, err
 	}
 	var entries []DirEntry
-	if err := c.invoke(ctx, epReadDir, pathArg{p}, &entries); err != nil {
+	if err := c.invoke(ctx, endpoint.ReadDir, pathArg{p}, &entries); err != nil {
 		return nil, err
 	}
 	if entries == nil {
@@ -200,7 +202,7 @@ func (c *Client) ReadDir(ctx context.Context, p string) ([]DirEntry, error) {
 // returns that workspace-relative path (fetch it with GetFile). It writes a
 // file, so it is attempted once. An empty name lets the kernel pick one.
 func (c *Client) ExportResources(ctx context.Context, paths []string, name string) (string, error) {
-	if err := needIDs(epExportResources, "paths", paths); err != nil {
+	if err := needIDs(endpoint.ExportResources, "paths", paths); err != nil {
 		return "", err
 	}
 	req := struct {
@@ -210,11 +212,11 @@ func (c *Client) ExportResources(ctx context.Context, paths []string, name strin
 	var data struct {
 		Path string `json:"path"`
 	}
-	if err := c.invoke(ctx, epExportResources, req, &data); err != nil {
+	if err := c.invoke(ctx, endpoint.ExportResources, req, &data); err != nil {
 		return "", err
 	}
 	if data.Path == "" {
-		return "", missingResult(epExportResources, "path")
+		return "", missingResult(endpoint.ExportResources, "path")
 	}
 	return data.Path, nil
 }
@@ -223,13 +225,13 @@ func (c *Client) ExportResources(ctx context.Context, paths []string, name strin
 // matter (yfm:false), using the kernel's configured reference and embed modes.
 func (c *Client) ExportMdContent(ctx context.Context, id string) (MdContent, error) {
 	var md MdContent
-	if err := need(epExportMdContent, "id", id); err != nil {
+	if err := need(endpoint.ExportMdContent, "id", id); err != nil {
 		return md, err
 	}
 	req := struct {
 		ID  string `json:"id"`
 		YFM bool   `json:"yfm"`
 	}{id, false}
-	err := c.invoke(ctx, epExportMdContent, req, &md)
+	err := c.invoke(ctx, endpoint.ExportMdContent, req, &md)
 	return md, err
 }

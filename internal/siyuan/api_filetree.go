@@ -4,6 +4,8 @@ import (
 	"context"
 	"path"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // Note: SiYuan 3.7.3 has no per-document sort-mode endpoint (no
@@ -19,63 +21,63 @@ type idArg struct {
 // Missing intermediate documents in req.Path are created empty. Not
 // idempotent: look the path up with GetIDsByHPath first, or pin req.ID.
 func (c *Client) CreateDocWithMd(ctx context.Context, req CreateDocRequest) (string, error) {
-	if err := need(epCreateDocWithMd, "notebook", req.Notebook, "path", req.Path); err != nil {
+	if err := need(endpoint.CreateDocWithMd, "notebook", req.Notebook, "path", req.Path); err != nil {
 		return "", err
 	}
 	var id string
-	if err := c.invoke(ctx, epCreateDocWithMd, req, &id); err != nil {
+	if err := c.invoke(ctx, endpoint.CreateDocWithMd, req, &id); err != nil {
 		return "", err
 	}
 	if id == "" {
-		return "", missingResult(epCreateDocWithMd, "document ID")
+		return "", missingResult(endpoint.CreateDocWithMd, "document ID")
 	}
 	return id, nil
 }
 
 // RenameDocByID sets a document's title.
 func (c *Client) RenameDocByID(ctx context.Context, id, title string) error {
-	if err := need(epRenameDocByID, "id", id); err != nil {
+	if err := need(endpoint.RenameDocByID, "id", id); err != nil {
 		return err
 	}
 	req := struct {
 		ID    string `json:"id"`
 		Title string `json:"title"`
 	}{id, title}
-	return c.invoke(ctx, epRenameDocByID, req, nil)
+	return c.invoke(ctx, endpoint.RenameDocByID, req, nil)
 }
 
 // RemoveDocByID deletes a document and its children (copied into history/
 // first). The notebook's top-level document cannot be removed.
 func (c *Client) RemoveDocByID(ctx context.Context, id string) error {
-	if err := need(epRemoveDocByID, "id", id); err != nil {
+	if err := need(endpoint.RemoveDocByID, "id", id); err != nil {
 		return err
 	}
-	return c.invoke(ctx, epRemoveDocByID, idArg{id}, nil)
+	return c.invoke(ctx, endpoint.RemoveDocByID, idArg{id}, nil)
 }
 
 // MoveDocsByID moves documents under toID, a document or a notebook ID.
 func (c *Client) MoveDocsByID(ctx context.Context, fromIDs []string, toID string) error {
-	if err := needIDs(epMoveDocsByID, "fromIDs", fromIDs); err != nil {
+	if err := needIDs(endpoint.MoveDocsByID, "fromIDs", fromIDs); err != nil {
 		return err
 	}
-	if err := need(epMoveDocsByID, "toID", toID); err != nil {
+	if err := need(endpoint.MoveDocsByID, "toID", toID); err != nil {
 		return err
 	}
 	req := struct {
 		FromIDs []string `json:"fromIDs"`
 		ToID    string   `json:"toID"`
 	}{fromIDs, toID}
-	return c.invoke(ctx, epMoveDocsByID, req, nil)
+	return c.invoke(ctx, endpoint.MoveDocsByID, req, nil)
 }
 
 // GetHPathByID returns the human path of the document holding a block
 // ("/" for a notebook's top-level document).
 func (c *Client) GetHPathByID(ctx context.Context, id string) (string, error) {
-	if err := need(epGetHPathByID, "id", id); err != nil {
+	if err := need(endpoint.GetHPathByID, "id", id); err != nil {
 		return "", err
 	}
 	var hpath string
-	err := c.invoke(ctx, epGetHPathByID, idArg{id}, &hpath)
+	err := c.invoke(ctx, endpoint.GetHPathByID, idArg{id}, &hpath)
 	return hpath, err
 }
 
@@ -83,17 +85,17 @@ func (c *Client) GetHPathByID(ctx context.Context, id string) (string, error) {
 // a block.
 func (c *Client) GetPathByID(ctx context.Context, id string) (DocPath, error) {
 	var p DocPath
-	if err := need(epGetPathByID, "id", id); err != nil {
+	if err := need(endpoint.GetPathByID, "id", id); err != nil {
 		return p, err
 	}
-	err := c.invoke(ctx, epGetPathByID, idArg{id}, &p)
+	err := c.invoke(ctx, endpoint.GetPathByID, idArg{id}, &p)
 	return p, err
 }
 
 // GetIDsByHPath returns the IDs of the documents at a human path; several
 // when titles are duplicated, none when there is no such document.
 func (c *Client) GetIDsByHPath(ctx context.Context, notebook, hpath string) ([]string, error) {
-	if err := need(epGetIDsByHPath, "notebook", notebook, "path", hpath); err != nil {
+	if err := need(endpoint.GetIDsByHPath, "notebook", notebook, "path", hpath); err != nil {
 		return nil, err
 	}
 	req := struct {
@@ -101,7 +103,7 @@ func (c *Client) GetIDsByHPath(ctx context.Context, notebook, hpath string) ([]s
 		Path     string `json:"path"`
 	}{notebook, hpath}
 	var ids []string
-	if err := c.invoke(ctx, epGetIDsByHPath, req, &ids); err != nil {
+	if err := c.invoke(ctx, endpoint.GetIDsByHPath, req, &ids); err != nil {
 		return nil, err
 	}
 	if ids == nil {
@@ -115,7 +117,7 @@ func (c *Client) GetIDsByHPath(ctx context.Context, notebook, hpath string) ([]s
 // are omitted unless req.ShowHidden.
 func (c *Client) ListDocsByPath(ctx context.Context, req ListDocsRequest) (DocList, error) {
 	var list DocList
-	if err := need(epListDocsByPath, "notebook", req.Notebook, "path", req.Path); err != nil {
+	if err := need(endpoint.ListDocsByPath, "notebook", req.Notebook, "path", req.Path); err != nil {
 		return list, err
 	}
 	wire := struct {
@@ -124,7 +126,7 @@ func (c *Client) ListDocsByPath(ctx context.Context, req ListDocsRequest) (DocLi
 		// every open UI when the listing is truncated.
 		IgnoreMaxListHint bool `json:"ignoreMaxListHint"`
 	}{req, true}
-	if err := c.invoke(ctx, epListDocsByPath, wire, &list); err != nil {
+	if err := c.invoke(ctx, endpoint.ListDocsByPath, wire, &list); err != nil {
 		return list, err
 	}
 	if list.Files == nil {
@@ -136,17 +138,17 @@ func (c *Client) ListDocsByPath(ctx context.Context, req ListDocsRequest) (DocLi
 // ChangeSort sets the custom order of sibling documents: paths (storage
 // paths sharing one parent) get ranks 1..n, remaining siblings follow.
 func (c *Client) ChangeSort(ctx context.Context, notebook string, paths []string) error {
-	if err := need(epChangeSort, "notebook", notebook); err != nil {
+	if err := need(endpoint.ChangeSort, "notebook", notebook); err != nil {
 		return err
 	}
-	if err := needIDs(epChangeSort, "paths", paths); err != nil {
+	if err := needIDs(endpoint.ChangeSort, "paths", paths); err != nil {
 		return err
 	}
 	req := struct {
 		Notebook string   `json:"notebook"`
 		Paths    []string `json:"paths"`
 	}{notebook, paths}
-	return c.invoke(ctx, epChangeSort, req, nil)
+	return c.invoke(ctx, endpoint.ChangeSort, req, nil)
 }
 
 // DocIDOfPath is the id of the document a storage path names

@@ -1,6 +1,10 @@
 package siyuan
 
-import "context"
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+)
 
 // SpinBlockDOM returns a block's DOM as SiYuan's editor would hold it:
 // parsed and rendered again by the kernel's Lute engine (attributes
@@ -12,7 +16,7 @@ func (c *Client) SpinBlockDOM(ctx context.Context, dom string) (string, error) {
 	var out struct {
 		DOM string `json:"dom"`
 	}
-	err := c.invoke(ctx, epSpinBlockDOM, struct {
+	err := c.invoke(ctx, endpoint.SpinBlockDOM, struct {
 		DOM string `json:"dom"`
 	}{dom}, &out)
 	return out.DOM, err

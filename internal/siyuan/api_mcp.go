@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // SiYuan's own MCP endpoint (3.7.0 and later): POST /mcp behind the same
@@ -95,7 +97,7 @@ type MCPError struct {
 }
 
 func (e *MCPError) Error() string {
-	return fmt.Sprintf("siyuan %s %s: JSON-RPC error %d: %s", epMCP, e.Method, e.Code, e.Message)
+	return fmt.Sprintf("siyuan %s %s: JSON-RPC error %d: %s", endpoint.MCP, e.Method, e.Code, e.Message)
 }
 
 // mcp sends one JSON-RPC request to /mcp and decodes its result into out.
@@ -116,10 +118,10 @@ func (c *Client) mcp(ctx context.Context, method string, params map[string]any, 
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	if err != nil {
-		return invalidArg(epMCP, "encode %s: %v", method, err)
+		return invalidArg(endpoint.MCP, "encode %s: %v", method, err)
 	}
 	decode := func(b []byte) error { return decodeRPC(method, id, b, out) }
-	r := &request{endpoint: epMCP, kind: kind, jsonBody: body, decode: decode, maxBody: maxBody,
+	r := &request{endpoint: endpoint.MCP, kind: kind, jsonBody: body, decode: decode, maxBody: maxBody,
 		headers: map[string]string{
 			"MCP-Protocol-Version": MCPProtocolVersion,
 			"Mcp-Method":           method,
@@ -137,7 +139,7 @@ func (c *Client) mcp(ctx context.Context, method string, params map[string]any, 
 // *DecodeError.
 func decodeRPC(method string, id int64, b []byte, out any) error {
 	if len(bytes.TrimSpace(b)) == 0 {
-		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, ErrMCPEmptyReply)}
+		return &DecodeError{Endpoint: endpoint.MCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, ErrMCPEmptyReply)}
 	}
 	var reply struct {
 		ID     json.RawMessage `json:"id"`
@@ -148,19 +150,19 @@ func decodeRPC(method string, id int64, b []byte, out any) error {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(b, &reply); err != nil {
-		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: not a JSON-RPC reply: %w", method, err)}
+		return &DecodeError{Endpoint: endpoint.MCP, Status: 200, Cause: fmt.Errorf("%s: not a JSON-RPC reply: %w", method, err)}
 	}
 	if reply.Error != nil {
 		return &MCPError{Method: method, Code: reply.Error.Code, Message: reply.Error.Message}
 	}
 	if !bytes.Equal(bytes.TrimSpace(reply.ID), []byte(strconv.FormatInt(id, 10))) {
-		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply to id %s, want %d", method, reply.ID, id)}
+		return &DecodeError{Endpoint: endpoint.MCP, Status: 200, Cause: fmt.Errorf("%s: reply to id %s, want %d", method, reply.ID, id)}
 	}
 	if len(reply.Result) == 0 || isJSONNull(reply.Result) {
-		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: reply without a result", method)}
+		return &DecodeError{Endpoint: endpoint.MCP, Status: 200, Cause: fmt.Errorf("%s: reply without a result", method)}
 	}
 	if err := json.Unmarshal(reply.Result, out); err != nil {
-		return &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, err)}
+		return &DecodeError{Endpoint: endpoint.MCP, Status: 200, Cause: fmt.Errorf("%s: %w", method, err)}
 	}
 	return nil
 }
@@ -210,7 +212,7 @@ func (c *Client) MCPListTools(ctx context.Context) ([]MCPTool, error) {
 		}
 		cursor = page.NextCursor
 	}
-	return nil, &DecodeError{Endpoint: epMCP, Status: 200, Cause: fmt.Errorf("tools/list: more than %d pages", maxMCPPages)}
+	return nil, &DecodeError{Endpoint: endpoint.MCP, Status: 200, Cause: fmt.Errorf("tools/list: more than %d pages", maxMCPPages)}
 }
 
 // MCPCallTool calls one tool, sent exactly once whatever the tool does:
@@ -220,7 +222,7 @@ func (c *Client) MCPListTools(ctx context.Context) ([]MCPTool, error) {
 // one is an outcome unknown too (the tool ran, its answer is lost).
 func (c *Client) MCPCallTool(ctx context.Context, name string, arguments map[string]any, maxBody int64) (*MCPCallResult, error) {
 	if name == "" {
-		return nil, invalidArg(epMCP, "tools/call needs a tool name")
+		return nil, invalidArg(endpoint.MCP, "tools/call needs a tool name")
 	}
 	if arguments == nil {
 		arguments = map[string]any{}

@@ -3,6 +3,8 @@ package siyuan
 import (
 	"context"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 type pushMsgReq struct {
@@ -14,12 +16,12 @@ type pushMsgReq struct {
 // timeoutMs <= 0 uses the kernel default (7000 ms). Attempted once: a
 // repeated notification would be visible.
 func (c *Client) PushMsg(ctx context.Context, msg string, timeoutMs int) (string, error) {
-	return c.push(ctx, epPushMsg, msg, timeoutMs)
+	return c.push(ctx, endpoint.PushMsg, msg, timeoutMs)
 }
 
 // PushErrMsg is PushMsg styled as an error.
 func (c *Client) PushErrMsg(ctx context.Context, msg string, timeoutMs int) (string, error) {
-	return c.push(ctx, epPushErrMsg, msg, timeoutMs)
+	return c.push(ctx, endpoint.PushErrMsg, msg, timeoutMs)
 }
 
 func (c *Client) push(ctx context.Context, ep, msg string, timeoutMs int) (string, error) {
@@ -40,14 +42,14 @@ func (c *Client) push(ctx context.Context, ep, msg string, timeoutMs int) (strin
 // and some make the kernel exit.
 func (c *Client) Transactions(ctx context.Context, txs []Transaction) ([]Transaction, error) {
 	if len(txs) == 0 {
-		return nil, invalidArg(epTransactions, "at least one transaction is required")
+		return nil, invalidArg(endpoint.Transactions, "at least one transaction is required")
 	}
 	req := struct {
 		Transactions []Transaction `json:"transactions"`
 		ReqID        int64         `json:"reqId"`
 	}{txs, time.Now().UnixMilli()}
 	var out []Transaction
-	if err := c.invoke(ctx, epTransactions, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.Transactions, req, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -1,6 +1,10 @@
 package siyuan
 
-import "context"
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+)
 
 // QuerySQL runs one read-only statement (SELECT or WITH) against the SQL
 // index and returns its rows. It sends mode "readonly" so the kernel refuses
@@ -19,7 +23,7 @@ func (c *Client) QuerySQL(ctx context.Context, stmt string) ([]map[string]any, e
 
 // querySQL sends stmt in readonly mode; a data:null answer is nil rows.
 func (c *Client) querySQL(ctx context.Context, stmt string) ([]map[string]any, error) {
-	if err := need(epQuerySQL, "stmt", stmt); err != nil {
+	if err := need(endpoint.QuerySQL, "stmt", stmt); err != nil {
 		return nil, err
 	}
 	req := struct {
@@ -27,7 +31,7 @@ func (c *Client) querySQL(ctx context.Context, stmt string) ([]map[string]any, e
 		Mode string `json:"mode"`
 	}{stmt, "readonly"}
 	var rows []map[string]any
-	if err := c.call(ctx, epQuerySQL, kindOf(epQuerySQL), req, &rows, true); err != nil {
+	if err := c.call(ctx, endpoint.QuerySQL, kindOf(endpoint.QuerySQL), req, &rows, true); err != nil {
 		return nil, err
 	}
 	return rows, nil
@@ -40,7 +44,7 @@ func (c *Client) querySQL(ctx context.Context, stmt string) ([]map[string]any, e
 func (c *Client) QuerySQLStrict(ctx context.Context, stmt string) ([]map[string]any, error) {
 	rows, err := c.querySQL(ctx, stmt)
 	if err == nil && rows == nil {
-		return nil, &APIError{Endpoint: epQuerySQL, Code: 0, Msg: "the kernel answered data:null: it could not run the statement"}
+		return nil, &APIError{Endpoint: endpoint.QuerySQL, Code: 0, Msg: "the kernel answered data:null: it could not run the statement"}
 	}
 	return rows, err
 }
@@ -49,7 +53,7 @@ func (c *Client) QuerySQLStrict(ctx context.Context, stmt string) ([]map[string]
 // flushes the SQL index, so that QuerySQL and FullTextSearchBlock see
 // earlier writes. It only waits, so it is classified as a read and retried.
 func (c *Client) FlushTransaction(ctx context.Context) error {
-	return c.invoke(ctx, epFlushTransaction, nil, nil)
+	return c.invoke(ctx, endpoint.FlushTransaction, nil, nil)
 }
 
 // FullTextSearchBlock searches blocks (from the lagging SQL index). With
@@ -57,15 +61,15 @@ func (c *Client) FlushTransaction(ctx context.Context) error {
 // for read-only-ness, so that form is attempted once like a write.
 func (c *Client) FullTextSearchBlock(ctx context.Context, req FullTextSearchRequest) (FullTextSearchResult, error) {
 	var res FullTextSearchResult
-	kind := kindOf(epFullTextSearchBlock)
+	kind := kindOf(endpoint.FullTextSearchBlock)
 	if req.Method == 2 {
 		kind = Write
 	}
-	if err := c.call(ctx, epFullTextSearchBlock, kind, req, &res, false); err != nil {
+	if err := c.call(ctx, endpoint.FullTextSearchBlock, kind, req, &res, false); err != nil {
 		return FullTextSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // Flashcards (riff), as SiYuan 3.7.3 keeps them: decks of cards, each card
@@ -72,13 +74,13 @@ type RiffCardState struct {
 // has an empty RiffCardID and Content "Search content block does not
 // exist".
 type RiffCardsPage struct {
-	Blocks    []SearchBlock `json:"blocks"`
-	Total     int           `json:"total"`
-	PageCount int           `json:"pageCount"`
+	Blocks    []Block `json:"blocks"`
+	Total     int     `json:"total"`
+	PageCount int     `json:"pageCount"`
 }
 
 // CardState decodes a page block's card schedule (nil when it has none).
-func CardState(b SearchBlock) (*RiffCardState, error) {
+func CardState(b Block) (*RiffCardState, error) {
 	if len(b.RiffCard) == 0 || string(b.RiffCard) == "null" {
 		return nil, nil
 	}
@@ -108,7 +110,7 @@ func reviewedOf(ids []string) []reviewedCard {
 // updated first.
 func (c *Client) GetRiffDecks(ctx context.Context) ([]RiffDeck, error) {
 	var out []RiffDeck
-	if err := c.call(ctx, epGetRiffDecks, kindOf(epGetRiffDecks), struct{}{}, &out, true); err != nil {
+	if err := c.call(ctx, endpoint.GetRiffDecks, kindOf(endpoint.GetRiffDecks), struct{}{}, &out, true); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -120,7 +122,7 @@ func (c *Client) GetRiffDecks(ctx context.Context) ([]RiffDeck, error) {
 // CreateRiffDeck makes an empty deck.
 func (c *Client) CreateRiffDeck(ctx context.Context, name string) (RiffDeck, error) {
 	var out RiffDeck
-	err := c.invoke(ctx, epCreateRiffDeck, struct {
+	err := c.invoke(ctx, endpoint.CreateRiffDeck, struct {
 		Name string `json:"name"`
 	}{name}, &out)
 	return out, err
@@ -129,7 +131,7 @@ func (c *Client) CreateRiffDeck(ctx context.Context, name string) (RiffDeck, err
 // RemoveRiffDeck removes a deck and its cards (the blocks keep their
 // custom-riff-decks attribute).
 func (c *Client) RemoveRiffDeck(ctx context.Context, deckID string) error {
-	return c.invoke(ctx, epRemoveRiffDeck, struct {
+	return c.invoke(ctx, endpoint.RemoveRiffDeck, struct {
 		DeckID string `json:"deckID"`
 	}{deckID}, nil)
 }
@@ -145,7 +147,7 @@ type deckBlocks struct {
 // that names no block still gets a card.
 func (c *Client) AddRiffCards(ctx context.Context, deckID string, blockIDs []string) (*RiffDeck, error) {
 	var out *RiffDeck
-	if err := c.call(ctx, epAddRiffCards, kindOf(epAddRiffCards), deckBlocks{deckID, nonNil(blockIDs)}, &out, true); err != nil {
+	if err := c.call(ctx, endpoint.AddRiffCards, kindOf(endpoint.AddRiffCards), deckBlocks{deckID, nonNil(blockIDs)}, &out, true); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -155,7 +157,7 @@ func (c *Client) AddRiffCards(ctx context.Context, deckID string, blockIDs []str
 // deck, answering nil) and answers the deck.
 func (c *Client) RemoveRiffCards(ctx context.Context, deckID string, blockIDs []string) (*RiffDeck, error) {
 	var out *RiffDeck
-	if err := c.call(ctx, epRemoveRiffCards, kindOf(epRemoveRiffCards), deckBlocks{deckID, nonNil(blockIDs)}, &out, true); err != nil {
+	if err := c.call(ctx, endpoint.RemoveRiffCards, kindOf(endpoint.RemoveRiffCards), deckBlocks{deckID, nonNil(blockIDs)}, &out, true); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -169,11 +171,11 @@ func (c *Client) GetRiffCards(ctx context.Context, deckID string, page, pageSize
 		req["pageSize"] = pageSize
 	}
 	var out RiffCardsPage
-	if err := c.invoke(ctx, epGetRiffCards, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetRiffCards, req, &out); err != nil {
 		return RiffCardsPage{}, err
 	}
 	if out.Blocks == nil {
-		out.Blocks = []SearchBlock{}
+		out.Blocks = []Block{}
 	}
 	return out, nil
 }
@@ -182,19 +184,19 @@ func (c *Client) GetRiffCards(ctx context.Context, deckID string, page, pageSize
 // most 20 new and 200 others. reviewed are the cards reviewed in this
 // session (nil starts a new session).
 func (c *Client) GetRiffDueCards(ctx context.Context, deckID string, reviewed []string) (DueCards, error) {
-	return c.dueCards(ctx, epGetRiffDueCards, map[string]any{"deckID": deckID}, reviewed)
+	return c.dueCards(ctx, endpoint.GetRiffDueCards, map[string]any{"deckID": deckID}, reviewed)
 }
 
 // GetNotebookRiffDueCards lists the built-in deck's due cards of a
 // notebook's blocks.
 func (c *Client) GetNotebookRiffDueCards(ctx context.Context, notebook string, reviewed []string) (DueCards, error) {
-	return c.dueCards(ctx, epGetNotebookRiffDueCards, map[string]any{"notebook": notebook}, reviewed)
+	return c.dueCards(ctx, endpoint.GetNotebookRiffDueCards, map[string]any{"notebook": notebook}, reviewed)
 }
 
 // GetTreeRiffDueCards lists the built-in deck's due cards of a document's
 // blocks.
 func (c *Client) GetTreeRiffDueCards(ctx context.Context, rootID string, reviewed []string) (DueCards, error) {
-	return c.dueCards(ctx, epGetTreeRiffDueCards, map[string]any{"rootID": rootID}, reviewed)
+	return c.dueCards(ctx, endpoint.GetTreeRiffDueCards, map[string]any{"rootID": rootID}, reviewed)
 }
 
 func (c *Client) dueCards(ctx context.Context, ep string, req map[string]any, reviewed []string) (DueCards, error) {
@@ -214,13 +216,13 @@ func (c *Client) ReviewRiffCard(ctx context.Context, deckID, cardID string, rati
 	if reviewed != nil {
 		req["reviewedCards"] = reviewedOf(reviewed)
 	}
-	return c.invoke(ctx, epReviewRiffCard, req, nil)
+	return c.invoke(ctx, endpoint.ReviewRiffCard, req, nil)
 }
 
 // SkipReviewRiffCard leaves a card out of the rest of the review session
 // (in the kernel's memory only: the card's schedule does not change).
 func (c *Client) SkipReviewRiffCard(ctx context.Context, deckID, cardID string) error {
-	return c.invoke(ctx, epSkipReviewRiffCard, map[string]any{"deckID": deckID, "cardID": cardID}, nil)
+	return c.invoke(ctx, endpoint.SkipReviewRiffCard, map[string]any{"deckID": deckID, "cardID": cardID}, nil)
 }
 
 func nonNil(s []string) []string {

@@ -1,6 +1,10 @@
 package siyuan
 
-import "context"
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+)
 
 // ListInvalidBlockRefs pages the blocks holding a reference (block ref or
 // siyuan://blocks link) to a block that no longer exists, sorted by block
@@ -15,11 +19,11 @@ func (c *Client) ListInvalidBlockRefs(ctx context.Context, page, pageSize int) (
 		PageSize int `json:"pageSize,omitempty"`
 	}{page, pageSize}
 	var res FullTextSearchResult
-	if err := c.call(ctx, epListInvalidBlockRefs, kindOf(epListInvalidBlockRefs), req, &res, true); err != nil {
+	if err := c.call(ctx, endpoint.ListInvalidBlockRefs, kindOf(endpoint.ListInvalidBlockRefs), req, &res, true); err != nil {
 		return FullTextSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }
@@ -39,15 +43,15 @@ type SemanticSearchRequest struct {
 // answers an empty page, not an error, while embeddings are disabled: ask
 // EmbeddingStat first to tell "nothing similar" from "cannot search".
 func (c *Client) SemanticSearchBlock(ctx context.Context, req SemanticSearchRequest) (FullTextSearchResult, error) {
-	if err := need(epSemanticSearchBlock, "query", req.Query); err != nil {
+	if err := need(endpoint.SemanticSearchBlock, "query", req.Query); err != nil {
 		return FullTextSearchResult{}, err
 	}
 	var res FullTextSearchResult
-	if err := c.invoke(ctx, epSemanticSearchBlock, req, &res); err != nil {
+	if err := c.invoke(ctx, endpoint.SemanticSearchBlock, req, &res); err != nil {
 		return FullTextSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }
@@ -67,7 +71,7 @@ type EmbeddingStat struct {
 // EmbeddingStat reads the embedding index's state (admin only).
 func (c *Client) EmbeddingStat(ctx context.Context) (EmbeddingStat, error) {
 	var st EmbeddingStat
-	err := c.invoke(ctx, epEmbeddingStat, nil, &st)
+	err := c.invoke(ctx, endpoint.EmbeddingStat, nil, &st)
 	return st, err
 }
 
@@ -97,13 +101,13 @@ type FindReplaceRequest struct {
 // would make the kernel replace in every block the keyword finds across
 // the workspace, so it is refused here. Attempted once.
 func (c *Client) FindReplace(ctx context.Context, req FindReplaceRequest) error {
-	if err := needIDs(epFindReplace, "ids", req.IDs); err != nil {
+	if err := needIDs(endpoint.FindReplace, "ids", req.IDs); err != nil {
 		return err
 	}
-	if err := need(epFindReplace, "k", req.K); err != nil {
+	if err := need(endpoint.FindReplace, "k", req.K); err != nil {
 		return err
 	}
-	return c.call(ctx, epFindReplace, kindOf(epFindReplace), req, nil, true)
+	return c.call(ctx, endpoint.FindReplace, kindOf(endpoint.FindReplace), req, nil, true)
 }
 
 // AssetContentRequest is /api/search/fullTextSearchAssetContent. Method: 0
@@ -146,7 +150,7 @@ type AssetContentResult struct {
 // Office, PDF and EPUB files, in the background).
 func (c *Client) FullTextSearchAssetContent(ctx context.Context, req AssetContentRequest) (AssetContentResult, error) {
 	var res AssetContentResult
-	if err := c.invoke(ctx, epSearchAssetContent, req, &res); err != nil {
+	if err := c.invoke(ctx, endpoint.SearchAssetContent, req, &res); err != nil {
 		return AssetContentResult{}, err
 	}
 	if res.AssetContents == nil {
@@ -167,7 +171,7 @@ func (c *Client) GetAssetContent(ctx context.Context, id, query string, queryMet
 	var res struct {
 		AssetContent *AssetContent `json:"assetContent"`
 	}
-	if err := c.invoke(ctx, epGetAssetContent, req, &res); err != nil {
+	if err := c.invoke(ctx, endpoint.GetAssetContent, req, &res); err != nil {
 		return nil, err
 	}
 	return res.AssetContent, nil
@@ -193,10 +197,10 @@ type RefSearchRequest struct {
 // the refs already pointing at each; NewDoc says whether a document named
 // K could be created beside the current one; ReqID is echoed.
 type RefSearchResult struct {
-	Blocks []SearchBlock `json:"blocks"`
-	NewDoc bool          `json:"newDoc"`
-	K      string        `json:"k"`
-	ReqID  any           `json:"reqId"`
+	Blocks []Block `json:"blocks"`
+	NewDoc bool    `json:"newDoc"`
+	K      string  `json:"k"`
+	ReqID  any     `json:"reqId"`
 }
 
 // SearchRefBlock lists block ref candidates: without K the blocks
@@ -205,15 +209,15 @@ type RefSearchResult struct {
 // and documents first), without the current block, its document and the
 // container whose first leaf it is.
 func (c *Client) SearchRefBlock(ctx context.Context, req RefSearchRequest) (RefSearchResult, error) {
-	if err := need(epSearchRefBlock, "id", req.ID); err != nil {
+	if err := need(endpoint.SearchRefBlock, "id", req.ID); err != nil {
 		return RefSearchResult{}, err
 	}
 	var res RefSearchResult
-	if err := c.invoke(ctx, epSearchRefBlock, req, &res); err != nil {
+	if err := c.invoke(ctx, endpoint.SearchRefBlock, req, &res); err != nil {
 		return RefSearchResult{}, err
 	}
 	if res.Blocks == nil {
-		res.Blocks = []SearchBlock{}
+		res.Blocks = []Block{}
 	}
 	return res, nil
 }

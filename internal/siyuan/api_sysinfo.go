@@ -3,6 +3,8 @@ package siyuan
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // The system tool's kernel reads: configuration, network, workspace,
@@ -22,11 +24,11 @@ type Conf struct {
 // GetConf reads the kernel's configuration.
 func (c *Client) GetConf(ctx context.Context) (Conf, error) {
 	var out Conf
-	if err := c.invoke(ctx, epGetConf, nil, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetConf, nil, &out); err != nil {
 		return out, err
 	}
 	if len(out.Conf) == 0 || string(out.Conf) == "null" {
-		return out, missingResult(epGetConf, "conf")
+		return out, missingResult(endpoint.GetConf, "conf")
 	}
 	return out, nil
 }
@@ -43,11 +45,11 @@ func (c *Client) GetNetwork(ctx context.Context) (NetworkProxy, error) {
 	var out struct {
 		Proxy *NetworkProxy `json:"proxy"`
 	}
-	if err := c.invoke(ctx, epGetNetwork, nil, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetNetwork, nil, &out); err != nil {
 		return NetworkProxy{}, err
 	}
 	if out.Proxy == nil {
-		return NetworkProxy{}, missingResult(epGetNetwork, "proxy")
+		return NetworkProxy{}, missingResult(endpoint.GetNetwork, "proxy")
 	}
 	return *out.Proxy, nil
 }
@@ -62,7 +64,7 @@ type WorkspaceInfo struct {
 // GetWorkspaceInfo reads the workspace's location.
 func (c *Client) GetWorkspaceInfo(ctx context.Context) (WorkspaceInfo, error) {
 	var out WorkspaceInfo
-	err := c.invoke(ctx, epGetWorkspaceInfo, nil, &out)
+	err := c.invoke(ctx, endpoint.GetWorkspaceInfo, nil, &out)
 	return out, err
 }
 
@@ -72,15 +74,15 @@ var PackageKinds = []string{"plugin", "widget", "theme", "icon", "template"}
 func installedEndpoint(kind string) (string, bool) {
 	switch kind {
 	case "plugin":
-		return epGetInstalledPlugin, true
+		return endpoint.GetInstalledPlugin, true
 	case "widget":
-		return epGetInstalledWidget, true
+		return endpoint.GetInstalledWidget, true
 	case "theme":
-		return epGetInstalledTheme, true
+		return endpoint.GetInstalledTheme, true
 	case "icon":
-		return epGetInstalledIcon, true
+		return endpoint.GetInstalledIcon, true
 	case "template":
-		return epGetInstalledTemplate, true
+		return endpoint.GetInstalledTemplate, true
 	}
 	return "", false
 }
@@ -92,7 +94,7 @@ func installedEndpoint(kind string) (string, bool) {
 func (c *Client) InstalledPackages(ctx context.Context, kind, frontend, keyword string) ([]map[string]any, error) {
 	ep, ok := installedEndpoint(kind)
 	if !ok {
-		return nil, invalidArg(epGetInstalledPlugin, "kind must be one of plugin, widget, theme, icon, template, got %q", kind)
+		return nil, invalidArg(endpoint.GetInstalledPlugin, "kind must be one of plugin, widget, theme, icon, template, got %q", kind)
 	}
 	req := map[string]any{"keyword": keyword}
 	if kind == "plugin" {
@@ -129,16 +131,16 @@ func (c *Client) Snippets(ctx context.Context, typ string, enabled int, keyword 
 	switch typ {
 	case "js", "css", "all":
 	default:
-		return nil, invalidArg(epGetSnippet, "type must be js, css or all, got %q", typ)
+		return nil, invalidArg(endpoint.GetSnippet, "type must be js, css or all, got %q", typ)
 	}
 	if enabled < 0 || enabled > 2 {
-		return nil, invalidArg(epGetSnippet, "enabled must be 0, 1 or 2, got %d", enabled)
+		return nil, invalidArg(endpoint.GetSnippet, "enabled must be 0, 1 or 2, got %d", enabled)
 	}
 	req := map[string]any{"type": typ, "enabled": enabled, "keyword": keyword}
 	var out struct {
 		Snippets []Snippet `json:"snippets"`
 	}
-	if err := c.invoke(ctx, epGetSnippet, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.GetSnippet, req, &out); err != nil {
 		return nil, err
 	}
 	if out.Snippets == nil {
@@ -151,5 +153,5 @@ func (c *Client) Snippets(ctx context.Context, typ string, enabled int, keyword 
 // external side effect, attempted once; the kernel answers at once (the
 // sync runs in the background, and does nothing when sync is not enabled).
 func (c *Client) PerformSync(ctx context.Context) error {
-	return c.invoke(ctx, epPerformSync, struct{}{}, nil)
+	return c.invoke(ctx, endpoint.PerformSync, struct{}{}, nil)
 }

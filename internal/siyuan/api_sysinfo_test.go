@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // sysinfoAPICases are the system tool's reads and the sync trigger.
@@ -12,23 +14,23 @@ func sysinfoAPICases() []apiCase {
 		{"GetConf", func(ctx context.Context, c *Client) (any, error) {
 			cf, err := c.GetConf(ctx)
 			return string(cf.Conf) + "/" + map[bool]string{true: "start", false: "ready"}[cf.Start], err
-		}, epGetConf, `{}`, `{"conf":{"api":{"token":"t"}},"start":true,"isPublish":false}`, `{"api":{"token":"t"}}/start`, Read},
+		}, endpoint.GetConf, `{}`, `{"conf":{"api":{"token":"t"}},"start":true,"isPublish":false}`, `{"api":{"token":"t"}}/start`, Read},
 		{"GetNetwork", func(ctx context.Context, c *Client) (any, error) { return c.GetNetwork(ctx) },
-			epGetNetwork, `{}`, `{"proxy":{"scheme":"http","host":"h","port":"8080"}}`, NetworkProxy{"http", "h", "8080"}, Read},
+			endpoint.GetNetwork, `{}`, `{"proxy":{"scheme":"http","host":"h","port":"8080"}}`, NetworkProxy{"http", "h", "8080"}, Read},
 		{"GetWorkspaceInfo", func(ctx context.Context, c *Client) (any, error) { return c.GetWorkspaceInfo(ctx) },
-			epGetWorkspaceInfo, `{}`, `{"workspaceDir":"/w","siyuanVer":"3.7.3"}`, WorkspaceInfo{"/w", "3.7.3"}, Read},
+			endpoint.GetWorkspaceInfo, `{}`, `{"workspaceDir":"/w","siyuanVer":"3.7.3"}`, WorkspaceInfo{"/w", "3.7.3"}, Read},
 		{"InstalledPackages plugin", func(ctx context.Context, c *Client) (any, error) {
 			return c.InstalledPackages(ctx, "plugin", "", "demo")
-		}, epGetInstalledPlugin, `{"frontend":"desktop","keyword":"demo"}`, `{"packages":[{"name":"p"}]}`, []map[string]any{{"name": "p"}}, Read},
+		}, endpoint.GetInstalledPlugin, `{"frontend":"desktop","keyword":"demo"}`, `{"packages":[{"name":"p"}]}`, []map[string]any{{"name": "p"}}, Read},
 		{"InstalledPackages theme", func(ctx context.Context, c *Client) (any, error) {
 			return c.InstalledPackages(ctx, "theme", "mobile", "")
-		}, epGetInstalledTheme, `{"keyword":""}`, `{"packages":null}`, []map[string]any{}, Read},
+		}, endpoint.GetInstalledTheme, `{"keyword":""}`, `{"packages":null}`, []map[string]any{}, Read},
 		{"Snippets", func(ctx context.Context, c *Client) (any, error) { return c.Snippets(ctx, "css", 1, "x") },
-			epGetSnippet, `{"type":"css","enabled":1,"keyword":"x"}`,
+			endpoint.GetSnippet, `{"type":"css","enabled":1,"keyword":"x"}`,
 			`{"snippets":[{"id":"20240101120000-aaaaaaa","name":"n","type":"css","enabled":true,"disabledInPublish":false,"content":"a{}"}]}`,
 			[]Snippet{{ID: "20240101120000-aaaaaaa", Name: "n", Type: "css", Enabled: true, Content: "a{}"}}, Read},
 		{"PerformSync", func(ctx context.Context, c *Client) (any, error) { return nil, c.PerformSync(ctx) },
-			epPerformSync, `{}`, `null`, nil, Write},
+			endpoint.PerformSync, `{}`, `null`, nil, Write},
 	}
 }
 

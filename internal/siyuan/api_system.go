@@ -3,6 +3,8 @@ package siyuan
 import (
 	"context"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // invoke calls a JSON endpoint with its registered kind. A nil out means the
@@ -38,20 +40,20 @@ func needIDs(endpoint, name string, ids []string) error {
 // Version returns the kernel version, e.g. "3.7.3". It needs no token.
 func (c *Client) Version(ctx context.Context) (string, error) {
 	var v string
-	err := c.invoke(ctx, epVersion, nil, &v)
+	err := c.invoke(ctx, endpoint.Version, nil, &v)
 	return v, err
 }
 
 // BootProgress reports how far the kernel has booted. It needs no token.
 func (c *Client) BootProgress(ctx context.Context) (BootProgress, error) {
 	var p BootProgress
-	err := c.invoke(ctx, epBootProgress, nil, &p)
+	err := c.invoke(ctx, endpoint.BootProgress, nil, &p)
 	return p, err
 }
 
 // CurrentTime returns the kernel's clock in milliseconds since the epoch.
 func (c *Client) CurrentTime(ctx context.Context) (int64, error) {
 	var ms int64
-	err := c.invoke(ctx, epCurrentTime, nil, &ms)
+	err := c.invoke(ctx, endpoint.CurrentTime, nil, &ms)
 	return ms, err
 }

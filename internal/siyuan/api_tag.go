@@ -1,6 +1,10 @@
 package siyuan
 
-import "context"
+import (
+	"context"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+)
 
 // Tags, as SiYuan 3.7.3 indexes them: the spans table of the SQL index
 // holds one row per inline #label# (type "textmark tag", on the leaf block
@@ -33,7 +37,7 @@ type GetTagRequest struct {
 // GetTag lists every tag of the workspace as a tree.
 func (c *Client) GetTag(ctx context.Context, req GetTagRequest) ([]Tag, error) {
 	var out []Tag
-	if err := c.call(ctx, epGetTag, kindOf(epGetTag), req, &out, true); err != nil {
+	if err := c.call(ctx, endpoint.GetTag, kindOf(endpoint.GetTag), req, &out, true); err != nil {
 		return nil, err
 	}
 	if out == nil {
@@ -51,7 +55,7 @@ func (c *Client) SearchTag(ctx context.Context, k string) ([]string, error) {
 		Tags []string `json:"tags"`
 		K    string   `json:"k"`
 	}
-	if err := c.invoke(ctx, epSearchTag, struct {
+	if err := c.invoke(ctx, endpoint.SearchTag, struct {
 		K string `json:"k"`
 	}{k}, &out); err != nil {
 		return nil, err
@@ -69,7 +73,7 @@ func (c *Client) SearchTag(ctx context.Context, k string) ([]string, error) {
 // checks no other). A label no block uses, or the same label, changes
 // nothing and answers success.
 func (c *Client) RenameTag(ctx context.Context, oldLabel, newLabel string) error {
-	return c.invoke(ctx, epRenameTag, struct {
+	return c.invoke(ctx, endpoint.RenameTag, struct {
 		OldLabel string `json:"oldLabel"`
 		NewLabel string `json:"newLabel"`
 	}{oldLabel, newLabel}, nil)
@@ -79,7 +83,7 @@ func (c *Client) RenameTag(ctx context.Context, oldLabel, newLabel string) error
 // go (with their text) and it leaves documents' tags attributes. Nested
 // labels ("label/x") stay. An unused label answers success.
 func (c *Client) RemoveTag(ctx context.Context, label string) error {
-	return c.invoke(ctx, epRemoveTag, struct {
+	return c.invoke(ctx, endpoint.RemoveTag, struct {
 		Label string `json:"label"`
 	}{label}, nil)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // Templates are Markdown files under data/templates/ on the kernel's
@@ -36,7 +38,7 @@ func (c *Client) SearchTemplate(ctx context.Context, k string) ([]TemplateSearch
 	var out struct {
 		Templates []TemplateSearchResult `json:"templates"`
 	}
-	if err := c.invoke(ctx, epSearchTemplate, struct {
+	if err := c.invoke(ctx, endpoint.SearchTemplate, struct {
 		K string `json:"k"`
 	}{k}, &out); err != nil {
 		return nil, err
@@ -59,7 +61,7 @@ func (c *Client) SearchTemplate(ctx context.Context, k string) ([]TemplateSearch
 // (HTML-escaped). preview renders a database as a table instead of saving
 // a copy of it.
 func (c *Client) RenderTemplate(ctx context.Context, id, p string, preview bool) (string, error) {
-	if err := need(epRenderTemplate, "id", id, "path", p); err != nil {
+	if err := need(endpoint.RenderTemplate, "id", id, "path", p); err != nil {
 		return "", err
 	}
 	req := struct {
@@ -68,7 +70,7 @@ func (c *Client) RenderTemplate(ctx context.Context, id, p string, preview bool)
 		Preview bool   `json:"preview"`
 	}{id, p, preview}
 	var out RenderedTemplate
-	if err := c.invoke(ctx, epRenderTemplate, req, &out); err != nil {
+	if err := c.invoke(ctx, endpoint.RenderTemplate, req, &out); err != nil {
 		return "", err
 	}
 	return out.Content, nil
@@ -80,13 +82,13 @@ func (c *Client) RenderTemplate(ctx context.Context, id, p string, preview bool)
 // HTML-escaped.
 func (c *Client) RenderSprig(ctx context.Context, tpl string) (string, error) {
 	var out *string
-	if err := c.invoke(ctx, epRenderSprig, struct {
+	if err := c.invoke(ctx, endpoint.RenderSprig, struct {
 		Template string `json:"template"`
 	}{tpl}, &out); err != nil {
 		return "", err
 	}
 	if out == nil {
-		return "", &NullDataError{Endpoint: epRenderSprig}
+		return "", &NullDataError{Endpoint: endpoint.RenderSprig}
 	}
 	return *out, nil
 }
@@ -103,14 +105,14 @@ func (c *Client) RenderSprig(ctx context.Context, tpl string) (string, error) {
 // a write: attempted once.
 func (c *Client) DocSaveAsTemplate(ctx context.Context, id, name string, overwrite bool) error {
 	if !isNodeID(id) {
-		return invalidArg(epDocSaveAsTemplate, "id %q is not a block ID", id)
+		return invalidArg(endpoint.DocSaveAsTemplate, "id %q is not a block ID", id)
 	}
 	req := struct {
 		ID        string `json:"id"`
 		Name      string `json:"name"`
 		Overwrite bool   `json:"overwrite"`
 	}{id, name, overwrite}
-	return c.call(ctx, epDocSaveAsTemplate, kindOf(epDocSaveAsTemplate), req, nil, true)
+	return c.call(ctx, endpoint.DocSaveAsTemplate, kindOf(endpoint.DocSaveAsTemplate), req, nil, true)
 }
 
 // RemoveTemplate removes a template file or group folder, recursively. p
@@ -123,22 +125,22 @@ func (c *Client) RemoveTemplate(ctx context.Context, p string) error {
 	if err := checkTemplatePath(p); err != nil {
 		return err
 	}
-	return c.invoke(ctx, epRemoveTemplate, pathArg{p}, nil)
+	return c.invoke(ctx, endpoint.RemoveTemplate, pathArg{p}, nil)
 }
 
 func checkTemplatePath(p string) error {
-	if err := need(epRemoveTemplate, "path", p); err != nil {
+	if err := need(endpoint.RemoveTemplate, "path", p); err != nil {
 		return err
 	}
 	slashed := strings.ReplaceAll(p, `\`, "/")
 	abs := strings.HasPrefix(slashed, "/") || filepath.IsAbs(p) || (len(slashed) > 2 && slashed[1] == ':' && slashed[2] == '/')
 	_, rest, found := strings.Cut(slashed, "/data/templates/")
 	if !abs || !found || strings.Trim(rest, "/") == "" || strings.TrimSpace(p) != p {
-		return invalidArg(epRemoveTemplate, "path %q must be an absolute path under data/templates/", p)
+		return invalidArg(endpoint.RemoveTemplate, "path %q must be an absolute path under data/templates/", p)
 	}
 	for _, seg := range strings.Split(slashed, "/") {
 		if seg == "." || seg == ".." {
-			return invalidArg(epRemoveTemplate, "path %q must not have . or .. segments", p)
+			return invalidArg(endpoint.RemoveTemplate, "path %q must not have . or .. segments", p)
 		}
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 const (
@@ -37,168 +39,168 @@ func apiCases() []apiCase {
 	return append(append(append(avAPICases(), dailyAPICases()...), sysinfoAPICases()...), []apiCase{
 		// System
 		{"Version", func(ctx context.Context, c *Client) (any, error) { return c.Version(ctx) },
-			epVersion, `{}`, `"3.7.3"`, "3.7.3", Read},
+			endpoint.Version, `{}`, `"3.7.3"`, "3.7.3", Read},
 		{"BootProgress", func(ctx context.Context, c *Client) (any, error) { return c.BootProgress(ctx) },
-			epBootProgress, `{}`, `{"progress":100,"details":"Finishing boot..."}`, BootProgress{Progress: 100, Details: "Finishing boot..."}, Read},
+			endpoint.BootProgress, `{}`, `{"progress":100,"details":"Finishing boot..."}`, BootProgress{Progress: 100, Details: "Finishing boot..."}, Read},
 		{"CurrentTime", func(ctx context.Context, c *Client) (any, error) { return c.CurrentTime(ctx) },
-			epCurrentTime, `{}`, `1767225600123`, int64(1767225600123), Read},
+			endpoint.CurrentTime, `{}`, `1767225600123`, int64(1767225600123), Read},
 
 		// Notebooks
 		{"ListNotebooks", func(ctx context.Context, c *Client) (any, error) { return c.ListNotebooks(ctx) },
-			epLsNotebooks, `{}`, `{"notebooks":[{"id":"` + nb + `","name":"N","icon":"1f4d4","sort":1,"sortMode":15,"closed":false,"subFileCount":2,"encrypted":false,"unlocked":false}],"boxDocEnabled":true}`,
+			endpoint.LsNotebooks, `{}`, `{"notebooks":[{"id":"` + nb + `","name":"N","icon":"1f4d4","sort":1,"sortMode":15,"closed":false,"subFileCount":2,"encrypted":false,"unlocked":false}],"boxDocEnabled":true}`,
 			[]Notebook{{ID: nb, Name: "N", Icon: "1f4d4", Sort: 1, SortMode: 15, SubFileCount: 2}}, Read},
 		{"CreateNotebook", func(ctx context.Context, c *Client) (any, error) { return c.CreateNotebook(ctx, "N") },
-			epCreateNotebook, `{"name":"N"}`, `{"notebook":{"id":"` + nb + `","name":"N"}}`, Notebook{ID: nb, Name: "N"}, Write},
+			endpoint.CreateNotebook, `{"name":"N"}`, `{"notebook":{"id":"` + nb + `","name":"N"}}`, Notebook{ID: nb, Name: "N"}, Write},
 		{"OpenNotebook", func(ctx context.Context, c *Client) (any, error) { return nil, c.OpenNotebook(ctx, nb) },
-			epOpenNotebook, `{"notebook":"` + nb + `"}`, `null`, nil, Write},
+			endpoint.OpenNotebook, `{"notebook":"` + nb + `"}`, `null`, nil, Write},
 		{"CloseNotebook", func(ctx context.Context, c *Client) (any, error) { return nil, c.CloseNotebook(ctx, nb) },
-			epCloseNotebook, `{"notebook":"` + nb + `"}`, `null`, nil, Write},
+			endpoint.CloseNotebook, `{"notebook":"` + nb + `"}`, `null`, nil, Write},
 		{"RenameNotebook", func(ctx context.Context, c *Client) (any, error) { return nil, c.RenameNotebook(ctx, nb, "M") },
-			epRenameNotebook, `{"notebook":"` + nb + `","name":"M"}`, `null`, nil, Write},
+			endpoint.RenameNotebook, `{"notebook":"` + nb + `","name":"M"}`, `null`, nil, Write},
 		{"RemoveNotebook", func(ctx context.Context, c *Client) (any, error) { return nil, c.RemoveNotebook(ctx, nb) },
-			epRemoveNotebook, `{"notebook":"` + nb + `"}`, `null`, nil, Write},
+			endpoint.RemoveNotebook, `{"notebook":"` + nb + `"}`, `null`, nil, Write},
 		{"GetNotebookConf", func(ctx context.Context, c *Client) (any, error) { return c.GetNotebookConf(ctx, nb) },
-			epGetNotebookConf, `{"notebook":"` + nb + `"}`, `{"box":"` + nb + `","name":"N","conf":{"name":"N","sortMode":6,"dailyNoteSavePath":"/daily","boxCrypt":null}}`,
+			endpoint.GetNotebookConf, `{"notebook":"` + nb + `"}`, `{"box":"` + nb + `","name":"N","conf":{"name":"N","sortMode":6,"dailyNoteSavePath":"/daily","boxCrypt":null}}`,
 			NotebookConf{Box: nb, Name: "N", Conf: BoxConf{Name: "N", SortMode: 6, DailyNoteSavePath: "/daily", BoxCrypt: json.RawMessage("null")}}, Read},
 		{"SetNotebookConf", func(ctx context.Context, c *Client) (any, error) {
 			return c.SetNotebookConf(ctx, nb, BoxConf{Name: "N", SortMode: 6, BoxCrypt: json.RawMessage(`{"spec":1}`)})
 		},
-			epSetNotebookConf,
+			endpoint.SetNotebookConf,
 			`{"notebook":"` + nb + `","conf":{"name":"N","sort":0,"icon":"","closed":false,"refCreateSaveBox":"","refCreateSavePath":"","docCreateSaveBox":"","docCreateSavePath":"","dailyNoteSavePath":"","dailyNoteTemplatePath":"","sortMode":6,"encrypted":false}}`,
 			`{"name":"N","sortMode":6}`, BoxConf{Name: "N", SortMode: 6}, Write},
 		{"SetNotebookIcon", func(ctx context.Context, c *Client) (any, error) { return nil, c.SetNotebookIcon(ctx, nb, "1f4d4") },
-			epSetNotebookIcon, `{"notebook":"` + nb + `","icon":"1f4d4"}`, `null`, nil, Write},
+			endpoint.SetNotebookIcon, `{"notebook":"` + nb + `","icon":"1f4d4"}`, `null`, nil, Write},
 
 		// File tree
 		{"CreateDocWithMd", func(ctx context.Context, c *Client) (any, error) {
 			return c.CreateDocWithMd(ctx, CreateDocRequest{Notebook: nb, Path: "/A/B", Markdown: "# x"})
-		}, epCreateDocWithMd, `{"notebook":"` + nb + `","path":"/A/B","markdown":"# x"}`, `"` + doc + `"`, doc, Write},
+		}, endpoint.CreateDocWithMd, `{"notebook":"` + nb + `","path":"/A/B","markdown":"# x"}`, `"` + doc + `"`, doc, Write},
 		{"CreateDocWithMd all fields", func(ctx context.Context, c *Client) (any, error) {
 			return c.CreateDocWithMd(ctx, CreateDocRequest{Notebook: nb, Path: "/A", Markdown: "", ParentID: doc, ID: blk, Tags: "a,b"})
-		}, epCreateDocWithMd, `{"notebook":"` + nb + `","path":"/A","markdown":"","parentID":"` + doc + `","id":"` + blk + `","tags":"a,b"}`, `"` + blk + `"`, blk, Write},
+		}, endpoint.CreateDocWithMd, `{"notebook":"` + nb + `","path":"/A","markdown":"","parentID":"` + doc + `","id":"` + blk + `","tags":"a,b"}`, `"` + blk + `"`, blk, Write},
 		{"RenameDocByID", func(ctx context.Context, c *Client) (any, error) { return nil, c.RenameDocByID(ctx, doc, "T") },
-			epRenameDocByID, `{"id":"` + doc + `","title":"T"}`, `null`, nil, Write},
+			endpoint.RenameDocByID, `{"id":"` + doc + `","title":"T"}`, `null`, nil, Write},
 		{"RemoveDocByID", func(ctx context.Context, c *Client) (any, error) { return nil, c.RemoveDocByID(ctx, doc) },
-			epRemoveDocByID, `{"id":"` + doc + `"}`, `null`, nil, Write},
+			endpoint.RemoveDocByID, `{"id":"` + doc + `"}`, `null`, nil, Write},
 		{"MoveDocsByID", func(ctx context.Context, c *Client) (any, error) { return nil, c.MoveDocsByID(ctx, []string{doc}, nb) },
-			epMoveDocsByID, `{"fromIDs":["` + doc + `"],"toID":"` + nb + `"}`, `null`, nil, Write},
+			endpoint.MoveDocsByID, `{"fromIDs":["` + doc + `"],"toID":"` + nb + `"}`, `null`, nil, Write},
 		{"GetHPathByID", func(ctx context.Context, c *Client) (any, error) { return c.GetHPathByID(ctx, blk) },
-			epGetHPathByID, `{"id":"` + blk + `"}`, `"/A/B"`, "/A/B", Read},
+			endpoint.GetHPathByID, `{"id":"` + blk + `"}`, `"/A/B"`, "/A/B", Read},
 		{"GetPathByID", func(ctx context.Context, c *Client) (any, error) { return c.GetPathByID(ctx, blk) },
-			epGetPathByID, `{"id":"` + blk + `"}`, `{"path":"/` + doc + `.sy","notebook":"` + nb + `"}`, DocPath{Path: "/" + doc + ".sy", Notebook: nb}, Read},
+			endpoint.GetPathByID, `{"id":"` + blk + `"}`, `{"path":"/` + doc + `.sy","notebook":"` + nb + `"}`, DocPath{Path: "/" + doc + ".sy", Notebook: nb}, Read},
 		{"GetIDsByHPath", func(ctx context.Context, c *Client) (any, error) { return c.GetIDsByHPath(ctx, nb, "/A") },
-			epGetIDsByHPath, `{"notebook":"` + nb + `","path":"/A"}`, `["` + doc + `"]`, []string{doc}, Read},
+			endpoint.GetIDsByHPath, `{"notebook":"` + nb + `","path":"/A"}`, `["` + doc + `"]`, []string{doc}, Read},
 		{"GetIDsByHPath none", func(ctx context.Context, c *Client) (any, error) { return c.GetIDsByHPath(ctx, nb, "/Z") },
-			epGetIDsByHPath, `{"notebook":"` + nb + `","path":"/Z"}`, `[]`, []string{}, Read},
+			endpoint.GetIDsByHPath, `{"notebook":"` + nb + `","path":"/Z"}`, `[]`, []string{}, Read},
 		{"ListDocsByPath", func(ctx context.Context, c *Client) (any, error) {
 			return c.ListDocsByPath(ctx, ListDocsRequest{Notebook: nb, Path: "/", Sort: intp(6), MaxListCount: intp(0), ShowHidden: true})
-		}, epListDocsByPath, `{"notebook":"` + nb + `","path":"/","sort":6,"maxListCount":0,"showHidden":true,"ignoreMaxListHint":true}`,
+		}, endpoint.ListDocsByPath, `{"notebook":"` + nb + `","path":"/","sort":6,"maxListCount":0,"showHidden":true,"ignoreMaxListHint":true}`,
 			`{"box":"` + nb + `","path":"/","files":[{"path":"/` + doc + `.sy","name":"B","id":"` + doc + `","subFileCount":1,"mtime":5}]}`,
 			DocList{Box: nb, Path: "/", Files: []DocFile{{Path: "/" + doc + ".sy", Name: "B", ID: doc, SubFileCount: 1, Mtime: 5}}}, Read},
 		{"ListDocsByPath defaults", func(ctx context.Context, c *Client) (any, error) {
 			return c.ListDocsByPath(ctx, ListDocsRequest{Notebook: nb, Path: "/"})
-		}, epListDocsByPath, `{"notebook":"` + nb + `","path":"/","ignoreMaxListHint":true}`,
+		}, endpoint.ListDocsByPath, `{"notebook":"` + nb + `","path":"/","ignoreMaxListHint":true}`,
 			`{"box":"` + nb + `","path":"/","files":null}`, DocList{Box: nb, Path: "/", Files: []DocFile{}}, Read},
 		{"ChangeSort", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.ChangeSort(ctx, nb, []string{"/a.sy", "/b.sy"})
 		},
-			epChangeSort, `{"notebook":"` + nb + `","paths":["/a.sy","/b.sy"]}`, `null`, nil, Write},
+			endpoint.ChangeSort, `{"notebook":"` + nb + `","paths":["/a.sy","/b.sy"]}`, `null`, nil, Write},
 
 		// Blocks
 		{"InsertBlock", func(ctx context.Context, c *Client) (any, error) {
 			return c.InsertBlock(ctx, InsertBlockRequest{DataType: "markdown", Data: "x", PreviousID: blk})
-		}, epInsertBlock, `{"dataType":"markdown","data":"x","previousID":"` + blk + `"}`, txData, txWant, Write},
+		}, endpoint.InsertBlock, `{"dataType":"markdown","data":"x","previousID":"` + blk + `"}`, txData, txWant, Write},
 		{"PrependBlock", func(ctx context.Context, c *Client) (any, error) { return c.PrependBlock(ctx, "markdown", "x", doc) },
-			epPrependBlock, `{"dataType":"markdown","data":"x","parentID":"` + doc + `"}`, txData, txWant, Write},
+			endpoint.PrependBlock, `{"dataType":"markdown","data":"x","parentID":"` + doc + `"}`, txData, txWant, Write},
 		{"AppendBlock", func(ctx context.Context, c *Client) (any, error) {
 			return c.AppendBlock(ctx, "dom", "<div></div>", doc)
 		},
-			epAppendBlock, `{"dataType":"dom","data":"<div></div>","parentID":"` + doc + `"}`, txData, txWant, Write},
+			endpoint.AppendBlock, `{"dataType":"dom","data":"<div></div>","parentID":"` + doc + `"}`, txData, txWant, Write},
 		{"UpdateBlock", func(ctx context.Context, c *Client) (any, error) { return c.UpdateBlock(ctx, blk, "markdown", "y") },
-			epUpdateBlock, `{"dataType":"markdown","data":"y","id":"` + blk + `"}`, txData, txWant, Write},
+			endpoint.UpdateBlock, `{"dataType":"markdown","data":"y","id":"` + blk + `"}`, txData, txWant, Write},
 		{"DeleteBlock", func(ctx context.Context, c *Client) (any, error) { return c.DeleteBlock(ctx, blk) },
-			epDeleteBlock, `{"id":"` + blk + `"}`, `[{"doOperations":[{"action":"delete","id":"` + blk + `"}]}]`,
+			endpoint.DeleteBlock, `{"id":"` + blk + `"}`, `[{"doOperations":[{"action":"delete","id":"` + blk + `"}]}]`,
 			[]Transaction{{DoOperations: []Operation{{Action: "delete", ID: blk}}}}, Write},
 		{"MoveBlock", func(ctx context.Context, c *Client) (any, error) { return nil, c.MoveBlock(ctx, blk, "", doc) },
-			epMoveBlock, `{"id":"` + blk + `","parentID":"` + doc + `"}`, `null`, nil, Write},
+			endpoint.MoveBlock, `{"id":"` + blk + `","parentID":"` + doc + `"}`, `null`, nil, Write},
 		{"FoldBlock", func(ctx context.Context, c *Client) (any, error) { return nil, c.FoldBlock(ctx, blk) },
-			epFoldBlock, `{"id":"` + blk + `"}`, `null`, nil, Write},
+			endpoint.FoldBlock, `{"id":"` + blk + `"}`, `null`, nil, Write},
 		{"UnfoldBlock", func(ctx context.Context, c *Client) (any, error) { return nil, c.UnfoldBlock(ctx, blk) },
-			epUnfoldBlock, `{"id":"` + blk + `"}`, `null`, nil, Write},
+			endpoint.UnfoldBlock, `{"id":"` + blk + `"}`, `null`, nil, Write},
 		{"GetBlockKramdown", func(ctx context.Context, c *Client) (any, error) { return c.GetBlockKramdown(ctx, blk) },
-			epGetBlockKramdown, `{"id":"` + blk + `"}`, `{"id":"` + blk + `","kramdown":"x\n{: id=\"` + blk + `\"}"}`,
+			endpoint.GetBlockKramdown, `{"id":"` + blk + `"}`, `{"id":"` + blk + `","kramdown":"x\n{: id=\"` + blk + `\"}"}`,
 			BlockKramdown{ID: blk, Kramdown: "x\n{: id=\"" + blk + "\"}"}, Read},
 		{"GetBlockKramdowns", func(ctx context.Context, c *Client) (any, error) { return c.GetBlockKramdowns(ctx, []string{blk}) },
-			epGetBlockKramdowns, `{"ids":["` + blk + `"]}`, `{"` + blk + `":"x"}`, map[string]string{blk: "x"}, Read},
+			endpoint.GetBlockKramdowns, `{"ids":["` + blk + `"]}`, `{"` + blk + `":"x"}`, map[string]string{blk: "x"}, Read},
 		{"GetChildBlocks", func(ctx context.Context, c *Client) (any, error) { return c.GetChildBlocks(ctx, doc) },
-			epGetChildBlocks, `{"id":"` + doc + `"}`, `[{"id":"` + blk + `","type":"h","subType":"h1","content":"T","markdown":"# T"}]`,
+			endpoint.GetChildBlocks, `{"id":"` + doc + `"}`, `[{"id":"` + blk + `","type":"h","subType":"h1","content":"T","markdown":"# T"}]`,
 			[]ChildBlock{{ID: blk, Type: "h", SubType: "h1", Content: "T", Markdown: "# T"}}, Read},
 		{"GetBlockDOM", func(ctx context.Context, c *Client) (any, error) { return c.GetBlockDOM(ctx, blk) },
-			epGetBlockDOM, `{"id":"` + blk + `"}`, `{"id":"` + blk + `","dom":"<div></div>"}`, BlockDOM{ID: blk, DOM: "<div></div>"}, Read},
+			endpoint.GetBlockDOM, `{"id":"` + blk + `"}`, `{"id":"` + blk + `","dom":"<div></div>"}`, BlockDOM{ID: blk, DOM: "<div></div>"}, Read},
 		{"GetBlockDOMs", func(ctx context.Context, c *Client) (any, error) { return c.GetBlockDOMs(ctx, []string{blk}) },
-			epGetBlockDOMs, `{"ids":["` + blk + `"]}`, `{"` + blk + `":"<div></div>"}`, map[string]string{blk: "<div></div>"}, Read},
+			endpoint.GetBlockDOMs, `{"ids":["` + blk + `"]}`, `{"` + blk + `":"<div></div>"}`, map[string]string{blk: "<div></div>"}, Read},
 		{"GetBlockInfo", func(ctx context.Context, c *Client) (any, error) { return c.GetBlockInfo(ctx, blk) },
-			epGetBlockInfo, `{"id":"` + blk + `"}`,
+			endpoint.GetBlockInfo, `{"id":"` + blk + `"}`,
 			`{"box":"` + nb + `","path":"/` + doc + `.sy","rootID":"` + doc + `","rootTitle":"B","rootTitleEmpty":false,"rootChildID":"` + blk + `","rootIcon":""}`,
 			BlockInfo{Box: nb, Path: "/" + doc + ".sy", RootID: doc, RootTitle: "B", RootChildID: blk}, Read},
 		{"GetDocInfo", func(ctx context.Context, c *Client) (any, error) { return c.GetDocInfo(ctx, doc) },
-			epGetDocInfo, `{"id":"` + doc + `"}`,
+			endpoint.GetDocInfo, `{"id":"` + doc + `"}`,
 			`{"id":"` + doc + `","rootID":"` + doc + `","name":"B","refCount":2,"subFileCount":0,"refIDs":["` + blk + `"],"ial":{"title":"B"},"icon":"","attrViews":[{"id":"av","name":"DB"}]}`,
 			DocInfo{ID: doc, RootID: doc, Name: "B", RefCount: 2, RefIDs: []string{blk}, IAL: map[string]string{"title": "B"}, AttrViews: []AttrView{{ID: "av", Name: "DB"}}}, Read},
 		{"CheckBlockExist", func(ctx context.Context, c *Client) (any, error) { return c.CheckBlockExist(ctx, blk) },
-			epCheckBlockExist, `{"id":"` + blk + `"}`, `true`, true, Read},
+			endpoint.CheckBlockExist, `{"id":"` + blk + `"}`, `true`, true, Read},
 
 		// Attributes
 		{"SetBlockAttrs", func(ctx context.Context, c *Client) (any, error) {
 			return nil, c.SetBlockAttrs(ctx, blk, map[string]string{"custom-a": "1", "memo": ""})
-		}, epSetBlockAttrs, `{"id":"` + blk + `","attrs":{"custom-a":"1","memo":""}}`, `null`, nil, Write},
+		}, endpoint.SetBlockAttrs, `{"id":"` + blk + `","attrs":{"custom-a":"1","memo":""}}`, `null`, nil, Write},
 		{"SetBlockAttrs nil map", func(ctx context.Context, c *Client) (any, error) { return nil, c.SetBlockAttrs(ctx, blk, nil) },
-			epSetBlockAttrs, `{"id":"` + blk + `","attrs":{}}`, `null`, nil, Write},
+			endpoint.SetBlockAttrs, `{"id":"` + blk + `","attrs":{}}`, `null`, nil, Write},
 		{"GetBlockAttrs", func(ctx context.Context, c *Client) (any, error) { return c.GetBlockAttrs(ctx, blk) },
-			epGetBlockAttrs, `{"id":"` + blk + `"}`, `{"id":"` + blk + `","type":"doc"}`, map[string]string{"id": blk, "type": "doc"}, Read},
+			endpoint.GetBlockAttrs, `{"id":"` + blk + `"}`, `{"id":"` + blk + `","type":"doc"}`, map[string]string{"id": blk, "type": "doc"}, Read},
 		{"BatchGetBlockAttrs", func(ctx context.Context, c *Client) (any, error) { return c.BatchGetBlockAttrs(ctx, []string{blk}) },
-			epBatchGetBlockAttrs, `{"ids":["` + blk + `"]}`, `{"` + blk + `":{"id":"` + blk + `"}}`,
+			endpoint.BatchGetBlockAttrs, `{"ids":["` + blk + `"]}`, `{"` + blk + `":{"id":"` + blk + `"}}`,
 			map[string]map[string]string{blk: {"id": blk}}, Read},
 
 		// SQL and search
 		{"QuerySQL", func(ctx context.Context, c *Client) (any, error) {
 			return c.QuerySQL(ctx, "SELECT id FROM blocks LIMIT 1")
 		},
-			epQuerySQL, `{"stmt":"SELECT id FROM blocks LIMIT 1","mode":"readonly"}`, `[{"id":"` + blk + `","length":3}]`,
+			endpoint.QuerySQL, `{"stmt":"SELECT id FROM blocks LIMIT 1","mode":"readonly"}`, `[{"id":"` + blk + `","length":3}]`,
 			[]map[string]any{{"id": blk, "length": float64(3)}}, Read},
 		{"QuerySQL null is no rows", func(ctx context.Context, c *Client) (any, error) { return c.QuerySQL(ctx, "SELECT 1 WHERE 0") },
-			epQuerySQL, `{"stmt":"SELECT 1 WHERE 0","mode":"readonly"}`, `null`, []map[string]any{}, Read},
+			endpoint.QuerySQL, `{"stmt":"SELECT 1 WHERE 0","mode":"readonly"}`, `null`, []map[string]any{}, Read},
 		{"FlushTransaction", func(ctx context.Context, c *Client) (any, error) { return nil, c.FlushTransaction(ctx) },
-			epFlushTransaction, `{}`, `null`, nil, Read},
+			endpoint.FlushTransaction, `{}`, `null`, nil, Read},
 		{"FullTextSearchBlock", func(ctx context.Context, c *Client) (any, error) {
 			return c.FullTextSearchBlock(ctx, FullTextSearchRequest{Query: "x", Page: 2, PageSize: 10, Paths: []string{nb}, Method: 0})
-		}, epFullTextSearchBlock, `{"query":"x","page":2,"pageSize":10,"paths":["` + nb + `"],"method":0,"orderBy":0,"groupBy":0}`,
+		}, endpoint.FullTextSearchBlock, `{"query":"x","page":2,"pageSize":10,"paths":["` + nb + `"],"method":0,"orderBy":0,"groupBy":0}`,
 			`{"blocks":[{"id":"` + blk + `","rootID":"` + doc + `","content":"<mark>x</mark>","hPath":"/B","ial":{"id":"` + blk + `"},"refs":null,"children":null}],"matchedBlockCount":1,"matchedRootCount":1,"pageCount":1,"docMode":false}`,
-			FullTextSearchResult{Blocks: []SearchBlock{{ID: blk, RootID: doc, Content: "<mark>x</mark>", HPath: "/B", IAL: map[string]string{"id": blk}}},
+			FullTextSearchResult{Blocks: []Block{{ID: blk, RootID: doc, Content: "<mark>x</mark>", HPath: "/B", IAL: map[string]string{"id": blk}}},
 				MatchedBlockCount: 1, MatchedRootCount: 1, PageCount: 1}, Read},
 		{"FullTextSearchBlock SQL method is attempted once", func(ctx context.Context, c *Client) (any, error) {
 			return c.FullTextSearchBlock(ctx, FullTextSearchRequest{Query: "SELECT * FROM blocks", Method: 2})
-		}, epFullTextSearchBlock, `{"query":"SELECT * FROM blocks","method":2,"orderBy":0,"groupBy":0}`,
+		}, endpoint.FullTextSearchBlock, `{"query":"SELECT * FROM blocks","method":2,"orderBy":0,"groupBy":0}`,
 			`{"blocks":[],"matchedBlockCount":0,"matchedRootCount":0,"pageCount":0}`,
-			FullTextSearchResult{Blocks: []SearchBlock{}}, Write},
+			FullTextSearchResult{Blocks: []Block{}}, Write},
 
 		// Files and export
 		{"RemoveFile", func(ctx context.Context, c *Client) (any, error) { return nil, c.RemoveFile(ctx, "/data/x.txt") },
-			epRemoveFile, `{"path":"/data/x.txt"}`, `null`, nil, Write},
+			endpoint.RemoveFile, `{"path":"/data/x.txt"}`, `null`, nil, Write},
 		{"ReadDir", func(ctx context.Context, c *Client) (any, error) { return c.ReadDir(ctx, "/data") },
-			epReadDir, `{"path":"/data"}`, `[{"name":"assets","isDir":true,"isSymlink":false,"updated":1700000000}]`,
+			endpoint.ReadDir, `{"path":"/data"}`, `[{"name":"assets","isDir":true,"isSymlink":false,"updated":1700000000}]`,
 			[]DirEntry{{Name: "assets", IsDir: true, Updated: 1700000000}}, Read},
 		{"ExportResources", func(ctx context.Context, c *Client) (any, error) {
 			return c.ExportResources(ctx, []string{"/data/assets"}, "bundle")
-		}, epExportResources, `{"paths":["/data/assets"],"name":"bundle"}`, `{"path":"temp/export/bundle.zip"}`, "temp/export/bundle.zip", Write},
+		}, endpoint.ExportResources, `{"paths":["/data/assets"],"name":"bundle"}`, `{"path":"temp/export/bundle.zip"}`, "temp/export/bundle.zip", Write},
 		{"ExportMdContent", func(ctx context.Context, c *Client) (any, error) { return c.ExportMdContent(ctx, doc) },
-			epExportMdContent, `{"id":"` + doc + `","yfm":false}`, `{"hPath":"/B","content":"# B\n"}`, MdContent{HPath: "/B", Content: "# B\n"}, Read},
+			endpoint.ExportMdContent, `{"id":"` + doc + `","yfm":false}`, `{"hPath":"/B","content":"# B\n"}`, MdContent{HPath: "/B", Content: "# B\n"}, Read},
 
 		// Notifications and transactions
 		{"PushMsg", func(ctx context.Context, c *Client) (any, error) { return c.PushMsg(ctx, "hi", 3000) },
-			epPushMsg, `{"msg":"hi","timeout":3000}`, `{"id":"m1"}`, "m1", Write},
+			endpoint.PushMsg, `{"msg":"hi","timeout":3000}`, `{"id":"m1"}`, "m1", Write},
 		{"PushErrMsg default timeout", func(ctx context.Context, c *Client) (any, error) { return c.PushErrMsg(ctx, "bad", 0) },
-			epPushErrMsg, `{"msg":"bad"}`, `{"id":"m2"}`, "m2", Write},
+			endpoint.PushErrMsg, `{"msg":"bad"}`, `{"id":"m2"}`, "m2", Write},
 	}...)
 }
 
@@ -376,17 +378,17 @@ func TestTransactionsSendsReqID(t *testing.T) {
 }
 
 func TestKindOfClassification(t *testing.T) {
-	reads := []string{epVersion, epBootProgress, epCurrentTime, epLsNotebooks, epGetNotebookConf, epGetHPathByID,
-		epGetPathByID, epGetIDsByHPath, epListDocsByPath, epGetBlockKramdown, epGetBlockKramdowns, epGetChildBlocks,
-		epGetBlockDOM, epGetBlockDOMs, epGetBlockInfo, epGetDocInfo, epCheckBlockExist, epGetBlockAttrs,
-		epBatchGetBlockAttrs, epQuerySQL, epFlushTransaction, epFullTextSearchBlock, epGetFile, epReadDir, epExportMdContent,
-		epGetUnusedAssets, epGetDocAssets, epGetDocImageAssets, epGetImageOCRText, epSearchAsset, epSearchTemplate}
-	writes := []string{epCreateNotebook, epOpenNotebook, epCloseNotebook, epRenameNotebook, epRemoveNotebook,
-		epSetNotebookConf, epSetNotebookIcon, epCreateDocWithMd, epRenameDocByID, epRemoveDocByID, epMoveDocsByID,
-		epChangeSort, epInsertBlock, epPrependBlock, epAppendBlock, epUpdateBlock, epDeleteBlock, epMoveBlock,
-		epFoldBlock, epUnfoldBlock, epSetBlockAttrs, epUploadAsset, epPutFile, epRemoveFile, epExportResources,
-		epPushMsg, epPushErrMsg, epTransactions, epRenameAsset, epRemoveUnusedAsset, epRemoveUnusedAssets,
-		epRemoveTemplate, epDocSaveAsTemplate, epRenderTemplate, epRenderSprig, "/api/not/listed"}
+	reads := []string{endpoint.Version, endpoint.BootProgress, endpoint.CurrentTime, endpoint.LsNotebooks, endpoint.GetNotebookConf, endpoint.GetHPathByID,
+		endpoint.GetPathByID, endpoint.GetIDsByHPath, endpoint.ListDocsByPath, endpoint.GetBlockKramdown, endpoint.GetBlockKramdowns, endpoint.GetChildBlocks,
+		endpoint.GetBlockDOM, endpoint.GetBlockDOMs, endpoint.GetBlockInfo, endpoint.GetDocInfo, endpoint.CheckBlockExist, endpoint.GetBlockAttrs,
+		endpoint.BatchGetBlockAttrs, endpoint.QuerySQL, endpoint.FlushTransaction, endpoint.FullTextSearchBlock, endpoint.GetFile, endpoint.ReadDir, endpoint.ExportMdContent,
+		endpoint.GetUnusedAssets, endpoint.GetDocAssets, endpoint.GetDocImageAssets, endpoint.GetImageOCRText, endpoint.SearchAsset, endpoint.SearchTemplate}
+	writes := []string{endpoint.CreateNotebook, endpoint.OpenNotebook, endpoint.CloseNotebook, endpoint.RenameNotebook, endpoint.RemoveNotebook,
+		endpoint.SetNotebookConf, endpoint.SetNotebookIcon, endpoint.CreateDocWithMd, endpoint.RenameDocByID, endpoint.RemoveDocByID, endpoint.MoveDocsByID,
+		endpoint.ChangeSort, endpoint.InsertBlock, endpoint.PrependBlock, endpoint.AppendBlock, endpoint.UpdateBlock, endpoint.DeleteBlock, endpoint.MoveBlock,
+		endpoint.FoldBlock, endpoint.UnfoldBlock, endpoint.SetBlockAttrs, endpoint.UploadAsset, endpoint.PutFile, endpoint.RemoveFile, endpoint.ExportResources,
+		endpoint.PushMsg, endpoint.PushErrMsg, endpoint.Transactions, endpoint.RenameAsset, endpoint.RemoveUnusedAsset, endpoint.RemoveUnusedAssets,
+		endpoint.RemoveTemplate, endpoint.DocSaveAsTemplate, endpoint.RenderTemplate, endpoint.RenderSprig, "/api/not/listed"}
 	for _, ep := range reads {
 		if kindOf(ep) != Read {
 			t.Errorf("%s should be a read", ep)

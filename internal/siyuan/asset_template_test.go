@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // The asset and template calls that would remove more than the caller
@@ -53,15 +55,15 @@ func TestAssetTemplateAccepted(t *testing.T) {
 	var paths []string
 	fk := newFakeKernel(t, func(w http.ResponseWriter, r *http.Request, s seen) {
 		switch s.Path {
-		case epRemoveUnusedAsset:
+		case endpoint.RemoveUnusedAsset:
 			paths = append(paths, string(s.Body))
 			replyJSON(w, 0, "", map[string]any{"path": "/ws/data/x"})
-		case epRemoveTemplate:
+		case endpoint.RemoveTemplate:
 			paths = append(paths, string(s.Body))
 			replyJSON(w, 0, "", nil)
-		case epDocSaveAsTemplate:
+		case endpoint.DocSaveAsTemplate:
 			replyJSON(w, 1, "", nil)
-		case epGetDocAssets, epGetDocImageAssets:
+		case endpoint.GetDocAssets, endpoint.GetDocImageAssets:
 			replyJSON(w, 0, "", nil) // no assets: the kernel answers null
 		default:
 			t.Errorf("unexpected %s", s.Path)

@@ -4,7 +4,9 @@
 // The client is built around one rule: a write must never be sent twice, and a
 // caller must always be able to tell a definite failure from an ambiguous one.
 //
-//   - Every call is classified as a Read or a Write (see [CallKind]). Reads are
+//   - Every call is classified as a Read or a Write (see [CallKind]), by its
+//     endpoint's class in the one endpoint table (package endpoint), which
+//     the embedded kernel routes by too. Reads are
 //     retried a bounded number of times on transient transport failures. Writes
 //     are attempted exactly once: this package never retries them, and it keeps
 //     net/http from replaying them (no Idempotency-Key, no rewindable body, no

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // ErrInvalidArgument is wrapped by errors for calls rejected locally, before
@@ -45,15 +47,15 @@ func (e *APIError) Is(target error) bool {
 	case ErrFileNotFound:
 		return e.Code == http.StatusNotFound && isFileEndpoint(e.Endpoint)
 	case ErrTemplateExists:
-		return e.Code == 1 && e.Endpoint == epDocSaveAsTemplate
+		return e.Code == 1 && e.Endpoint == endpoint.DocSaveAsTemplate
 	}
 	return false
 }
 
 // isFileEndpoint is the workspace file API, whose code 404 means "no such path".
-func isFileEndpoint(endpoint string) bool {
-	switch endpoint {
-	case epGetFile, epReadDir, epRemoveFile:
+func isFileEndpoint(path string) bool {
+	switch path {
+	case endpoint.GetFile, endpoint.ReadDir, endpoint.RemoveFile:
 		return true
 	}
 	return false

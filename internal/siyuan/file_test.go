@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // parseMultipart decodes a recorded multipart body the way the kernel's gin
@@ -66,7 +68,7 @@ func TestUploadAssetMultipart(t *testing.T) {
 		t.Errorf("result = %+v", res)
 	}
 	s := fk.last(t)
-	if s.Path != epUploadAsset || s.Auth != "Token test-token" {
+	if s.Path != endpoint.UploadAsset || s.Auth != "Token test-token" {
 		t.Errorf("sent to %s with auth %q", s.Path, s.Auth)
 	}
 	if !chunked {
@@ -148,7 +150,7 @@ func TestPutFileMultipart(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := fk.last(t)
-			if s.Path != epPutFile {
+			if s.Path != endpoint.PutFile {
 				t.Errorf("path = %s", s.Path)
 			}
 			form := parseMultipart(t, s)
@@ -291,7 +293,7 @@ func TestErrFileNotFound(t *testing.T) {
 	if _, err := c.ReadDir(ctx, "/data/storage/file"); err == nil || errors.Is(err, ErrFileNotFound) {
 		t.Errorf("ReadDir 409: err = %v, want an error that is not ErrFileNotFound", err)
 	}
-	if errors.Is(&APIError{Endpoint: epGetFile, Code: 404}, ErrInvalidArgument) {
+	if errors.Is(&APIError{Endpoint: endpoint.GetFile, Code: 404}, ErrInvalidArgument) {
 		t.Error("a 404 matches ErrInvalidArgument")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // testMeter records charges and fails past its limits.
@@ -44,9 +46,9 @@ func (m *testMeter) ChargeBytes(_ string, n int64) error {
 func TestReadMeterChargesReadsOnly(t *testing.T) {
 	fk := newFakeKernel(t, func(w http.ResponseWriter, r *http.Request, _ seen) {
 		switch r.URL.Path {
-		case epGetFile:
+		case endpoint.GetFile:
 			w.Write([]byte(strings.Repeat("x", 1000)))
-		case epVersion:
+		case endpoint.Version:
 			replyJSON(w, 0, "", "3.7.3")
 		default:
 			replyJSON(w, 0, "", nil)
@@ -95,7 +97,7 @@ func TestReadMeterChargesReadsOnly(t *testing.T) {
 
 func TestReadMeterBytesLimit(t *testing.T) {
 	fk := newFakeKernel(t, func(w http.ResponseWriter, r *http.Request, _ seen) {
-		if r.URL.Path == epGetFile {
+		if r.URL.Path == endpoint.GetFile {
 			w.Write([]byte(strings.Repeat("y", 4096)))
 			return
 		}

@@ -26,7 +26,6 @@ type (
 	DocInfo              = wire.DocInfo
 	AttrView             = wire.AttrView
 	FullTextSearchResult = wire.FullTextSearchResult
-	SearchBlock          = wire.SearchBlock
 	AssetUploadResult    = wire.AssetUploadResult
 	DirEntry             = wire.DirEntry
 	MdContent            = wire.MdContent

@@ -60,7 +60,7 @@ func TestCoordinatorHonoursCommitBarrier(t *testing.T) {
 	}
 
 	// External and strict-off writes pass the barrier too.
-	ext := Op{Tool: "fake", Action: "notify", Policy: Policy{Class: External}, Business: map[string]any{"action": "notify"},
+	ext := Op{Tool: "fake", Action: "notify", Policy: WritePolicy{Class: External}, Business: map[string]any{"action": "notify"},
 		Execute: func(context.Context, any) (map[string]any, error) {
 			tg.value = "external"
 			return map[string]any{}, nil

@@ -32,7 +32,7 @@ func Reject(cause error) error { return rejected{cause} }
 // Op is one call of a non-read action, as the tool layer hands it over.
 type Op struct {
 	Tool, Action string
-	Policy       Policy
+	Policy       WritePolicy
 	// Business are the arguments without control fields, action included,
 	// as decoded JSON (numbers as json.Number); their digest scopes leases
 	// and ledger records.

@@ -25,7 +25,7 @@ func newCoord(t *testing.T, strictOff bool) (*Coordinator, *Ledger) {
 
 func guardedOp(tg *fakeTarget, newValue string, readback func() (any, error)) Op {
 	op := Op{
-		Tool: "fake", Action: "set", Policy: Policy{Class: Mutation, Precondition: ExpectedStateHash},
+		Tool: "fake", Action: "set", Policy: WritePolicy{Class: Mutation, Precondition: ExpectedStateHash},
 		Business: map[string]any{"action": "set", "value": newValue}, Targets: []string{"t1"},
 		ReadState: func(context.Context) (any, error) { return map[string]any{"value": tg.value}, nil },
 		Execute: func(context.Context, any) (map[string]any, error) {
@@ -115,7 +115,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 	t.Run("external actions refuse preflight and run once unguaranteed", func(t *testing.T) {
 		c, _ := newCoord(t, false)
 		runs := 0
-		op := Op{Tool: "system", Action: "notify", Policy: Policy{Class: External}, ValidateOnly: true,
+		op := Op{Tool: "system", Action: "notify", Policy: WritePolicy{Class: External}, ValidateOnly: true,
 			Execute: func(context.Context, any) (map[string]any, error) { runs++; return map[string]any{}, nil }}
 		if _, err := c.Do(ctx, op); code(err) != failure.PreflightUnavailable || runs != 0 {
 			t.Fatalf("preflight of external: %v, runs %d", err, runs)
@@ -129,7 +129,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 	t.Run("an external effect holds the lane no longer than its timeout", func(t *testing.T) {
 		c, _ := newCoord(t, false)
 		started := make(chan struct{})
-		slow := Op{Tool: "feedback", Action: "submit", Policy: Policy{Class: External}, Timeout: 50 * time.Millisecond,
+		slow := Op{Tool: "feedback", Action: "submit", Policy: WritePolicy{Class: External}, Timeout: 50 * time.Millisecond,
 			Execute: func(ctx context.Context, _ any) (map[string]any, error) {
 				close(started)
 				<-ctx.Done() // an endpoint that never answers
@@ -140,7 +140,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		<-started
 		// A write queued behind it in the lane runs once the effect is cut.
 		ran := 0
-		next := Op{Tool: "system", Action: "notify", Policy: Policy{Class: External},
+		next := Op{Tool: "system", Action: "notify", Policy: WritePolicy{Class: External},
 			Execute: func(context.Context, any) (map[string]any, error) { ran++; return map[string]any{}, nil }}
 		if _, err := c.Do(ctx, next); err != nil || ran != 1 {
 			t.Fatalf("the write behind: %v, ran %d", err, ran)

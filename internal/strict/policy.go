@@ -47,14 +47,14 @@ const (
 	ExpectedSourceHash    Precondition = "expectedSourceHash"
 )
 
-// Policy is an action's entry in the policy table.
-type Policy struct {
+// WritePolicy is an action's entry in the policy table.
+type WritePolicy struct {
 	Class        Class
 	Precondition Precondition // set only for Mutation
 }
 
 // Validate reports an incoherent policy entry.
-func (p Policy) Validate() error {
+func (p WritePolicy) Validate() error {
 	switch p.Class {
 	case Read, Additive, External:
 		if p.Precondition != NoPrecondition {

@@ -4,21 +4,21 @@ import "testing"
 
 func TestPolicyValidate(t *testing.T) {
 	tests := []struct {
-		p  Policy
+		p  WritePolicy
 		ok bool
 	}{
-		{Policy{Class: Read}, true},
-		{Policy{Class: Additive}, true},
-		{Policy{Class: External}, true},
-		{Policy{Class: Mutation, Precondition: ExpectedStateHash}, true},
-		{Policy{Class: Mutation, Precondition: ExpectedStructureHash}, true},
-		{Policy{Class: Mutation, Precondition: ExpectedManifestHash}, true},
-		{Policy{Class: Mutation, Precondition: ExpectedSourceHash}, true},
-		{Policy{}, false},
-		{Policy{Class: Mutation}, false},
-		{Policy{Class: Mutation, Precondition: "expectedHash"}, false},
-		{Policy{Class: Read, Precondition: ExpectedStateHash}, false},
-		{Policy{Class: Class(42)}, false},
+		{WritePolicy{Class: Read}, true},
+		{WritePolicy{Class: Additive}, true},
+		{WritePolicy{Class: External}, true},
+		{WritePolicy{Class: Mutation, Precondition: ExpectedStateHash}, true},
+		{WritePolicy{Class: Mutation, Precondition: ExpectedStructureHash}, true},
+		{WritePolicy{Class: Mutation, Precondition: ExpectedManifestHash}, true},
+		{WritePolicy{Class: Mutation, Precondition: ExpectedSourceHash}, true},
+		{WritePolicy{}, false},
+		{WritePolicy{Class: Mutation}, false},
+		{WritePolicy{Class: Mutation, Precondition: "expectedHash"}, false},
+		{WritePolicy{Class: Read, Precondition: ExpectedStateHash}, false},
+		{WritePolicy{Class: Class(42)}, false},
 	}
 	for _, tt := range tests {
 		if err := tt.p.Validate(); (err == nil) != tt.ok {

@@ -55,7 +55,7 @@ func stagedOp(fs *fakeStore) Op {
 	}
 	n := 0
 	return Op{
-		Tool: "av", Action: "create", Policy: Policy{Class: Additive},
+		Tool: "av", Action: "create", Policy: WritePolicy{Class: Additive},
 		Business: map[string]any{"action": "create", "name": "Tasks"}, Targets: []string{"doc1"},
 		Plan: &Plan{
 			Reserve: func(any) (map[string]string, error) {

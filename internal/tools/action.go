@@ -46,7 +46,7 @@ type Dynamic interface {
 type Action struct {
 	Name    string
 	Summary string
-	Policy  strict.Policy
+	Policy  strict.WritePolicy
 	Params  []Param
 	// Destructive marks actions that remove data (MCP destructiveHint).
 	Destructive bool
@@ -64,7 +64,7 @@ type Action struct {
 	Timeout time.Duration
 
 	parse     func(*Args) (any, error)
-	policyFor func(parsed any) strict.Policy
+	policyFor func(parsed any) strict.WritePolicy
 	run       func(ctx context.Context, env *Env, parsed any) (any, error)
 	write     *writeSteps
 	// touches are the notebooks the call touches; global actions touch
@@ -183,7 +183,7 @@ type Read[A any] struct {
 // Action turns the declaration into a registry action.
 func (r Read[A]) Action() *Action {
 	act := &Action{
-		Name: r.Name, Summary: r.Summary, Policy: strict.Policy{Class: strict.Read}, Params: r.Params, Example: r.Example,
+		Name: r.Name, Summary: r.Summary, Policy: strict.WritePolicy{Class: strict.Read}, Params: r.Params, Example: r.Example,
 		Dangerous: r.Dangerous, OffByDefault: r.OffByDefault, sideEffects: r.SideEffects,
 		parse: parser(r.Parse),
 		run: func(ctx context.Context, env *Env, parsed any) (any, error) {
@@ -243,8 +243,8 @@ type Write[A, S any] struct {
 	// Policy is the action's class; PolicyFor, when set, decides it per
 	// call from the arguments (fs.write: create is additive, overwrite is
 	// guarded), and Policy is then the guarded form the schema advertises.
-	Policy    strict.Policy
-	PolicyFor func(A) strict.Policy
+	Policy    strict.WritePolicy
+	PolicyFor func(A) strict.WritePolicy
 	Params    []Param
 	// Destructive marks actions that remove data (MCP destructiveHint).
 	Destructive bool
@@ -333,7 +333,7 @@ func (w Write[A, S]) Action() *Action {
 		}
 	}
 	if w.PolicyFor != nil {
-		act.policyFor = func(parsed any) strict.Policy { return w.PolicyFor(parsed.(A)) }
+		act.policyFor = func(parsed any) strict.WritePolicy { return w.PolicyFor(parsed.(A)) }
 	}
 	steps := &writeSteps{
 		targets: func(parsed any) []string {

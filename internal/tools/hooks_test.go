@@ -17,7 +17,7 @@ type hookArgs struct{ Local, Source, Data string }
 // can run.
 func hookTool(delivered *map[string]any) *Tool {
 	w := Write[hookArgs, map[string]string]{
-		Name: "put", Policy: strict.Policy{Class: strict.Additive}, Scope: Scope[hookArgs]{None: true},
+		Name: "put", Policy: strict.WritePolicy{Class: strict.Additive}, Scope: Scope[hookArgs]{None: true},
 		Params: []Param{{Name: "local", Type: String}, {Name: "source", Type: String}, {Name: "data", Type: String}},
 		Parse: func(a *Args) (hookArgs, error) {
 			return hookArgs{a.String("local"), a.String("source"), a.String("data")}, nil

@@ -16,13 +16,13 @@ func TestRegistryRefusesIncompleteActions(t *testing.T) {
 		want string
 	}{
 		{"unclassified", &Action{Name: "y", run: read, none: true}, "not classified"},
-		{"read without run", &Action{Name: "y", Policy: strict.Policy{Class: strict.Read}, none: true}, "needs Run"},
-		{"write without execute", &Action{Name: "y", Policy: strict.Policy{Class: strict.Additive}, none: true}, "needs Execute"},
-		{"guarded write without state", Write[NoArgs, struct{}]{Name: "y", Policy: strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
+		{"read without run", &Action{Name: "y", Policy: strict.WritePolicy{Class: strict.Read}, none: true}, "needs Run"},
+		{"write without execute", &Action{Name: "y", Policy: strict.WritePolicy{Class: strict.Additive}, none: true}, "needs Execute"},
+		{"guarded write without state", Write[NoArgs, struct{}]{Name: "y", Policy: strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
 			Scope:    Scope[NoArgs]{None: true},
 			Execute:  func(context.Context, *Env, NoArgs, struct{}) (Payload, error) { return nil, nil },
 			Readback: func(context.Context, *Env, NoArgs, Payload) (any, error) { return nil, nil }}.Action(), "needs State"},
-		{"strict write without readback", Write[NoArgs, struct{}]{Name: "y", Policy: strict.Policy{Class: strict.Additive}, Scope: Scope[NoArgs]{None: true},
+		{"strict write without readback", Write[NoArgs, struct{}]{Name: "y", Policy: strict.WritePolicy{Class: strict.Additive}, Scope: Scope[NoArgs]{None: true},
 			Execute: func(context.Context, *Env, NoArgs, struct{}) (Payload, error) { return nil, nil }}.Action(), "needs Readback"},
 		{"read without scope", Read[NoArgs]{Name: "y", Run: func(context.Context, *Env, NoArgs) (any, error) { return nil, nil }}.Action(), "Scope needs exactly one"},
 		{"two scopes", Read[NoArgs]{Name: "y", Scope: Scope[NoArgs]{None: true, Global: true},

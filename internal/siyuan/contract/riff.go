@@ -76,11 +76,11 @@ func (s *suite) listedDeck(t *testing.T, id string) (siyuan.RiffDeck, bool) {
 }
 
 // deckCards reads every card of a deck (one page of 512).
-func (s *suite) deckCards(t *testing.T, deck string) map[string]siyuan.SearchBlock {
+func (s *suite) deckCards(t *testing.T, deck string) map[string]siyuan.Block {
 	t.Helper()
 	page, err := s.c.GetRiffCards(t.Context(), deck, 1, 512)
 	must(t, "GetRiffCards", err)
-	out := map[string]siyuan.SearchBlock{}
+	out := map[string]siyuan.Block{}
 	for _, b := range page.Blocks {
 		out[b.ID] = b
 	}
@@ -90,7 +90,7 @@ func (s *suite) deckCards(t *testing.T, deck string) map[string]siyuan.SearchBlo
 	return out
 }
 
-func cardState(t *testing.T, b siyuan.SearchBlock) siyuan.RiffCardState {
+func cardState(t *testing.T, b siyuan.Block) siyuan.RiffCardState {
 	t.Helper()
 	st, err := siyuan.CardState(b)
 	if err != nil || st == nil {

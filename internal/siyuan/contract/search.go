@@ -32,7 +32,7 @@ func checkInvalidRefs(t *testing.T, s *suite) {
 	_, err := s.c.DeleteBlock(t.Context(), doomed)
 	must(t, "DeleteBlock", err)
 	s.flush(t)
-	var mine []siyuan.SearchBlock
+	var mine []siyuan.Block
 	s.eventually(t, "both holders listed", func() bool {
 		res, err := s.c.ListInvalidBlockRefs(t.Context(), 1, 128)
 		must(t, "ListInvalidBlockRefs", err)

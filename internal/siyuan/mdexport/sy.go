@@ -11,7 +11,10 @@ import (
 
 // NewLute returns an engine configured exactly as SiYuan's kernel configures
 // its own (kernel/util/lute.go NewLute, with the default Markdown
-// settings), so parse and render results match.
+// settings), so parse and render results match. It is the one list of
+// those options: the embedded kernel, markup and the export all call it
+// (and change an option on the engine they get only where SiYuan does for
+// that one call, as the export's footnotes).
 func NewLute() *lute.Lute {
 	l := lute.New()
 	l.SetTextMark(true)

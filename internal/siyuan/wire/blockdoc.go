@@ -1,5 +1,7 @@
 package wire
 
+import "encoding/json"
+
 // BlockPath is the kernel's model.BlockPath, one crumb of
 // /api/block/getBlockBreadcrumb: the document first, then the headings and
 // containers above the block, the block itself last (with an empty name).
@@ -28,9 +30,10 @@ type WordCount struct {
 	Stat  BlockStat `json:"stat"`
 }
 
-// Block is the kernel's model.Block as /api/block/getRecentUpdatedBlocks
-// answers it (built from SQL rows: created and updated stay empty, the
-// type is the full node type name).
+// Block is the kernel's model.Block, as search (content carries <mark>
+// highlights), the flashcard reads, /api/block/getRecentUpdatedBlocks (built
+// from SQL rows: created and updated stay empty, the type is the full node
+// type name) and the outline answer it.
 type Block struct {
 	Box        string            `json:"box"`
 	Path       string            `json:"path"`
@@ -61,7 +64,9 @@ type Block struct {
 	Created    string            `json:"created"`
 	Updated    string            `json:"updated"`
 	RiffCardID string            `json:"riffCardID"`
-	RiffCard   any               `json:"riffCard"`
+	// RiffCard is the kernel's *RiffCard, kept opaque; nil encodes as the
+	// kernel's null.
+	RiffCard json.RawMessage `json:"riffCard"`
 }
 
 // DocSearchHit is one answer of /api/filetree/searchDocs (a map in the

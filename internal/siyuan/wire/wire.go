@@ -208,48 +208,11 @@ type AttrView struct {
 // FullTextSearchResult is /api/search/fullTextSearchBlock (a map in the
 // kernel).
 type FullTextSearchResult struct {
-	Blocks            []SearchBlock `json:"blocks"`
-	MatchedBlockCount int           `json:"matchedBlockCount"`
-	MatchedRootCount  int           `json:"matchedRootCount"`
-	PageCount         int           `json:"pageCount"`
-	DocMode           bool          `json:"docMode"`
-}
-
-// SearchBlock is the kernel's model.Block as returned by search. Content
-// carries <mark> highlights.
-type SearchBlock struct {
-	Box        string            `json:"box"`
-	Path       string            `json:"path"`
-	HPath      string            `json:"hPath"`
-	ID         string            `json:"id"`
-	RootID     string            `json:"rootID"`
-	ParentID   string            `json:"parentID"`
-	Name       string            `json:"name"`
-	Alias      string            `json:"alias"`
-	Memo       string            `json:"memo"`
-	Tag        string            `json:"tag"`
-	Content    string            `json:"content"`
-	FContent   string            `json:"fcontent"`
-	Markdown   string            `json:"markdown"`
-	Folded     bool              `json:"folded"`
-	Type       string            `json:"type"`
-	SubType    string            `json:"subType"`
-	RefText    string            `json:"refText"`
-	Refs       []SearchBlock     `json:"refs"`
-	DefID      string            `json:"defID"`
-	DefPath    string            `json:"defPath"`
-	IAL        map[string]string `json:"ial"`
-	Children   []SearchBlock     `json:"children"`
-	Depth      int               `json:"depth"`
-	Count      int               `json:"count"`
-	RefCount   int               `json:"refCount"`
-	Sort       int               `json:"sort"`
-	Created    string            `json:"created"`
-	Updated    string            `json:"updated"`
-	RiffCardID string            `json:"riffCardID"`
-	// RiffCard is the kernel's *RiffCard, kept opaque; nil encodes as the
-	// kernel's null.
-	RiffCard json.RawMessage `json:"riffCard"`
+	Blocks            []Block `json:"blocks"`
+	MatchedBlockCount int     `json:"matchedBlockCount"`
+	MatchedRootCount  int     `json:"matchedRootCount"`
+	PageCount         int     `json:"pageCount"`
+	DocMode           bool    `json:"docMode"`
 }
 
 // AssetUploadResult is /api/asset/upload (a map in the kernel). SuccMap maps

@@ -14,9 +14,9 @@ import (
 )
 
 var (
-	guarded  = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
-	manifest = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash}
-	additive = strict.Policy{Class: strict.Additive}
+	guarded  = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+	manifest = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash}
+	additive = strict.WritePolicy{Class: strict.Additive}
 )
 
 // The writes use the /api/av/* forms where SiYuan has one (rows, keys,

@@ -20,7 +20,7 @@ type dailyArgs struct {
 var addToDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 	Name: "add_to_daily_note", Summary: "add blocks at the end (position append) or the start (prepend) of today's daily note of a notebook, " +
 		"creating the note first if needed",
-	Policy:  strict.Policy{Class: strict.Additive},
+	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "data": "- [ ] call the plumber", "dataType": "markdown", "position": "append", "validateOnly": true},
 	Params: append([]tools.Param{
 		tools.IDParam("notebook", "the notebook whose daily note to write", true),

@@ -303,7 +303,7 @@ func (st *BlockMoveState) placed(m moveArgs) error {
 
 var move = tools.Write[moveArgs, *BlockMoveState]{
 	Name: "move", Summary: "move blocks (id or ids[], kept in that order) right after previousID, or to the start of parentID",
-	Policy:      strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
+	Policy:      strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
 	Destructive: true, Dangerous: true,
 	Example: map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}, "previousID": "20260812120000-abcdefg", "validateOnly": true},
 	Params: []tools.Param{

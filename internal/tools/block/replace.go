@@ -130,7 +130,7 @@ func textDigest(s string) string {
 
 var replace = tools.Write[replaceArgs, states]{
 	Name: "replace", Summary: "exact text edit inside one paragraph or heading: replace old with new in its kramdown (once, or every occurrence with replaceAll); attributes are kept",
-	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
+	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
 	Example: map[string]any{"id": "20260812120000-abcdefg", "old": "teh", "new": "the", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("id", "the block", true),

@@ -90,7 +90,7 @@ func refersTo(kramdown, id string) bool { return strings.Contains(kramdown, "(("
 
 var transferReferences = tools.Write[transferArgs, TransferState]{
 	Name: "transfer_references", Summary: "point the block references to fromID at toID instead: those in the blocks refIDs, or every one; dynamic anchors take toID's text, static ones keep theirs",
-	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
+	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 	Example: map[string]any{"fromID": "20260812120000-aaaaaaa", "toID": "20260812120000-bbbbbbb", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("fromID", "the block referenced now", true),

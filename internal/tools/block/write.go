@@ -17,7 +17,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
 
-var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
 // states are the guarded state of a set of blocks.
 type states = []kernelview.BlockState
@@ -515,7 +515,7 @@ func insertWrite(name, summary string, params []tools.Param, anchors []string,
 	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.Write[insertArgs, []anchor] {
 	example := map[string]any{anchors[0]: "20260812120000-abcdefg", "data": "A new paragraph.\n\n- and a list item", "validateOnly": true}
 	return tools.Write[insertArgs, []anchor]{
-		Name: name, Summary: summary, Policy: strict.Policy{Class: strict.Additive}, Example: example,
+		Name: name, Summary: summary, Policy: strict.WritePolicy{Class: strict.Additive}, Example: example,
 		Params:  append(params, requiredData()...),
 		Parse:   parseInsert(anchors...),
 		Scope:   tools.Scope[insertArgs]{Touches: func(a insertArgs) []tools.Touch { return tools.OnBlocks(a.targets(), tools.LevelWrite) }},

@@ -21,7 +21,7 @@ var createDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 	Name: "create_daily_note", Summary: "today's daily note of a notebook, created at the notebook's daily-note path " +
 		"(dailyNoteSavePath, with its dailyNoteTemplatePath body) unless it exists; a second call the same day answers the same note. " +
 		"Prefer it to creating a dated document by hand for a diary, journal or daily log",
-	Policy:  strict.Policy{Class: strict.Additive},
+	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("notebook", "the notebook", true),

@@ -120,13 +120,13 @@ var getOutlineAction = tools.Read[outlineArgs]{
 // ---- writes ---------------------------------------------------------------
 
 var (
-	guarded   = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
-	structure = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash}
+	guarded   = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+	structure = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash}
 )
 
 var create = tools.Write[createArgs, createPlan]{
 	Name: "create", Summary: "create a document from markdown: notebook + path (a human path), or parentID (or notebook + parentPath) + title; a leading \"# <title>\" line is dropped",
-	Policy:  strict.Policy{Class: strict.Additive},
+	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "path": "/Projects/Plan", "markdown": "## Goals\n\n- ship it", "validateOnly": true},
 	Params: []tools.Param{
 		tools.IDParam("notebook", "the notebook", false),

@@ -87,7 +87,7 @@ func forwardAction(b *bridge, e *entry) *tools.Action {
 	} else {
 		act = tools.Write[fwd, struct{}]{
 			Name: name, Summary: fmt.Sprintf("forward to SiYuan's plugin tool %s (an external effect: no preflight, no strict guarantee, confirmed by a person, sent once): %s", name, title),
-			Policy: strict.Policy{Class: strict.External}, Dangerous: true, Timeout: callTimeout,
+			Policy: strict.WritePolicy{Class: strict.External}, Dangerous: true, Timeout: callTimeout,
 			Params: params, Parse: parse, Scope: scope, Example: example,
 			Execute: func(ctx context.Context, env *tools.Env, f fwd, _ struct{}) (tools.Payload, error) {
 				res, err := call(ctx, env, name, f.Arguments)

@@ -92,7 +92,7 @@ var submit = tools.Write[Report, struct{}]{
 	Summary: "post feedback once to the configured endpoint (an external effect: no preflight, no strict guarantee); nothing is sent when none is configured",
 	Example: map[string]any{"description": "## Summary\nfs.ls on a notebook with 5,000 documents took 40 s.\n\n## Expected behavior\nA page of results within a second.",
 		"impact": "Browsing large notebooks is impractical.", "agent": "Claude Desktop / Claude Sonnet 4.5"},
-	Policy:  strict.Policy{Class: strict.External},
+	Policy:  strict.WritePolicy{Class: strict.External},
 	Timeout: Timeout,
 	Scope:   tools.Scope[Report]{None: true},
 	Params:  params(),

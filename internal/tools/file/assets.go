@@ -188,7 +188,7 @@ func readUnused(ctx context.Context, env *tools.Env) (unusedState, error) {
 
 var removeUnusedAssets = tools.Write[tools.NoArgs, unusedState]{
 	Name: "remove_unused_assets", Summary: "remove every asset no document links, in every notebook (a person must confirm; guarded by the list list_unused_assets shows)",
-	Policy:      strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
+	Policy:      strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 	Destructive: true, Dangerous: true,
 	Example: map[string]any{"validateOnly": true},
 	// A notebook whose own assets folder holds unused assets loses them:

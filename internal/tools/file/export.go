@@ -57,7 +57,7 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 	Summary: "export workspace resources (assets, templates, emojis, notebooks' folders and documents) as one ZIP in SiYuan's temp/export; with outputPath the ZIP is also saved " +
 		"on the person's machine by the stdio or call process they run, inside a folder they allowed and after they confirmed the destination " +
 		"(a direct HTTP client gets a delivery=download manifest to save itself)",
-	Policy: strict.Policy{Class: strict.External},
+	Policy: strict.WritePolicy{Class: strict.External},
 	// SiYuan builds the export before it answers: a large one takes a
 	// while, as long as a transfer may.
 	Timeout: exportTimeout,
@@ -140,7 +140,7 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	Summary: "save a document as Markdown with its assets into a new folder on the person's machine (outputDir, refused if it exists), " +
 		"through the stdio or call process they run, inside a folder they allowed and after they confirmed the destination; " +
 		"a direct HTTP client gets a delivery=download manifest",
-	Policy: strict.Policy{Class: strict.External},
+	Policy: strict.WritePolicy{Class: strict.External},
 	// SiYuan builds the export before it answers: a large one takes a
 	// while, as long as a transfer may.
 	Timeout: exportTimeout,

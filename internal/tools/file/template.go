@@ -139,7 +139,7 @@ func parseWriteTemplate(a *tools.Args) (writeTemplateArgs, error) {
 	return writeTemplateArgs{p, a.String("content"), a.Bool("overwrite")}, err
 }
 
-var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
 // templateWriteState is a template write's state: the body is within the
 // budget, and the template as it is.
@@ -178,11 +178,11 @@ var templateParams = []tools.Param{
 var createTemplate = tools.Write[writeTemplateArgs, templateState]{
 	Name: "create_template", Summary: "create a template in data/templates (refused if it exists, unless overwrite:true, which replaces it as a guarded write)",
 	Policy: guarded,
-	PolicyFor: func(a writeTemplateArgs) strict.Policy {
+	PolicyFor: func(a writeTemplateArgs) strict.WritePolicy {
 		if a.Overwrite {
 			return guarded
 		}
-		return strict.Policy{Class: strict.Additive}
+		return strict.WritePolicy{Class: strict.Additive}
 	},
 	Example: map[string]any{"path": "daily.md", "content": "# .action{now | date \"2006-01-02\"}\n\n- ", "validateOnly": true},
 	Params: append(templateParams, tools.Param{Name: "overwrite", Type: tools.Boolean, Default: false,

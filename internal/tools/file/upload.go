@@ -45,7 +45,7 @@ var uploadAsset = tools.Write[uploadArgs, uploadState]{
 	Summary: "upload a file of the person's computer (localFilePath, through stdio or sisyphus call, from a folder the person allowed) or a staged one " +
 		"(uploadSource) into the assets directory; the answer names the stored asset (link it in a block as ![](assets/...)); " +
 		"above the large-file threshold (10 MiB unless configured) it needs confirmLargeFile:true after the person agreed",
-	Policy:    strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedSourceHash},
+	Policy:    strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedSourceHash},
 	Dangerous: true,
 	Example:   map[string]any{"localFilePath": "/home/me/Pictures/diagram.png", "assetsDirPath": "/assets/", "validateOnly": true},
 	Params: []tools.Param{

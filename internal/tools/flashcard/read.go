@@ -177,8 +177,8 @@ var getDecks = tools.Read[tools.NoArgs]{
 // visibleCards are a deck's cards, every page of them, without those of
 // hidden notebooks (a card of a block that is gone stays, marked by its
 // empty card id, as SiYuan lists it).
-func visibleCards(ctx context.Context, env *tools.Env, deckID string) ([]siyuan.SearchBlock, error) {
-	out := []siyuan.SearchBlock{}
+func visibleCards(ctx context.Context, env *tools.Env, deckID string) ([]siyuan.Block, error) {
+	out := []siyuan.Block{}
 	for page := 1; page <= maxPages; page++ {
 		res, err := env.Kernel.GetRiffCards(ctx, deckID, page, pageSize)
 		if err != nil {

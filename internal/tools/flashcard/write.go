@@ -11,7 +11,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
-var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
 type reviewArgs struct {
 	DeckID, CardID string
@@ -192,7 +192,7 @@ type createState struct {
 
 var createCard = tools.Write[blocksArgs, createState]{
 	Name: "create_card", Summary: "make a card of each block in a deck (a block keeps the card it has there); SiYuan also records the deck in the block's custom-riff-decks attribute",
-	Policy:  strict.Policy{Class: strict.Additive},
+	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"deckID": "", "blockIDs": []string{"20260812120000-abcdefg"}, "validateOnly": true},
 	Params: append(append([]tools.Param{}, blockParams...),
 		tools.Param{Name: "mode", Type: tools.String, Enum: []string{"full", "attach"}, Default: "full", Description: "accepted for upstream's sake: SiYuan does the same in both"}),

@@ -614,7 +614,7 @@ func TestFsSchemaAndClasses(t *testing.T) {
 	if a := tool.Annotations(tools.View{Policy: tools.Unrestricted()}); !a.Destructive || a.ReadOnly {
 		t.Fatal("fs removes documents")
 	}
-	for overwrite, want := range map[bool]strict.Policy{
+	for overwrite, want := range map[bool]strict.WritePolicy{
 		false: {Class: strict.Additive},
 		true:  {Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
 	} {

@@ -113,7 +113,7 @@ func checkMv(m mvArgs, st mvState) error {
 var mv = tools.Write[mvArgs, mvState]{
 	Name: "mv", Summary: "move and/or rename a document (with its children): from one path to a free path whose parent exists",
 	Example:   map[string]any{"from": "/Research/Draft", "to": "/Archive/Draft 2026", "validateOnly": true},
-	Policy:    strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
+	Policy:    strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
 	Dangerous: true,
 	Params: []tools.Param{
 		{Name: "from", Type: tools.String, Required: true, Description: "the document's current path"},

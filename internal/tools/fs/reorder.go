@@ -130,7 +130,7 @@ type reorderArgs struct {
 var reorder = tools.Write[reorderArgs, reorderState]{
 	Name: "reorder", Summary: "set the manual order of a notebook's or a document's child documents (a complete permutation); a notebook root switches to custom sort",
 	Example: map[string]any{"path": "/Research", "orderedPaths": []string{"/Research/B", "/Research/A"}, "validateOnly": true},
-	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
+	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
 	Params: []tools.Param{
 		{Name: "path", Type: tools.String, Required: true, Description: "the parent: /<notebook> or a document path"},
 		{Name: "orderedPaths", Type: tools.Strings, Required: true, Description: "every visible child's path, in the wanted order"},

@@ -606,7 +606,7 @@ var replace = tools.Write[replaceArgs, replaceState]{
 	Name: "replace", Summary: "exact text edits across a document, each inside one paragraph, heading, code or math block or table (complex blocks are skipped and listed); " +
 		"several matches need replace_all; on " + memoryFile + " the edits apply to the memory's text",
 	Example: map[string]any{"path": "/Research/Reading list", "edit": map[string]any{"old": "Dune", "new": "Dune Messiah"}, "validateOnly": true},
-	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
+	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 	Params: []tools.Param{
 		{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>, or " + memoryFile},
 		{Name: "edit", Type: tools.OneOrObjects, Description: "{\"old\":..., \"new\":..., \"replace_all\":false} or a list of them, applied in order; old is exact kramdown text inside one block"},

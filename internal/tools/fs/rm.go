@@ -24,7 +24,7 @@ func parsePathArg(a *tools.Args) (pathArgs, error) {
 var rm = tools.Write[pathArgs, docState]{
 	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history); on " + memoryFile + " it clears the memory",
 	Example: map[string]any{"path": "/Research/Old notes", "validateOnly": true},
-	Policy:  strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true, Dangerous: true,
+	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true, Dangerous: true,
 	Params: []tools.Param{{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>"}},
 	Parse:  parsePathArg,
 	Scope: tools.Scope[pathArgs]{Resolve: func(ctx context.Context, env *tools.Env, a pathArgs) ([]tools.Touch, error) {

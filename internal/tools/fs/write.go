@@ -62,7 +62,7 @@ func parseWrite(a *tools.Args) (writeArgs, error) {
 	return w, nil
 }
 
-var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
 var write = tools.Write[writeArgs, docState]{
 	Name: "write", Destructive: true,
@@ -72,11 +72,11 @@ var write = tools.Write[writeArgs, docState]{
 		"holding databases, super blocks, embeds, widgets, HTML, media or blocks with name/alias/memo/bookmark/style/custom-* attributes); " +
 		"on " + memoryFile + " it sets your memory text (overwrite:true to replace it), kept in Sisyphus's configuration",
 	Policy: guarded,
-	PolicyFor: func(a writeArgs) strict.Policy {
+	PolicyFor: func(a writeArgs) strict.WritePolicy {
 		if a.Overwrite {
 			return guarded
 		}
-		return strict.Policy{Class: strict.Additive}
+		return strict.WritePolicy{Class: strict.Additive}
 	},
 	Params: []tools.Param{
 		{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>/<child title>; missing parents are created empty"},

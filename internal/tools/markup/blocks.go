@@ -19,11 +19,6 @@ import (
 // table's does not: the delimiter row is respelled).
 var leaf = map[ast.NodeType]bool{ast.NodeParagraph: true, ast.NodeHeading: true, ast.NodeCodeBlock: true, ast.NodeMathBlock: true}
 
-// siyuanLute returns an engine configured as SiYuan's kernel configures its
-// own, so that parsing and rendering kramdown match it; the one list of its
-// options is mdexport's, which the embedded kernel uses too.
-func siyuanLute() *lute.Lute { return mdexport.NewLute() }
-
 // BlockKramdowns splits a document's kramdown (getBlockKramdown of the
 // document: every block with its IAL) into the kramdown of the blocks
 // named by ids, rendered as SiYuan renders one block's kramdown (the block
@@ -56,7 +51,7 @@ func BlockKramdowns(docKramdown string, ids []string) (out map[string]string, er
 
 // splitWhole is BlockKramdowns by parsing the whole document.
 func splitWhole(kd string, want map[string]bool) map[string]string {
-	l := siyuanLute()
+	l := mdexport.NewLute()
 	out := map[string]string{}
 	renderLeaves(l, parse.Parse("", []byte(kd), l.ParseOptions), want, out)
 	return out
@@ -163,7 +158,7 @@ func splitSegments(kd string, want map[string]bool) (map[string]string, bool) {
 		}
 		holding[i] = true
 	}
-	l := siyuanLute()
+	l := mdexport.NewLute()
 	out := map[string]string{}
 	for i := range holding {
 		m := closingIDRE.FindStringSubmatch(body[closers[i]:ends[i]])
@@ -219,7 +214,7 @@ func KramdownDOMText(kd, id string) (text string, err error) {
 			text, err = "", fmt.Errorf("malformed kramdown: %v", r)
 		}
 	}()
-	l := siyuanLute()
+	l := mdexport.NewLute()
 	l.SetHTMLTag2TextMark(true) // as the kernel's /api/block/* do: <u>, <kbd> are marks
 	return BlockDOMText(l.Md2BlockDOM(kd, true), id), nil
 }

@@ -87,7 +87,7 @@ var getConf = tools.Read[nbArgs]{
 	},
 }
 
-var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
+var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
 type nbState = kernelview.NotebookState
 
@@ -114,7 +114,7 @@ func readback(ctx context.Context, env *tools.Env, id string, want func(nbState)
 type createArgs struct{ Name, Icon string }
 
 var create = tools.Write[createArgs, struct{}]{
-	Name: "create", Summary: "create a notebook (name, optional icon); duplicate names are allowed", Policy: strict.Policy{Class: strict.Additive},
+	Name: "create", Summary: "create a notebook (name, optional icon); duplicate names are allowed", Policy: strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"name": "Research", "icon": "1f4d4", "validateOnly": true},
 	Params: []tools.Param{
 		{Name: "name", Type: tools.String, Description: "the notebook's name", Required: true},

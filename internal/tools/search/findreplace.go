@@ -250,7 +250,7 @@ func findReplaceAction() *tools.Action {
 	)
 	return tools.Write[frArgs, frState]{
 		Name: "find_replace", Summary: "replace text in given blocks and documents (a person must confirm; guarded by the manifest of the blocks it would change, each read back changed)",
-		Policy:      strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
+		Policy:      strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 		Destructive: true, Dangerous: true,
 		Example: map[string]any{"k": "Q3 plan", "r": "Q4 plan", "ids": []string{"20260812120000-abcdefg"}, "validateOnly": true},
 		Params:  params,

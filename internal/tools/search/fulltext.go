@@ -157,7 +157,7 @@ var markupRE = regexp.MustCompile(`<[^>]*>`)
 // plain is content without SiYuan's marks and escapes.
 func plain(s string) string { return html.UnescapeString(markupRE.ReplaceAllString(s, "")) }
 
-func hitOf(b siyuan.SearchBlock) searchHit {
+func hitOf(b siyuan.Block) searchHit {
 	h := searchHit{ID: b.ID, RootID: b.RootID, ParentID: b.ParentID, Notebook: b.Box, HPath: b.HPath, Type: b.Type, SubType: b.SubType,
 		Content: b.Content, PlainContent: plain(b.Content), Name: b.Name, Alias: b.Alias, Tag: b.Tag}
 	seen := map[string]bool{}
@@ -166,7 +166,7 @@ func hitOf(b siyuan.SearchBlock) searchHit {
 			continue // a grouped document's block twice: see the dedup in fulltext
 		}
 		seen[c.ID] = true
-		h.Children = append(h.Children, hitOf(c))
+		h.Children = append(h.Children, hitOf(*c))
 	}
 	return h
 }

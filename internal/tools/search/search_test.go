@@ -51,7 +51,7 @@ func TestFulltextPathsMustApply(t *testing.T) {
 // document's rows twice, and a grouped hit then lists a block twice; it is
 // shown once, in the kernel's order.
 func TestHitOfDropsRepeatedChildren(t *testing.T) {
-	b := siyuan.SearchBlock{ID: "20260101000000-dddddd1", Children: []siyuan.SearchBlock{
+	b := siyuan.Block{ID: "20260101000000-dddddd1", Children: []*siyuan.Block{
 		{ID: "20260101000000-aaaaaa1"}, {ID: "20260101000000-bbbbbb1"}, {ID: "20260101000000-aaaaaa1"}, {ID: "20260101000000-bbbbbb1"},
 	}}
 	h := hitOf(b)

@@ -93,7 +93,7 @@ var performSync = tools.Write[tools.NoArgs, syncState]{
 	Name: "perform_sync",
 	Summary: "start SiYuan's cloud sync now (an external effect on the local and the remote data: sent once, no preflight, no strict guarantee; " +
 		"dangerous: confirmed by the person)",
-	Policy:    strict.Policy{Class: strict.External},
+	Policy:    strict.WritePolicy{Class: strict.External},
 	Dangerous: true,
 	Example:   map[string]any{},
 	Scope:     tools.Scope[tools.NoArgs]{None: true},

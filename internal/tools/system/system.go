@@ -145,7 +145,7 @@ type notifyArgs struct {
 var notify = tools.Write[notifyArgs, struct{}]{
 	Name: "notify", Summary: "show a message in SiYuan's UI (an external effect: no preflight, no strict guarantee)",
 	Example: map[string]any{"msg": "The weekly summary is ready", "timeout": 5000},
-	Policy:  strict.Policy{Class: strict.External},
+	Policy:  strict.WritePolicy{Class: strict.External},
 	// SiYuan pushes the message and answers at once.
 	Timeout: 10 * time.Second,
 	Scope:   tools.Scope[notifyArgs]{None: true},

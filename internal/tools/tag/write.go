@@ -11,7 +11,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
-var guarded = strict.Policy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash}
+var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash}
 
 // markers are the characters SiYuan refuses in a new label when the label
 // is all ASCII (it checks no other).
