@@ -22,6 +22,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // stdioAgent runs `sisyphus stdio` with args as an MCP client session.
@@ -478,7 +479,7 @@ func TestCancellationRacingACommit(t *testing.T) {
 	a := connect(t, s.url, "2026-07-28")
 	_, para := firstParagraph(a)
 	delays := []time.Duration{20 * time.Millisecond, 300 * time.Millisecond}
-	if os.Getenv("SISYPHUS_LONG_TESTS") != "" {
+	if testvars.LongOn(t) {
 		for d := 0; d <= 600; d += 25 {
 			delays = append(delays, time.Duration(d)*time.Millisecond)
 		}

@@ -8,12 +8,12 @@ import (
 	"net/http"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestBenchE2E is the end-to-end write-latency benchmark (scripts/bench-e2e
@@ -32,22 +32,16 @@ import (
 // prints p50 and p90 of each and the medians of the per-round ratios, and
 // removes its notebook. Only runs with SISYPHUS_BENCH_E2E=1.
 func TestBenchE2E(t *testing.T) {
-	if os.Getenv("SISYPHUS_BENCH_E2E") == "" {
-		t.Skip("the end-to-end benchmark: set SISYPHUS_BENCH_E2E=1 (scripts/bench-e2e)")
+	if !testvars.BenchE2E.On(t) {
+		t.Skip("the end-to-end benchmark: set " + testvars.BenchE2E.Name + "=1 (scripts/bench-e2e)")
 	}
-	runs := 60
-	if n, err := strconv.Atoi(os.Getenv("SISYPHUS_BENCH_RUNS")); err == nil && n > 0 {
-		runs = n
-	}
+	runs := testvars.BenchRuns.Int(t, 60)
 	// Each measured step starts from a quiet kernel: SiYuan indexes a write
 	// in the background, and a step started right after another's write
 	// would be charged for it. A strict commit still follows its preflight
 	// at once, as an agent's does.
-	settle := 100 * time.Millisecond
-	if d, err := time.ParseDuration(os.Getenv("SISYPHUS_BENCH_SETTLE")); err == nil {
-		settle = d
-	}
-	url, tok := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
+	settle := testvars.BenchSettle.Duration(t, 100*time.Millisecond)
+	url, tok := testvars.BenchKernel(t)
 	kernelName := "SiYuan at " + url
 	stateDir := t.TempDir()
 	serve := []string{"--state-dir", stateDir}
@@ -60,7 +54,7 @@ func TestBenchE2E(t *testing.T) {
 	} else {
 		serve = append(serve, "--siyuan-url", url, "--siyuan-token", tok)
 	}
-	if l := os.Getenv("SISYPHUS_BENCH_LOG_LEVEL"); l != "" {
+	if l := testvars.BenchLogLevel.Value(); l != "" {
 		serve = append(serve, "--log-level", l) // with SISYPHUS_TEST_SERVE_LOG: every kernel call and its time
 	}
 	s := startServeWith(t, serve...)
@@ -297,7 +291,7 @@ func TestBenchE2E(t *testing.T) {
 		fmt.Fprintf(&out, "| %s | %.2f× |\n", n, v[len(v)/2])
 	}
 	t.Log(out.String())
-	if f := os.Getenv("SISYPHUS_BENCH_OUT"); f != "" {
+	if f := testvars.BenchOut.Value(); f != "" {
 		os.WriteFile(f, []byte(out.String()), 0o644)
 	}
 }

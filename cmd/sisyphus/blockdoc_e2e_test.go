@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestBlockDocBreadthThroughTheBinary walks the block, document and
@@ -27,10 +27,7 @@ func TestBlockDocBreadthThroughTheBinary(t *testing.T) {
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in
 // notebooks it creates and removes.
 func TestBlockDocBreadthLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	blockDocFlow(t, s, kernelClient(t, url, tok))
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestDailyThroughTheBinary walks the daily-note and document-structure
@@ -33,10 +33,7 @@ func TestDailyThroughTheBinary(t *testing.T) {
 // the notebook a while later: SiYuan 3.7.3 crashes when a notebook is
 // removed right after a document in it changed its title.
 func TestDailyLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
 	c := kernelClient(t, url, tok)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // The embedded kernel's example plugin tools (internal/embedded).
@@ -185,10 +186,7 @@ func TestExtensionThroughTheBinary(t *testing.T) {
 // a real SiYuan when SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN
 // are set, in a notebook it creates and removes.
 func TestExtensionLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	kernel := []string{"--siyuan-url", url, "--siyuan-token", tok}
 	state := t.TempDir()
 	s := startServeWith(t, append(kernel, "--state-dir", state)...)

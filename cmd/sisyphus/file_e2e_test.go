@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 func randomBytes(t *testing.T, n int) []byte {
@@ -101,10 +102,7 @@ func TestFileToolThroughTheBinary(t *testing.T) {
 // notebook it creates and removes (its templates and assets too; it
 // expects a workspace without other unused assets, like a fresh one).
 func TestFileToolLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	kernel := []string{"--siyuan-url", url, "--siyuan-token", tok}
 	state := t.TempDir()
 	s := startServeWith(t, append(kernel, "--state-dir", state, "--max-template-size", "64KiB")...)
@@ -666,7 +664,7 @@ func TestKilledDownloadLeavesNothing(t *testing.T) {
 // nothing, in the same run), and one past 512 MiB fails with
 // download_too_large and leaves no file. Long: it streams 1 GiB.
 func TestDownload512MiBThroughTheBinary(t *testing.T) {
-	longTests(t)
+	testvars.Long(t)
 	k := startKernel(t, t.TempDir())
 	p, front := throttled(t, k.url)
 	out := t.TempDir()

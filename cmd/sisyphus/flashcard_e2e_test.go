@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestFlashcardToolThroughTheBinary walks every action of the flashcard
@@ -31,10 +31,7 @@ func TestFlashcardToolThroughTheBinary(t *testing.T) {
 // notebook and a deck it creates and removes (its card in the built-in
 // deck too).
 func TestFlashcardToolLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
 	s.config(t, "enable", "notebook.remove")

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestFsThroughTheBinary walks fs tree, search, replace and the virtual
@@ -27,10 +27,7 @@ func TestFsThroughTheBinary(t *testing.T) {
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in a
 // notebook it creates and removes (it leaves the memory and rules empty).
 func TestFsLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	fsFlow(t, []string{"--siyuan-url", url, "--siyuan-token", tok}, kernelClient(t, url, tok))
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/contract"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // The attacks of an agent on a hidden notebook through exports: a visible
@@ -189,10 +190,7 @@ func TestHiddenExportThroughTheBinary(t *testing.T) {
 // settings) when SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN
 // are set, in two notebooks it creates and removes.
 func TestHiddenExportLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
 	c := kernelClient(t, url, tok)

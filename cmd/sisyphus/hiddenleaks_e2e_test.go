@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // Places where a hidden notebook's content could still leak through the
@@ -84,10 +85,7 @@ func TestHiddenDatabaseIDsInAttributes(t *testing.T) {
 // SiYuan when SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are
 // set, in two notebooks it creates and removes.
 func TestHiddenDatabaseIDsInAttributesLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	hiddenDatabaseIDsFlow(t, s, kernelClient(t, url, tok), fmt.Sprint(" ", time.Now().UnixNano()))
 }
@@ -337,10 +335,7 @@ func groupRows(t *testing.T, res map[string]any) map[string][]string {
 // group of hidden rows alone is left out, and nothing of the hidden rows
 // shows (verbose included).
 func TestGroupedViewWhileHiddenLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	c := kernelClient(t, url, tok)
 	w := buildGroupedWorld(t, c, fmt.Sprint(time.Now().UnixNano()))
 	t.Cleanup(func() {

@@ -19,6 +19,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/histcheck"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // The long concurrent history: what Strict Safe Writes must hold at scale.
@@ -97,7 +98,7 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestConcurrentHistoryLong(t *testing.T) {
-	longTests(t)
+	testvars.Long(t)
 	const (
 		agents    = 16
 		hot       = 3

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // Regression tests, through the built binary, for what a hostile client
@@ -519,7 +521,7 @@ func TestSilentFeedbackEndpointDoesNotHoldTheLane(t *testing.T) {
 // /health beside them; then 2,000 connections that send nothing, beyond
 // the cap of 1,024.
 func TestDefaultLimitsUnderAttack(t *testing.T) {
-	longTests(t)
+	testvars.Long(t)
 	_, base, addr := limitsServe(t)
 	var open atomic.Int32
 	for i := 0; i < 300; i++ {

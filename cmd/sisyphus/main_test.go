@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // bin is the sisyphus binary built once for the tests in this package.
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	bin = filepath.Join(dir, "sisyphus")
 	// SISYPHUS_TEST_BINARY runs the tests against another build (an older
 	// commit's, to measure what a change fixed).
-	if other := os.Getenv("SISYPHUS_TEST_BINARY"); other != "" {
+	if other := testvars.TestBinary.Value(); other != "" {
 		bin = other
 	} else if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build sisyphus: %v\n%s", err, out)

@@ -9,15 +9,8 @@ import (
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
-
-// longTests gates tests that take tens of seconds: CI sets SISYPHUS_LONG_TESTS=1.
-func longTests(t *testing.T) {
-	t.Helper()
-	if os.Getenv("SISYPHUS_LONG_TESTS") == "" {
-		t.Skip("long test: set SISYPHUS_LONG_TESTS=1")
-	}
-}
 
 // procKiB reads a VmRSS/VmHWM-style field of /proc/PID/status.
 func procKiB(t *testing.T, pid int, field string) int {
@@ -39,7 +32,7 @@ func procKiB(t *testing.T, pid int, field string) int {
 // TestKernelMemory10kBlocks: a 10,000-block workspace, written and read
 // through the API, stays under 256 MiB resident (peak).
 func TestKernelMemory10kBlocks(t *testing.T) {
-	longTests(t)
+	testvars.Long(t)
 	k := startKernel(t, t.TempDir())
 	ctx := context.Background()
 	c, err := siyuan.New(siyuan.Config{BaseURL: k.url, Token: "tok"})

@@ -20,30 +20,20 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-)
 
-// chromium finds a Chromium (or Chrome) binary, or "".
-func chromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
+)
 
 // TestSettingsPageInBrowser drives the settings page of the built binary in
 // headless Chromium, by keyboard where a person would type: sign in with
 // the admin token (sisyphus admin-token), lower the demo notebook to r, and see the next write refused
 // with permission_denied; then hide it (none) and see it vanish from
 // notebook.list. With SISYPHUS_SETTINGS_SCREENSHOT=FILE it also saves a
-// screenshot of the page (docs/settings.png is made this way).
+// screenshot of the page (docs/settings.png is made this way). Without
+// Chromium it skips, or fails under SISYPHUS_REQUIRE_BROWSER=1 (CI).
 func TestSettingsPageInBrowser(t *testing.T) {
-	longTests(t)
-	exe := chromium()
-	if exe == "" {
-		t.Skip("no chromium binary found (apt-get install -y chromium): the browser test needs one")
-	}
+	testvars.Long(t)
+	exe := testvars.Browser(t)
 	s := startServeWith(t, "--embedded", t.TempDir(), "--state-dir", t.TempDir())
 	base := strings.TrimSuffix(s.url, "/mcp")
 	admin := adminTokenOf(t, s.stateDir)
@@ -170,7 +160,7 @@ func TestSettingsPageInBrowser(t *testing.T) {
 		t.Fatalf("a write in a notebook set to r: %v", m)
 	}
 
-	if path := os.Getenv("SISYPHUS_SETTINGS_SCREENSHOT"); path != "" {
+	if path := testvars.Screenshot.Value(); path != "" {
 		screenshot(t, ctx, path)
 	}
 

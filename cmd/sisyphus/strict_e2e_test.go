@@ -15,6 +15,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // serveProc is a running `sisyphus serve`.
@@ -67,7 +69,7 @@ func startServeEnv(t *testing.T, env []string, args ...string) *serveProc {
 	cmd.Stderr = io.Discard
 	// SISYPHUS_TEST_SERVE_LOG keeps the servers' logs (appended) for a
 	// person looking into a test.
-	if p := os.Getenv("SISYPHUS_TEST_SERVE_LOG"); p != "" {
+	if p := testvars.TestServeLog.Value(); p != "" {
 		if f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
 			cmd.Stderr = f
 			t.Cleanup(func() { f.Close() })
@@ -328,10 +330,7 @@ func TestStrictToolsLive(t *testing.T) {
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN, or skips.
 func startLiveServe(t *testing.T) *serveProc {
 	t.Helper()
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	return startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 }
 

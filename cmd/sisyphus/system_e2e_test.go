@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestSystemToolThroughTheBinary walks the system tool's actions and
@@ -48,10 +49,7 @@ func TestSystemToolThroughTheBinary(t *testing.T) {
 // plugin, its storage and the snippets it makes are removed (the snippets
 // file restored) when it ends.
 func TestSystemToolLive(t *testing.T) {
-	url, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	url, tok := testvars.Live(t)
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
 	systemFlow(t, s, a, kernelClient(t, url, tok), tok, nil, false)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sort"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // upstreamToolsList is the upstream Sisyphus's tools/list answer for the
@@ -95,7 +97,7 @@ func TestToolsListSize(t *testing.T) {
 	for _, n := range names {
 		t.Logf("  %-10s %6d bytes  %2d actions", n, perTool[n], len(actions[n]))
 	}
-	if out := os.Getenv("SISYPHUS_TOOLS_LIST_OUT"); out != "" {
+	if out := testvars.ToolsListOut.Value(); out != "" {
 		b, _ := json.MarshalIndent(map[string]any{"bytes": len(raw), "tokens": len(raw) / 4, "perTool": perTool, "actions": actions}, "", "  ")
 		if err := os.WriteFile(out, b, 0o644); err != nil {
 			t.Fatal(err)

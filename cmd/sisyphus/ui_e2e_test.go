@@ -10,11 +10,12 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // uiProxy stands between serve and the kernel and records the UI nudges
@@ -208,10 +209,7 @@ func TestNoUIRefresh(t *testing.T) {
 // _TOKEN), the nudges after a document creation and a block update reach
 // the kernel and are answered code 0.
 func TestUIRefreshLive(t *testing.T) {
-	kurl, tok := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL"), os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if kurl == "" || tok == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run against a real SiYuan")
-	}
+	kurl, tok := testvars.Live(t)
 	p := startUIProxy(t, kurl)
 	s := startServeWith(t, "--siyuan-url", p.srv.URL, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")

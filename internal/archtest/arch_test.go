@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"internal/siyuan/endpoint": 0,
 	"internal/histcheck":       0,
 	"internal/netguard":        0,
+	"internal/testvars":        0,
 	"docs":                     0,
 
 	"internal/siyuan":    1,
@@ -93,6 +94,8 @@ var rules = []struct {
 		"transfer knows only the error vocabulary: the authority, a front's kernel client and the tools reach it through its interfaces"},
 	{"internal/localfs", func(imp string) bool { return imp == "internal/failure" },
 		"localfs is the one rule of which local paths a front may use for an agent; it knows only the error vocabulary"},
+	{"internal/testvars", func(string) bool { return false },
+		"testvars only reads the tests' switches, so that every package's tests may import it"},
 }
 
 // onlyFrom lists packages that only the packages named (and tests) may
@@ -102,6 +105,8 @@ var onlyFrom = map[string][]string{
 	"internal/tools/tooltest":  {}, // test support: tests only
 	"internal/histcheck":       {},
 	"internal/siyuan/contract": {},
+	// The tests' switches: the binary must never read them.
+	"internal/testvars": {"internal/tools/tooltest", "internal/siyuan/contract"},
 }
 
 type pkgImports struct {

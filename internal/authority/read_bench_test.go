@@ -8,11 +8,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // BenchmarkReadOverMCP is the read of issue 14 as serve --embedded serves
@@ -40,7 +41,7 @@ func BenchmarkReadOverMCP(b *testing.B) {
 	args := map[string]any{"action": "get_kramdown", "id": target}
 	// SISYPHUS_BENCH_SETTLE=100ms idles between calls, as bench-e2e does:
 	// a call then meets a machine at rest, as an agent's does.
-	settle, _ := time.ParseDuration(os.Getenv("SISYPHUS_BENCH_SETTLE"))
+	settle := testvars.BenchSettle.Duration(b, 0)
 	for _, op := range []struct {
 		name string
 		do   func() error
@@ -106,7 +107,7 @@ func BenchmarkReadLayers(b *testing.B) {
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{"name": "block", "arguments": args}})
 	routes := Routes(env.svc.MCP, RoutesConfig{Token: "t", Admission: env.svc.Admission})
 	kernel := env.k.Handler()
-	settle, _ := time.ParseDuration(os.Getenv("SISYPHUS_BENCH_SETTLE"))
+	settle := testvars.BenchSettle.Duration(b, 0)
 	type row struct {
 		name string
 		do   func() error
@@ -150,7 +151,7 @@ func BenchmarkReadLayers(b *testing.B) {
 	}
 	// SISYPHUS_BENCH_ROW=name times that row alone; with -benchmem its
 	// allocations are then the row's own.
-	if only := os.Getenv("SISYPHUS_BENCH_ROW"); only != "" {
+	if only := testvars.BenchRow.Value(); only != "" {
 		rows = slices.DeleteFunc(rows, func(r row) bool { return r.name != only })
 		if len(rows) == 0 {
 			b.Fatalf("SISYPHUS_BENCH_ROW=%s: no such row", only)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -326,12 +327,15 @@ func taskIDFromMeta(meta map[string]json.RawMessage) (string, bool) {
 // NewServer returns the MCP server of rn's registry, each call run through
 // rn (confirmation, admission, read budgets, commit barrier, task
 // records). Its tools are those the configuration shows, kept current by
-// SyncTools.
+// SyncTools, and brought up to the configuration the calls read before
+// every tools/list and tools/call (RefreshTools).
 func NewServer(rn *Runner, version string, log *slog.Logger, maxMessage int) *mcp.Server {
-	s := mcp.NewServer(mcp.Options{
+	var s *mcp.Server
+	s = mcp.NewServer(mcp.Options{
 		Name: "sisyphus", Title: "Sisyphus for SiYuan", Version: version,
 		Instructions: Instructions, Logger: log, MaxMessageBytes: maxMessage,
 		RequestStateTTL: rn.confirmTimeout(),
+		RefreshTools:    func(ctx context.Context) { rn.RefreshTools(ctx, s) },
 	})
 	rn.SyncTools(context.Background(), s)
 	return s
@@ -339,16 +343,61 @@ func NewServer(rn *Runner, version string, log *slog.Logger, maxMessage int) *mc
 
 // SyncTools shows s's clients rn's tools as the configuration is now
 // (enabled actions, strict mode); when it cannot be read, as the default
-// configuration shows them (every call then says why it cannot run).
-func (r *Runner) SyncTools(ctx context.Context, s *mcp.Server) {
+// configuration shows them (every call then says why it cannot run). It
+// compares every tool's declaration: the poll's check, which also catches
+// what the configuration does not decide.
+func (r *Runner) SyncTools(ctx context.Context, s *mcp.Server) { r.syncTools(ctx, s, true) }
+
+// RefreshTools is SyncTools for the MCP server's RefreshTools hook, run
+// before every tools/list and tools/call: it reads the configuration as a
+// call's gate reads it (the same cached policy), and only when that
+// configuration differs from the one shown does it compare the tools.
+func (r *Runner) RefreshTools(ctx context.Context, s *mcp.Server) { r.syncTools(ctx, s, false) }
+
+func (r *Runner) syncTools(ctx context.Context, s *mcp.Server, full bool) {
+	if ctx.Err() != nil {
+		return // a closed service, or an asker gone: nothing to show
+	}
+	ts := &r.shown
+	// The configuration is read under the lock: syncs then apply in the
+	// order of their reads, and one that read an older configuration can
+	// never replace a newer one shown by another.
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	v, err := r.Registry.View(ctx)
+	key := viewKey(v)
 	if err != nil {
-		if r.Logger != nil {
+		if ctx.Err() != nil {
+			return // the asker went away: its failed read says nothing of the configuration
+		}
+		if r.Logger != nil && ts.key != keyUnreadable {
 			r.Logger.Warn("the configuration could not be read; showing the default tools", "err", err)
 		}
 		v = tools.View{Policy: &tools.Policy{Default: tools.DefaultLevel, Strict: true}, Strict: true}
+		key = keyUnreadable
 	}
-	r.shown.sync(s, r, v)
+	if !full && key == ts.key {
+		return
+	}
+	ts.sync(s, r, v)
+	ts.key = key
+}
+
+// keyUnreadable is the shown key while the configuration cannot be read.
+const keyUnreadable = "unreadable"
+
+// viewKey names what a view decides of the tools' declarations: the
+// configuration's access version, strict mode and the gone notebooks.
+func viewKey(v tools.View) string {
+	if v.Policy == nil {
+		return ""
+	}
+	gone := make([]string, 0, len(v.Policy.Gone))
+	for id := range v.Policy.Gone {
+		gone = append(gone, id)
+	}
+	sort.Strings(gone)
+	return fmt.Sprintf("%s|%t|%s", v.Policy.Version, v.Strict, strings.Join(gone, ","))
 }
 
 // toolHandler runs an MCP tools/call of one tool through rn.
@@ -388,11 +437,11 @@ func (m mcpConfirmer) Form(ctx context.Context, message string, schema map[strin
 type toolSync struct {
 	mu    sync.Mutex
 	shown map[string]string // tool → digest of its declaration
+	key   string            // viewKey of the view shown ("": none yet)
 }
 
+// sync shows v; ts.mu is held.
 func (ts *toolSync) sync(s *mcp.Server, rn *Runner, v tools.View) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
 	if ts.shown == nil {
 		ts.shown = map[string]string{}
 	}

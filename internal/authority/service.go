@@ -46,6 +46,10 @@ type Service struct {
 	Stager     *transfer.Stager
 	Downloader *transfer.Downloader
 
+	// stop ends the tool syncs the configuration's changes start (Close).
+	stop   context.Context
+	cancel context.CancelFunc
+
 	// coord is the authority's coordinator (nil on a front), for the
 	// settings page's view of the ledger and the alias pool.
 	coord *strict.Coordinator
@@ -143,6 +147,11 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
 		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator, ui: env.UI}
 	svc.Staging, svc.Stager, svc.Downloader = staging, stg, dl
+	// A configuration a call's read brings into the cache reaches the
+	// tool list, and list_changed goes out, at once rather than at the
+	// next poll. Close ends the syncs it starts.
+	svc.stop, svc.cancel = context.WithCancel(context.Background())
+	store.OnChange(func() { svc.Runner.RefreshTools(svc.stop, svc.MCP) })
 	return svc, nil
 }
 
@@ -171,6 +180,9 @@ func (s *Service) WatchConfig(ctx context.Context, every time.Duration) {
 
 // Close closes the MCP server (its sessions and streams).
 func (s *Service) Close() {
+	if s.cancel != nil {
+		s.cancel()
+	}
 	s.MCP.Close()
 	// The last writes' nudges, briefly: they are only a convenience.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

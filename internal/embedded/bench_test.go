@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // BenchmarkKernelOps measures the block operations Sisyphus leans on, over
@@ -22,7 +22,7 @@ import (
 // on one machine in one session.
 func BenchmarkKernelOps(b *testing.B) {
 	ctx := context.Background()
-	url, token := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
+	url, token := testvars.BenchKernel(b)
 	if url == "" {
 		k, err := Open(ctx, Options{Dir: b.TempDir(), Token: "bench"})
 		if err != nil {

@@ -10,9 +10,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
-var update = flag.Bool("update", os.Getenv("SISYPHUS_UPDATE") != "", "rewrite the generated docs tables")
+// update rewrites the generated docs tables; SISYPHUS_UPDATE=1 does too.
+var update = flag.Bool("update", false, "rewrite the generated docs tables")
 
 func TestCodeTable(t *testing.T) {
 	seen := map[Code]bool{}
@@ -107,7 +110,7 @@ func TestDocsTables(t *testing.T) {
 		if next == string(data) {
 			continue
 		}
-		if *update {
+		if *update || testvars.UpdateDocs.On(t) {
 			if err := os.WriteFile(path, []byte(next), 0o644); err != nil {
 				t.Fatal(err)
 			}

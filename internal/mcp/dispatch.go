@@ -277,6 +277,7 @@ func (s *Server) route(ctx context.Context, rc *reqCtx, m *message) (map[string]
 		if err := checkCursor(params); err != nil {
 			return nil, err
 		}
+		s.refreshTools(ctx)
 		return map[string]any{"tools": s.toolListJSON()}, nil
 	case "tools/call":
 		return s.callTool(ctx, rc, params)
@@ -462,6 +463,7 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 	if !ok || name == "" {
 		return nil, InvalidParamsError("tools/call: name is required")
 	}
+	s.refreshTools(ctx) // its schema, checked here, as the list shows it now
 	entry := s.lookupTool(name)
 	if entry == nil {
 		return nil, InvalidParamsError("Unknown tool: %s", name)

@@ -63,6 +63,15 @@ type Options struct {
 	// 0 and "private".
 	CacheTTL   time.Duration
 	CacheScope string
+
+	// RefreshTools, when set, brings the registered tools up to date with
+	// their source (through AddTools and RemoveTool) before the server
+	// answers from them: before tools/list, before a tools/call looks its
+	// tool up, and before a GET stream's default snapshot. Tools that
+	// follow a configuration which can change behind the server's back
+	// set it, so that the list never shows another configuration than the
+	// calls run under. It must be cheap when nothing changed.
+	RefreshTools func(ctx context.Context)
 }
 
 // Server is an MCP server: a registry of tools, prompts and resources plus
@@ -369,8 +378,16 @@ func (s *Server) ResourcesChanged() { s.hub.publish(event{kind: evResources}) }
 // of that URI.
 func (s *Server) ResourceUpdated(uri string) { s.hub.publish(event{kind: evResourceUpdated, uri: uri}) }
 
+// refreshTools runs Options.RefreshTools, if any.
+func (s *Server) refreshTools(ctx context.Context) {
+	if s.opts.RefreshTools != nil {
+		s.opts.RefreshTools(ctx)
+	}
+}
+
 // toolsSnapshot is the default GET-stream snapshot: a hash of the tool list.
 func (s *Server) toolsSnapshot() string {
+	s.refreshTools(s.baseCtx)
 	sum := sha256.Sum256(s.toolListJSON())
 	return hex.EncodeToString(sum[:])
 }

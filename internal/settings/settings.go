@@ -308,9 +308,14 @@ type Store struct {
 	cachedAt   time.Time
 	gen        uint64 // Invalidate's count: a read begun before one is not kept
 	refreshing bool
-	// clock stamps the memory's update time and the verdicts on hidden
-	// notebooks (nil: time.Now).
-	clock func() time.Time
+	// announced is the access version onChange last heard of.
+	announced string
+	onChange  func()
+	// clock ages the cache and stamps the memory's update time and the
+	// verdicts on hidden notebooks (nil: time.Now); clockMu guards it, as
+	// a test may set it while the store is in use.
+	clockMu sync.RWMutex
+	clock   func() time.Time
 
 	// places are the verdicts on the hidden notebooks (see gone).
 	placesMu sync.Mutex
@@ -318,10 +323,32 @@ type Store struct {
 }
 
 func (s *Store) now() time.Time {
-	if s.clock != nil {
-		return s.clock()
+	s.clockMu.RLock()
+	clock := s.clock
+	s.clockMu.RUnlock()
+	if clock != nil {
+		return clock()
 	}
 	return time.Now()
+}
+
+// SetClock replaces the store's clock (nil: time.Now), so that a test can
+// age the cache step by step instead of waiting for it.
+func (s *Store) SetClock(now func() time.Time) {
+	s.clockMu.Lock()
+	s.clock = now
+	s.clockMu.Unlock()
+}
+
+// OnChange sets f to run, on a goroutine of its own, whenever the cache
+// takes a configuration whose access (Config.Version) differs from the
+// last one it took: whoever read it (a call, the background refresh), the
+// tool list can follow at once rather than at its next poll. Only a cached
+// store calls it.
+func (s *Store) OnChange(f func()) {
+	s.cacheMu.Lock()
+	s.onChange = f
+	s.cacheMu.Unlock()
 }
 
 // NewStore returns a store that reads the files on every Load.
@@ -351,7 +378,7 @@ const refreshTimeout = 10 * time.Second
 func (s *Store) Load(ctx context.Context) (*Config, error) {
 	if s.ttl > 0 {
 		s.cacheMu.Lock()
-		c, age, gen := s.cached, time.Since(s.cachedAt), s.gen
+		c, age, gen := s.cached, s.now().Sub(s.cachedAt), s.gen
 		ahead := c != nil && age >= s.ttl/2 && age < s.ttl && !s.refreshing
 		if ahead {
 			s.refreshing = true
@@ -367,7 +394,7 @@ func (s *Store) Load(ctx context.Context) (*Config, error) {
 	s.cacheMu.Lock()
 	gen := s.gen
 	s.cacheMu.Unlock()
-	began := time.Now()
+	began := s.now()
 	c, err := s.readNow(ctx)
 	if err == nil && s.ttl > 0 {
 		s.keep(c, gen, began)
@@ -388,7 +415,7 @@ func (s *Store) refresh(gen uint64) {
 	defer failure.Recover(&panicked)
 	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 	defer cancel()
-	began := time.Now()
+	began := s.now()
 	if c, err := s.readNow(ctx); err == nil {
 		s.keep(c, gen, began)
 		s.gone(ctx, c.hidden()) // the verdicts too, so that calls find them fresh
@@ -396,12 +423,22 @@ func (s *Store) refresh(gen uint64) {
 }
 
 // keep caches what a read begun at began found, unless an Invalidate came
-// since it began.
+// since it began, and tells onChange when its access differs from the last
+// one kept.
 func (s *Store) keep(c *Config, gen uint64, began time.Time) {
 	s.cacheMu.Lock()
-	defer s.cacheMu.Unlock()
+	var changed func()
 	if s.gen == gen && (s.cached == nil || began.After(s.cachedAt)) {
 		s.cached, s.cachedAt = c, began
+		if v := c.Version(); v != s.announced {
+			s.announced, changed = v, s.onChange
+		}
+	}
+	s.cacheMu.Unlock()
+	if changed != nil {
+		// Not on this goroutine: a reader of the store may hold locks the
+		// listener takes (it reads the store in turn).
+		go changed()
 	}
 }
 

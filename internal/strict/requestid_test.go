@@ -5,13 +5,14 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 func openTestDB(t *testing.T, path string) *bolt.DB {
@@ -146,7 +147,7 @@ func TestIssueGrowsOneDigitPerCollision(t *testing.T) {
 
 func TestIssueManyUnique(t *testing.T) {
 	n := 70000
-	if os.Getenv("SISYPHUS_LONG_TESTS") == "" && (testing.Short() || raceEnabled) {
+	if !testvars.LongOn(t) && (testing.Short() || raceEnabled) {
 		n = 8000 // the full run is CI's long-test pass
 	}
 	ctx := context.Background()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 var _ FileGetter = (*siyuan.Client)(nil) // the fronts' own kernel client
@@ -321,9 +322,7 @@ func zeroServer(t testing.TB, size int64) *siyuan.Client {
 // streaming zeros: exactly 512 MiB is saved, one byte more is refused and
 // removed.
 func TestDownloadLimit512MiB(t *testing.T) {
-	if os.Getenv("SISYPHUS_LONG_TESTS") != "1" {
-		t.Skip("long: set SISYPHUS_LONG_TESTS=1 (streams 1 GiB through the disk)")
-	}
+	testvars.Long(t) // it streams 1 GiB through the disk
 	dir := t.TempDir()
 	d := &Downloader{Kernel: zeroServer(t, DefaultMaxDownloadBytes)}
 	res, err := d.Download(context.Background(), File{KernelPath: "/temp/export/big.zip"}, filepath.Join(dir, "exact.zip"))

@@ -5,11 +5,11 @@ package contract
 
 import (
 	"encoding/json"
-	"os"
 	"regexp"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 var timeKeyRe = regexp.MustCompile(`"(createdAt|updatedAt|created|updated)":\d+,?`)
@@ -79,7 +79,7 @@ func checkAVRenderWhole(t *testing.T, s *suite) {
 	r := s.render(t, siyuan.RenderAVRequest{ID: a.av, BlockID: a.block})
 	names[r.ViewID] = "VIEW"
 	got := normRender(t, r, names)
-	if os.Getenv("SISYPHUS_AV_GOLDEN") != "" {
+	if testvars.AVGolden.On(t) {
 		t.Logf("render:\n%s", got)
 	}
 	if got != avWholeRender {
@@ -95,7 +95,7 @@ func checkAVRenderWhole(t *testing.T, s *suite) {
 			}
 		}
 		got := normJSON(t, av, names)
-		if os.Getenv("SISYPHUS_AV_GOLDEN") != "" {
+		if testvars.AVGolden.On(t) {
 			t.Logf("stored %s:\n%s", names[tc.id], got)
 		}
 		if got != tc.want {

@@ -8,13 +8,13 @@ import (
 	"bytes"
 	"image"
 	"image/png"
-	"os"
 	"path"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // checkExportMdDatabase: a database with a column of each type, a bound
@@ -94,7 +94,7 @@ func checkExportMdDatabase(t *testing.T, s *suite) {
 		{"images as tags", a.block, map[string]any{"imgTag": true}, exportDBImgTag},
 	} {
 		got := s.exportMd(t, c.id, c.args)
-		if os.Getenv("SISYPHUS_AV_GOLDEN") != "" {
+		if testvars.AVGolden.On(t) {
 			t.Logf("%s:\n%s", c.name, got)
 		}
 		if want := repl.Replace(c.want); got != want {

@@ -1,8 +1,9 @@
 package contract
 
 import (
-	"os"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestLive runs the contract against a real SiYuan kernel when
@@ -11,10 +12,6 @@ import (
 // (see the package comment for the plugin-storage files) and is removed at
 // the end.
 func TestLive(t *testing.T) {
-	url := os.Getenv("SISYPHUS_LIVE_SIYUAN_URL")
-	token := os.Getenv("SISYPHUS_LIVE_SIYUAN_TOKEN")
-	if url == "" || token == "" {
-		t.Skip("set SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN to run the contract against a real SiYuan")
-	}
+	url, token := testvars.Live(t)
 	Run(t, Kernel{URL: url, Token: token, Live: true})
 }

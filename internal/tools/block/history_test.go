@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/histcheck"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
 )
@@ -111,7 +111,7 @@ func outcomeOf(err error) string {
 // readback_mismatch = may have happened; no additive write may land twice.
 func TestConcurrentHistory(t *testing.T) {
 	agents, rounds := 4, 12
-	if os.Getenv("SISYPHUS_LONG_TESTS") != "" {
+	if testvars.LongOn(t) {
 		agents, rounds = 8, 40
 	}
 	h := newHistoryFixture(t, 3)
@@ -261,7 +261,7 @@ func TestBypassWindow(t *testing.T) {
 	}()
 	var committed, changed atomic.Int64
 	n := 60
-	if os.Getenv("SISYPHUS_LONG_TESTS") != "" {
+	if testvars.LongOn(t) {
 		n = 300
 	}
 	for i := 0; i < n; i++ {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
@@ -50,7 +50,7 @@ func BenchLatency(b *testing.B, ops []Op) {
 // of its own.
 func BenchKernel(b *testing.B) *siyuan.Client {
 	b.Helper()
-	url, token := os.Getenv("SISYPHUS_BENCH_URL"), os.Getenv("SISYPHUS_BENCH_TOKEN")
+	url, token := testvars.BenchKernel(b)
 	if url == "" {
 		k, err := embedded.Open(context.Background(), embedded.Options{Dir: b.TempDir(), Token: "bench"})
 		if err != nil {

@@ -8,12 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
-
-// UpdateSnapshots is the environment variable that rewrites tool snapshots
-// instead of comparing them.
-const UpdateSnapshots = "SISYPHUS_UPDATE_TOOLSNAPS"
 
 // Snapshot compares a tool's agent-visible surface with
 // testdata/toolsnaps/<tool>.json in the calling package: its name, title,
@@ -58,7 +55,7 @@ func Snapshot(t *testing.T, tool *tools.Tool) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "toolsnaps", tool.Name+".json")
-	if os.Getenv(UpdateSnapshots) != "" {
+	if testvars.UpdateToolSnap.On(t) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -69,12 +66,12 @@ func Snapshot(t *testing.T, tool *tools.Tool) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("no snapshot of tool %s (%v): run %s=1 go test ./internal/tools/... and review the new file", tool.Name, err, UpdateSnapshots)
+		t.Fatalf("no snapshot of tool %s (%v): run %s=1 go test ./internal/tools/... and review the new file", tool.Name, err, testvars.UpdateToolSnap.Name)
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("tool %s changed its agent-visible surface (names, schema, annotations, classes or examples) against %s.\n"+
 			"If the change is intended, regenerate with %s=1 go test ./internal/tools/... and review the diff.\n%s",
-			tool.Name, path, UpdateSnapshots, diff(want, got))
+			tool.Name, path, testvars.UpdateToolSnap.Name, diff(want, got))
 	}
 }
 
