@@ -61,8 +61,10 @@ type Op struct {
 	// Execute makes the write, attempting each kernel write once, from the
 	// state read at commit (nil without ReadState), and returns the
 	// action's payload: small, ids and flags only, because it is kept in
-	// the ledger to replay. Keys starting with "_" are private details for
-	// Readback: they never reach an answer or the ledger. The ledger
+	// the ledger to replay, and public: what only Readback needs the
+	// caller hands it beside the payload. (Keys starting with "_" are
+	// still dropped before an answer or the ledger, a guard against a
+	// leak; no tool sends one.) The ledger
 	// records executing immediately before Execute runs, so Execute should
 	// do no heavy preparation before its first kernel write.
 	Execute func(ctx context.Context, state any) (map[string]any, error)
@@ -248,7 +250,8 @@ func refusal(err error) error {
 	return err
 }
 
-// public drops the private ("_"-prefixed) keys of a payload.
+// public drops the "_"-prefixed keys of a payload: no tool sends one any
+// more, and none may reach an answer or the ledger if one did.
 func public(payload map[string]any) map[string]any {
 	out := make(map[string]any, len(payload))
 	for k, v := range payload {

@@ -589,6 +589,9 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		policy = a.policyFor(parsed)
 	}
 	w := a.write
+	// handed is what this call's Execute hands its Readback: the
+	// coordinator runs the two one after the other, never concurrently.
+	var handed any
 	op := strict.Op{
 		Tool: t.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(parsed), Direct: !env.StrictOn(ctx), Timeout: a.Timeout,
 		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
@@ -597,7 +600,8 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 			if err := g.wait(); err != nil {
 				return nil, err
 			}
-			p, err := w.execute(ctx, env, parsed, state)
+			p, d, err := w.execute(ctx, env, parsed, state)
+			handed = d
 			return p, agentSafe(err)
 		},
 	}
@@ -632,7 +636,7 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 	}
 	if w.readback != nil {
 		op.Readback = func(ctx context.Context, p map[string]any) (any, error) {
-			st, err := w.readback(ctx, env, parsed, p)
+			st, err := w.readback(ctx, env, parsed, p, handed)
 			return st, agentSafe(err)
 		}
 	}
