@@ -241,11 +241,7 @@ func (c *Coordinator) checkedState(ctx context.Context, op Op) (any, error) {
 func refusal(err error) error {
 	var fe *failure.Error
 	if errors.As(err, &fe) {
-		fe = fe.Clone()
-		if fe.WriteAttempted == nil {
-			fe.Attempted(false)
-		}
-		return fe
+		return fe.OrAttempted(false)
 	}
 	return err
 }
@@ -557,15 +553,9 @@ func (c *Coordinator) dispatchFailure(err error, id RequestID) *failure.Error {
 	var f *failure.Error
 	switch {
 	case errors.As(err, &f) && errors.Is(err, ErrRejected):
-		f = f.Clone()
-		if f.WriteAttempted == nil {
-			f.Attempted(false)
-		}
+		f = f.OrAttempted(false)
 	case errors.As(err, &f):
-		f = f.Clone()
-		if f.WriteAttempted == nil {
-			f.Attempted(true)
-		}
+		f = f.OrAttempted(true)
 	case errors.Is(err, ErrRejected):
 		f = fail(failure.Rejected, true, err, "the kernel refused the write; nothing was applied: %s", err.Error())
 	default:

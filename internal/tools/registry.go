@@ -225,11 +225,7 @@ func startGate(ctx context.Context, env *Env, p *Policy, touches []Touch, resolv
 			}
 		}()
 		if err != nil {
-			e := KernelError(err)
-			if writes && e.WriteAttempted == nil {
-				e = e.Clone().Attempted(false)
-			}
-			g.err = e
+			g.err = refused(err, writes)
 		}
 	}()
 	return g
@@ -435,14 +431,24 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 		}
 	}
 	if err != nil {
-		e := KernelError(err)
-		if writes && e.WriteAttempted == nil {
-			e = e.Clone().Attempted(false)
-		}
-		return pc, e
+		return pc, refused(err, writes)
 	}
 	return pc, nil
 }
+
+// refused is the failure of a call refused before it ran: for a write,
+// nothing was attempted unless the error says otherwise.
+func refused(err error, writes bool) *failure.Error {
+	if !writes {
+		return KernelError(err)
+	}
+	return notAttempted(err)
+}
+
+// notAttempted is err as the agent sees it, saying that no write was
+// attempted unless err itself says otherwise: a failure before any kernel
+// write.
+func notAttempted(err error) *failure.Error { return KernelError(err).OrAttempted(false) }
 
 // named reports whether an argument was sent with a value: not absent,
 // null or an empty string.
@@ -533,11 +539,7 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		}
 		if a.front != nil {
 			if err := a.front(ctx, env, fields); err != nil {
-				e := KernelError(err)
-				if e.WriteAttempted == nil {
-					e = e.Clone().Attempted(false)
-				}
-				return nil, e
+				return nil, notAttempted(err)
 			}
 		}
 		raw, err := json.Marshal(fields)
@@ -560,11 +562,7 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		if err != nil {
 			// The authority has acted (an export exists on the kernel);
 			// what failed is the front's part of it.
-			e := KernelError(err)
-			if e.WriteAttempted == nil {
-				e = e.Clone().Attempted(true)
-			}
-			return nil, e
+			return nil, KernelError(err).OrAttempted(true)
 		}
 		return out, nil
 	}
@@ -642,12 +640,9 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 	}
 	v, err := env.Coordinator.Do(ctx, op)
 	if err != nil {
-		e := KernelError(err)
-		if e.WriteAttempted == nil {
-			// A state read failed before anything was written.
-			e = e.Clone().Attempted(false)
-		}
-		return nil, e
+		// The coordinator says when a write was attempted; otherwise a
+		// state read failed before anything was written.
+		return nil, notAttempted(err)
 	}
 	if env.UI != nil && v["status"] == string(strict.StatusCommitted) && v["replayed"] == false {
 		// After the answer is decided and outside the guarantee: a failed
