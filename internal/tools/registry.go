@@ -269,6 +269,8 @@ func (r *Registry) Check(ctx context.Context, tool string, in Input) error {
 
 // fromLedger reports whether a write's answer is the ledger's for a
 // request it knows: a replay, or a failure it recorded under the request.
+// It reads the answer's JSON: at a front, the answer is the authority's,
+// decoded from the wire.
 func fromLedger(v any, err error) bool {
 	if err == nil {
 		m, ok := v.(map[string]any)
@@ -638,18 +640,18 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 			return st, agentSafe(err)
 		}
 	}
-	v, err := env.Coordinator.Do(ctx, op)
+	ans, err := env.Coordinator.Do(ctx, op)
 	if err != nil {
 		// The coordinator says when a write was attempted; otherwise a
 		// state read failed before anything was written.
 		return nil, notAttempted(err)
 	}
-	if env.UI != nil && v["status"] == string(strict.StatusCommitted) && v["replayed"] == false {
+	if env.UI != nil && ans.Status == strict.StatusCommitted && !ans.Replayed {
 		// After the answer is decided and outside the guarantee: a failed
 		// nudge never turns the committed write into a failure.
-		env.UI.Refresh(refreshOf(t.Name, g.touchesOr(touches), business, v))
+		env.UI.Refresh(refreshOf(t.Name, g.touchesOr(touches), business, ans.Fields))
 	}
-	return v, nil
+	return ans.Fields, nil
 }
 
 // isRefusal tells the codes a state reader refuses a call with.
