@@ -76,6 +76,19 @@ func (e *Error) Attempted(b bool) *Error {
 	return e
 }
 
+// OrAttempted is a copy of e that says whether a write was attempted: as e
+// says, or b when e leaves it open. It is how a layer that knows on which
+// side of the first kernel write a failure fell completes what the failing
+// step did not say (OrAttempted(false): nothing was attempted), without
+// changing an error another caller may hold.
+func (e *Error) OrAttempted(b bool) *Error {
+	c := e.Clone()
+	if c.WriteAttempted == nil {
+		c.Attempted(b)
+	}
+	return c
+}
+
 // With adds a detail and returns e.
 func (e *Error) With(key string, value any) *Error {
 	if e.Details == nil {

@@ -181,3 +181,34 @@ func TestPrefixed(t *testing.T) {
 		t.Errorf("the original changed: %q", orig.Message)
 	}
 }
+
+// TestOrAttempted: an error that says whether a write was attempted keeps
+// its word; one that leaves it open gets the caller's; the original never
+// changes.
+func TestOrAttempted(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		name string
+		has  *bool
+		or   bool
+		want bool
+	}{
+		{"open, nothing attempted", nil, false, false},
+		{"open, attempted", nil, true, true},
+		{"attempted stays attempted", &yes, false, true},
+		{"not attempted stays so", &no, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := Invalid("x").With("k", 1)
+			e.WriteAttempted = c.has
+			got := e.OrAttempted(c.or)
+			if got == e || got.WriteAttempted == nil || *got.WriteAttempted != c.want {
+				t.Fatalf("OrAttempted(%v) = %+v, want a copy saying %v", c.or, got, c.want)
+			}
+			got.With("k", 2)
+			if e.WriteAttempted != c.has || e.Details["k"] != 1 {
+				t.Fatalf("the original changed: %+v", e)
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ func TestCoordinatorHonoursCommitBarrier(t *testing.T) {
 	op := guardedOp(tg, "b", nil)
 	pre := op
 	pre.ValidateOnly = true
-	out, err := c.Do(context.Background(), pre)
+	out, err := fields(c.Do(context.Background(), pre))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestCoordinatorHonoursCommitBarrier(t *testing.T) {
 
 	called := 0
 	refuse := WithCommitBarrier(context.Background(), func() error { called++; return errors.New("cancelled") })
-	_, err = c.Do(refuse, op)
+	_, err = fields(c.Do(refuse, op))
 	if called == 0 {
 		t.Skip("coordinator.go does not call CommitBarrier before Ledger.Begin yet")
 	}
@@ -54,7 +54,7 @@ func TestCoordinatorHonoursCommitBarrier(t *testing.T) {
 	}
 	passed := 0
 	pass := WithCommitBarrier(context.Background(), func() error { passed++; return nil })
-	res, err := c.Do(pass, op)
+	res, err := fields(c.Do(pass, op))
 	if err != nil || res["status"] != "committed" || tg.value != "b" || passed != 1 {
 		t.Fatalf("commit after the refusal: %v %v value %q barrier %d", res, err, tg.value, passed)
 	}
@@ -65,11 +65,11 @@ func TestCoordinatorHonoursCommitBarrier(t *testing.T) {
 			tg.value = "external"
 			return map[string]any{}, nil
 		}}
-	if _, err := c.Do(refuse, ext); code(err) != failure.Cancelled || tg.value != "b" {
+	if _, err := fields(c.Do(refuse, ext)); code(err) != failure.Cancelled || tg.value != "b" {
 		t.Fatalf("external write past a refusing barrier: %v %q", err, tg.value)
 	}
 	off, _ := newCoord(t, true)
-	if _, err := off.Do(refuse, guardedOp(tg, "c", nil)); code(err) != failure.Cancelled || tg.value != "b" {
+	if _, err := fields(off.Do(refuse, guardedOp(tg, "c", nil))); code(err) != failure.Cancelled || tg.value != "b" {
 		t.Fatalf("strict-off write past a refusing barrier: %v %q", err, tg.value)
 	}
 }

@@ -61,8 +61,10 @@ type Op struct {
 	// Execute makes the write, attempting each kernel write once, from the
 	// state read at commit (nil without ReadState), and returns the
 	// action's payload: small, ids and flags only, because it is kept in
-	// the ledger to replay. Keys starting with "_" are private details for
-	// Readback: they never reach an answer or the ledger. The ledger
+	// the ledger to replay, and public: what only Readback needs the
+	// caller hands it beside the payload. (Keys starting with "_" are
+	// still dropped before an answer or the ledger, a guard against a
+	// leak; no tool sends one.) The ledger
 	// records executing immediately before Execute runs, so Execute should
 	// do no heavy preparation before its first kernel write.
 	Execute func(ctx context.Context, state any) (map[string]any, error)
@@ -146,15 +148,29 @@ func (c *Coordinator) Aliases() *AliasPool { return c.aliases }
 // settings page's recent outcomes).
 func (c *Coordinator) Ledger() *Ledger { return c.ledger }
 
-// Do runs a non-read call and returns its JSON-ready answer or a
-// *failure.Error (an error of another type is a failed state read, before
-// anything was written).
-func (c *Coordinator) Do(ctx context.Context, op Op) (map[string]any, error) {
+// Answer is a non-read call's answer: what its caller shows the agent,
+// and what the caller acts on, typed, so that no caller reads the
+// coordinator's decisions back out of the JSON by key.
+type Answer struct {
+	// Fields are the JSON-ready answer the agent gets.
+	Fields map[string]any
+	// Status is the ledger's outcome of a strict commit or of its replay
+	// ("" for a preflight and for a write without the guarantee).
+	Status Status
+	// Replayed: the ledger answered a request it had finished before;
+	// nothing ran now.
+	Replayed bool
+}
+
+// Do runs a non-read call and returns its answer or a *failure.Error (an
+// error of another type is a failed state read, before anything was
+// written).
+func (c *Coordinator) Do(ctx context.Context, op Op) (Answer, error) {
 	switch {
 	case op.Policy.Class == External:
 		return c.external(ctx, op)
 	case op.Policy.Class != Mutation && op.Policy.Class != Additive:
-		return nil, fmt.Errorf("strict: %s.%s is %s, not a write", op.Tool, op.Action, op.Policy.Class)
+		return Answer{}, fmt.Errorf("strict: %s.%s is %s, not a write", op.Tool, op.Action, op.Policy.Class)
 	case !c.strict || op.Direct:
 		return c.direct(ctx, op)
 	case op.ValidateOnly:
@@ -170,17 +186,17 @@ func fail(code failure.Code, attempted bool, cause error, format string, a ...an
 
 // external runs an action whose effects cannot be read back: once, with no
 // strict guarantee; a preflight is refused without executing anything.
-func (c *Coordinator) external(ctx context.Context, op Op) (map[string]any, error) {
+func (c *Coordinator) external(ctx context.Context, op Op) (Answer, error) {
 	if op.ValidateOnly {
-		return nil, fail(failure.PreflightUnavailable, false, nil, "%s.%s has external effects that cannot be read back, so it has no preflight; nothing was executed", op.Tool, op.Action)
+		return Answer{}, fail(failure.PreflightUnavailable, false, nil, "%s.%s has external effects that cannot be read back, so it has no preflight; nothing was executed", op.Tool, op.Action)
 	}
 	return c.once(ctx, op)
 }
 
 // direct runs a write with strict mode off.
-func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error) {
+func (c *Coordinator) direct(ctx context.Context, op Op) (Answer, error) {
 	if op.ValidateOnly {
-		return nil, fail(failure.StrictModeDisabled, false, nil, "strict mode is off, so there is no preflight; nothing was executed")
+		return Answer{}, fail(failure.StrictModeDisabled, false, nil, "strict mode is off, so there is no preflight; nothing was executed")
 	}
 	return c.once(ctx, op)
 }
@@ -188,7 +204,7 @@ func (c *Coordinator) direct(ctx context.Context, op Op) (map[string]any, error)
 // once dispatches a write without the strict guarantee: still through the
 // lane and its commit barrier, still attempted exactly once, still checked
 // first when the action can be.
-func (c *Coordinator) once(ctx context.Context, op Op) (map[string]any, error) {
+func (c *Coordinator) once(ctx context.Context, op Op) (Answer, error) {
 	c.lane.Lock()
 	defer c.lane.Unlock()
 	if op.Policy.Class == External && op.Timeout > 0 {
@@ -198,10 +214,10 @@ func (c *Coordinator) once(ctx context.Context, op Op) (map[string]any, error) {
 	}
 	state, err := c.checkedState(ctx, op)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	if err := CommitBarrier(ctx, ""); err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	var payload map[string]any
 	if op.Plan != nil {
@@ -210,12 +226,12 @@ func (c *Coordinator) once(ctx context.Context, op Op) (map[string]any, error) {
 		payload, err = op.Execute(ctx, state)
 	}
 	if err != nil {
-		return nil, c.dispatchFailure(err, "")
+		return Answer{}, c.dispatchFailure(err, "")
 	}
 	payload = public(payload)
 	payload["writeAttempted"] = true
 	payload["writeSafetyGuaranteed"] = false
-	return payload, nil
+	return Answer{Fields: payload}, nil
 }
 
 // checkedState reads and checks the state of an op without a comparison.
@@ -239,16 +255,13 @@ func (c *Coordinator) checkedState(ctx context.Context, op Op) (any, error) {
 func refusal(err error) error {
 	var fe *failure.Error
 	if errors.As(err, &fe) {
-		fe = fe.Clone()
-		if fe.WriteAttempted == nil {
-			fe.Attempted(false)
-		}
-		return fe
+		return fe.OrAttempted(false)
 	}
 	return err
 }
 
-// public drops the private ("_"-prefixed) keys of a payload.
+// public drops the "_"-prefixed keys of a payload: no tool sends one any
+// more, and none may reach an answer or the ledger if one did.
 func public(payload map[string]any) map[string]any {
 	out := make(map[string]any, len(payload))
 	for k, v := range payload {
@@ -276,19 +289,19 @@ func digestOf(st any) (string, error) {
 }
 
 // preflight reads without mutating, checks, issues a request id and a lease.
-func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, error) {
+func (c *Coordinator) preflight(ctx context.Context, op Op) (Answer, error) {
 	scope, err := c.scope(op)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	st, err := c.checkedState(ctx, op)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	var digest string
 	if op.Policy.Class == Mutation {
 		if digest, err = digestOf(st); err != nil {
-			return nil, err
+			return Answer{}, err
 		}
 	}
 	// Issued in memory, its id reserved on disk beforehand (see Ledger):
@@ -296,13 +309,13 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 	rec, err := c.ledger.Issue(ctx, Record{Tool: op.Tool, Action: op.Action, ArgsDigest: scope.ArgsDigest,
 		Targets: scope.Targets, Precondition: op.Policy.Precondition})
 	if err != nil {
-		return nil, c.ledgerFailure(err)
+		return Answer{}, c.ledgerFailure(err)
 	}
 	lease, err := c.leases.Put(Lease{Scope: scope, Precondition: op.Policy.Precondition, Digest: digest,
 		RequestID: rec.RequestID, IssuedAt: c.now()})
 	if err != nil {
 		c.withdraw(ctx, rec)
-		return nil, fmt.Errorf("strict: store lease: %w", err)
+		return Answer{}, fmt.Errorf("strict: store lease: %w", err)
 	}
 	out := map[string]any{
 		"action": op.Action, "validateOnly": true, "writeAttempted": false,
@@ -324,7 +337,7 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (map[string]any, err
 			}
 		}
 	}
-	return out, nil
+	return Answer{Fields: out}, nil
 }
 
 // withdraw removes the request of a preflight that failed after issuing it
@@ -381,15 +394,15 @@ func parseControls(op Op) (controls, error) {
 // commit runs a strict write: through the single lane, after the ledger and
 // lease checks and a fresh comparison of full digests, dispatched once and
 // read back.
-func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error) {
+func (c *Coordinator) commit(ctx context.Context, op Op) (Answer, error) {
 	ctl, err := parseControls(op)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	id := ctl.requestID
 	scope, err := c.scope(op)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 
 	c.lane.Lock()
@@ -409,38 +422,38 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 		lease, err = c.leases.ForRequest(scope, string(id), c.now())
 	}
 	if err != nil {
-		return nil, fail(failure.PreflightLeaseInvalid, false, err, "no live preflight lease matches this call (expired, used, from another process, or other arguments)").
+		return Answer{}, fail(failure.PreflightLeaseInvalid, false, err, "no live preflight lease matches this call (expired, used, from another process, or other arguments)").
 			With("revalidateRequired", true)
 	}
 	previous := lease.Digest
 	var state any
 	if op.ReadState != nil {
 		if state, err = op.ReadState(ctx); err != nil {
-			return nil, err
+			return Answer{}, err
 		}
 	}
 	if op.Policy.Class == Mutation {
 		current, err := digestOf(state)
 		if err != nil {
-			return nil, err
+			return Answer{}, err
 		}
 		if current != lease.Digest {
 			f := fail(failure.StateChanged, false, nil, "the target changed after preflight; nothing was written. Read it again before any new write: a new write needs a fresh preflight").
 				With("revalidateRequired", true)
 			f.ExpectedHash, f.CurrentHash = c.aliases.Alias(lease.Digest), c.aliases.Alias(current)
-			return nil, f
+			return Answer{}, f
 		}
 	}
 	if op.Check != nil {
 		if err := op.Check(state); err != nil {
-			return nil, refusal(err)
+			return Answer{}, refusal(err)
 		}
 	}
 	checked := time.Now()
 	// Past this barrier the write is irrevocable: cancellation is refused
 	// so that mutation, readback and ledger finish together.
 	if err := CommitBarrier(ctx, string(id)); err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	if op.Plan != nil {
 		return c.stagedCommit(ctx, op, id, scope, lease, state)
@@ -460,20 +473,20 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 			receipt, _ := json.Marshal(map[string]any{"error": failure.Rejected})
 			c.ledger.Finish(ctx, id, StatusFailedBeforeDispatch, previous, "", receipt)
 		}
-		return nil, c.dispatchFailure(err, id)
+		return Answer{}, c.dispatchFailure(err, id)
 	}
 	after, err := op.Readback(ctx, payload)
 	if err != nil {
 		c.log.Warn("readback mismatch", "tool", op.Tool, "action", op.Action, "request", id, "err", err)
 		f := fail(failure.ReadbackMismatch, true, err, "the write was sent but the readback could not verify it: %s", err.Error())
 		f.RequestID = string(id)
-		return nil, f
+		return Answer{}, f
 	}
 	result, err := digestOf(after)
 	if err != nil {
 		f := fail(failure.ReadbackMismatch, true, err, "the readback state cannot be hashed")
 		f.RequestID = string(id)
-		return nil, f
+		return Answer{}, f
 	}
 	status := StatusCommitted
 	if previous != "" && result == previous {
@@ -487,12 +500,12 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (map[string]any, error)
 	if _, err := c.ledger.Finish(ctx, id, status, previous, result, receipt); err != nil {
 		f := fail(failure.OutcomeUnknown, true, err, "the write was verified but the ledger could not record it")
 		f.RequestID = string(id)
-		return nil, f
+		return Answer{}, f
 	}
 	return c.success(payload, id, status, previous, result, scope, false, true), nil
 }
 
-func (c *Coordinator) success(payload map[string]any, id RequestID, status Status, previous, result string, scope Scope, replayed, attempted bool) map[string]any {
+func (c *Coordinator) success(payload map[string]any, id RequestID, status Status, previous, result string, scope Scope, replayed, attempted bool) Answer {
 	out := make(map[string]any, len(payload)+8)
 	for k, v := range payload {
 		out[k] = v
@@ -512,14 +525,14 @@ func (c *Coordinator) success(payload map[string]any, id RequestID, status Statu
 		out["resultHash"] = c.aliases.Alias(result)
 	}
 	out["targetCount"] = len(scope.Targets)
-	return out
+	return Answer{Fields: out, Status: status, Replayed: replayed}
 }
 
 // admitFailure answers the ledger's verdict on a request id.
-func (c *Coordinator) admitFailure(id RequestID, rec Record, err error) (map[string]any, error) {
-	with := func(f *failure.Error) (map[string]any, error) {
+func (c *Coordinator) admitFailure(id RequestID, rec Record, err error) (Answer, error) {
+	with := func(f *failure.Error) (Answer, error) {
 		f.RequestID = string(id)
-		return nil, f
+		return Answer{}, f
 	}
 	switch {
 	case errors.Is(err, ErrReplay):
@@ -536,11 +549,11 @@ func (c *Coordinator) admitFailure(id RequestID, rec Record, err error) (map[str
 	case errors.Is(err, ErrIdempotencyConflict):
 		return with(fail(failure.IdempotencyConflict, false, err, "this requestId was issued for a different call (tool, action, arguments or targets)"))
 	case errors.Is(err, ErrUnknownRequest):
-		return nil, fail(failure.PreconditionRequired, false, err, "requestId %q was not issued by a preflight of this authority", id)
+		return Answer{}, fail(failure.PreconditionRequired, false, err, "requestId %q was not issued by a preflight of this authority", id)
 	case errors.Is(err, ErrRequestExpired):
-		return nil, fail(failure.PreflightLeaseInvalid, false, err, "requestId %q can no longer start: it expired (10 minutes after its preflight) or was issued before Sisyphus restarted; nothing was written, run the preflight again", id).With("revalidateRequired", true)
+		return Answer{}, fail(failure.PreflightLeaseInvalid, false, err, "requestId %q can no longer start: it expired (10 minutes after its preflight) or was issued before Sisyphus restarted; nothing was written, run the preflight again", id).With("revalidateRequired", true)
 	}
-	return nil, c.ledgerFailure(err)
+	return Answer{}, c.ledgerFailure(err)
 }
 
 func (c *Coordinator) ledgerFailure(err error) *failure.Error {
@@ -554,15 +567,9 @@ func (c *Coordinator) dispatchFailure(err error, id RequestID) *failure.Error {
 	var f *failure.Error
 	switch {
 	case errors.As(err, &f) && errors.Is(err, ErrRejected):
-		f = f.Clone()
-		if f.WriteAttempted == nil {
-			f.Attempted(false)
-		}
+		f = f.OrAttempted(false)
 	case errors.As(err, &f):
-		f = f.Clone()
-		if f.WriteAttempted == nil {
-			f.Attempted(true)
-		}
+		f = f.OrAttempted(true)
 	case errors.Is(err, ErrRejected):
 		f = fail(failure.Rejected, true, err, "the kernel refused the write; nothing was applied: %s", err.Error())
 	default:

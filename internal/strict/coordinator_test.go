@@ -55,7 +55,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 	ctx := context.Background()
 	preflight := func(c *Coordinator, op Op) (string, string) {
 		op.ValidateOnly = true
-		out, err := c.Do(ctx, op)
+		out, err := fields(c.Do(ctx, op))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,12 +66,12 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		tg := &fakeTarget{"a"}
 		op := guardedOp(tg, "b", func() (any, error) { return nil, errors.New("not visible") })
 		op.RequestID, op.Credential = preflight(c, op)
-		_, err := c.Do(ctx, op)
+		_, err := fields(c.Do(ctx, op))
 		var f *failure.Error
 		if !errors.As(err, &f) || f.Code != failure.ReadbackMismatch || !attempted(f) || f.CallerAction() == "" {
 			t.Fatalf("got %v", err)
 		}
-		if _, err := c.Do(ctx, op); code(err) != failure.OutcomeUnknown {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.OutcomeUnknown {
 			t.Fatalf("retry after readback_mismatch: %v", err)
 		}
 	})
@@ -81,17 +81,17 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", nil)
 		op.Execute = func(context.Context, any) (map[string]any, error) { return nil, errors.New("connection reset") }
 		op.RequestID, op.Credential = preflight(c, op)
-		if _, err := c.Do(ctx, op); code(err) != failure.OutcomeUnknown {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.OutcomeUnknown {
 			t.Fatalf("got %v", err)
 		}
 		op2 := guardedOp(tg, "c", nil)
 		op2.Execute = func(context.Context, any) (map[string]any, error) { return nil, Reject(errors.New("code -1")) }
 		op2.RequestID, op2.Credential = preflight(c, op2)
-		if _, err := c.Do(ctx, op2); code(err) != failure.Rejected {
+		if _, err := fields(c.Do(ctx, op2)); code(err) != failure.Rejected {
 			t.Fatalf("got %v", err)
 		}
 		// A rejected request replays as rejected, never runs again.
-		if _, err := c.Do(ctx, op2); code(err) != failure.Rejected {
+		if _, err := fields(c.Do(ctx, op2)); code(err) != failure.Rejected {
 			t.Fatalf("replay of a rejection: %v", err)
 		}
 	})
@@ -101,14 +101,14 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", nil)
 		op.RequestID, op.Credential = preflight(c, op)
 		l.Close()
-		if _, err := c.Do(ctx, op); code(err) != failure.LedgerUnavailable {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.LedgerUnavailable {
 			t.Fatalf("got %v", err)
 		}
 		if tg.value != "a" {
 			t.Fatal("a write was dispatched without a ledger")
 		}
 		op.ValidateOnly = true
-		if _, err := c.Do(ctx, op); code(err) != failure.LedgerUnavailable {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.LedgerUnavailable {
 			t.Fatalf("preflight without a ledger: %v", err)
 		}
 	})
@@ -117,11 +117,11 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		runs := 0
 		op := Op{Tool: "system", Action: "notify", Policy: WritePolicy{Class: External}, ValidateOnly: true,
 			Execute: func(context.Context, any) (map[string]any, error) { runs++; return map[string]any{}, nil }}
-		if _, err := c.Do(ctx, op); code(err) != failure.PreflightUnavailable || runs != 0 {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.PreflightUnavailable || runs != 0 {
 			t.Fatalf("preflight of external: %v, runs %d", err, runs)
 		}
 		op.ValidateOnly = false
-		out, err := c.Do(ctx, op)
+		out, err := fields(c.Do(ctx, op))
 		if err != nil || out["writeSafetyGuaranteed"] != false || runs != 1 {
 			t.Fatalf("external: %v %v", out, err)
 		}
@@ -136,13 +136,13 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 				return nil, failure.Wrap(failure.OutcomeUnknown, ctx.Err(), "no answer").Attempted(true)
 			}}
 		slowDone := make(chan error, 1)
-		go func() { _, err := c.Do(ctx, slow); slowDone <- err }()
+		go func() { _, err := fields(c.Do(ctx, slow)); slowDone <- err }()
 		<-started
 		// A write queued behind it in the lane runs once the effect is cut.
 		ran := 0
 		next := Op{Tool: "system", Action: "notify", Policy: WritePolicy{Class: External},
 			Execute: func(context.Context, any) (map[string]any, error) { ran++; return map[string]any{}, nil }}
-		if _, err := c.Do(ctx, next); err != nil || ran != 1 {
+		if _, err := fields(c.Do(ctx, next)); err != nil || ran != 1 {
 			t.Fatalf("the write behind: %v, ran %d", err, ran)
 		}
 		if err := <-slowDone; code(err) != failure.OutcomeUnknown {
@@ -161,7 +161,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", nil)
 		op.RequestID, op.Credential = preflight(c, op)
 		now = now.Add(11 * time.Minute)
-		if _, err := c.Do(ctx, op); code(err) != failure.PreflightLeaseInvalid || tg.value != "a" {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.PreflightLeaseInvalid || tg.value != "a" {
 			t.Fatalf("expired request: %v", err)
 		}
 	})
@@ -171,7 +171,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		op := guardedOp(tg, "b", nil)
 		op.RequestID, _ = preflight(c, op)
 		op.Credential = "sha256:v1:" + "ab" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcd"
-		if _, err := c.Do(ctx, op); code(err) != failure.PreflightLeaseInvalid {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.PreflightLeaseInvalid {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -183,7 +183,7 @@ func TestCoordinatorFailureCodes(t *testing.T) {
 		tg := &fakeTarget{"a"}
 		op := guardedOp(tg, "b", nil)
 		op.RequestID, op.Credential = preflight(c, op)
-		if _, err := c.Do(ctx, op); err != nil {
+		if _, err := fields(c.Do(ctx, op)); err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != 1 || got[0].Returned.Before(got[0].Checked) || got[0].RequestID != op.RequestID {
@@ -249,7 +249,7 @@ func TestPreflightIssues(t *testing.T) {
 			pre := op
 			pre.ValidateOnly = true
 			var err error
-			if out, err = c.Do(ctx, pre); err != nil {
+			if out, err = fields(c.Do(ctx, pre)); err != nil {
 				t.Fatal(err)
 			}
 			if recs, res := onDisk(t, l); recs != 0 || res != idPoolSize {
@@ -264,7 +264,7 @@ func TestPreflightIssues(t *testing.T) {
 			t.Fatalf("record %+v found %v: %v", rec, found, err)
 		}
 		op.RequestID, op.Credential = out["requestId"].(string), out["expectedStateHash"].(string)
-		if _, err := c.Do(ctx, op); err != nil || tg.value != "b" {
+		if _, err := fields(c.Do(ctx, op)); err != nil || tg.value != "b" {
 			t.Fatalf("commit: %v (value %q)", err, tg.value)
 		}
 		if recs, _ := onDisk(t, l); recs != 1 {
@@ -297,7 +297,7 @@ func TestPreflightIssues(t *testing.T) {
 			op := guardedOp(&fakeTarget{"a"}, "b", nil)
 			op.ValidateOnly = true
 			tt.setup(&op)
-			_, err := c.Do(ctx, op)
+			_, err := fields(c.Do(ctx, op))
 			if err == nil || (tt.want != "" && code(err) != tt.want) {
 				t.Fatalf("got %v, want %s", err, tt.want)
 			}
@@ -313,7 +313,7 @@ func TestPreflightIssues(t *testing.T) {
 		failing[0].setup(&op)
 		l.log = quiet
 		l.Close()
-		if _, err := c.Do(ctx, op); code(err) != failure.NotFound {
+		if _, err := fields(c.Do(ctx, op)); code(err) != failure.NotFound {
 			t.Fatalf("got %v", err)
 		}
 	})

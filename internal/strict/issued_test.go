@@ -263,7 +263,7 @@ func TestCommitAcrossRestart(t *testing.T) {
 	preflight := func(op Op) map[string]any {
 		t.Helper()
 		op.ValidateOnly = true
-		pre, err := c.Do(ctx, op)
+		pre, err := fields(c.Do(ctx, op))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,13 +271,13 @@ func TestCommitAcrossRestart(t *testing.T) {
 	}
 	committed := guardedOp(tg, "b", nil)
 	committedCall := commitOf(committed, preflight(committed))
-	if out, err := c.Do(ctx, committedCall); err != nil || out["status"] != string(StatusCommitted) {
+	if out, err := fields(c.Do(ctx, committedCall)); err != nil || out["status"] != string(StatusCommitted) {
 		t.Fatalf("commit before the restart: %v, %v", out, err)
 	}
 	lost := guardedOp(tg, "c", nil)
 	lost.Execute = func(context.Context, any) (map[string]any, error) { return nil, errors.New("connection reset") }
 	lostCall := commitOf(lost, preflight(lost))
-	if _, err := c.Do(ctx, lostCall); code(err) != failure.OutcomeUnknown {
+	if _, err := fields(c.Do(ctx, lostCall)); code(err) != failure.OutcomeUnknown {
 		t.Fatalf("a lost reply: %v", err)
 	}
 	issued := guardedOp(tg, "d", nil)
@@ -305,7 +305,7 @@ func TestCommitAcrossRestart(t *testing.T) {
 			ran := false
 			op := tt.op
 			op.Execute = func(context.Context, any) (map[string]any, error) { ran = true; return map[string]any{}, nil }
-			out, err := c.Do(ctx, op)
+			out, err := fields(c.Do(ctx, op))
 			if ran {
 				t.Fatal("the write ran again after the restart")
 			}

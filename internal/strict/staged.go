@@ -60,10 +60,10 @@ type Stage struct {
 
 // stagedCommit runs a creation admitted by commit: executing with its
 // reserved ids, then its stages, readback and Finish.
-func (c *Coordinator) stagedCommit(ctx context.Context, op Op, id RequestID, scope Scope, lease Lease, state any) (map[string]any, error) {
+func (c *Coordinator) stagedCommit(ctx context.Context, op Op, id RequestID, scope Scope, lease Lease, state any) (Answer, error) {
 	ids, err := op.Plan.Reserve(state)
 	if err != nil {
-		return nil, refusal(err)
+		return Answer{}, refusal(err)
 	}
 	rec, err := c.ledger.BeginCreation(ctx, id, scope, ids)
 	if err != nil {
@@ -74,9 +74,9 @@ func (c *Coordinator) stagedCommit(ctx context.Context, op Op, id RequestID, sco
 }
 
 // resume continues a creation left executing (crash, lost reply).
-func (c *Coordinator) resume(ctx context.Context, op Op, id RequestID, rec Record) (map[string]any, error) {
+func (c *Coordinator) resume(ctx context.Context, op Op, id RequestID, rec Record) (Answer, error) {
 	if err := CommitBarrier(ctx, string(id)); err != nil {
-		return nil, err
+		return Answer{}, err
 	}
 	c.log.Info("resuming a creation", "tool", op.Tool, "action", op.Action, "request", id, "done", rec.Creation.Done, "pending", rec.Creation.Pending)
 	return c.runStages(ctx, op, id, rec.Scope(), rec.PreviousHash, rec.Creation, time.Now())
@@ -103,10 +103,10 @@ func unknownCreation(op Op, id RequestID, cr *Creation, cause error, format stri
 	return f.With("receipt", r)
 }
 
-func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope Scope, previous string, cr *Creation, checked time.Time) (map[string]any, error) {
+func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope Scope, previous string, cr *Creation, checked time.Time) (Answer, error) {
 	if op.Plan.Gate != nil {
 		if err := op.Plan.Gate(); err != nil {
-			return nil, err
+			return Answer{}, err
 		}
 	}
 	cr = cr.clone()
@@ -125,29 +125,29 @@ func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope 
 			// In doubt: sent before, never confirmed.
 			present, err := st.Present(ctx, maps.Clone(cr.IDs))
 			if err != nil {
-				return nil, unknownCreation(op, id, cr, err, "stage %s of this creation was sent and could not be checked (%v); nothing was sent again", st.Name, err)
+				return Answer{}, unknownCreation(op, id, cr, err, "stage %s of this creation was sent and could not be checked (%v); nothing was sent again", st.Name, err)
 			}
 			if present {
 				if err := mark(StageMark{Stage: st.Name, Kind: StageDone, Receipt: c.receipt(op, cr, st.Name)}); err != nil {
-					return nil, unknownCreation(op, id, cr, err, "stage %s is applied but the ledger could not record it", st.Name)
+					return Answer{}, unknownCreation(op, id, cr, err, "stage %s is applied but the ledger could not record it", st.Name)
 				}
 				continue
 			}
 			if !st.Redo {
-				return nil, unknownCreation(op, id, cr, nil, "stage %s of this creation was sent and never confirmed, and the kernel does not show it with the ids this creation holds; sending it again could make a second object, so it is not sent again", st.Name)
+				return Answer{}, unknownCreation(op, id, cr, nil, "stage %s of this creation was sent and never confirmed, and the kernel does not show it with the ids this creation holds; sending it again could make a second object, so it is not sent again", st.Name)
 			}
 		} else if err := mark(StageMark{Stage: st.Name, Kind: StagePending}); err != nil {
 			if i == 0 && len(cr.Done) == 0 {
-				return nil, c.ledgerFailure(err)
+				return Answer{}, c.ledgerFailure(err)
 			}
-			return nil, unknownCreation(op, id, cr, err, "the ledger could not record stage %s; it was not sent", st.Name)
+			return Answer{}, unknownCreation(op, id, cr, err, "the ledger could not record stage %s; it was not sent", st.Name)
 		}
 		learned, err := st.Do(ctx, maps.Clone(cr.IDs))
 		if c.observe != nil && i == 0 {
 			c.observe(Dispatch{Tool: op.Tool, Action: op.Action, RequestID: string(id), Checked: checked, Returned: time.Now()})
 		}
 		if err != nil {
-			return nil, c.stageFailure(ctx, op, id, cr, st, err, previous)
+			return Answer{}, c.stageFailure(ctx, op, id, cr, st, err, previous)
 		}
 		ids := maps.Clone(cr.IDs)
 		maps.Copy(ids, learned)
@@ -158,12 +158,12 @@ func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope 
 			}
 			f := unknownCreation(op, id, cr, err, "stage %s was sent but the kernel does not show it: %v", st.Name, err)
 			f.Code = failure.ReadbackMismatch
-			return nil, f
+			return Answer{}, f
 		}
 		next := cr.clone()
 		maps.Copy(next.IDs, learned)
 		if err := mark(StageMark{Stage: st.Name, Kind: StageDone, Learned: learned, Receipt: c.receipt(op, next, st.Name)}); err != nil {
-			return nil, unknownCreation(op, id, next, err, "stage %s is applied but the ledger could not record it", st.Name)
+			return Answer{}, unknownCreation(op, id, next, err, "stage %s is applied but the ledger could not record it", st.Name)
 		}
 	}
 	payload := receiptSoFar(op, cr)
@@ -172,13 +172,13 @@ func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope 
 		c.log.Warn("readback mismatch", "tool", op.Tool, "action", op.Action, "request", id, "err", err)
 		f := fail(failure.ReadbackMismatch, true, err, "the creation was sent but the readback could not verify it: %s", err.Error())
 		f.RequestID = string(id)
-		return nil, f.With("receipt", payload)
+		return Answer{}, f.With("receipt", payload)
 	}
 	result, err := digestOf(after)
 	if err != nil {
 		f := fail(failure.ReadbackMismatch, true, err, "the readback state cannot be hashed")
 		f.RequestID = string(id)
-		return nil, f
+		return Answer{}, f
 	}
 	payload = public(payload)
 	receipt, err := json.Marshal(payload)
@@ -188,7 +188,7 @@ func (c *Coordinator) runStages(ctx context.Context, op Op, id RequestID, scope 
 	if _, err := c.ledger.Finish(ctx, id, StatusCommitted, previous, result, receipt); err != nil {
 		f := fail(failure.OutcomeUnknown, true, err, "the creation was verified but the ledger could not record it")
 		f.RequestID = string(id)
-		return nil, f.With("receipt", payload)
+		return Answer{}, f.With("receipt", payload)
 	}
 	return c.success(payload, id, StatusCommitted, previous, result, scope, false, true), nil
 }

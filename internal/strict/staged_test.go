@@ -77,12 +77,12 @@ func commitStaged(t *testing.T, c *Coordinator, op Op) (string, map[string]any, 
 	t.Helper()
 	pre := op
 	pre.ValidateOnly = true
-	out, err := c.Do(context.Background(), pre)
+	out, err := fields(c.Do(context.Background(), pre))
 	if err != nil {
 		t.Fatal(err)
 	}
 	op.RequestID = out["requestId"].(string)
-	res, err := c.Do(context.Background(), op)
+	res, err := fields(c.Do(context.Background(), op))
 	return op.RequestID, res, err
 }
 
@@ -113,7 +113,7 @@ func TestStagedCreationCommitsAndReplays(t *testing.T) {
 	}
 	writes := fs.writes
 	op.RequestID = id
-	again, err := c.Do(context.Background(), op)
+	again, err := fields(c.Do(context.Background(), op))
 	if err != nil || again["replayed"] != true || again["avID"] != "av-1" || fs.writes != writes {
 		t.Fatalf("replay %v, %v (writes %d → %d)", again, err, writes, fs.writes)
 	}
@@ -160,7 +160,7 @@ func TestStagedCreationCrashPoints(t *testing.T) {
 			c := NewCoordinator(CoordinatorConfig{Ledger: l})
 			pre := op
 			pre.ValidateOnly = true
-			out, err := c.Do(ctx, pre)
+			out, err := fields(c.Do(ctx, pre))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,7 +202,7 @@ func TestStagedCreationCrashPoints(t *testing.T) {
 			defer l2.Close()
 			c2 := NewCoordinator(CoordinatorConfig{Ledger: l2})
 			op.RequestID = string(id)
-			res, err := c2.Do(ctx, op)
+			res, err := fields(c2.Do(ctx, op))
 			for obj, n := range fs.objects {
 				if n != 1 {
 					t.Fatalf("object %s created %d times", obj, n)
@@ -218,7 +218,7 @@ func TestStagedCreationCrashPoints(t *testing.T) {
 				}
 				// Asking again changes nothing: still in doubt, nothing sent.
 				w := fs.writes
-				if _, err := c2.Do(ctx, op); code(err) != tc.want || fs.writes != w {
+				if _, err := fields(c2.Do(ctx, op)); code(err) != tc.want || fs.writes != w {
 					t.Fatalf("second replay: %v (writes %d → %d)", err, w, fs.writes)
 				}
 				return
@@ -230,7 +230,7 @@ func TestStagedCreationCrashPoints(t *testing.T) {
 				t.Fatalf("objects %v", fs.objects)
 			}
 			w := fs.writes
-			if again, err := c2.Do(ctx, op); err != nil || again["replayed"] != true || fs.writes != w {
+			if again, err := fields(c2.Do(ctx, op)); err != nil || again["replayed"] != true || fs.writes != w {
 				t.Fatalf("replay after resume: %v, %v", again, err)
 			}
 		})
@@ -266,7 +266,7 @@ func TestStagedCreationDispatchFaults(t *testing.T) {
 				t.Fatalf("first: %v", err)
 			}
 			op.RequestID = id
-			res, err := c.Do(context.Background(), op)
+			res, err := fields(c.Do(context.Background(), op))
 			if tc.replay != "" {
 				if code(err) != tc.replay {
 					t.Fatalf("replay: %v, %v", res, err)
@@ -286,7 +286,7 @@ func TestStagedCreationDispatchFaults(t *testing.T) {
 func TestStagedCreationStrictOffRunsOnce(t *testing.T) {
 	c, _ := newCoord(t, true)
 	fs := newFakeStore()
-	out, err := c.Do(context.Background(), stagedOp(fs))
+	out, err := fields(c.Do(context.Background(), stagedOp(fs)))
 	if err != nil || out["writeSafetyGuaranteed"] != false || len(fs.objects) != 4 || fs.writes != 4 {
 		t.Fatalf("%v, %v, %v", out, err, fs.objects)
 	}
@@ -361,12 +361,12 @@ func TestPartHashesAreAliases(t *testing.T) {
 	}
 	pre := op
 	pre.ValidateOnly = true
-	out, err := c.Do(context.Background(), pre)
+	out, err := fields(c.Do(context.Background(), pre))
 	if err != nil {
 		t.Fatal(err)
 	}
 	op.RequestID, op.Credential = out["requestId"].(string), out["expectedStateHash"].(string)
-	res, err := c.Do(context.Background(), op)
+	res, err := fields(c.Do(context.Background(), op))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestPartHashesAreAliases(t *testing.T) {
 	if !strings.Contains(string(rec.Receipt), prevHash) {
 		t.Fatalf("the ledger keeps %s", rec.Receipt)
 	}
-	rep, err := c.Do(context.Background(), op)
+	rep, err := fields(c.Do(context.Background(), op))
 	if err != nil || fmt.Sprint(rep[PartHashesKey]) != fmt.Sprint(want) {
 		t.Fatalf("replay %v, %v", rep, err)
 	}
@@ -408,7 +408,7 @@ func TestStagedCreationGateRefusal(t *testing.T) {
 	}
 	refused = false
 	op.RequestID = id
-	if res, err := c.Do(context.Background(), op); err != nil || res["status"] != "committed" || len(fs.objects) != 4 {
+	if res, err := fields(c.Do(context.Background(), op)); err != nil || res["status"] != "committed" || len(fs.objects) != 4 {
 		t.Fatalf("after the gate allows it: %v, %v", res, err)
 	}
 }

@@ -91,6 +91,9 @@ type Action struct {
 	// localPaths and localEffects: see Write.LocalPaths and LocalEffects.
 	localPaths   []string
 	localEffects func(ctx context.Context, env *Env, fields map[string]json.RawMessage) ([]string, error)
+	// invalid is why the declaration cannot be served (NewRegistry
+	// refuses it).
+	invalid error
 }
 
 // Scope is how an action declares the notebooks it touches, which the gate
@@ -133,19 +136,21 @@ func (a *Action) touchesOf(ctx context.Context, env *Env, parsed any) ([]Touch, 
 
 // writeSteps are a write declaration with its argument type erased.
 type writeSteps struct {
-	targets  func(parsed any) []string
-	state    func(ctx context.Context, env *Env, parsed any) (any, error) // nil: none
-	check    func(parsed, state any) error                                // nil: none
-	execute  func(ctx context.Context, env *Env, parsed, state any) (Payload, error)
-	readback func(ctx context.Context, env *Env, parsed any, p Payload) (any, error)
+	targets func(parsed any) []string
+	state   func(ctx context.Context, env *Env, parsed any) (any, error) // nil: none
+	check   func(parsed, state any) error                                // nil: none
+	// execute returns, beside the payload, what it hands the readback
+	// of the same call (nil for a [Write]); readback receives it.
+	execute  func(ctx context.Context, env *Env, parsed, state any) (Payload, any, error)
+	readback func(ctx context.Context, env *Env, parsed any, p Payload, handed any) (any, error)
 	notes    func(parsed, state any) map[string]any
 	// plan, for a staged creation, replaces execute.
 	plan func(env *Env, parsed any, wait func() error) *strict.Plan
 }
 
 // Payload is what a write's Execute returns: small (ids, counts, flags),
-// because the ledger keeps it to replay. Keys starting with "_" are private
-// details for the readback and never reach an answer or the ledger.
+// because the ledger keeps it to replay, and public: every key reaches the
+// answer. What only the readback needs goes through a [WriteWith] instead.
 type Payload = map[string]any
 
 // Read declares a read-only action whose arguments parse into A.
@@ -276,7 +281,9 @@ type Write[A, S any] struct {
 	Stages *Stages[A, S]
 	// Readback verifies the change after Execute and returns the state to
 	// hash: for a guarded mutation what State reads, so that an unchanged
-	// readback is no_change. It may add public keys to the payload.
+	// readback is no_change. It may add public keys to the payload. A
+	// readback that needs what Execute learnt (the text the kernel
+	// applied, the state it changed) is a [WriteWith]'s.
 	Readback func(ctx context.Context, env *Env, a A, p Payload) (any, error)
 
 	// Budget, when set, replaces the server's cap on one write's arguments
@@ -314,8 +321,80 @@ type Write[A, S any] struct {
 // lane unless it declares its own Timeout.
 const DefaultExternalTimeout = 60 * time.Second
 
+// WriteWith is a write whose Execute hands its Readback a D: what only the
+// write learns (the text the kernel applied, the state it changed from).
+// D is typed and handed per call beside the payload, never inside it, so
+// that a renamed or misspelt key cannot leave the readback checking
+// nothing; it never reaches an answer or the ledger. Everything else is
+// the embedded Write's, whose own Execute and Readback stay unset.
+type WriteWith[A, S, D any] struct {
+	Write[A, S]
+	// Execute is Write.Execute that also returns what Readback needs.
+	Execute func(ctx context.Context, env *Env, a A, st S) (Payload, D, error)
+	// Readback is Write.Readback given what this call's Execute handed.
+	Readback func(ctx context.Context, env *Env, a A, p Payload, d D) (any, error)
+}
+
+// Action turns the declaration into a registry action.
+func (w WriteWith[A, S, D]) Action() *Action {
+	var execute executeStep
+	if w.Execute != nil {
+		execute = func(ctx context.Context, env *Env, parsed, state any) (Payload, any, error) {
+			st, _ := state.(S) // the zero S without a state reader
+			return w.Execute(ctx, env, parsed.(A), st)
+		}
+	}
+	var readback readbackStep
+	if w.Readback != nil {
+		readback = func(ctx context.Context, env *Env, parsed any, p Payload, handed any) (any, error) {
+			d, ok := handed.(D)
+			if !ok {
+				// Only a bug of the registry gets here: fail the
+				// readback rather than verify against nothing.
+				return nil, fmt.Errorf("tools: %s: the readback was handed %T, not the %T its Execute hands", w.Name, handed, d)
+			}
+			return w.Readback(ctx, env, parsed.(A), p, d)
+		}
+	}
+	act := w.Write.build(execute, readback)
+	switch {
+	case w.Write.Execute != nil || w.Write.Readback != nil:
+		act.invalid = errors.New("a WriteWith declares its own Execute and Readback, not the embedded Write's")
+	case w.Stages != nil:
+		act.invalid = errors.New("a staged creation hands nothing to its readback: declare it as a Write")
+	}
+	return act
+}
+
+// executeStep and readbackStep are a write's Execute and Readback with
+// their types erased.
+type (
+	executeStep  = func(ctx context.Context, env *Env, parsed, state any) (Payload, any, error)
+	readbackStep = func(ctx context.Context, env *Env, parsed any, p Payload, handed any) (any, error)
+)
+
 // Action turns the declaration into a registry action.
 func (w Write[A, S]) Action() *Action {
+	var execute executeStep
+	if w.Execute != nil {
+		execute = func(ctx context.Context, env *Env, parsed, state any) (Payload, any, error) {
+			st, _ := state.(S) // the zero S without a state reader
+			p, err := w.Execute(ctx, env, parsed.(A), st)
+			return p, nil, err
+		}
+	}
+	var readback readbackStep
+	if w.Readback != nil {
+		readback = func(ctx context.Context, env *Env, parsed any, p Payload, _ any) (any, error) {
+			return w.Readback(ctx, env, parsed.(A), p)
+		}
+	}
+	return w.build(execute, readback)
+}
+
+// build makes the registry action of a write declaration with its erased
+// Execute and Readback steps.
+func (w Write[A, S]) build(execute executeStep, readback readbackStep) *Action {
 	act := &Action{
 		Name: w.Name, Summary: w.Summary, Policy: w.Policy, Params: w.Params, Destructive: w.Destructive, Example: w.Example,
 		Dangerous: w.Dangerous, OffByDefault: w.OffByDefault,
@@ -342,15 +421,8 @@ func (w Write[A, S]) Action() *Action {
 			}
 			return w.Targets(parsed.(A))
 		},
-		execute: func(ctx context.Context, env *Env, parsed, state any) (Payload, error) {
-			st, _ := state.(S) // the zero S without a state reader
-			return w.Execute(ctx, env, parsed.(A), st)
-		},
-	}
-	if w.Readback != nil {
-		steps.readback = func(ctx context.Context, env *Env, parsed any, p Payload) (any, error) {
-			return w.Readback(ctx, env, parsed.(A), p)
-		}
+		execute:  execute,
+		readback: readback,
 	}
 	if w.State != nil {
 		steps.state = func(ctx context.Context, env *Env, parsed any) (any, error) { return w.State(ctx, env, parsed.(A)) }
@@ -376,7 +448,7 @@ func (w Write[A, S]) Action() *Action {
 		}
 		steps.execute = nil
 	}
-	if w.Execute != nil || w.Stages != nil {
+	if execute != nil || w.Stages != nil {
 		act.write = steps
 	}
 	return act
@@ -405,6 +477,9 @@ type NoArgs struct{}
 
 // complete checks the action has what its class needs.
 func (a *Action) complete() error {
+	if a.invalid != nil {
+		return a.invalid
+	}
 	n := 0
 	for _, set := range []bool{a.touches != nil, a.global, a.none} {
 		if set {

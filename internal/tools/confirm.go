@@ -105,11 +105,7 @@ func (r *Registry) toConfirm(ctx context.Context, t *Tool, fields map[string]jso
 	}
 	local, err := a.localEffects(ctx, r.env, fields)
 	if err != nil {
-		e := KernelError(err)
-		if e.WriteAttempted == nil && a.Policy.Class != strict.Read {
-			e = e.Clone().Attempted(false)
-		}
-		return Pending{}, false, e
+		return Pending{}, false, refused(err, a.Policy.Class != strict.Read)
 	}
 	if len(local) == 0 {
 		return p, pending, nil

@@ -165,7 +165,7 @@ func (r *Registry) CallInput(ctx context.Context, tool string, in Input) (any, e
 	}
 	ctx = WithPolicy(ctx, pc.policy)
 	if pc.writes {
-		v, err := r.write(ctx, pc.tool, pc.action, pc.args, pc.parsed, pc.fields, pc.gate, pc.touches)
+		v, err := r.write(ctx, pc)
 		if gerr := pc.gate.wait(); gerr != nil {
 			if isAbsent(gerr) && fromLedger(v, err) {
 				// The ledger answered a request it knows (a replay): what
@@ -225,11 +225,7 @@ func startGate(ctx context.Context, env *Env, p *Policy, touches []Touch, resolv
 			}
 		}()
 		if err != nil {
-			e := KernelError(err)
-			if writes && e.WriteAttempted == nil {
-				e = e.Clone().Attempted(false)
-			}
-			g.err = e
+			g.err = refused(err, writes)
 		}
 	}()
 	return g
@@ -273,6 +269,8 @@ func (r *Registry) Check(ctx context.Context, tool string, in Input) error {
 
 // fromLedger reports whether a write's answer is the ledger's for a
 // request it knows: a replay, or a failure it recorded under the request.
+// It reads the answer's JSON: at a front, the answer is the authority's,
+// decoded from the wire.
 func fromLedger(v any, err error) bool {
 	if err == nil {
 		m, ok := v.(map[string]any)
@@ -305,144 +303,228 @@ type prepared struct {
 // may be left running (prepared.gate) where the call can wait for it: a
 // read without side effects, or a write the authority's coordinator runs.
 func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap bool) (prepared, error) {
+	pc, name, err := r.decode(ctx, tool, in)
+	if err != nil {
+		return pc, err
+	}
+	if name == "help" {
+		pc.answer, err = r.help(ctx, pc)
+		return pc, err
+	}
+	if pc.action, err = r.actionNamed(ctx, pc.tool, pc.policy, pc.fields, name); err != nil {
+		return pc, err
+	}
+	pc.writes = pc.action.Policy.Class != strict.Read
+	if err := enabled(pc); err != nil {
+		return pc, err
+	}
+	if err := r.admit(pc, in.Raw); err != nil {
+		return pc, err
+	}
+	if err := r.parse(&pc); err != nil {
+		return pc, refused(err, pc.writes)
+	}
+	if err := r.decideNotebooks(ctx, &pc, in.Raw, overlap); err != nil {
+		return pc, refused(err, pc.writes)
+	}
+	return pc, nil
+}
+
+// decode finds the call's tool, the policy it runs under, its decoded
+// arguments and the action they name.
+func (r *Registry) decode(ctx context.Context, tool string, in Input) (prepared, string, error) {
 	var pc prepared
-	raw := in.Raw
 	t, ok := r.tools[tool]
 	if !ok {
-		return pc, failure.New(failure.UnknownTool, "unknown tool %q", tool)
+		return pc, "", failure.New(failure.UnknownTool, "unknown tool %q", tool)
 	}
 	pc.tool = t
 	policy, err := r.policy(ctx)
 	if err != nil {
-		return pc, err
+		return pc, "", err
 	}
 	pc.policy = policy
-	fields, err := in.fields()
-	if err != nil {
-		return pc, err
+	if pc.fields, err = in.fields(); err != nil {
+		return pc, "", err
 	}
-	pc.fields = fields
-	v, ok := fields["action"]
+	v, ok := pc.fields["action"]
 	if !ok {
-		return pc, unknownAction(t, policy, failure.Invalid("missing argument \"action\""))
+		return pc, "", unknownAction(t, policy, failure.Invalid("missing argument \"action\""))
 	}
 	name, ok := textOf(v)
 	if !ok {
-		return pc, failure.Invalid("argument \"action\" must be a string")
+		return pc, "", failure.Invalid("argument \"action\" must be a string")
 	}
-	if name == "help" {
-		if !policy.ToolOn(t) {
-			return pc, disabled(t, &Action{Name: "help"}, true)
-		}
-		var topic string
-		if json.Unmarshal(fields["topic"], &topic) == nil && topic != "" && t.Dynamic != nil && !hasAction(t, topic) {
-			// A topic may name a tool discovered since (or never, in this
-			// process): look for it first; help answers an unknown one.
-			t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, topic)
-		}
-		pc.answer, err = t.help(policy, r.env.strictOn(policy), fields)
-		return pc, err
+	return pc, name, nil
+}
+
+// help answers the tool's help action.
+func (r *Registry) help(ctx context.Context, pc prepared) (any, error) {
+	t, policy := pc.tool, pc.policy
+	if !policy.ToolOn(t) {
+		return nil, disabled(t, &Action{Name: "help"}, true)
 	}
+	var topic string
+	if json.Unmarshal(pc.fields["topic"], &topic) == nil && topic != "" && t.Dynamic != nil && !hasAction(t, topic) {
+		// A topic may name a tool discovered since (or never, in this
+		// process): look for it first; help answers an unknown one.
+		t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, topic)
+	}
+	return t.help(policy, r.env.strictOn(policy), pc.fields)
+}
+
+// actionNamed is the action a call of t runs: the one it names, discovered
+// now if t has discovered actions, or its write form when its arguments
+// ask for that.
+func (r *Registry) actionNamed(ctx context.Context, t *Tool, policy *Policy, fields map[string]json.RawMessage, name string) (*Action, error) {
 	a, ok := t.Action(name)
-	if !ok && t.Dynamic != nil && name != "help" {
+	if !ok && t.Dynamic != nil {
 		var err error
 		if a, ok, err = t.Dynamic.Lookup(siyuan.WithoutReadMeter(ctx), r.env, name); err != nil {
-			return pc, KernelError(err)
+			return nil, KernelError(err)
 		}
 	}
 	if !ok {
-		return pc, unknownAction(t, policy, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
+		return nil, unknownAction(t, policy, failure.New(failure.UnknownAction, "tool %s has no action %q", t.Name, name))
 	}
 	// A read with a write form (av.render createIfNotExist) runs as that
 	// write when its argument asks; enabled under the same switch.
-	if a, err = a.form(siyuan.WithoutReadMeter(ctx), r.env, fields); err != nil {
-		return pc, KernelError(err).Clone().Attempted(false)
+	form, err := a.form(siyuan.WithoutReadMeter(ctx), r.env, fields)
+	if err != nil {
+		return nil, KernelError(err).Clone().Attempted(false)
 	}
-	pc.action = a
-	writes := a.Policy.Class != strict.Read
-	pc.writes = writes
+	return form, nil
+}
+
+// enabled refuses a call the configuration does not enable: one it could
+// not read (but for an action that touches no notebook), or a tool or
+// action it turns off.
+func enabled(pc prepared) error {
+	t, a, policy := pc.tool, pc.action, pc.policy
 	switch {
-	case policy.Err != nil && (writes || !a.none):
-		return pc, configFailure(policy, writes)
+	case policy.Err != nil && (pc.writes || !a.none):
+		return configFailure(policy, pc.writes)
 	case !policy.ToolOn(t):
-		return pc, disabled(t, a, true)
+		return disabled(t, a, true)
 	case !policy.ActionOn(t, a), t.Dynamic != nil && !slices.Contains(t.Actions, a) && !t.Dynamic.Exposes(policy, a):
-		return pc, disabled(t, a, false)
+		return disabled(t, a, false)
 	}
+	return nil
+}
+
+// admit refuses, before anything reads or writes, what the authority never
+// runs: a call naming a path on a computer, and a write too large for the
+// one write lane or holding what SiYuan cannot store.
+func (r *Registry) admit(pc prepared, raw json.RawMessage) error {
+	a := pc.action
 	if r.env.Coordinator != nil {
-		for _, k := range a.localPaths {
-			if named(fields[k]) {
-				// A path in a call is its sender's: the authority may run
-				// where the person's files are, and opens none.
-				e := failure.New(failure.LocalPathRefused, "%s names a path on a computer, and the authority never opens a path a call names; nothing was read or written", k).
-					With("argument", k)
-				return pc, e.Attempted(false)
-			}
+		if err := refuseLocalPaths(a, pc.fields); err != nil {
+			return err
 		}
+	}
+	if !pc.writes {
+		return nil
 	}
 	max := r.env.maxWriteBytes()
 	if a.budget != nil {
 		max = a.budget(r.env)
 	}
-	if writes && len(raw) > max {
+	if len(raw) > max {
 		// One write holds the one write lane while it runs: its size is
 		// capped before anything reads or writes.
 		e := failure.Invalid("the arguments of this write are %d bytes; one write may carry at most %d (the server's --max-write-size)", len(raw), max).
 			With("limit", max).With("size", len(raw))
 		e.Action = "split the change into smaller writes (several blocks, or several updates)"
-		return pc, e.Attempted(false)
+		return e.Attempted(false)
 	}
-	if writes {
-		if what := unstorable(raw); what != "" {
-			e := failure.Invalid("the arguments hold %s, which SiYuan cannot store as sent (it would keep U+FFFD instead); nothing was written", what)
-			e.Action = "remove the character, or escape it as text, and call again"
-			return pc, e.Attempted(false)
-		}
+	if what := unstorable(raw); what != "" {
+		e := failure.Invalid("the arguments hold %s, which SiYuan cannot store as sent (it would keep U+FFFD instead); nothing was written", what)
+		e.Action = "remove the character, or escape it as text, and call again"
+		return e.Attempted(false)
 	}
-	args, err := bind(a.Name, a.params(r.env.strictOn(policy)), fields)
-	if err == nil {
-		pc.args = args
-		if pc.parsed, err = a.parse(args); err == nil {
-			// The gate's lookups are not the action's reading: they are
-			// not charged to its read budget. They run under the call's
-			// policy, so that what an action resolves (a path's notebook,
-			// a database's blocks) leaves out what agents cannot see.
-			gctx := WithPolicy(siyuan.WithoutReadMeter(ctx), policy)
-			// A write waits in its state read and its dispatch, so one
-			// without a state reader decides first.
-			waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
-			var touches []Touch
-			if overlap && waits && a.resolves {
-				pc.gate = startGate(gctx, r.env, policy, nil, func() ([]Touch, error) {
-					ts, err := a.touchesOf(gctx, r.env, pc.parsed)
-					return append(ts, refTouches(policy, raw)...), err
-				}, writes)
-			} else if touches, err = a.touchesOf(gctx, r.env, pc.parsed); err == nil {
-				touches = append(touches, refTouches(policy, raw)...)
-				pc.touches = touches
-				if overlap && waits && needsLookup(policy, touches) {
-					pc.gate = startGate(gctx, r.env, policy, touches, nil, writes)
-				} else {
-					err = authorize(gctx, r.env, policy, touches)
-					if err != nil && writes && r.env.Coordinator == nil && r.env.Delegate != nil && isAbsent(err) {
-						// A front hands a write to its authority, whose
-						// gate decides again, and lets the ledger answer a
-						// replay of something gone or hidden since.
-						err = nil
-					}
-				}
-			}
-		}
-	}
-	if err != nil {
-		e := KernelError(err)
-		if writes && e.WriteAttempted == nil {
-			e = e.Clone().Attempted(false)
-		}
-		return pc, e
-	}
-	return pc, nil
+	return nil
 }
+
+// refuseLocalPaths refuses, at the authority, a call that still names a
+// path on a computer: a path in a call is its sender's, the authority may
+// run where the person's files are, and it opens none.
+func refuseLocalPaths(a *Action, fields map[string]json.RawMessage) error {
+	for _, k := range a.localPaths {
+		if named(fields[k]) {
+			e := failure.New(failure.LocalPathRefused, "%s names a path on a computer, and the authority never opens a path a call names; nothing was read or written", k).
+				With("argument", k)
+			return e.Attempted(false)
+		}
+	}
+	return nil
+}
+
+// parse binds the call's arguments to its action's parameters and parses
+// them once (pc.args is set once they bind, even when the parse fails).
+func (r *Registry) parse(pc *prepared) error {
+	a := pc.action
+	args, err := bind(a.Name, a.params(r.env.strictOn(pc.policy)), pc.fields)
+	if err != nil {
+		return err
+	}
+	pc.args = args
+	pc.parsed, err = a.parse(args)
+	return err
+}
+
+// decideNotebooks works out what the call touches and decides its
+// notebooks: now, or (with overlap, when the call waits in a kernel read
+// anyway) in the background, as pc.gate.
+func (r *Registry) decideNotebooks(ctx context.Context, pc *prepared, raw json.RawMessage, overlap bool) error {
+	a, policy, writes := pc.action, pc.policy, pc.writes
+	// The gate's lookups are not the action's reading: they are not
+	// charged to its read budget. They run under the call's policy, so
+	// that what an action resolves (a path's notebook, a database's
+	// blocks) leaves out what agents cannot see.
+	gctx := WithPolicy(siyuan.WithoutReadMeter(ctx), policy)
+	// A write waits in its state read and its dispatch, so one without a
+	// state reader decides first.
+	waits := writes && r.env.Coordinator != nil && a.write.state != nil || !writes && !a.sideEffects
+	if overlap && waits && a.resolves {
+		pc.gate = startGate(gctx, r.env, policy, nil, func() ([]Touch, error) {
+			ts, err := a.touchesOf(gctx, r.env, pc.parsed)
+			return append(ts, refTouches(policy, raw)...), err
+		}, writes)
+		return nil
+	}
+	touches, err := a.touchesOf(gctx, r.env, pc.parsed)
+	if err != nil {
+		return err
+	}
+	touches = append(touches, refTouches(policy, raw)...)
+	pc.touches = touches
+	if overlap && waits && needsLookup(policy, touches) {
+		pc.gate = startGate(gctx, r.env, policy, touches, nil, writes)
+		return nil
+	}
+	err = authorize(gctx, r.env, policy, touches)
+	if err != nil && writes && r.env.front() && isAbsent(err) {
+		// A front hands a write to its authority, whose gate decides
+		// again, and lets the ledger answer a replay of something gone or
+		// hidden since.
+		return nil
+	}
+	return err
+}
+
+// refused is the failure of a call refused before it ran: for a write,
+// nothing was attempted unless the error says otherwise.
+func refused(err error, writes bool) *failure.Error {
+	if !writes {
+		return KernelError(err)
+	}
+	return notAttempted(err)
+}
+
+// notAttempted is err as the agent sees it, saying that no write was
+// attempted unless err itself says otherwise: a failure before any kernel
+// write.
+func notAttempted(err error) *failure.Error { return KernelError(err).OrAttempted(false) }
 
 // named reports whether an argument was sent with a value: not absent,
 // null or an empty string.
@@ -522,55 +604,86 @@ func unknownAction(t *Tool, p *Policy, e *failure.Error) *failure.Error {
 	return e.With("validActions", names)
 }
 
-// write hands a non-read action to the coordinator, or to the authority.
-func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, parsed any, fields map[string]json.RawMessage, g *gate, touches []Touch) (any, error) {
-	env := r.env
-	if env.Coordinator == nil && env.Delegate != nil {
-		fields = maps.Clone(fields)
-		if a.Dangerous && confirmed(ctx, t.Name, a.Name) {
-			// Confirmed here: the authority reads it on the internal hop.
-			fields[FieldConfirm] = json.RawMessage("true")
-		}
-		if a.front != nil {
-			if err := a.front(ctx, env, fields); err != nil {
-				e := KernelError(err)
-				if e.WriteAttempted == nil {
-					e = e.Clone().Attempted(false)
-				}
-				return nil, e
-			}
-		}
-		raw, err := json.Marshal(fields)
-		if err != nil {
-			return nil, failure.Invalid("arguments cannot be encoded").Attempted(false)
-		}
-		v, err := env.Delegate(ctx, t.Name, raw)
-		if err != nil || a.deliver == nil {
-			return v, err
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("the authority's answer: %w", err)
-		}
-		var res map[string]any
-		if err := json.Unmarshal(b, &res); err != nil {
-			return nil, fmt.Errorf("the authority's answer: %w", err)
-		}
-		out, err := a.deliver(ctx, env, parsed, res)
-		if err != nil {
-			// The authority has acted (an export exists on the kernel);
-			// what failed is the front's part of it.
-			e := KernelError(err)
-			if e.WriteAttempted == nil {
-				e = e.Clone().Attempted(true)
-			}
-			return nil, e
-		}
-		return out, nil
-	}
-	if env.Coordinator == nil {
+// write hands a non-read call to the authority (at a front) or to this
+// process's coordinator.
+func (r *Registry) write(ctx context.Context, pc prepared) (any, error) {
+	switch {
+	case r.env.front():
+		return r.delegate(ctx, pc)
+	case r.env.Coordinator == nil:
 		return nil, failure.New(failure.CoordinatorUnavailable, "this process has no write coordinator; nothing was written").Attempted(false)
 	}
+	return r.coordinate(ctx, pc)
+}
+
+// delegate sends a front's write to its authority, after the action's
+// front hook, and completes the authority's answer with its deliver hook.
+func (r *Registry) delegate(ctx context.Context, pc prepared) (any, error) {
+	t, a, env := pc.tool, pc.action, r.env
+	fields := maps.Clone(pc.fields)
+	if a.Dangerous && confirmed(ctx, t.Name, a.Name) {
+		// Confirmed here: the authority reads it on the internal hop.
+		fields[FieldConfirm] = json.RawMessage("true")
+	}
+	if a.front != nil {
+		if err := a.front(ctx, env, fields); err != nil {
+			return nil, notAttempted(err)
+		}
+	}
+	raw, err := json.Marshal(fields)
+	if err != nil {
+		return nil, failure.Invalid("arguments cannot be encoded").Attempted(false)
+	}
+	v, err := env.Delegate(ctx, t.Name, raw)
+	if err != nil || a.deliver == nil {
+		return v, err
+	}
+	return r.deliver(ctx, pc, v)
+}
+
+// deliver runs the action's deliver hook on the authority's answer v.
+func (r *Registry) deliver(ctx context.Context, pc prepared, v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("the authority's answer: %w", err)
+	}
+	var res map[string]any
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("the authority's answer: %w", err)
+	}
+	out, err := pc.action.deliver(ctx, r.env, pc.parsed, res)
+	if err != nil {
+		// The authority has acted (an export exists on the kernel);
+		// what failed is the front's part of it.
+		return nil, KernelError(err).OrAttempted(true)
+	}
+	return out, nil
+}
+
+// coordinate runs a write through this process's coordinator and, once it
+// committed, asks SiYuan's windows to show what changed.
+func (r *Registry) coordinate(ctx context.Context, pc prepared) (any, error) {
+	business, err := businessArgs(pc.fields)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := r.env.Coordinator.Do(ctx, r.operation(ctx, pc, business))
+	if err != nil {
+		// The coordinator says when a write was attempted; otherwise a
+		// state read failed before anything was written.
+		return nil, notAttempted(err)
+	}
+	if r.env.UI != nil && ans.Status == strict.StatusCommitted && !ans.Replayed {
+		// After the answer is decided and outside the guarantee: a failed
+		// nudge never turns the committed write into a failure.
+		r.env.UI.Refresh(refreshOf(pc.tool.Name, pc.gate.touchesOr(pc.touches), business, ans.Fields))
+	}
+	return ans.Fields, nil
+}
+
+// businessArgs are the call's arguments without its control fields, as
+// decoded JSON (numbers as json.Number): what leases and the ledger scope.
+func businessArgs(fields map[string]json.RawMessage) (map[string]any, error) {
 	business := map[string]any{}
 	for k, raw := range fields {
 		if isControl(k) {
@@ -584,73 +697,88 @@ func (r *Registry) write(ctx context.Context, t *Tool, a *Action, args *Args, pa
 		}
 		business[k] = v
 	}
+	return business, nil
+}
+
+// operation is the coordinator's operation of a call: its class, scope and
+// control fields, and its steps bound to the parsed arguments, each
+// waiting for the call's notebook decision before it acts.
+func (r *Registry) operation(ctx context.Context, pc prepared, business map[string]any) strict.Op {
+	a, w, env := pc.action, pc.action.write, r.env
 	policy := a.Policy
 	if a.policyFor != nil {
-		policy = a.policyFor(parsed)
+		policy = a.policyFor(pc.parsed)
 	}
-	w := a.write
 	op := strict.Op{
-		Tool: t.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(parsed), Direct: !env.StrictOn(ctx), Timeout: a.Timeout,
-		ValidateOnly: args.Bool(fieldValidateOnly), RequestID: args.String(fieldRequestID),
-		Credential: args.String(string(policy.Precondition)),
-		Execute: func(ctx context.Context, state any) (map[string]any, error) {
-			if err := g.wait(); err != nil {
-				return nil, err
-			}
-			p, err := w.execute(ctx, env, parsed, state)
-			return p, agentSafe(err)
-		},
+		Tool: pc.tool.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(pc.parsed), Direct: !env.StrictOn(ctx), Timeout: a.Timeout,
+		ValidateOnly: pc.args.Bool(fieldValidateOnly), RequestID: pc.args.String(fieldRequestID),
+		Credential: pc.args.String(string(policy.Precondition)),
 	}
+	op.Execute, op.Readback = r.executeAndReadback(pc)
 	if w.plan != nil {
-		op.Plan, op.Execute = w.plan(env, parsed, g.wait), nil
+		op.Plan, op.Execute = w.plan(env, pc.parsed, pc.gate.wait), nil
 	}
 	if w.state != nil {
-		guardedCommit := policy.Class == strict.Mutation && !op.ValidateOnly && env.StrictOn(ctx)
-		op.ReadState = func(ctx context.Context) (any, error) {
-			st, err := w.state(ctx, env, parsed)
-			// The state is read while the gate decides; nothing is issued,
-			// recorded or dispatched before it has (a refusal hides what
-			// the read found).
-			if gerr := g.wait(); gerr != nil {
-				return nil, gerr
-			}
-			var e *failure.Error
-			if err != nil && guardedCommit && errors.As(err, &e) && isRefusal(e.Code) {
-				// The same call passed its preflight: the target changed in
-				// between. As a state, the refusal's digest differs from the
-				// lease's, and the caller gets state_changed.
-				return map[string]any{"refused": string(e.Code), "reason": e.Message}, nil
-			}
-			return st, err
-		}
+		op.ReadState = r.stateReader(pc, policy.Class == strict.Mutation && !op.ValidateOnly && env.StrictOn(ctx))
 	}
 	if w.check != nil {
-		op.Check = func(state any) error { return w.check(parsed, state) }
+		op.Check = func(state any) error { return w.check(pc.parsed, state) }
 	}
 	if w.notes != nil {
-		op.Notes = func(state any) map[string]any { return w.notes(parsed, state) }
+		op.Notes = func(state any) map[string]any { return w.notes(pc.parsed, state) }
+	}
+	return op
+}
+
+// executeAndReadback are the operation's Execute and Readback (nil when
+// the action has none), sharing what Execute hands the Readback of the
+// same call.
+func (r *Registry) executeAndReadback(pc prepared) (execute func(context.Context, any) (map[string]any, error), readback func(context.Context, map[string]any) (any, error)) {
+	w, env := pc.action.write, r.env
+	// handed is what this call's Execute hands its Readback: the
+	// coordinator runs the two one after the other, never concurrently.
+	var handed any
+	if w.execute != nil {
+		execute = func(ctx context.Context, state any) (map[string]any, error) {
+			if err := pc.gate.wait(); err != nil {
+				return nil, err
+			}
+			p, d, err := w.execute(ctx, env, pc.parsed, state)
+			handed = d
+			return p, agentSafe(err)
+		}
 	}
 	if w.readback != nil {
-		op.Readback = func(ctx context.Context, p map[string]any) (any, error) {
-			st, err := w.readback(ctx, env, parsed, p)
+		readback = func(ctx context.Context, p map[string]any) (any, error) {
+			st, err := w.readback(ctx, env, pc.parsed, p, handed)
 			return st, agentSafe(err)
 		}
 	}
-	v, err := env.Coordinator.Do(ctx, op)
-	if err != nil {
-		e := KernelError(err)
-		if e.WriteAttempted == nil {
-			// A state read failed before anything was written.
-			e = e.Clone().Attempted(false)
+	return execute, readback
+}
+
+// stateReader is the operation's ReadState. At a guarded commit, a
+// refusal from the state reader is read as a state, whose digest differs
+// from the lease's.
+func (r *Registry) stateReader(pc prepared, guardedCommit bool) func(context.Context) (any, error) {
+	w, env := pc.action.write, r.env
+	return func(ctx context.Context) (any, error) {
+		st, err := w.state(ctx, env, pc.parsed)
+		// The state is read while the gate decides; nothing is issued,
+		// recorded or dispatched before it has (a refusal hides what the
+		// read found).
+		if gerr := pc.gate.wait(); gerr != nil {
+			return nil, gerr
 		}
-		return nil, e
+		var e *failure.Error
+		if err != nil && guardedCommit && errors.As(err, &e) && isRefusal(e.Code) {
+			// The same call passed its preflight: the target changed in
+			// between. As a state, the refusal's digest differs from the
+			// lease's, and the caller gets state_changed.
+			return map[string]any{"refused": string(e.Code), "reason": e.Message}, nil
+		}
+		return st, err
 	}
-	if env.UI != nil && v["status"] == string(strict.StatusCommitted) && v["replayed"] == false {
-		// After the answer is decided and outside the guarantee: a failed
-		// nudge never turns the committed write into a failure.
-		env.UI.Refresh(refreshOf(t.Name, g.touchesOr(touches), business, v))
-	}
-	return v, nil
 }
 
 // isRefusal tells the codes a state reader refuses a call with.

@@ -429,7 +429,15 @@ func buildCells(a cellsArgs, st cellsState) ([]siyuan.AVCellUpdate, error) {
 	return out, nil
 }
 
-var setCells = tools.Write[cellsArgs, cellsState]{
+// cellsSet are what set_cells hands its readback: the updates it sent
+// (as the call sees them) and, when it changes related databases, every
+// database as it was before, by id.
+type cellsSet struct {
+	updates []siyuan.AVCellUpdate
+	dbs     map[string]DBState
+}
+
+var setCells = tools.WriteWith[cellsArgs, cellsState, cellsSet]{Write: tools.Write[cellsArgs, cellsState]{
 	Name: "set_cells", Summary: "set one cell (rowID, columnID, value) or many (cells[]: {rowID, columnID, value | values, valueType})", Policy: manifest,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "rowID": "20260812120100-hijklmn", "columnID": "20260812120200-opqrstu",
 		"value": "done", "validateOnly": true},
@@ -473,10 +481,11 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		}
 		return checkRelated(a, st)
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a cellsArgs, st cellsState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a cellsArgs, st cellsState) (tools.Payload, cellsSet, error) {
 		updates, err := buildCells(a, st)
 		if err != nil {
-			return nil, tools.Refuse(err)
+			return nil, cellsSet{}, tools.Refuse(err)
 		}
 		// A relation cell keeps the rows it links that the call cannot
 		// see (after those it names): the call neither sees nor changes
@@ -494,16 +503,12 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		}
 		if err := env.Kernel.BatchSetAttributeViewBlockAttrs(ctx, a.AvID, sent); err != nil {
 			// The kernel sets the cells in order and saves once at the end.
-			return nil, tools.WriteFailure(err, false)
+			return nil, cellsSet{}, tools.WriteFailure(err, false)
 		}
-		p := tools.Payload{"avID": a.AvID, "set": len(updates), "_updates": updates}
-		if st.dbs != nil {
-			p["_dbs"] = st.dbs
-		}
-		return p, nil
+		return tools.Payload{"avID": a.AvID, "set": len(updates)}, cellsSet{updates, st.dbs}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a cellsArgs, p tools.Payload) (any, error) {
-		updates, _ := p["_updates"].([]siyuan.AVCellUpdate)
+	Readback: func(ctx context.Context, env *tools.Env, a cellsArgs, p tools.Payload, set cellsSet) (any, error) {
+		updates := set.updates
 		var st cellsState
 		var last error
 		ok, err := tools.Poll(ctx, func() (bool, error) {
@@ -530,7 +535,7 @@ var setCells = tools.Write[cellsArgs, cellsState]{
 		if !ok {
 			return nil, last
 		}
-		if before, _ := p["_dbs"].(map[string]DBState); before != nil {
+		if before := set.dbs; before != nil {
 			if h, err := dbHashes(before, st.dbs); err == nil {
 				p["hashes"] = h
 			}
@@ -677,7 +682,8 @@ var removeRows = tools.Write[removeRowsArgs, rowsState]{
 
 type removeColumnArgs struct{ AvID, Key string }
 
-var removeColumn = tools.Write[removeColumnArgs, DBState]{
+// removeColumn hands its readback the database as it was before.
+var removeColumn = tools.WriteWith[removeColumnArgs, DBState, DBState]{Write: tools.Write[removeColumnArgs, DBState]{
 	Name: "remove_column", Summary: "remove a column (key) with all its cells; not the primary key (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyID": "20260812120200-opqrstu", "validateOnly": true},
@@ -724,14 +730,14 @@ var removeColumn = tools.Write[removeColumnArgs, DBState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a removeColumnArgs, st DBState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a removeColumnArgs, st DBState) (tools.Payload, DBState, error) {
 		if err := env.Kernel.RemoveAttributeViewKey(ctx, a.AvID, a.Key, false); err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, st, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"avID": a.AvID, "keyID": a.Key, "removed": true, "_before": st}, nil
+		return tools.Payload{"avID": a.AvID, "keyID": a.Key, "removed": true}, st, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a removeColumnArgs, p tools.Payload) (any, error) {
-		before, _ := beforeOf(p)
+	Readback: func(ctx context.Context, env *tools.Env, a removeColumnArgs, _ tools.Payload, before DBState) (any, error) {
 		return readChanged(ctx, env, a.AvID, func(st DBState) error {
 			if _, ok := st.key(a.Key); ok {
 				return fmt.Errorf("database %s still has column %s", a.AvID, a.Key)

@@ -44,7 +44,14 @@ type colState struct {
 	Related *DBState `json:"related,omitempty"`
 }
 
-var addColumn = tools.Write[addColumnArgs, colState]{
+// addedColumn is what add_column hands its readback: the state before,
+// the new column's id and its back relation's ("" when one-way).
+type addedColumn struct {
+	before   colState
+	id, back string
+}
+
+var addColumn = tools.WriteWith[addColumnArgs, colState, addedColumn]{Write: tools.Write[addColumnArgs, colState]{
 	Name: "add_column", Summary: "add a column (key) of a type, after previousKeyID (default: after the last column); a relation relates to relationAvID (isTwoWay adds the back column there), a rollup rolls up rollupKeyID of the rows rollupRelationKeyID links; a two-way relation answers both databases' hashes", Policy: guarded,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyName": "Status", "keyType": "select", "validateOnly": true},
 	Params: []tools.Param{tools.IDParam("avID", "the database", true),
@@ -92,7 +99,8 @@ var addColumn = tools.Write[addColumnArgs, colState]{
 	},
 	State: readColState,
 	Check: checkAddColumn,
-	Execute: func(ctx context.Context, env *tools.Env, a addColumnArgs, st colState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a addColumnArgs, st colState) (tools.Payload, addedColumn, error) {
 		prev := a.Previous
 		if prev == "" {
 			prev = lastColumn(st.DB)
@@ -100,16 +108,17 @@ var addColumn = tools.Write[addColumnArgs, colState]{
 		id := newID()
 		err := env.Kernel.AddAttributeViewKey(ctx, siyuan.AddAVKeyRequest{AvID: a.AvID, KeyID: id, KeyName: a.Name, KeyType: a.Type, KeyIcon: a.Icon, PreviousKeyID: prev})
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, addedColumn{}, tools.WriteFailure(err, false)
 		}
-		p := tools.Payload{"avID": a.AvID, "keyID": id, "columnID": id, "previousKeyID": prev, "_before": st}
+		added := addedColumn{before: st, id: id}
+		p := tools.Payload{"avID": a.AvID, "keyID": id, "columnID": id, "previousKeyID": prev}
 		var op *siyuan.Operation
 		switch {
 		case a.Type == siyuan.AVKeyRelation:
 			back := ""
 			if a.TwoWay {
 				back = newID()
-				p["backKeyID"] = back
+				p["backKeyID"], added.back = back, back
 			}
 			o := siyuan.UpdateAttrViewColRelationOp(a.AvID, id, a.Name, a.RelationAvID, a.TwoWay, back, a.BackKeyName)
 			op = &o
@@ -123,15 +132,13 @@ var addColumn = tools.Write[addColumnArgs, colState]{
 		if op != nil {
 			// The column exists: a failure now leaves it unconfigured.
 			if _, err := env.Kernel.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{*op}}}); err != nil {
-				return nil, tools.WriteFailure(err, true)
+				return nil, added, tools.WriteFailure(err, true)
 			}
 		}
-		return p, nil
+		return p, added, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a addColumnArgs, p tools.Payload) (any, error) {
-		before, _ := p["_before"].(colState)
-		id, _ := p["columnID"].(string)
-		back, _ := p["backKeyID"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a addColumnArgs, p tools.Payload, added addedColumn) (any, error) {
+		before, id, back := added.before, added.id, added.back
 		var after colState
 		_, err := tools.Await(ctx, func(ctx context.Context) (colState, error) {
 			st, err := readColState(ctx, env, a)

@@ -44,12 +44,6 @@ func shapeOf(s DBState) shape {
 	return out
 }
 
-// beforeOf is the state Execute read at commit, passed to the readback.
-func beforeOf(p tools.Payload) (DBState, bool) {
-	st, ok := p["_before"].(DBState)
-	return st, ok
-}
-
 // readChanged reads the database again until check passes (the kernel may
 // apply a change a little after it answers), and then requires it.
 func readChanged(ctx context.Context, env *tools.Env, avID string, check func(DBState) error) (DBState, error) {
@@ -86,7 +80,8 @@ func storedName(s string) string {
 	return strings.TrimSpace(s)
 }
 
-var rename = tools.Write[renameArgs, DBState]{
+// rename hands its readback the database as it was before.
+var rename = tools.WriteWith[renameArgs, DBState, DBState]{Write: tools.Write[renameArgs, DBState]{
 	Name: "rename", Summary: "rename a database (line breaks become spaces; trimmed)", Policy: guarded,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "name": "Reading list", "validateOnly": true},
 	Params: []tools.Param{tools.IDParam("avID", "the database", true),
@@ -110,15 +105,15 @@ var rename = tools.Write[renameArgs, DBState]{
 		return ReadDBState(ctx, env, a.AvID)
 	},
 	Check: func(_ renameArgs, st DBState) error { return exists(st) },
-	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, st DBState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, st DBState) (tools.Payload, DBState, error) {
 		_, err := env.Kernel.Transactions(ctx, []siyuan.Transaction{{DoOperations: []siyuan.Operation{siyuan.SetAttrViewNameOp(a.AvID, a.Name)}}})
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, st, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"avID": a.AvID, "name": storedName(a.Name), "_before": st}, nil
+		return tools.Payload{"avID": a.AvID, "name": storedName(a.Name)}, st, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, p tools.Payload) (any, error) {
-		before, _ := beforeOf(p)
+	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, _ tools.Payload, before DBState) (any, error) {
 		want := storedName(a.Name)
 		return readChanged(ctx, env, a.AvID, func(st DBState) error {
 			if st.Name != want {
@@ -162,7 +157,15 @@ type addState struct {
 	Exists map[string]bool
 }
 
-var addRows = tools.Write[addRowsArgs, addState]{
+// addedRows are what add_rows hands its readback: the database before,
+// and the ids of the rows it added for blocks and for texts, in the
+// arguments' order.
+type addedRows struct {
+	before          DBState
+	bound, detached []string
+}
+
+var addRows = tools.WriteWith[addRowsArgs, addState, addedRows]{Write: tools.Write[addRowsArgs, addState]{
 	Name: "add_rows", Summary: "add rows: bound to blocks (blockIDs) and/or detached with a primary-key text (primaryKeyTexts); first in every view", Policy: additive,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "primaryKeyTexts": []string{"Read Dune"}, "validateOnly": true},
 	Params: []tools.Param{tools.IDParam("avID", "the database", true),
@@ -233,7 +236,8 @@ var addRows = tools.Write[addRowsArgs, addState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a addRowsArgs, st addState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a addRowsArgs, st addState) (tools.Payload, addedRows, error) {
 		var srcs []siyuan.AVSrc
 		var bound, detached []string
 		for _, id := range a.BlockIDs {
@@ -250,7 +254,7 @@ var addRows = tools.Write[addRowsArgs, addState]{
 		if err != nil {
 			// SiYuan adds the rows one by one: a failure after the first
 			// may leave some added.
-			return nil, tools.WriteFailure(err, len(srcs) > 1)
+			return nil, addedRows{}, tools.WriteFailure(err, len(srcs) > 1)
 		}
 		if bound == nil {
 			bound = []string{}
@@ -259,12 +263,10 @@ var addRows = tools.Write[addRowsArgs, addState]{
 			detached = []string{}
 		}
 		return tools.Payload{"avID": a.AvID, "rowIDs": append(slices.Clone(bound), detached...), "boundRowIDs": bound, "detachedRowIDs": detached,
-			"added": len(srcs), "_before": st.DB}, nil
+			"added": len(srcs)}, addedRows{st.DB, bound, detached}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a addRowsArgs, p tools.Payload) (any, error) {
-		before, _ := beforeOf(p)
-		bound, _ := p["boundRowIDs"].([]string)
-		detached, _ := p["detachedRowIDs"].([]string)
+	Readback: func(ctx context.Context, env *tools.Env, a addRowsArgs, _ tools.Payload, added addedRows) (any, error) {
+		before, bound, detached := added.before, added.bound, added.detached
 		st, err := readChanged(ctx, env, a.AvID, func(st DBState) error {
 			for i, item := range bound {
 				if r, ok := st.row(item); !ok || r.Block != a.BlockIDs[i] {

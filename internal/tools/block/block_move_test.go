@@ -125,8 +125,8 @@ func TestBlockReplace(t *testing.T) {
 		res["replaced"] != float64(1) {
 		t.Fatalf("replace: %v\n%s", res, kd)
 	}
-	for _, k := range []string{detailExpect, detailApplied} {
-		if _, leaked := res[k]; leaked {
+	for k, v := range res {
+		if strings.HasPrefix(k, "_") || v == textDigest("paragraph **three**") {
 			t.Fatalf("verification detail %s leaked into the answer", k)
 		}
 	}

@@ -117,18 +117,20 @@ func keptAttrs(attrs map[string]string) map[string]string {
 	return out
 }
 
-// Payload keys the replace readback consumes.
-const (
-	detailExpect  = "_expectedTextDigest"
-	detailApplied = "_appliedTextDigest"
-)
+// replaceDigests are what a replace hands its readback: digests only,
+// never the text.
+type replaceDigests struct {
+	// expect is the digest of the edited kramdown body; applied, of the
+	// text the kernel says it applied ("" when it said nothing).
+	expect, applied string
+}
 
 func textDigest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
 
-var replace = tools.Write[replaceArgs, states]{
+var replace = tools.WriteWith[replaceArgs, states, replaceDigests]{Write: tools.Write[replaceArgs, states]{
 	Name: "replace", Summary: "exact text edit inside one paragraph or heading: replace old with new in its kramdown (once, or every occurrence with replaceAll); attributes are kept",
 	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
 	Example: map[string]any{"id": "20260812120000-abcdefg", "old": "teh", "new": "the", "validateOnly": true},
@@ -152,10 +154,12 @@ var replace = tools.Write[replaceArgs, states]{
 		_, err := planReplace(st[0], a, true)
 		return err
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a replaceArgs, st states) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a replaceArgs, st states) (tools.Payload, replaceDigests, error) {
+		var check replaceDigests
 		edit, err := planReplace(st[0], a, false)
 		if err != nil {
-			return nil, tools.Refuse(err)
+			return nil, check, tools.Refuse(err)
 		}
 		data := edit.newBody
 		if keep := keptAttrs(st[0].Attrs); len(keep) > 0 {
@@ -163,22 +167,19 @@ var replace = tools.Write[replaceArgs, states]{
 		}
 		txs, err := env.Kernel.UpdateBlock(ctx, a.ID, "markdown", data)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, check, tools.WriteFailure(err, false)
 		}
-		out := tools.Payload{"id": a.ID, "replaced": edit.count}
 		if env.StrictOn(ctx) {
-			// Verification details for the readback, which drops them:
-			// digests only, never the text.
-			out[detailExpect] = textDigest(edit.newBody)
+			// Only a strict commit reads back.
+			check.expect = textDigest(edit.newBody)
 			if t, ok := appliedText(txs, a.ID); ok && t != "" {
-				out[detailApplied] = textDigest(t)
+				check.applied = textDigest(t)
 			}
 		}
-		return out, nil
+		return tools.Payload{"id": a.ID, "replaced": edit.count}, check, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a replaceArgs, p tools.Payload) (any, error) {
-		expect, _ := p[detailExpect].(string)
-		applied, _ := p[detailApplied].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a replaceArgs, _ tools.Payload, check replaceDigests) (any, error) {
+		expect, applied := check.expect, check.applied
 		read := func(ctx context.Context) (kernelview.BlockState, error) {
 			st, err := kernelview.ReadBlockState(ctx, env, a.ID)
 			if err == nil && st.Missing {

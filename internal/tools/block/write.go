@@ -113,7 +113,8 @@ func dataParams() []tools.Param {
 	}
 }
 
-var update = tools.Write[updateArgs, states]{
+// update hands its readback the text each block's update applied, by id.
+var update = tools.WriteWith[updateArgs, states, map[string]string]{Write: tools.Write[updateArgs, states]{
 	Name: "update", Summary: "replace one block's content (id + data) or several (items[]); user attributes are kept", Policy: guarded,
 	Example: map[string]any{"id": "20260812120000-abcdefg", "data": "The revised paragraph, with **bold** text.", "validateOnly": true},
 	Params: append([]tools.Param{
@@ -129,10 +130,10 @@ var update = tools.Write[updateArgs, states]{
 	State: func(ctx context.Context, env *tools.Env, a updateArgs) (states, error) {
 		return kernelview.ReadBlockContents(ctx, env, a.ids())
 	},
-	Check:   checkUpdate,
+	Check: checkUpdate,
+},
 	Execute: execUpdate,
-	Readback: func(ctx context.Context, env *tools.Env, a updateArgs, p tools.Payload) (any, error) {
-		want, _ := p["_appliedText"].(map[string]string)
+	Readback: func(ctx context.Context, env *tools.Env, a updateArgs, _ tools.Payload, want map[string]string) (any, error) {
 		sts, err := kernelview.ReadBlockContents(ctx, env, a.ids())
 		if err != nil {
 			return nil, err
@@ -210,9 +211,9 @@ func checkUpdate(a updateArgs, st states) error {
 }
 
 // execUpdate updates each target once, keeping the user attributes its
-// state (read just now, at commit) shows, and notes the text each update
+// state (read just now, at commit) shows, and returns the text each update
 // applied for the readback.
-func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (tools.Payload, error) {
+func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (tools.Payload, map[string]string, error) {
 	attrs := make(map[string]map[string]string, len(st))
 	for _, s := range st {
 		attrs[s.ID] = s.Attrs
@@ -227,7 +228,7 @@ func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (t
 		if err != nil {
 			// A failure of the attribute restore comes after the content
 			// write applied: never a clean rejection.
-			return nil, tools.WriteFailure(err, wrote || writes > 1)
+			return nil, nil, tools.WriteFailure(err, wrote || writes > 1)
 		}
 		wrote = true
 		if text, ok := appliedText(txs, it.ID); ok {
@@ -241,7 +242,7 @@ func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (t
 		}
 	}
 	sort.Strings(ids)
-	return tools.Payload{"ids": ids, "updated": len(a.Items), "_appliedText": applied}, nil
+	return tools.Payload{"ids": ids, "updated": len(a.Items)}, applied, nil
 }
 
 // execBatchUpdate sends every item in one batchUpdateBlock: one kernel
@@ -250,7 +251,7 @@ func execUpdate(ctx context.Context, env *tools.Env, a updateArgs, st states) (t
 // any. Attributes ride in each single block's IAL; those of an item with
 // DOM data or an IAL of its own are restored after the batch (then the batch has applied: a failure there is
 // not a clean rejection).
-func execBatchUpdate(ctx context.Context, env *tools.Env, a updateArgs, attrs map[string]map[string]string) (tools.Payload, error) {
+func execBatchUpdate(ctx context.Context, env *tools.Env, a updateArgs, attrs map[string]map[string]string) (tools.Payload, map[string]string, error) {
 	entries := make([]siyuan.BlockUpdate, 0, len(a.Items))
 	restore := map[string]map[string]string{}
 	for _, it := range a.Items {
@@ -269,7 +270,7 @@ func execBatchUpdate(ctx context.Context, env *tools.Env, a updateArgs, attrs ma
 	}
 	txs, err := env.Kernel.BatchUpdateBlock(ctx, entries)
 	if err != nil {
-		return nil, tools.WriteFailure(err, false)
+		return nil, nil, tools.WriteFailure(err, false)
 	}
 	ids := make([]string, 0, len(restore))
 	for id := range restore {
@@ -278,7 +279,7 @@ func execBatchUpdate(ctx context.Context, env *tools.Env, a updateArgs, attrs ma
 	sort.Strings(ids)
 	for _, id := range ids {
 		if err := env.Kernel.SetBlockAttrs(ctx, id, restore[id]); err != nil {
-			return nil, tools.WriteFailure(fmt.Errorf("restore attributes of %s after the batch update: %w", id, err), true)
+			return nil, nil, tools.WriteFailure(fmt.Errorf("restore attributes of %s after the batch update: %w", id, err), true)
 		}
 	}
 	applied := map[string]string{}
@@ -293,7 +294,7 @@ func execBatchUpdate(ctx context.Context, env *tools.Env, a updateArgs, attrs ma
 		}
 	}
 	sort.Strings(out)
-	return tools.Payload{"ids": out, "updated": len(a.Items), "_appliedText": applied}, nil
+	return tools.Payload{"ids": out, "updated": len(a.Items)}, applied, nil
 }
 
 // ---- set_attrs ------------------------------------------------------------

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -68,7 +69,7 @@ var createDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 // place and its block state).
 type DupState = DocState
 
-var duplicate = tools.Write[idArgs, DupState]{
+var duplicate = tools.WriteWith[idArgs, DupState, DupState]{Write: tools.Write[idArgs, DupState]{
 	Name: "duplicate", Summary: "copy a document (without its child documents) next to it, with new block ids and the title " +
 		"\"<title> (Duplicated <time>)\"; the answer's id is the copy",
 	Policy:  guarded,
@@ -90,18 +91,16 @@ var duplicate = tools.Write[idArgs, DupState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a idArgs, st DupState) (tools.Payload, error) {
+},
+	// The source's state hands the readback what the copy must not change.
+	Execute: func(ctx context.Context, env *tools.Env, a idArgs, st DupState) (tools.Payload, DupState, error) {
 		d, err := env.Kernel.DuplicateDoc(ctx, a.ID)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, st, tools.WriteFailure(err, false)
 		}
-		src, err := json.Marshal(st)
-		if err != nil {
-			return nil, tools.WriteFailure(err, true)
-		}
-		return tools.Payload{"id": d.ID, "sourceID": a.ID, "notebook": d.Notebook, "path": d.Path, "_source": string(src)}, nil
+		return tools.Payload{"id": d.ID, "sourceID": a.ID, "notebook": d.Notebook, "path": d.Path}, st, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a idArgs, p tools.Payload) (any, error) {
+	Readback: func(ctx context.Context, env *tools.Env, a idArgs, p tools.Payload, before DupState) (any, error) {
 		id, _ := p["id"].(string)
 		copyState, err := tools.Await(ctx, func(ctx context.Context) (DupState, error) { return readDocState(ctx, env, id, false) },
 			func(st DupState) error {
@@ -117,7 +116,11 @@ var duplicate = tools.Write[idArgs, DupState]{
 		if err != nil {
 			return nil, err
 		}
-		if now, _ := json.Marshal(src); string(now) != p["_source"] {
+		changed, err := differ(before, src)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
 			return nil, fmt.Errorf("the source %s changed while it was copied", a.ID)
 		}
 		if err := sameContent(ctx, env, a.ID, id); err != nil {
@@ -171,4 +174,18 @@ func sameContent(ctx context.Context, env *tools.Env, src, dst string) error {
 		}
 	}
 	return nil
+}
+
+// differ reports whether two states of a document differ, as their JSON
+// shows them.
+func differ(before, after DupState) (bool, error) {
+	b, err := json.Marshal(before)
+	if err != nil {
+		return false, fmt.Errorf("encode the state before: %w", err)
+	}
+	a, err := json.Marshal(after)
+	if err != nil {
+		return false, fmt.Errorf("encode the state after: %w", err)
+	}
+	return !bytes.Equal(a, b), nil
 }

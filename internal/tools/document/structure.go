@@ -219,7 +219,8 @@ func (st H2DState) check() error {
 	return nil
 }
 
-var headingToDoc = tools.Write[h2dArgs, H2DState]{
+// headingToDoc hands its readback the state it moved the section from.
+var headingToDoc = tools.WriteWith[h2dArgs, H2DState, H2DState]{Write: tools.Write[h2dArgs, H2DState]{
 	Name: "heading_to_doc", Summary: "turn a heading and the blocks under it into a document (the heading's id becomes the " +
 		"document's, its text the title) at the root of targetNotebook, under the document stored at targetPath, or after the " +
 		"document stored at previousPath",
@@ -238,23 +239,23 @@ var headingToDoc = tools.Write[h2dArgs, H2DState]{
 	Targets: h2dArgs.targets,
 	State:   readH2DState,
 	Check:   func(_ h2dArgs, st H2DState) error { return st.check() },
-	Execute: func(ctx context.Context, env *tools.Env, a h2dArgs, st H2DState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a h2dArgs, st H2DState) (tools.Payload, H2DState, error) {
 		req := siyuan.Heading2DocRequest{HeadingID: a.HeadingID, TargetNotebook: a.TargetNotebook, TargetPath: a.TargetPath, PreviousPath: a.PreviousPath}
 		if err := env.Kernel.Heading2Doc(ctx, req); err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, st, tools.WriteFailure(err, false)
 		}
 		p := tools.Payload{"id": a.HeadingID, "headingID": a.HeadingID, "targetNotebook": a.TargetNotebook, "targetPath": a.TargetPath,
-			"notebook": a.TargetNotebook, "path": a.newPath(), "sourceID": st.Doc.ID,
-			"_section": strings.Join(st.Section, ","), "_source": strings.Join(st.SourceChildren, ",")}
+			"notebook": a.TargetNotebook, "path": a.newPath(), "sourceID": st.Doc.ID}
 		if a.PreviousPath != "" {
 			p["previousPath"] = a.PreviousPath
 		}
-		return p, nil
+		return p, st, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a h2dArgs, p tools.Payload) (any, error) {
-		section := splitIDs(p["_section"])
-		left := slices.DeleteFunc(splitIDs(p["_source"]), func(id string) bool { return id == a.HeadingID || slices.Contains(section, id) })
-		srcDoc, _ := p["sourceID"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a h2dArgs, _ tools.Payload, before H2DState) (any, error) {
+		section := orEmpty(before.Section)
+		left := slices.DeleteFunc(slices.Clone(orEmpty(before.SourceChildren)), func(id string) bool { return id == a.HeadingID || slices.Contains(section, id) })
+		srcDoc := before.Doc.ID
 		return tools.Await(ctx, func(ctx context.Context) (h2dResult, error) { return readH2DResult(ctx, env, a.HeadingID, srcDoc) },
 			func(r h2dResult) error {
 				switch {
@@ -273,12 +274,13 @@ var headingToDoc = tools.Write[h2dArgs, H2DState]{
 	},
 }
 
-func splitIDs(v any) []string {
-	s, _ := v.(string)
-	if s == "" {
+// orEmpty is ids, or an empty list for none: what a readback compares
+// with and reports is a list even when the state held none.
+func orEmpty(ids []string) []string {
+	if ids == nil {
 		return []string{}
 	}
-	return strings.Split(s, ",")
+	return ids
 }
 
 // h2dResult is heading_to_doc's readback: the new document, its blocks,
@@ -391,7 +393,8 @@ func (st D2HState) check() error {
 	return nil
 }
 
-var docToHeading = tools.Write[d2hArgs, D2HState]{
+// docToHeading hands its readback the state it moved the blocks from.
+var docToHeading = tools.WriteWith[d2hArgs, D2HState, D2HState]{Write: tools.Write[d2hArgs, D2HState]{
 	Name: "doc_to_heading", Summary: "turn a document (without child documents) into a heading, keeping its id, with its blocks " +
 		"under it, placed before the target block (after:true: after the target heading's section); the source document is removed",
 	Policy:  structure,
@@ -420,17 +423,17 @@ var docToHeading = tools.Write[d2hArgs, D2HState]{
 	Targets: func(a d2hArgs) []string { return []string{a.SrcID, a.TargetID} },
 	State:   readD2HState,
 	Check:   func(_ d2hArgs, st D2HState) error { return st.check() },
-	Execute: func(ctx context.Context, env *tools.Env, a d2hArgs, st D2HState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a d2hArgs, st D2HState) (tools.Payload, D2HState, error) {
 		res, err := env.Kernel.Doc2Heading(ctx, a.SrcID, a.TargetID, a.After)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, st, tools.WriteFailure(err, false)
 		}
 		return tools.Payload{"srcID": a.SrcID, "targetID": a.TargetID, "after": a.After, "id": a.SrcID, "targetDoc": st.TargetDoc,
-			"srcTreeBox": res.SrcTreeBox, "srcTreePath": res.SrcTreePath, "_moved": strings.Join(st.SourceChildren, ",")}, nil
+			"srcTreeBox": res.SrcTreeBox, "srcTreePath": res.SrcTreePath}, st, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a d2hArgs, p tools.Payload) (any, error) {
-		targetDoc, _ := p["targetDoc"].(string)
-		moved := splitIDs(p["_moved"])
+	Readback: func(ctx context.Context, env *tools.Env, a d2hArgs, _ tools.Payload, before D2HState) (any, error) {
+		targetDoc, moved := before.TargetDoc, orEmpty(before.SourceChildren)
 		return tools.Await(ctx, func(ctx context.Context) (d2hResult, error) {
 			return readD2HResult(ctx, env, a.SrcID, targetDoc, moved)
 		},

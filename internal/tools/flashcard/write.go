@@ -23,7 +23,7 @@ type reviewArgs struct {
 // ratings are FSRS's: 1 again, 2 hard, 3 good, 4 easy.
 var ratingNames = map[int]string{1: "again", 2: "hard", 3: "good", 4: "easy"}
 
-var reviewCard = tools.Write[reviewArgs, cardState]{
+var reviewCard = tools.WriteWith[reviewArgs, cardState, card]{Write: tools.Write[reviewArgs, cardState]{
 	Name: "review_card", Summary: "review a card with a rating (1 again, 2 hard, 3 good, 4 easy), which reschedules it, or skip it for this review session (SiYuan keeps skips in memory only: the card's schedule does not change, and the receipt says no_change)",
 	Policy:  guarded,
 	Example: map[string]any{"deckID": siyuan.BuiltinDeckID, "cardID": "20260812120000-abcdefg", "rating": 3, "validateOnly": true},
@@ -70,23 +70,25 @@ var reviewCard = tools.Write[reviewArgs, cardState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, r reviewArgs, st cardState) (tools.Payload, error) {
-		p := tools.Payload{"deckID": r.DeckID, "cardID": r.CardID, "blockID": st.Card.BlockID, "_before": *st.Card}
+},
+	// The card as it was before hands the readback what a review moves on.
+	Execute: func(ctx context.Context, env *tools.Env, r reviewArgs, st cardState) (tools.Payload, card, error) {
+		before := *st.Card
+		p := tools.Payload{"deckID": r.DeckID, "cardID": r.CardID, "blockID": st.Card.BlockID}
 		if r.Skip {
 			if err := env.Kernel.SkipReviewRiffCard(ctx, r.DeckID, r.CardID); err != nil {
-				return nil, tools.WriteFailure(err, false)
+				return nil, before, tools.WriteFailure(err, false)
 			}
 			p["skip"] = true
-			return p, nil
+			return p, before, nil
 		}
 		if err := env.Kernel.ReviewRiffCard(ctx, r.DeckID, r.CardID, r.Rating, r.Reviewed); err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, before, tools.WriteFailure(err, false)
 		}
 		p["rating"], p["ratingName"] = r.Rating, ratingNames[r.Rating]
-		return p, nil
+		return p, before, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, r reviewArgs, p tools.Payload) (any, error) {
-		before, _ := p["_before"].(card)
+	Readback: func(ctx context.Context, env *tools.Env, r reviewArgs, p tools.Payload, before card) (any, error) {
 		st, err := tools.Await(ctx, func(ctx context.Context) (cardState, error) {
 			return readCard(ctx, env, r.DeckID, r.CardID)
 		}, func(st cardState) error {

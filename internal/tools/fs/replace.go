@@ -447,36 +447,40 @@ func describeTypes(types []string) string {
 	return strings.Join(out, " + ")
 }
 
-// Payload keys the readback consumes.
-const (
-	detailExpect  = "_expect"  // id → digest of the expected body
-	detailApplied = "_applied" // id → digest of the text the kernel applied
-	detailText    = "_text"    // the memory's expected text digest
-	detailBlocks  = "_blocks"  // digest of the document's block list before
-)
+// replaceDigests are what a replace hands its readback: digests only.
+type replaceDigests struct {
+	// text is the memory's expected text (a virtual path's edit).
+	text string
+	// expect and applied are, by block id, the expected body and the text
+	// the kernel applied (absent when it said nothing).
+	expect, applied map[string]string
+	// blocks is the document's block list before.
+	blocks string
+}
 
-func execReplace(ctx context.Context, env *tools.Env, a replaceArgs, st replaceState) (tools.Payload, error) {
+func execReplace(ctx context.Context, env *tools.Env, a replaceArgs, st replaceState) (tools.Payload, replaceDigests, error) {
+	var check replaceDigests
 	if st.Virtual {
 		text, counts, err := planVirtual(st, a.Edits)
 		if err != nil {
-			return nil, tools.Refuse(err)
+			return nil, check, tools.Refuse(err)
 		}
 		out, err := setMemory(ctx, env, text)
 		if err != nil {
-			return nil, err
+			return nil, check, err
 		}
-		out["replacements"], out[detailText] = counts, canon.DigestBytes([]byte(text))
-		return out, nil
+		out["replacements"], check.text = counts, canon.DigestBytes([]byte(text))
+		return out, check, nil
 	}
 	plan, err := planDoc(st, a.Edits)
 	if err != nil {
-		return nil, tools.Refuse(err)
+		return nil, check, tools.Refuse(err)
 	}
 	attrs := map[string]map[string]string{}
 	for _, t := range st.Targets {
 		attrs[t.ID] = t.Attrs
 	}
-	expect, applied := map[string]any{}, map[string]any{}
+	check.expect, check.applied = map[string]string{}, map[string]string{}
 	for i, id := range plan.changed {
 		data := plan.bodies[id]
 		if keep := keptIAL(attrs[id]); len(keep) > 0 {
@@ -484,19 +488,19 @@ func execReplace(ctx context.Context, env *tools.Env, a replaceArgs, st replaceS
 		}
 		txs, err := env.Kernel.UpdateBlock(ctx, id, "markdown", data)
 		if err != nil {
-			return nil, tools.WriteFailure(err, i > 0)
+			return nil, check, tools.WriteFailure(err, i > 0)
 		}
-		expect[id] = canon.DigestBytes([]byte(plan.bodies[id]))
+		check.expect[id] = canon.DigestBytes([]byte(plan.bodies[id]))
 		if t, ok := appliedUpdate(txs, id); ok && t != "" {
-			applied[id] = canon.DigestBytes([]byte(t))
+			check.applied[id] = canon.DigestBytes([]byte(t))
 		}
 	}
-	out := tools.Payload{"path": a.Path.Raw, "id": st.RootID, "changedBlocks": plan.changed, "replacements": plan.counts,
-		detailExpect: expect, detailApplied: applied, detailBlocks: canon.DigestBytes([]byte(blockList(st.Blocks)))}
+	check.blocks = canon.DigestBytes([]byte(blockList(st.Blocks)))
+	out := tools.Payload{"path": a.Path.Raw, "id": st.RootID, "changedBlocks": plan.changed, "replacements": plan.counts}
 	if len(st.skipped) > 0 {
 		out["skippedComplexBlocks"] = st.skipped
 	}
-	return out, nil
+	return out, check, nil
 }
 
 // keptIAL are the attributes an update writes back in the block's IAL: all
@@ -524,9 +528,11 @@ func appliedUpdate(txs []siyuan.Transaction, id string) (text string, ok bool) {
 	return text, ok
 }
 
-func replaceReadback(ctx context.Context, env *tools.Env, a replaceArgs, p tools.Payload) (any, error) {
+// replaceReadback checks that each edited block (or the memory) shows
+// its edit, and that the document kept its blocks.
+func replaceReadback(ctx context.Context, env *tools.Env, a replaceArgs, _ tools.Payload, check replaceDigests) (any, error) {
 	if a.Path.Virtual != "" {
-		want, _ := p[detailText].(string)
+		want := check.text
 		st, err := virtualState(ctx, env, a.Path.Virtual)
 		if err != nil {
 			return nil, err
@@ -536,8 +542,7 @@ func replaceReadback(ctx context.Context, env *tools.Env, a replaceArgs, p tools
 		}
 		return readReplace(ctx, env, a)
 	}
-	expect := digests(p[detailExpect])
-	applied := digests(p[detailApplied])
+	expect, applied := check.expect, check.applied
 	ids := make([]string, 0, len(expect))
 	for id := range expect {
 		ids = append(ids, id)
@@ -569,7 +574,7 @@ func replaceReadback(ctx context.Context, env *tools.Env, a replaceArgs, p tools
 		return nil, err
 	}
 	// Exactly the planned blocks changed: the document keeps its blocks.
-	want, _ := p[detailBlocks].(string)
+	want := check.blocks
 	if got := canon.DigestBytes([]byte(blockList(st.Blocks))); want != "" && got != want {
 		return nil, fmt.Errorf("document %s has other blocks after the replace than before", st.RootID)
 	}
@@ -585,24 +590,7 @@ func blockList(bs []skippedBlock) string {
 	return strings.Join(parts, ",")
 }
 
-// digests reads a payload's id → digest map (as stored, or after a trip
-// through JSON).
-func digests(v any) map[string]string {
-	out := map[string]string{}
-	switch m := v.(type) {
-	case map[string]any:
-		for k, d := range m {
-			if s, ok := d.(string); ok {
-				out[k] = s
-			}
-		}
-	case map[string]string:
-		return m
-	}
-	return out
-}
-
-var replace = tools.Write[replaceArgs, replaceState]{
+var replace = tools.WriteWith[replaceArgs, replaceState, replaceDigests]{Write: tools.Write[replaceArgs, replaceState]{
 	Name: "replace", Summary: "exact text edits across a document, each inside one paragraph, heading, code or math block or table (complex blocks are skipped and listed); " +
 		"several matches need replace_all; on " + memoryFile + " the edits apply to the memory's text",
 	Example: map[string]any{"path": "/Research/Reading list", "edit": map[string]any{"old": "Dune", "new": "Dune Messiah"}, "validateOnly": true},
@@ -618,11 +606,9 @@ var replace = tools.Write[replaceArgs, replaceState]{
 	Scope: tools.Scope[replaceArgs]{Resolve: func(ctx context.Context, env *tools.Env, a replaceArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelWrite, a.Path)
 	}},
-	Targets:  func(a replaceArgs) []string { return []string{a.Path.Raw} },
-	State:    readReplace,
-	Check:    checkReplace,
-	Execute:  execReplace,
-	Readback: replaceReadback,
+	Targets: func(a replaceArgs) []string { return []string{a.Path.Raw} },
+	State:   readReplace,
+	Check:   checkReplace,
 	Notes: func(a replaceArgs, st replaceState) map[string]any {
 		out := map[string]any{}
 		if len(st.skipped) > 0 {
@@ -637,4 +623,7 @@ var replace = tools.Write[replaceArgs, replaceState]{
 		}
 		return out
 	},
+},
+	Execute:  execReplace,
+	Readback: replaceReadback,
 }

@@ -64,7 +64,7 @@ func parseWrite(a *tools.Args) (writeArgs, error) {
 
 var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
-var write = tools.Write[writeArgs, docState]{
+var write = tools.WriteWith[writeArgs, docState, string]{Write: tools.Write[writeArgs, docState]{
 	Name: "write", Destructive: true,
 	Example: map[string]any{"path": "/Research/Reading list", "markdown": "- Dune\n- The Left Hand of Darkness", "validateOnly": true},
 	Summary: "create a document at a path from Markdown (additive: requestId only; refused if the path exists); " +
@@ -106,6 +106,9 @@ var write = tools.Write[writeArgs, docState]{
 		}
 		return nil
 	},
+},
+	// An overwrite hands its readback the digest of the text the kernel
+	// applied.
 	Execute:  writeExec,
 	Readback: writeReadback,
 }
@@ -142,10 +145,12 @@ func writeState(ctx context.Context, env *tools.Env, a writeArgs) (docState, err
 }
 
 // writeExec overwrites the document the state, read just now, found at
-// the path, or creates one where the path is free.
-func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, error) {
+// the path, or creates one where the path is free. An overwrite returns
+// the digest of the text the kernel applied ("" for the others).
+func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, string, error) {
 	if st.Virtual {
-		return setMemory(ctx, env, a.body())
+		p, err := setMemory(ctx, env, a.body())
+		return p, "", err
 	}
 	if !st.Missing {
 		return overwriteDoc(ctx, env, a, st)
@@ -154,19 +159,21 @@ func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (t
 	id, err := env.Kernel.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: st.Notebook, Path: p.HPath(),
 		Markdown: a.body(), ParentID: st.Parent})
 	if err != nil {
-		return nil, tools.WriteFailure(err, false)
+		return nil, "", tools.WriteFailure(err, false)
 	}
-	return tools.Payload{"path": p.Raw, "id": id, "notebook": st.Notebook, "created": true}, nil
+	return tools.Payload{"path": p.Raw, "id": id, "notebook": st.Notebook, "created": true}, "", nil
 }
 
 // overwriteDoc replaces the body of the document the state, read at
-// commit, found at the path (and checked: no block an overwrite would lose).
-func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, error) {
+// commit, found at the path (and checked: no block an overwrite would
+// lose), and returns the digest of the text the kernel applied ("" when it
+// said nothing).
+func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, string, error) {
 	p, nb, id, body := a.Path, st.Notebook, st.RootID, a.body()
 	// updateBlock on a document id replaces its whole body in one write.
 	txs, err := env.Kernel.UpdateBlock(ctx, id, "markdown", body)
 	if err != nil {
-		return nil, tools.WriteFailure(err, false)
+		return nil, "", tools.WriteFailure(err, false)
 	}
 	var applied []string
 	for _, tx := range txs {
@@ -176,15 +183,16 @@ func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState)
 			}
 		}
 	}
-	out := tools.Payload{"path": p.Raw, "id": id, "notebook": nb, "overwritten": true}
+	var want string
 	if len(applied) > 0 {
-		// A digest of the text the kernel applied, for the readback.
-		out["_appliedTextHash"] = canon.DigestBytes([]byte(strings.Join(applied, " ")))
+		want = canon.DigestBytes([]byte(strings.Join(applied, " ")))
 	}
-	return out, nil
+	return tools.Payload{"path": p.Raw, "id": id, "notebook": nb, "overwritten": true}, want, nil
 }
 
-func writeReadback(ctx context.Context, env *tools.Env, a writeArgs, payload tools.Payload) (any, error) {
+// writeReadback checks the document is at the path and, when its Execute
+// handed the digest want of the text the kernel applied, shows that text.
+func writeReadback(ctx context.Context, env *tools.Env, a writeArgs, payload tools.Payload, want string) (any, error) {
 	p := a.Path
 	if p.Virtual != "" {
 		return memoryReadback(ctx, env, a.body())
@@ -193,7 +201,6 @@ func writeReadback(ctx context.Context, env *tools.Env, a writeArgs, payload too
 	if id == "" {
 		return nil, errors.New("the kernel reported no document id")
 	}
-	want, _ := payload["_appliedTextHash"].(string)
 	nb, _ := payload["notebook"].(string)
 	if nb == "" {
 		n, err := notebookNamed(ctx, env, p.Notebook)

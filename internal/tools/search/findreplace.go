@@ -168,7 +168,14 @@ func kindList(kinds map[string]bool) string {
 	return strings.Join(out, ", ")
 }
 
-func findReplaceExecute(ctx context.Context, env *tools.Env, a frArgs, st frState) (tools.Payload, error) {
+// frReplaced is what find_replace hands its readback: the blocks sent to
+// the kernel and, by id, the digest of each before.
+type frReplaced struct {
+	ids     []string
+	digests map[string]string
+}
+
+func findReplaceExecute(ctx context.Context, env *tools.Env, a frArgs, st frState) (tools.Payload, frReplaced, error) {
 	method := 0
 	if a.Regex {
 		method = 3
@@ -177,21 +184,20 @@ func findReplaceExecute(ctx context.Context, env *tools.Env, a frArgs, st frStat
 	// Only the blocks the manifest holds go to the kernel, so that it
 	// changes nothing the preflight did not show.
 	if err := env.Kernel.FindReplace(ctx, siyuan.FindReplaceRequest{K: a.K, R: a.R, IDs: ids, Method: method, ReplaceTypes: a.Kinds}); err != nil {
-		return nil, tools.WriteFailure(err, false)
+		return nil, frReplaced{}, tools.WriteFailure(err, false)
 	}
 	digests := map[string]string{}
 	for _, e := range st.Touched {
 		digests[e.ID] = e.Digest
 	}
-	return tools.Payload{"replaced": ids, "count": len(ids), "_digests": digests}, nil
+	return tools.Payload{"replaced": ids, "count": len(ids)}, frReplaced{ids, digests}, nil
 }
 
 // findReplaceReadback requires every touched block to have changed; in
 // plain keyword mode also that the keyword is gone from the kinds replaced
 // (unless the replacement holds it) and the replacement is there.
-func findReplaceReadback(ctx context.Context, env *tools.Env, a frArgs, p tools.Payload) (any, error) {
-	ids, _ := p["replaced"].([]string)
-	digests, _ := p["_digests"].(map[string]string)
+func findReplaceReadback(ctx context.Context, env *tools.Env, a frArgs, _ tools.Payload, r frReplaced) (any, error) {
+	ids, digests := r.ids, r.digests
 	// A renamed title may read old until SiYuan's queue is flushed.
 	if err := env.Kernel.FlushTransaction(ctx); err != nil {
 		return nil, err
@@ -206,7 +212,7 @@ func findReplaceReadback(ctx context.Context, env *tools.Env, a frArgs, p tools.
 		if b.Missing {
 			return nil, fmt.Errorf("block %s is gone after the replace", b.ID)
 		}
-		if d, err := canon.Digest(b); err == nil && digests != nil && d == digests[b.ID] {
+		if d, err := canon.Digest(b); err == nil && d == digests[b.ID] {
 			return nil, fmt.Errorf("block %s did not change", b.ID)
 		}
 		if a.Regex {
@@ -248,7 +254,7 @@ func findReplaceAction() *tools.Action {
 		tools.Param{Name: "replaceTypes", Type: tools.Object, Description: "the kinds replaced, e.g. {\"text\":true,\"strong\":true} (default {\"text\":true}; SiYuan itself replaces nothing without them): " +
 			strings.Join(replaceKinds, ", ")},
 	)
-	return tools.Write[frArgs, frState]{
+	return tools.WriteWith[frArgs, frState, frReplaced]{Write: tools.Write[frArgs, frState]{
 		Name: "find_replace", Summary: "replace text in given blocks and documents (a person must confirm; guarded by the manifest of the blocks it would change, each read back changed)",
 		Policy:      strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 		Destructive: true, Dangerous: true,
@@ -263,11 +269,9 @@ func findReplaceAction() *tools.Action {
 			}
 			return ts
 		}},
-		Targets:  func(a frArgs) []string { return a.IDs },
-		State:    readReplaceState,
-		Check:    findReplaceCheck,
-		Execute:  findReplaceExecute,
-		Readback: findReplaceReadback,
+		Targets: func(a frArgs) []string { return a.IDs },
+		State:   readReplaceState,
+		Check:   findReplaceCheck,
 		Notes: func(a frArgs, st frState) map[string]any {
 			n := map[string]any{"willReplace": st.ids(), "untouched": st.Untouched, "missing": st.Missing, "replaceTypes": a.Kinds}
 			if len(a.Ignored) > 0 {
@@ -276,5 +280,8 @@ func findReplaceAction() *tools.Action {
 			}
 			return n
 		},
+	},
+		Execute:  findReplaceExecute,
+		Readback: findReplaceReadback,
 	}.Action()
 }

@@ -57,7 +57,9 @@ func (a renameArgs) renamed(l string) string {
 	return l
 }
 
-var rename = tools.Write[renameArgs, tagState]{
+// rename and remove hand their readback each tagged block's labels after
+// the change (expectAfter).
+var rename = tools.WriteWith[renameArgs, tagState, map[string][]string]{Write: tools.Write[renameArgs, tagState]{
 	Name: "rename", Summary: "rename a tag in every block and document that carries it; nested tags follow (old/x becomes new/x); needs write on every notebook that uses it",
 	Policy:  guarded,
 	Example: map[string]any{"oldLabel": "draft", "newLabel": "review/draft", "validateOnly": true},
@@ -97,19 +99,19 @@ var rename = tools.Write[renameArgs, tagState]{
 	},
 	Check: func(a renameArgs, st tagState) error { return mustCarry(st) },
 	Notes: func(_ renameArgs, st tagState) map[string]any { return notes(st) },
-	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, st tagState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, st tagState) (tools.Payload, map[string][]string, error) {
 		if err := env.Kernel.RenameTag(ctx, a.OldLabel, a.NewLabel); err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, nil, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"oldLabel": a.OldLabel, "newLabel": a.NewLabel, "blockCount": len(st.Blocks),
-			"_expect": expectAfter(st, a.renamed)}, nil
+		return tools.Payload{"oldLabel": a.OldLabel, "newLabel": a.NewLabel, "blockCount": len(st.Blocks)}, expectAfter(st, a.renamed), nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, p tools.Payload) (any, error) {
-		return verify(ctx, env, a.OldLabel, true, p)
+	Readback: func(ctx context.Context, env *tools.Env, a renameArgs, _ tools.Payload, expect map[string][]string) (any, error) {
+		return verify(ctx, env, a.OldLabel, true, expect)
 	},
 }
 
-var remove = tools.Write[string, tagState]{
+var remove = tools.WriteWith[string, tagState, map[string][]string]{Write: tools.Write[string, tagState]{
 	Name: "remove", Summary: "remove a tag from every block (its #label# text goes) and document; nested tags (label/x) stay; needs delete on every notebook that uses it (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
 	Example: map[string]any{"label": "obsolete", "validateOnly": true},
@@ -131,9 +133,10 @@ var remove = tools.Write[string, tagState]{
 	},
 	Check: func(_ string, st tagState) error { return mustCarry(st) },
 	Notes: func(_ string, st tagState) map[string]any { return notes(st) },
-	Execute: func(ctx context.Context, env *tools.Env, label string, st tagState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, label string, st tagState) (tools.Payload, map[string][]string, error) {
 		if err := env.Kernel.RemoveTag(ctx, label); err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, nil, tools.WriteFailure(err, false)
 		}
 		drop := func(l string) string {
 			if l == label {
@@ -141,10 +144,10 @@ var remove = tools.Write[string, tagState]{
 			}
 			return l
 		}
-		return tools.Payload{"label": label, "blockCount": len(st.Blocks), "_expect": expectAfter(st, drop)}, nil
+		return tools.Payload{"label": label, "blockCount": len(st.Blocks)}, expectAfter(st, drop), nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, label string, p tools.Payload) (any, error) {
-		return verify(ctx, env, label, false, p)
+	Readback: func(ctx context.Context, env *tools.Env, label string, _ tools.Payload, expect map[string][]string) (any, error) {
+		return verify(ctx, env, label, false, expect)
 	},
 }
 
@@ -181,9 +184,8 @@ func expectAfter(st tagState, change func(string) string) map[string][]string {
 
 // verify is the readback of a rename or removal: no block carries the
 // tag any more, and every formerly tagged block carries exactly the set
-// of labels the change leaves it (the renamed ones, its others).
-func verify(ctx context.Context, env *tools.Env, label string, nested bool, p tools.Payload) (any, error) {
-	expect, _ := p["_expect"].(map[string][]string)
+// of labels the change leaves it (expect: the renamed ones, its others).
+func verify(ctx context.Context, env *tools.Env, label string, nested bool, expect map[string][]string) (any, error) {
 	ids := make([]string, 0, len(expect))
 	for id := range expect {
 		ids = append(ids, id)
