@@ -155,6 +155,7 @@ func (k *Kernel) Handler() http.Handler {
 	maps.Copy(routes, k.tagRoutes())
 	maps.Copy(routes, k.riffRoutes())
 	maps.Copy(routes, k.searchRoutes())
+	maps.Copy(routes, k.refRoutes())
 	maps.Copy(routes, k.mcpRoutes())
 	maps.Copy(routes, k.blockDocRoutes())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -157,6 +157,7 @@ func Run(t *testing.T, k Kernel) {
 		searchChecks,
 		mcpChecks,
 		blockDocChecks,
+		backlinkChecks,
 	} {
 		all = append(all, group...)
 	}
