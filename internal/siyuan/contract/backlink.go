@@ -48,11 +48,14 @@ var nodeIDAnyRe = regexp.MustCompile(`\d{14}-[a-z0-9]{7}`)
 func checkBacklinks(t *testing.T, s *suite) {
 	w := randWord(8)
 	title, a1 := "zz"+w, "aa"+randWord(6)
+	// Every anchor is a random word too: anchors are mention keywords.
+	an := func() string { return "an" + randWord(6) }
+	aHead := an()
 	tgt := s.newDocAt(t, "/"+title, "# Target Head\n\n"+title+" para")
 	head := s.childIDs(t, tgt)[0]
-	src1 := s.newDocAt(t, "/src1-"+w, "see (("+tgt+" '"+a1+"')) here\n\n- item refs (("+head+" 'head'))\n\nmention "+title+" text plain")
-	child := s.newDocAt(t, "/src1-"+w+"/child-"+w, "child links (("+tgt+" \"Target\"))")
-	s3 := s.newDocAt(t, "/s3-"+w, "# H1 in s3\n\nunder heading (("+tgt+" 'u'))\n\n- outer\n  - nested (("+tgt+" 'n'))\n\n> quote (("+tgt+" 'q'))\n\n## Head (("+tgt+" 'hh')) two\n\nbelow\n\n"+strings.ToUpper(title)+" again and "+a1+" too")
+	src1 := s.newDocAt(t, "/src1-"+w, "see (("+tgt+" '"+a1+"')) here\n\n- item refs (("+head+" '"+aHead+"'))\n\nmention "+title+" text plain")
+	child := s.newDocAt(t, "/src1-"+w+"/child-"+w, "child links (("+tgt+" \""+an()+"\"))")
+	s3 := s.newDocAt(t, "/s3-"+w, "# H1 in s3\n\nunder heading (("+tgt+" '"+an()+"'))\n\n- outer\n  - nested (("+tgt+" '"+an()+"'))\n\n> quote (("+tgt+" '"+an()+"'))\n\n## Head (("+tgt+" '"+an()+"')) two\n\nbelow\n\n"+strings.ToUpper(title)+" again and "+a1+" too")
 	s.flush(t)
 
 	type path struct {
@@ -112,7 +115,7 @@ func checkBacklinks(t *testing.T, s *suite) {
 	names := map[string]string{tgt: "T", head: "H"}
 	want := []string{
 		`<div data-node-id="ID" data-node-index="1" data-type="NodeParagraph" class="p" updated="TS"><div contenteditable="true" spellcheck="false">see <span data-type="block-ref" data-subtype="d" data-id="T">` + a1 + `</span> here</div><div class="protyle-attr" contenteditable="false">` + "\u200b" + `</div></div>`,
-		`<div data-marker="*" data-subtype="u" data-node-id="ID" data-type="NodeListItem" class="li" updated="TS"><div class="protyle-action" draggable="true"><svg><use xlink:href="#iconDot"></use></svg></div><div data-node-id="ID" data-type="NodeParagraph" class="p" updated="TS"><div contenteditable="true" spellcheck="false">item refs <span data-type="block-ref" data-subtype="d" data-id="H">head</span></div><div class="protyle-attr" contenteditable="false">` + "\u200b" + `</div></div><div class="protyle-attr" contenteditable="false">` + "\u200b" + `</div></div>`,
+		`<div data-marker="*" data-subtype="u" data-node-id="ID" data-type="NodeListItem" class="li" updated="TS"><div class="protyle-action" draggable="true"><svg><use xlink:href="#iconDot"></use></svg></div><div data-node-id="ID" data-type="NodeParagraph" class="p" updated="TS"><div contenteditable="true" spellcheck="false">item refs <span data-type="block-ref" data-subtype="d" data-id="H">` + aHead + `</span></div><div class="protyle-attr" contenteditable="false">` + "\u200b" + `</div></div><div class="protyle-attr" contenteditable="false">` + "\u200b" + `</div></div>`,
 	}
 	if len(doc.Backlinks) != 2 || doc.Keywords == nil || len(doc.Keywords) != 0 {
 		t.Fatalf("getBacklinkDoc = %+v", doc)
