@@ -85,10 +85,10 @@ func blockData(a args) (string, error) {
 			return "", errf("data block DOM failed: %v", err)
 		}
 		return dom, nil
-	case "dom":
-		return data, nil
 	}
-	return "", errf("argument [dataType] must be \"markdown\" or \"dom\"")
+	// SiYuan converts only "markdown"; any other dataType is taken as block
+	// DOM, as "dom" is.
+	return data, nil
 }
 
 var containerTypes = map[string]bool{"d": true, "l": true, "i": true, "b": true, "s": true, "callout": true}
@@ -140,6 +140,19 @@ func oneTx(op *wire.Operation) []*wire.Transaction {
 }
 
 func (k *Kernel) insertBlock(ctx context.Context, a args) (any, error) {
+	op, err := k.insertOp(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.doInsert(op); err != nil {
+		return nil, err
+	}
+	return oneTx(op), nil
+}
+
+// insertOp checks insertBlock's arguments (one entry of batchInsertBlock)
+// and makes the operation, without applying it.
+func (k *Kernel) insertOp(a args) (*wire.Operation, error) {
 	parentID, err := a.optID("parentID")
 	if err != nil {
 		return nil, err
@@ -161,11 +174,7 @@ func (k *Kernel) insertBlock(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := &wire.Operation{Action: "insert", Data: data, ParentID: parentID, PreviousID: previousID, NextID: nextID}
-	if err := k.doInsert(op); err != nil {
-		return nil, err
-	}
-	return oneTx(op), nil
+	return &wire.Operation{Action: "insert", Data: data, ParentID: parentID, PreviousID: previousID, NextID: nextID}, nil
 }
 
 // doInsert places new blocks next to nextID, after previousID, or first in
@@ -280,17 +289,35 @@ func (k *Kernel) prependBlock(ctx context.Context, a args) (any, error) { return
 // pushBlock is appendBlock/prependBlock: new blocks become the last (first)
 // children of a container parent.
 func (k *Kernel) pushBlock(a args, prepend bool) (any, error) {
-	parentID, err := a.id("parentID")
+	parentID, data, err := k.pushArgs(a)
 	if err != nil {
 		return nil, err
+	}
+	op, err := k.doPush(parentID, data, prepend)
+	if err != nil {
+		return nil, err
+	}
+	return oneTx(op), nil
+}
+
+// pushArgs checks appendBlock's and prependBlock's arguments (one entry of
+// their batch forms): the parent's id, that it can have children, the data.
+func (k *Kernel) pushArgs(a args) (parentID, data string, err error) {
+	if parentID, err = a.id("parentID"); err != nil {
+		return "", "", err
 	}
 	if err := k.checkContainerParent(parentID); err != nil {
-		return nil, err
+		return "", "", err
 	}
-	data, err := blockData(a)
-	if err != nil {
-		return nil, err
+	if data, err = blockData(a); err != nil {
+		return "", "", err
 	}
+	return parentID, data, nil
+}
+
+// doPush places data's blocks last (first) in parentID and answers the
+// operation as SiYuan reports it: an insert after the block before them.
+func (k *Kernel) doPush(parentID, data string, prepend bool) (*wire.Operation, error) {
 	action := "appendInsert"
 	if prepend {
 		action = "prependInsert"
@@ -365,7 +392,7 @@ func (k *Kernel) pushBlock(a args, prepend bool) (any, error) {
 	if inserted.Previous != nil {
 		op.PreviousID = inserted.Previous.ID
 	}
-	return oneTx(op), nil
+	return op, nil
 }
 
 func (k *Kernel) updateBlock(ctx context.Context, a args) (any, error) {

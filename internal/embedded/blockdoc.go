@@ -62,11 +62,17 @@ func (k *Kernel) getBlockBreadcrumb(ctx context.Context, a args) (any, error) {
 	if _, err := a.strListOpt("excludeTypes"); err != nil {
 		return nil, err
 	}
-	ret := []*wire.BlockPath{}
 	tree, node, err := k.viewOf(id)
 	if err != nil {
-		return ret, nil // SiYuan: an unknown block has no crumbs, code 0
+		return []*wire.BlockPath{}, nil // SiYuan: an unknown block has no crumbs, code 0
 	}
+	return k.breadcrumbOf(tree, node), nil
+}
+
+// breadcrumbOf is the breadcrumb of a block of a tree (the backlink panel
+// draws the same one).
+func (k *Kernel) breadcrumbOf(tree *parse.Tree, node *ast.Node) []*wire.BlockPath {
+	ret := []*wire.BlockPath{}
 	boxName := ""
 	if c, err := k.box(tree.Box); err == nil {
 		boxName = c.Name
@@ -130,7 +136,7 @@ func (k *Kernel) getBlockBreadcrumb(ctx context.Context, a args) (any, error) {
 			}
 		}
 	}
-	return ret, nil
+	return ret
 }
 
 // lastHeadingIn is treenode.SuperBlockLastHeading.

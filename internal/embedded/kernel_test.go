@@ -173,7 +173,7 @@ func TestMalformedInput(t *testing.T) {
 		{"/api/block/updateBlock", `{}`, "missing argument ["},
 		{"/api/block/updateBlock", `{"id":123,"data":"x","dataType":"markdown"}`, "argument [id] must be a string"},
 		{"/api/block/updateBlock", `{"id":"nope","data":"x","dataType":"markdown"}`, "invalid ID argument"},
-		{"/api/block/updateBlock", `{"id":"20200101000000-aaaaaaa","data":"x","dataType":"html"}`, `argument [dataType] must be "markdown" or "dom"`},
+		{"/api/block/updateBlock", `{"id":"20200101000000-aaaaaaa","data":"x","dataType":"html"}`, `get block failed: tree not found`},
 		{"/api/block/getBlockKramdown", `{"id":"nope"}`, "invalid ID argument"},
 		{"/api/block/getBlockKramdown", ``, "Parses request [/api/block/getBlockKramdown] failed: the request body is empty or truncated (EOF)"},
 		{"/api/block/getBlockKramdown", `{"id":`, "Parses request [/api/block/getBlockKramdown] failed"},

@@ -97,6 +97,9 @@ func (k *Kernel) routes() map[string]route {
 		endpoint.AppendBlock:       {json: k.appendBlock},
 		endpoint.UpdateBlock:       {json: k.updateBlock},
 		endpoint.BatchUpdateBlock:  {json: k.batchUpdateBlock},
+		endpoint.BatchAppendBlock:  {json: k.batchAppendBlock},
+		endpoint.BatchPrependBlock: {json: k.batchPrependBlock},
+		endpoint.BatchInsertBlock:  {json: k.batchInsertBlock},
 		endpoint.DeleteBlock:       {json: k.deleteBlock},
 		endpoint.MoveBlock:         {json: k.moveBlock},
 		endpoint.FoldBlock:         {json: k.foldBlock},
@@ -160,6 +163,7 @@ func (k *Kernel) allRoutes() map[string]route {
 	maps.Copy(routes, k.tagRoutes())
 	maps.Copy(routes, k.riffRoutes())
 	maps.Copy(routes, k.searchRoutes())
+	maps.Copy(routes, k.refRoutes())
 	maps.Copy(routes, k.mcpRoutes())
 	maps.Copy(routes, k.blockDocRoutes())
 	for path, rt := range routes {

@@ -157,6 +157,7 @@ func Run(t *testing.T, k Kernel) {
 		searchChecks,
 		mcpChecks,
 		blockDocChecks,
+		backlinkChecks,
 	} {
 		all = append(all, group...)
 	}
@@ -236,6 +237,9 @@ var checks = []check{
 	{"block_batch_update_one_transaction", checkBatchUpdate},
 	{"block_batch_update_unknown_id_applies_nothing", checkBatchUpdateUnknown},
 	{"block_batch_update_argument_errors", checkBatchUpdateArgs},
+	{"block_batch_append_prepend", checkBatchAppendPrepend},
+	{"block_batch_insert", checkBatchInsert},
+	{"block_batch_insert_errors", checkBatchInsertErrors},
 	{"block_update_unknown_id_is_tree_not_found", checkUpdateUnknown},
 	{"block_batch_reads_equal_single_reads", checkBatchReadsEqualSingle},
 	{"block_indexes_place_blocks_in_the_first_ones_document", checkBlocksIndexes},

@@ -38,6 +38,9 @@ const (
 	AppendBlock       = "/api/block/appendBlock"
 	UpdateBlock       = "/api/block/updateBlock"
 	BatchUpdateBlock  = "/api/block/batchUpdateBlock"
+	BatchAppendBlock  = "/api/block/batchAppendBlock"
+	BatchPrependBlock = "/api/block/batchPrependBlock"
+	BatchInsertBlock  = "/api/block/batchInsertBlock"
 	DeleteBlock       = "/api/block/deleteBlock"
 	MoveBlock         = "/api/block/moveBlock"
 	FoldBlock         = "/api/block/foldBlock"
@@ -51,6 +54,10 @@ const (
 	GetDocInfo        = "/api/block/getDocInfo"
 	CheckBlockExist   = "/api/block/checkBlockExist"
 	GetBlocksIndexes  = "/api/block/getBlocksIndexes"
+
+	GetBacklink2      = "/api/ref/getBacklink2"
+	GetBacklinkDoc    = "/api/ref/getBacklinkDoc"
+	GetBackmentionDoc = "/api/ref/getBackmentionDoc"
 
 	SetBlockAttrs      = "/api/attr/setBlockAttrs"
 	GetBlockAttrs      = "/api/attr/getBlockAttrs"
@@ -308,6 +315,10 @@ var classes = map[string]Class{
 	// getDoc flushes the transaction queue and renders: idempotent.
 	GetDoc:        Read,
 	GetDocOutline: Read,
+	// The backlink panel's documents: reads of the index and the trees.
+	GetBacklink2:      Read,
+	GetBacklinkDoc:    Read,
+	GetBackmentionDoc: Read,
 
 	// Writes.
 	CreateNotebook:     Write,
@@ -327,6 +338,9 @@ var classes = map[string]Class{
 	AppendBlock:        Write,
 	UpdateBlock:        Write,
 	BatchUpdateBlock:   Write,
+	BatchAppendBlock:   Write,
+	BatchPrependBlock:  Write,
+	BatchInsertBlock:   Write,
 	DeleteBlock:        Write,
 	MoveBlock:          Write,
 	FoldBlock:          Write,
