@@ -7,6 +7,7 @@ import (
 
 	"github.com/88250/lute/ast"
 	"github.com/88250/lute/html"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -146,7 +147,7 @@ func (k *Kernel) nodeRefText(node *ast.Node) string {
 		return node.IALAttr("title")
 	}
 	if node.IsContainerBlock() {
-		if leaf := sqlFirstLeaf(node); leaf != nil {
+		if leaf := mdexport.FirstLeafBlock(node); leaf != nil {
 			node = leaf
 		}
 	}

@@ -97,7 +97,7 @@ func (k *Kernel) breadcrumbOf(tree *parse.Tree, node *ast.Node) []*wire.BlockPat
 		default:
 			if name == "" {
 				if p.Type == ast.NodeListItem || isCrumbContainer(p.Type) {
-					name = crumbText(sqlFirstLeaf(p))
+					name = crumbText(mdexport.FirstLeafBlock(p))
 				} else {
 					name = crumbText(p)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/88250/lute/ast"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -104,7 +105,7 @@ func (k *Kernel) firstLeafIs(b *wire.Block, id string) bool {
 	if err != nil || !n.IsContainerBlock() {
 		return false
 	}
-	leaf := sqlFirstLeaf(n)
+	leaf := mdexport.FirstLeafBlock(n)
 	return leaf != nil && leaf.ID == id
 }
 

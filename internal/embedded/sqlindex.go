@@ -452,7 +452,7 @@ func sqlBlockOf(n *ast.Node, tree *parse.Tree) sqlBlockRow {
 	case n.IsContainerBlock():
 		b.Markdown = sqlMarkdown(n)
 		b.Content = sqlStaticContent(n)
-		b.FContent = sqlStaticContent(sqlFirstLeaf(n))
+		b.FContent = sqlStaticContent(mdexport.FirstLeafBlock(n))
 		b.Length = utf8.RuneCountInString(b.FContent)
 	default:
 		b.Markdown = sqlMarkdown(n)
@@ -495,21 +495,6 @@ func sqlMarkdown(n *ast.Node) string {
 		return ""
 	}
 	return md
-}
-
-// sqlFirstLeaf is SiYuan's FirstLeafBlock.
-func sqlFirstLeaf(node *ast.Node) (ret *ast.Node) {
-	ast.Walk(node, func(n *ast.Node, entering bool) ast.WalkStatus {
-		if !entering || n.IsMarker() {
-			return ast.WalkContinue
-		}
-		if !n.IsContainerBlock() {
-			ret = n
-			return ast.WalkStop
-		}
-		return ast.WalkContinue
-	})
-	return ret
 }
 
 // sqlSortOf is SiYuan's nSort: the search order of block types.

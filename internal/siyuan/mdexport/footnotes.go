@@ -259,7 +259,7 @@ func IndexedRefText(name, typ, content, markdown string) string {
 // containerText is sql.GetContainerText: the text of a container's first
 // leaf block.
 func containerText(container *ast.Node) string {
-	leaf := firstLeafBlock(container)
+	leaf := FirstLeafBlock(container)
 	if leaf == nil {
 		return ""
 	}

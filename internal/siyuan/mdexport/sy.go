@@ -125,8 +125,9 @@ func HeadingChildren(h *ast.Node) (ret []*ast.Node) {
 	return ret
 }
 
-// firstLeafBlock is treenode.FirstLeafBlock.
-func firstLeafBlock(node *ast.Node) (ret *ast.Node) {
+// FirstLeafBlock is the first block under node that holds no blocks (SiYuan's
+// FirstLeafBlock): what names a container in an export, a breadcrumb and the index.
+func FirstLeafBlock(node *ast.Node) (ret *ast.Node) {
 	ast.Walk(node, func(n *ast.Node, entering bool) ast.WalkStatus {
 		if !entering || n.IsMarker() {
 			return ast.WalkContinue
