@@ -158,6 +158,7 @@ func Run(t *testing.T, k Kernel) {
 		mcpChecks,
 		blockDocChecks,
 		backlinkChecks,
+		docTreeChecks,
 	} {
 		all = append(all, group...)
 	}

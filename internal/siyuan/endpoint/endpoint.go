@@ -31,6 +31,7 @@ const (
 	GetPathByID     = "/api/filetree/getPathByID"
 	GetIDsByHPath   = "/api/filetree/getIDsByHPath"
 	ListDocsByPath  = "/api/filetree/listDocsByPath"
+	ListDocTree     = "/api/filetree/listDocTree"
 	ChangeSort      = "/api/filetree/changeSort"
 
 	InsertBlock       = "/api/block/insertBlock"
@@ -228,6 +229,7 @@ var classes = map[string]Class{
 	GetPathByID:        Read,
 	GetIDsByHPath:      Read,
 	ListDocsByPath:     Read,
+	ListDocTree:        Read,
 	GetBlockKramdown:   Read,
 	GetBlockKramdowns:  Read,
 	GetChildBlocks:     Read,
