@@ -159,6 +159,7 @@ func Run(t *testing.T, k Kernel) {
 		blockDocChecks,
 		backlinkChecks,
 		docTreeChecks,
+		statAssetChecks,
 	} {
 		all = append(all, group...)
 	}

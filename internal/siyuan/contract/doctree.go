@@ -16,8 +16,8 @@ var docTreeChecks = []check{
 }
 
 // docTree posts body to listDocTree and returns the raw reply; the envelope
-// is compared whole,
-// so that a field SiYuan leaves out (children of a leaf) stays left out.
+// is compared whole, so that a field SiYuan leaves out (children of a leaf)
+// stays left out.
 func (s *suite) docTree(t *testing.T, body any) string {
 	t.Helper()
 	b, err := json.Marshal(body)
