@@ -166,6 +166,8 @@ func (k *Kernel) allRoutes() map[string]route {
 	maps.Copy(routes, k.refRoutes())
 	maps.Copy(routes, k.mcpRoutes())
 	maps.Copy(routes, k.blockDocRoutes())
+	maps.Copy(routes, k.docTreeRoutes())
+	maps.Copy(routes, k.statAssetRoutes())
 	for path, rt := range routes {
 		c, ok := endpoint.ClassOf(path)
 		if !ok {

@@ -158,6 +158,8 @@ func Run(t *testing.T, k Kernel) {
 		mcpChecks,
 		blockDocChecks,
 		backlinkChecks,
+		docTreeChecks,
+		statAssetChecks,
 	} {
 		all = append(all, group...)
 	}

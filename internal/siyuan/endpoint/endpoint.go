@@ -31,6 +31,7 @@ const (
 	GetPathByID     = "/api/filetree/getPathByID"
 	GetIDsByHPath   = "/api/filetree/getIDsByHPath"
 	ListDocsByPath  = "/api/filetree/listDocsByPath"
+	ListDocTree     = "/api/filetree/listDocTree"
 	ChangeSort      = "/api/filetree/changeSort"
 
 	InsertBlock       = "/api/block/insertBlock"
@@ -91,6 +92,7 @@ const (
 	GetDocImageAssets  = "/api/asset/getDocImageAssets"
 	GetImageOCRText    = "/api/asset/getImageOCRText"
 	SearchAsset        = "/api/search/searchAsset"
+	StatAsset          = "/api/asset/statAsset"
 
 	SearchTemplate    = "/api/search/searchTemplate"
 	RemoveTemplate    = "/api/search/removeTemplate"
@@ -228,6 +230,7 @@ var classes = map[string]Class{
 	GetPathByID:        Read,
 	GetIDsByHPath:      Read,
 	ListDocsByPath:     Read,
+	ListDocTree:        Read,
 	GetBlockKramdown:   Read,
 	GetBlockKramdowns:  Read,
 	GetChildBlocks:     Read,
@@ -264,6 +267,7 @@ var classes = map[string]Class{
 	GetDocAssets:       Read,
 	GetDocImageAssets:  Read,
 	SearchAsset:        Read,
+	StatAsset:          Read,
 	// getImageOCRText is routed as an admin write but only reads the
 	// in-memory OCR table (ocr, which runs an OCR engine, is another endpoint).
 	GetImageOCRText: Read,
