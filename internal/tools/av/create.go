@@ -168,10 +168,23 @@ var create = tools.Write[createArgs, placeState]{
 		},
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload) (any, error) {
-		avID, _ := p["avID"].(string)
-		blockID, _ := p["blockID"].(string)
-		keys, _ := p["columnIDs"].([]string)
-		rows, _ := p["rowIDs"].([]string)
+		// A staged creation hands its readback only the receipt: read it checked.
+		avID, err := tools.PayloadKey[string](p, "avID")
+		if err != nil {
+			return nil, err
+		}
+		blockID, err := tools.PayloadKey[string](p, "blockID")
+		if err != nil {
+			return nil, err
+		}
+		keys, err := tools.PayloadKey[[]string](p, "columnIDs")
+		if err != nil {
+			return nil, err
+		}
+		rows, err := tools.PayloadKey[[]string](p, "rowIDs")
+		if err != nil {
+			return nil, err
+		}
 		st, err := readChanged(ctx, env, avID, func(st DBState) error {
 			if !slices.Contains(st.Blocks, blockID) {
 				return fmt.Errorf("database %s is not shown by block %s", avID, blockID)

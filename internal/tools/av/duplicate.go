@@ -115,8 +115,15 @@ var duplicate = tools.Write[duplicateArgs, DBState]{
 		},
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a duplicateArgs, p tools.Payload) (any, error) {
-		avID, _ := p["avID"].(string)
-		blockID, _ := p["blockID"].(string)
+		// A staged creation hands its readback only the receipt: read it checked.
+		avID, err := tools.PayloadKey[string](p, "avID")
+		if err != nil {
+			return nil, err
+		}
+		blockID, err := tools.PayloadKey[string](p, "blockID")
+		if err != nil {
+			return nil, err
+		}
 		src, err := ReadDBState(ctx, env, a.AvID)
 		if err != nil {
 			return nil, err

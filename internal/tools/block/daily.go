@@ -17,7 +17,15 @@ type dailyArgs struct {
 	Notebook, DataType, Data, Position string
 }
 
-var addToDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
+// dailyAdded is what the daily-note write hands its readback: the
+// inserted ids and the note they went into, typed rather than read back
+// from the public payload's keys.
+type dailyAdded struct {
+	IDs  []string
+	Note string
+}
+
+var addToDailyNote = tools.WriteWith[dailyArgs, kernelview.DailyTarget, dailyAdded]{Write: tools.Write[dailyArgs, kernelview.DailyTarget]{
 	Name: "add_to_daily_note", Summary: "add blocks at the end (position append) or the start (prepend) of today's daily note of a notebook, " +
 		"creating the note first if needed",
 	Policy:  strict.WritePolicy{Class: strict.Additive},
@@ -47,24 +55,26 @@ var addToDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 		return t, err
 	},
 	Check: func(_ dailyArgs, st kernelview.DailyTarget) error { return st.Check() },
-	Execute: func(ctx context.Context, env *tools.Env, a dailyArgs, _ kernelview.DailyTarget) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a dailyArgs, _ kernelview.DailyTarget) (tools.Payload, dailyAdded, error) {
 		call := env.Kernel.AppendDailyNoteBlock
 		if a.Position == "prepend" {
 			call = env.Kernel.PrependDailyNoteBlock
 		}
 		txs, err := call(ctx, a.Notebook, a.DataType, a.Data)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, dailyAdded{}, tools.WriteFailure(err, false)
 		}
-		p := tools.Payload{"ids": siyuan.InsertedIDs(txs), "id": siyuan.FirstInsertedID(txs), "notebook": a.Notebook, "position": a.Position}
+		d := dailyAdded{IDs: siyuan.InsertedIDs(txs)}
+		p := tools.Payload{"ids": d.IDs, "id": siyuan.FirstInsertedID(txs), "notebook": a.Notebook, "position": a.Position}
 		if ops := opsOf(txs); len(ops) > 0 {
-			p["note"] = ops[0].ParentID
+			d.Note = ops[0].ParentID
+			p["note"] = d.Note
 		}
-		return p, nil
+		return p, d, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a dailyArgs, p tools.Payload) (any, error) {
-		ids, _ := p["ids"].([]string)
-		note, _ := p["note"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a dailyArgs, _ tools.Payload, d dailyAdded) (any, error) {
+		ids, note := d.IDs, d.Note
 		if len(ids) == 0 || note == "" {
 			return nil, errors.New("the kernel reported no inserted block")
 		}

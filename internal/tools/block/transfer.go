@@ -88,7 +88,9 @@ func readTransferState(ctx context.Context, env *tools.Env, a transferArgs, refs
 // refersTo reports whether kramdown holds a block reference to id.
 func refersTo(kramdown, id string) bool { return strings.Contains(kramdown, "(("+id+" ") }
 
-var transferReferences = tools.Write[transferArgs, TransferState]{
+// transferReferences hands its readback the blocks it sent typed, not
+// through the payload's "refIDs".
+var transferReferences = tools.WriteWith[transferArgs, TransferState, []string]{Write: tools.Write[transferArgs, TransferState]{
 	Name: "transfer_references", Summary: "point the block references to fromID at toID instead: those in the blocks refIDs, or every one; dynamic anchors take toID's text, static ones keep theirs",
 	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 	Example: map[string]any{"fromID": "20260812120000-aaaaaaa", "toID": "20260812120000-bbbbbbb", "validateOnly": true},
@@ -134,15 +136,15 @@ var transferReferences = tools.Write[transferArgs, TransferState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a transferArgs, st TransferState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a transferArgs, st TransferState) (tools.Payload, []string, error) {
 		// The blocks checked, exactly: never "all" as the kernel sees it now.
 		if err := env.Kernel.TransferBlockRef(ctx, a.FromID, a.ToID, st.RefIDs); err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, nil, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"fromID": a.FromID, "toID": a.ToID, "refIDs": st.RefIDs, "transferred": len(st.RefIDs)}, nil
+		return tools.Payload{"fromID": a.FromID, "toID": a.ToID, "refIDs": st.RefIDs, "transferred": len(st.RefIDs)}, slices.Clone(st.RefIDs), nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a transferArgs, p tools.Payload) (any, error) {
-		refs := payloadIDs(p["refIDs"])
+	Readback: func(ctx context.Context, env *tools.Env, a transferArgs, _ tools.Payload, refs []string) (any, error) {
 		return tools.Await(ctx, func(ctx context.Context) (TransferState, error) { return readTransferState(ctx, env, a, refs) },
 			func(st TransferState) error {
 				for _, r := range st.Refs {
@@ -156,22 +158,4 @@ var transferReferences = tools.Write[transferArgs, TransferState]{
 				return nil
 			})
 	},
-}
-
-// payloadIDs reads a payload's id list, as Execute stored it or as the
-// ledger replays it (decoded JSON).
-func payloadIDs(v any) []string {
-	switch l := v.(type) {
-	case []string:
-		return slices.Clone(l)
-	case []any:
-		out := make([]string, 0, len(l))
-		for _, x := range l {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }

@@ -513,9 +513,11 @@ func requiredData() []tools.Param {
 // insertWrite is the additive write shared by append, prepend and insert:
 // the new ids come back, and the readback proves they exist.
 func insertWrite(name, summary string, params []tools.Param, anchors []string,
-	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.Write[insertArgs, []anchor] {
+	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.WriteWith[insertArgs, []anchor, []string] {
 	example := map[string]any{anchors[0]: "20260812120000-abcdefg", "data": "A new paragraph.\n\n- and a list item", "validateOnly": true}
-	return tools.Write[insertArgs, []anchor]{
+	// The readback takes the inserted ids from Execute typed, not from the
+	// payload's "ids", so a renamed key cannot leave it checking nothing.
+	return tools.WriteWith[insertArgs, []anchor, []string]{Write: tools.Write[insertArgs, []anchor]{
 		Name: name, Summary: summary, Policy: strict.WritePolicy{Class: strict.Additive}, Example: example,
 		Params:  append(params, requiredData()...),
 		Parse:   parseInsert(anchors...),
@@ -523,15 +525,16 @@ func insertWrite(name, summary string, params []tools.Param, anchors []string,
 		Targets: insertArgs.targets,
 		State:   readAnchors,
 		Check:   checkAnchors,
-		Execute: func(ctx context.Context, env *tools.Env, a insertArgs, _ []anchor) (tools.Payload, error) {
+	},
+		Execute: func(ctx context.Context, env *tools.Env, a insertArgs, _ []anchor) (tools.Payload, []string, error) {
 			txs, err := call(ctx, env.Kernel, a)
 			if err != nil {
-				return nil, tools.WriteFailure(err, false)
+				return nil, nil, tools.WriteFailure(err, false)
 			}
-			return tools.Payload{"ids": siyuan.InsertedIDs(txs), "id": siyuan.FirstInsertedID(txs)}, nil
+			ids := siyuan.InsertedIDs(txs)
+			return tools.Payload{"ids": ids, "id": siyuan.FirstInsertedID(txs)}, ids, nil
 		},
-		Readback: func(ctx context.Context, env *tools.Env, a insertArgs, p tools.Payload) (any, error) {
-			ids, _ := p["ids"].([]string)
+		Readback: func(ctx context.Context, env *tools.Env, a insertArgs, _ tools.Payload, ids []string) (any, error) {
 			if len(ids) == 0 {
 				// SiYuan answers code 0 with no id when the insert failed in its queue.
 				return nil, errors.New("the kernel reported no inserted block")

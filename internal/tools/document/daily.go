@@ -18,7 +18,9 @@ import (
 
 type dailyArgs struct{ Notebook, App string }
 
-var createDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
+// createDailyNote hands its readback the note's id typed, not through the
+// payload's "id".
+var createDailyNote = tools.WriteWith[dailyArgs, kernelview.DailyTarget, string]{Write: tools.Write[dailyArgs, kernelview.DailyTarget]{
 	Name: "create_daily_note", Summary: "today's daily note of a notebook, created at the notebook's daily-note path " +
 		"(dailyNoteSavePath, with its dailyNoteTemplatePath body) unless it exists; a second call the same day answers the same note. " +
 		"Prefer it to creating a dated document by hand for a diary, journal or daily log",
@@ -43,15 +45,15 @@ var createDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 		return t, err
 	},
 	Check: func(_ dailyArgs, st kernelview.DailyTarget) error { return st.Check() },
-	Execute: func(ctx context.Context, env *tools.Env, a dailyArgs, _ kernelview.DailyTarget) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a dailyArgs, _ kernelview.DailyTarget) (tools.Payload, string, error) {
 		id, err := env.Kernel.CreateDailyNote(ctx, a.Notebook, a.App)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, "", tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"id": id, "notebook": a.Notebook}, nil
+		return tools.Payload{"id": id, "notebook": a.Notebook}, id, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a dailyArgs, p tools.Payload) (any, error) {
-		id, _ := p["id"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a dailyArgs, p tools.Payload, id string) (any, error) {
 		note, err := tools.Await(ctx, func(ctx context.Context) (kernelview.DailyNoteAt, error) {
 			return kernelview.ReadDailyNote(ctx, env, id)
 		}, func(n kernelview.DailyNoteAt) error { return n.Of(a.Notebook) })
@@ -69,7 +71,15 @@ var createDailyNote = tools.Write[dailyArgs, kernelview.DailyTarget]{
 // place and its block state).
 type DupState = DocState
 
-var duplicate = tools.WriteWith[idArgs, DupState, DupState]{Write: tools.Write[idArgs, DupState]{
+// duplicated is what duplicate hands its readback: the source's state
+// before the copy (what the copy must not change) and the copy's id,
+// typed rather than read back from the payload's "id".
+type duplicated struct {
+	Before DupState
+	ID     string
+}
+
+var duplicate = tools.WriteWith[idArgs, DupState, duplicated]{Write: tools.Write[idArgs, DupState]{
 	Name: "duplicate", Summary: "copy a document (without its child documents) next to it, with new block ids and the title " +
 		"\"<title> (Duplicated <time>)\"; the answer's id is the copy",
 	Policy:  guarded,
@@ -93,15 +103,15 @@ var duplicate = tools.WriteWith[idArgs, DupState, DupState]{Write: tools.Write[i
 	},
 },
 	// The source's state hands the readback what the copy must not change.
-	Execute: func(ctx context.Context, env *tools.Env, a idArgs, st DupState) (tools.Payload, DupState, error) {
+	Execute: func(ctx context.Context, env *tools.Env, a idArgs, st DupState) (tools.Payload, duplicated, error) {
 		d, err := env.Kernel.DuplicateDoc(ctx, a.ID)
 		if err != nil {
-			return nil, st, tools.WriteFailure(err, false)
+			return nil, duplicated{Before: st}, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"id": d.ID, "sourceID": a.ID, "notebook": d.Notebook, "path": d.Path}, st, nil
+		return tools.Payload{"id": d.ID, "sourceID": a.ID, "notebook": d.Notebook, "path": d.Path}, duplicated{st, d.ID}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a idArgs, p tools.Payload, before DupState) (any, error) {
-		id, _ := p["id"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a idArgs, p tools.Payload, dup duplicated) (any, error) {
+		id, before := dup.ID, dup.Before
 		copyState, err := tools.Await(ctx, func(ctx context.Context) (DupState, error) { return readDocState(ctx, env, id, false) },
 			func(st DupState) error {
 				if st.Missing || st.NotDocument {

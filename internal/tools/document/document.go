@@ -124,7 +124,14 @@ var (
 	structure = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash}
 )
 
-var create = tools.Write[createArgs, createPlan]{
+// createdDoc is what create hands its readback, typed rather than read
+// back from the public payload's keys: the new document and the notebook
+// the plan put it in.
+type createdDoc struct {
+	ID, Notebook string
+}
+
+var create = tools.WriteWith[createArgs, createPlan, createdDoc]{Write: tools.Write[createArgs, createPlan]{
 	Name: "create", Summary: "create a document from markdown: notebook + path (a human path), or parentID (or notebook + parentPath) + title; a leading \"# <title>\" line is dropped",
 	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "path": "/Projects/Plan", "markdown": "## Goals\n\n- ship it", "validateOnly": true},
@@ -140,16 +147,16 @@ var create = tools.Write[createArgs, createPlan]{
 	Scope:   tools.Scope[createArgs]{Touches: func(a createArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
 	Targets: createArgs.targets,
 	State:   planCreate,
-	Execute: func(ctx context.Context, env *tools.Env, a createArgs, plan createPlan) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a createArgs, plan createPlan) (tools.Payload, createdDoc, error) {
 		id, err := env.Kernel.CreateDocWithMd(ctx, plan.req)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, createdDoc{}, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"id": id, "notebook": plan.req.Notebook}, nil
+		return tools.Payload{"id": id, "notebook": plan.req.Notebook}, createdDoc{id, plan.req.Notebook}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload) (any, error) {
-		id, _ := p["id"].(string)
-		nb, _ := p["notebook"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload, d createdDoc) (any, error) {
+		id, nb := d.ID, d.Notebook
 		loc, err := tools.Await(ctx, func(ctx context.Context) (docLoc, error) { return locateDoc(ctx, env, id) },
 			func(loc docLoc) error {
 				if loc.Missing || loc.NotDocument {

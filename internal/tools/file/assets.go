@@ -186,7 +186,9 @@ func readUnused(ctx context.Context, env *tools.Env) (unusedState, error) {
 	return st, nil
 }
 
-var removeUnusedAssets = tools.Write[tools.NoArgs, unusedState]{
+// removeUnusedAssets hands its readback the assets it removed typed, not
+// through the payload's "removed".
+var removeUnusedAssets = tools.WriteWith[tools.NoArgs, unusedState, []string]{Write: tools.Write[tools.NoArgs, unusedState]{
 	Name: "remove_unused_assets", Summary: "remove every asset no document links, in every notebook (a person must confirm; guarded by the list list_unused_assets shows)",
 	Policy:      strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 	Destructive: true, Dangerous: true,
@@ -228,15 +230,15 @@ var removeUnusedAssets = tools.Write[tools.NoArgs, unusedState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, _ tools.NoArgs, st unusedState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, _ tools.NoArgs, st unusedState) (tools.Payload, []string, error) {
 		removed, err := env.Kernel.RemoveUnusedAssets(ctx)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, nil, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"removed": st.Assets, "count": len(removed)}, nil
+		return tools.Payload{"removed": st.Assets, "count": len(removed)}, st.Assets, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, _ tools.NoArgs, p tools.Payload) (any, error) {
-		removed, _ := p["removed"].([]string)
+	Readback: func(ctx context.Context, env *tools.Env, _ tools.NoArgs, _ tools.Payload, removed []string) (any, error) {
 		for _, a := range removed {
 			st, err := readAssetState(ctx, env, a)
 			if err != nil && !strings.Contains(err.Error(), "folder") {
@@ -255,7 +257,14 @@ type renameAssetArgs struct {
 	NewName string
 }
 
-var renameAsset = tools.Write[renameAssetArgs, assetState]{
+// renamedAsset is what renameAsset hands its readback, typed rather than
+// read back from the payload's "newPath" and "sha256": the path SiYuan
+// gave the asset and the content it must still have.
+type renamedAsset struct {
+	NewPath, SHA256 string
+}
+
+var renameAsset = tools.WriteWith[renameAssetArgs, assetState, renamedAsset]{Write: tools.Write[renameAssetArgs, assetState]{
 	Name: "rename_asset", Summary: "rename an asset; SiYuan rewrites every document's links to it and keeps its extension (the answer names the new path)",
 	Policy:  guarded,
 	Example: map[string]any{"oldPath": "assets/scan-20260101000000-abcdefg.png", "newName": "receipt", "validateOnly": true},
@@ -314,25 +323,26 @@ var renameAsset = tools.Write[renameAssetArgs, assetState]{
 		return readAssetState(ctx, env, a.Old.Path)
 	},
 	Check: func(_ renameAssetArgs, st assetState) error { return mustExist(st) },
-	Execute: func(ctx context.Context, env *tools.Env, a renameAssetArgs, st assetState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a renameAssetArgs, st assetState) (tools.Payload, renamedAsset, error) {
 		np, err := env.Kernel.RenameAsset(ctx, a.Old.Path, a.NewName)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, renamedAsset{}, tools.WriteFailure(err, false)
 		}
 		if np == "" || np == a.Old.Path {
 			// The name SiYuan keeps (filtered, with the asset's id) is
 			// the current one: nothing moved.
-			return nil, tools.Refuse(failure.Invalid("SiYuan renamed nothing: the new name is the asset's current one"))
+			return nil, renamedAsset{}, tools.Refuse(failure.Invalid("SiYuan renamed nothing: the new name is the asset's current one"))
 		}
-		return tools.Payload{"oldPath": a.Old.Path, "newPath": np, "sha256": st.SHA256}, nil
+		return tools.Payload{"oldPath": a.Old.Path, "newPath": np, "sha256": st.SHA256}, renamedAsset{np, st.SHA256}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a renameAssetArgs, p tools.Payload) (any, error) {
-		np, _ := p["newPath"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a renameAssetArgs, _ tools.Payload, d renamedAsset) (any, error) {
+		np := d.NewPath
 		st, err := readAssetState(ctx, env, np)
 		if err != nil {
 			return nil, err
 		}
-		if !st.Exists || st.SHA256 != p["sha256"] {
+		if !st.Exists || st.SHA256 != d.SHA256 {
 			return nil, fmt.Errorf("the renamed asset %s reads back %+v", np, st)
 		}
 		if old, err := readAssetState(ctx, env, a.Old.Path); err != nil || old.Exists {

@@ -40,7 +40,14 @@ type uploadState struct {
 // needs confirmLargeFile:true, after the person said yes.
 const DefaultLargeFile = 10 << 20
 
-var uploadAsset = tools.Write[uploadArgs, uploadState]{
+// uploaded is what uploadAsset hands its readback, typed rather than read
+// back from the payload's "assetPath", "fileName" and "sha256": where the
+// kernel stored the file and what was sent.
+type uploaded struct {
+	Stored, Name, SHA256 string
+}
+
+var uploadAsset = tools.WriteWith[uploadArgs, uploadState, uploaded]{Write: tools.Write[uploadArgs, uploadState]{
 	Name: "upload_asset",
 	Summary: "upload a file of the person's computer (localFilePath, through stdio or sisyphus call, from a folder the person allowed) or a staged one " +
 		"(uploadSource) into the assets directory; the answer names the stored asset (link it in a block as ![](assets/...)); " +
@@ -81,45 +88,46 @@ var uploadAsset = tools.Write[uploadArgs, uploadState]{
 		}
 		return out
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a uploadArgs, st uploadState) (tools.Payload, error) {
+	LocalPaths:   []string{"localFilePath", "file"},
+	LocalEffects: uploadEffects,
+	Front:        stageAtFront,
+},
+	Execute: func(ctx context.Context, env *tools.Env, a uploadArgs, st uploadState) (tools.Payload, uploaded, error) {
 		body, err := st.src.Open()
 		if err != nil {
-			return nil, tools.Refuse(failure.Wrap(failure.NotFound, err, "the upload source can no longer be read; nothing was uploaded"))
+			return nil, uploaded{}, tools.Refuse(failure.Wrap(failure.NotFound, err, "the upload source can no longer be read; nothing was uploaded"))
 		}
 		defer body.Close()
 		res, err := env.Kernel.UploadAsset(ctx, siyuan.AssetUploadRequest{AssetsDirPath: a.Dir, Files: []siyuan.UploadFile{{Name: st.Source.Name, Body: body}}})
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, uploaded{}, tools.WriteFailure(err, false)
 		}
 		stored := res.SuccMap[st.Source.Name]
 		if len(res.ErrFiles) > 0 || stored == "" {
-			return nil, tools.WriteFailure(fmt.Errorf("the kernel did not store %s (errFiles %v)", st.Source.Name, res.ErrFiles), true)
+			return nil, uploaded{}, tools.WriteFailure(fmt.Errorf("the kernel did not store %s (errFiles %v)", st.Source.Name, res.ErrFiles), true)
 		}
 		p := tools.Payload{"assetPath": stored, "fileName": st.Source.Name, "sha256": st.Source.SHA256, "size": st.Source.Size,
 			"markdown": imageMarkdown(st.Source.Name, stored)}
 		if st.handle != "" {
 			p["uploadSource"] = st.handle
 		}
-		return p, nil
+		return p, uploaded{stored, st.Source.Name, st.Source.SHA256}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a uploadArgs, p tools.Payload) (any, error) {
-		stored, _ := p["assetPath"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a uploadArgs, _ tools.Payload, d uploaded) (any, error) {
+		stored := d.Stored
 		sum, size, err := digestFile(ctx, env.Kernel, workspace(stored))
 		if err != nil {
 			return nil, fmt.Errorf("the stored asset %s cannot be read back: %w", stored, err)
 		}
-		if want := p["sha256"]; sum != want {
-			return nil, fmt.Errorf("the stored asset %s reads back sha256 %s, not the source's %v", stored, sum, want)
+		if want := d.SHA256; sum != want {
+			return nil, fmt.Errorf("the stored asset %s reads back sha256 %s, not the source's %s", stored, sum, want)
 		}
 		var st uploadState
-		st.Source.Name, _ = p["fileName"].(string)
+		st.Source.Name = d.Name
 		st.Source.SHA256, st.Source.Size = sum, size
 		st.Dir, st.Asset = a.Dir, stored
 		return st, nil
 	},
-	LocalPaths:   []string{"localFilePath", "file"},
-	LocalEffects: uploadEffects,
-	Front:        stageAtFront,
 }
 
 func parseUpload(a *tools.Args) (uploadArgs, error) {

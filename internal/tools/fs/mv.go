@@ -110,7 +110,9 @@ func checkMv(m mvArgs, st mvState) error {
 	return nil
 }
 
-var mv = tools.Write[mvArgs, mvState]{
+// mv hands its readback the document's id typed, not through the
+// payload's "id".
+var mv = tools.WriteWith[mvArgs, mvState, string]{Write: tools.Write[mvArgs, mvState]{
 	Name: "mv", Summary: "move and/or rename a document (with its children): from one path to a free path whose parent exists",
 	Example:   map[string]any{"from": "/Research/Draft", "to": "/Archive/Draft 2026", "validateOnly": true},
 	Policy:    strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
@@ -126,7 +128,8 @@ var mv = tools.Write[mvArgs, mvState]{
 	Targets: func(m mvArgs) []string { return sortedTargets(m.From.Raw, m.To.Raw) },
 	State:   readMv,
 	Check:   checkMv,
-	Execute: func(ctx context.Context, env *tools.Env, m mvArgs, st mvState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, m mvArgs, st mvState) (tools.Payload, string, error) {
 		src, into := st.From, st.ToParent
 		moved, renamed := false, false
 		if into.Notebook != src.Notebook || path.Dir(src.Storage) != into.dir() {
@@ -135,25 +138,24 @@ var mv = tools.Write[mvArgs, mvState]{
 				target = into.Notebook
 			}
 			if err := env.Kernel.MoveDocsByID(ctx, []string{src.ID}, target); err != nil {
-				return nil, tools.WriteFailure(err, false)
+				return nil, "", tools.WriteFailure(err, false)
 			}
 			moved = true
 		}
 		if m.To.Title() != src.Title {
 			if err := env.Kernel.RenameDocByID(ctx, src.ID, m.To.Title()); err != nil {
-				return nil, tools.WriteFailure(err, moved)
+				return nil, "", tools.WriteFailure(err, moved)
 			}
 			renamed = true
 		}
-		return tools.Payload{"from": m.From.Raw, "to": m.To.Raw, "id": src.ID, "moved": moved, "renamed": renamed}, nil
+		return tools.Payload{"from": m.From.Raw, "to": m.To.Raw, "id": src.ID, "moved": moved, "renamed": renamed}, src.ID, nil
 	},
 	Readback: mvReadback,
 }
 
 // mvReadback: the document resolves at to, and from no longer resolves to it.
-func mvReadback(ctx context.Context, env *tools.Env, a mvArgs, payload tools.Payload) (any, error) {
+func mvReadback(ctx context.Context, env *tools.Env, a mvArgs, _ tools.Payload, id string) (any, error) {
 	from, to := a.From, a.To
-	id, _ := payload["id"].(string)
 	var src, dst, into location
 	err := waitFor(ctx, func() (bool, error) {
 		var err error

@@ -21,7 +21,9 @@ func parsePathArg(a *tools.Args) (pathArgs, error) {
 	return pathArgs{p}, err
 }
 
-var rm = tools.Write[pathArgs, docState]{
+// rm hands its readback the document's id typed, not through the
+// payload's "id".
+var rm = tools.WriteWith[pathArgs, docState, string]{Write: tools.Write[pathArgs, docState]{
 	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history); on " + memoryFile + " it clears the memory",
 	Example: map[string]any{"path": "/Research/Old notes", "validateOnly": true},
 	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true, Dangerous: true,
@@ -46,18 +48,19 @@ var rm = tools.Write[pathArgs, docState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a pathArgs, st docState) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a pathArgs, st docState) (tools.Payload, string, error) {
 		if st.Virtual {
 			out, err := setMemory(ctx, env, "")
 			if out != nil {
 				out["cleared"] = true
 			}
-			return out, err
+			return out, "", err
 		}
 		if err := env.Kernel.RemoveDocByID(ctx, st.RootID); err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, "", tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"path": a.Path.Raw, "id": st.RootID, "removed": true}, nil
+		return tools.Payload{"path": a.Path.Raw, "id": st.RootID, "removed": true}, st.RootID, nil
 	},
 	Readback: rmReadback,
 }
@@ -66,12 +69,11 @@ var rm = tools.Write[pathArgs, docState]{
 // checked before any tree is read: a stale path or SQL index cannot make a
 // done removal look undone, and a failed existence query is an error (the
 // outcome stays unknown), never proof of deletion.
-func rmReadback(ctx context.Context, env *tools.Env, a pathArgs, payload tools.Payload) (any, error) {
+func rmReadback(ctx context.Context, env *tools.Env, a pathArgs, _ tools.Payload, id string) (any, error) {
 	p := a.Path
 	if p.Virtual != "" {
 		return memoryReadback(ctx, env, "")
 	}
-	id, _ := payload["id"].(string)
 	if err := waitFor(ctx, func() (bool, error) {
 		ok, err := env.Kernel.CheckBlockExist(ctx, id)
 		return !ok, err

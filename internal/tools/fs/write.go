@@ -64,7 +64,15 @@ func parseWrite(a *tools.Args) (writeArgs, error) {
 
 var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
-var write = tools.WriteWith[writeArgs, docState, string]{Write: tools.Write[writeArgs, docState]{
+// written is what write's Execute hands its readback, typed rather than
+// read back from the payload's "id" and "notebook": the document written,
+// its notebook, and, for an overwrite, the digest of the text the kernel
+// applied ("" when it said nothing, and for a creation).
+type written struct {
+	ID, Notebook, Want string
+}
+
+var write = tools.WriteWith[writeArgs, docState, written]{Write: tools.Write[writeArgs, docState]{
 	Name: "write", Destructive: true,
 	Example: map[string]any{"path": "/Research/Reading list", "markdown": "- Dune\n- The Left Hand of Darkness", "validateOnly": true},
 	Summary: "create a document at a path from Markdown (additive: requestId only; refused if the path exists); " +
@@ -147,10 +155,10 @@ func writeState(ctx context.Context, env *tools.Env, a writeArgs) (docState, err
 // writeExec overwrites the document the state, read just now, found at
 // the path, or creates one where the path is free. An overwrite returns
 // the digest of the text the kernel applied ("" for the others).
-func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, string, error) {
+func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, written, error) {
 	if st.Virtual {
 		p, err := setMemory(ctx, env, a.body())
-		return p, "", err
+		return p, written{}, err
 	}
 	if !st.Missing {
 		return overwriteDoc(ctx, env, a, st)
@@ -159,21 +167,21 @@ func writeExec(ctx context.Context, env *tools.Env, a writeArgs, st docState) (t
 	id, err := env.Kernel.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: st.Notebook, Path: p.HPath(),
 		Markdown: a.body(), ParentID: st.Parent})
 	if err != nil {
-		return nil, "", tools.WriteFailure(err, false)
+		return nil, written{}, tools.WriteFailure(err, false)
 	}
-	return tools.Payload{"path": p.Raw, "id": id, "notebook": st.Notebook, "created": true}, "", nil
+	return tools.Payload{"path": p.Raw, "id": id, "notebook": st.Notebook, "created": true}, written{ID: id, Notebook: st.Notebook}, nil
 }
 
 // overwriteDoc replaces the body of the document the state, read at
 // commit, found at the path (and checked: no block an overwrite would
 // lose), and returns the digest of the text the kernel applied ("" when it
 // said nothing).
-func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, string, error) {
+func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState) (tools.Payload, written, error) {
 	p, nb, id, body := a.Path, st.Notebook, st.RootID, a.body()
 	// updateBlock on a document id replaces its whole body in one write.
 	txs, err := env.Kernel.UpdateBlock(ctx, id, "markdown", body)
 	if err != nil {
-		return nil, "", tools.WriteFailure(err, false)
+		return nil, written{}, tools.WriteFailure(err, false)
 	}
 	var applied []string
 	for _, tx := range txs {
@@ -187,21 +195,21 @@ func overwriteDoc(ctx context.Context, env *tools.Env, a writeArgs, st docState)
 	if len(applied) > 0 {
 		want = canon.DigestBytes([]byte(strings.Join(applied, " ")))
 	}
-	return tools.Payload{"path": p.Raw, "id": id, "notebook": nb, "overwritten": true}, want, nil
+	return tools.Payload{"path": p.Raw, "id": id, "notebook": nb, "overwritten": true}, written{ID: id, Notebook: nb, Want: want}, nil
 }
 
 // writeReadback checks the document is at the path and, when its Execute
 // handed the digest want of the text the kernel applied, shows that text.
-func writeReadback(ctx context.Context, env *tools.Env, a writeArgs, payload tools.Payload, want string) (any, error) {
+func writeReadback(ctx context.Context, env *tools.Env, a writeArgs, _ tools.Payload, w written) (any, error) {
 	p := a.Path
 	if p.Virtual != "" {
 		return memoryReadback(ctx, env, a.body())
 	}
-	id, _ := payload["id"].(string)
+	id, want := w.ID, w.Want
 	if id == "" {
 		return nil, errors.New("the kernel reported no document id")
 	}
-	nb, _ := payload["notebook"].(string)
+	nb := w.Notebook
 	if nb == "" {
 		n, err := notebookNamed(ctx, env, p.Notebook)
 		if err != nil {

@@ -113,7 +113,9 @@ func readback(ctx context.Context, env *tools.Env, id string, want func(nbState)
 
 type createArgs struct{ Name, Icon string }
 
-var create = tools.Write[createArgs, struct{}]{
+// create hands its readback the new notebook's id typed, not through the
+// payload's "notebook".
+var create = tools.WriteWith[createArgs, struct{}, string]{Write: tools.Write[createArgs, struct{}]{
 	Name: "create", Summary: "create a notebook (name, optional icon); duplicate names are allowed", Policy: strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"name": "Research", "icon": "1f4d4", "validateOnly": true},
 	Params: []tools.Param{
@@ -130,25 +132,25 @@ var create = tools.Write[createArgs, struct{}]{
 	// A new notebook touches none that exists; it starts at the default
 	// permission (r) until the person grants more.
 	Scope: tools.Scope[createArgs]{Global: true},
-	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, error) {
+},
+	Execute: func(ctx context.Context, env *tools.Env, a createArgs, _ struct{}) (tools.Payload, string, error) {
 		nb, err := env.Kernel.CreateNotebook(ctx, a.Name)
 		if err != nil {
-			return nil, tools.WriteFailure(err, false)
+			return nil, "", tools.WriteFailure(err, false)
 		}
 		if nb.ID == "" {
-			return nil, errors.New("the kernel answered createNotebook without a notebook id")
+			return nil, "", errors.New("the kernel answered createNotebook without a notebook id")
 		}
 		out := tools.Payload{"notebook": nb.ID}
 		if a.Icon != "" {
 			if err := env.Kernel.SetNotebookIcon(ctx, nb.ID, a.Icon); err != nil {
 				// The notebook exists already: not a clean rejection.
-				return nil, tools.WriteFailure(fmt.Errorf("notebook %s created, setting its icon failed: %w", nb.ID, err), true)
+				return nil, "", tools.WriteFailure(fmt.Errorf("notebook %s created, setting its icon failed: %w", nb.ID, err), true)
 			}
 		}
-		return out, nil
+		return out, nb.ID, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload) (any, error) {
-		id, _ := p["notebook"].(string)
+	Readback: func(ctx context.Context, env *tools.Env, a createArgs, _ tools.Payload, id string) (any, error) {
 		name := markup.NormalizeTitle(a.Name)
 		return readback(ctx, env, id, func(st nbState) error {
 			switch {
