@@ -157,10 +157,16 @@ type Payload = map[string]any
 type Read[A any] struct {
 	Name, Summary string
 	Params        []Param
-	// Parse turns the bound arguments into A; it refuses what the
-	// arguments alone show is wrong. Nil decodes them into A by their JSON
-	// names.
+	// Params and Parse are for arguments A's fields cannot declare (a
+	// forwarded tool's, known at run time): an A that declares its
+	// arguments by its fields' tags (see [Paging] and declare.go) takes
+	// neither. Parse turns the bound arguments into A and refuses what the
+	// arguments alone show is wrong; nil decodes them by their JSON names.
 	Parse func(*Args) (A, error)
+	// Validate refuses, or completes, a declared A once its arguments are
+	// bound: what tags cannot say (one of two arguments, a shape inside an
+	// object).
+	Validate func(*A) error
 	// Run answers the read.
 	Run func(ctx context.Context, env *Env, a A) (any, error)
 	// Example is a complete, valid call for help (defaults to the action
@@ -190,7 +196,6 @@ func (r Read[A]) Action() *Action {
 	act := &Action{
 		Name: r.Name, Summary: r.Summary, Policy: strict.WritePolicy{Class: strict.Read}, Params: r.Params, Example: r.Example,
 		Dangerous: r.Dangerous, OffByDefault: r.OffByDefault, sideEffects: r.SideEffects,
-		parse: parser(r.Parse),
 		run: func(ctx context.Context, env *Env, parsed any) (any, error) {
 			if r.Run == nil {
 				return nil, errors.New("tools: read without Run")
@@ -198,6 +203,7 @@ func (r Read[A]) Action() *Action {
 			return r.Run(ctx, env, parsed.(A))
 		},
 	}
+	act.Params, act.parse, act.invalid = declared(r.Params, r.Parse, r.Validate)
 	r.Scope.set(act)
 	if r.WriteForm != nil {
 		r.WriteForm.Name = r.Name
@@ -259,9 +265,9 @@ type Write[A, S any] struct {
 	// Scope declares the notebooks the write touches.
 	Scope Scope[A]
 
-	// Parse turns the bound arguments into A, once; nil decodes them by
-	// their JSON names.
-	Parse func(*Args) (A, error)
+	// Parse and Validate: see Read.
+	Parse    func(*Args) (A, error)
+	Validate func(*A) error
 	// Targets are the ids (or paths) the call touches: its lease scope and
 	// targetCount.
 	Targets func(A) []string
@@ -398,8 +404,8 @@ func (w Write[A, S]) build(execute executeStep, readback readbackStep) *Action {
 	act := &Action{
 		Name: w.Name, Summary: w.Summary, Policy: w.Policy, Params: w.Params, Destructive: w.Destructive, Example: w.Example,
 		Dangerous: w.Dangerous, OffByDefault: w.OffByDefault,
-		parse: parser(w.Parse),
 	}
+	act.Params, act.parse, act.invalid = declared(w.Params, w.Parse, w.Validate)
 	w.Scope.set(act)
 	act.budget, act.front = w.Budget, w.Front
 	act.localPaths, act.localEffects = w.LocalPaths, w.LocalEffects

@@ -42,7 +42,10 @@ type Param struct {
 	Enum        []string
 	Default     any
 	Min, Max    *int // integers only
-	hidden      bool // accepted but not advertised
+	// Format, when set, is what a given string (or each string of an
+	// array) must look like; an optional argument given as "" is absent.
+	Format Format
+	hidden bool // accepted but not advertised
 }
 
 // IntP returns a pointer to n, for Param.Min and Param.Max.
@@ -139,7 +142,33 @@ func bind(action string, params []Param, fields map[string]json.RawMessage) (*Ar
 			}
 		}
 	}
+	for _, p := range params {
+		if p.Format == "" {
+			continue
+		}
+		if err := p.checkFormat(args.values[p.Name]); err != nil {
+			return nil, err
+		}
+	}
 	return args, nil
+}
+
+// checkFormat checks a bound value against the parameter's format.
+func (p Param) checkFormat(v any) error {
+	switch v := v.(type) {
+	case string:
+		if v == "" && !p.Required {
+			return nil
+		}
+		return CheckID(p.Name, v)
+	case []string:
+		for _, s := range v {
+			if err := CheckID(p.Name, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // textOf reads raw as json.Unmarshal into a string does (null reads as
@@ -236,7 +265,7 @@ var idRE = regexp.MustCompile(`^\d{14}-[0-9a-z]{7}$`)
 
 // IDParam declares an argument holding a SiYuan id.
 func IDParam(name, desc string, required bool) Param {
-	return Param{Name: name, Type: String, Description: desc + " (a SiYuan id like 20260812120000-abcdefg)", Required: required}
+	return Param{Name: name, Type: String, Description: idHelp(desc, false), Required: required, Format: FormatID}
 }
 
 // CheckID refuses a malformed id before it reaches the kernel (SiYuan's own

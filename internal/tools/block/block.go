@@ -32,22 +32,17 @@ func Tool() *tools.Tool {
 	}
 }
 
-func one(desc string) []tools.Param { return []tools.Param{tools.IDParam("id", desc, true)} }
-
 // reads is the scope of a read of one block: its notebook, readable.
 var reads = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }}
 
 // idArgs are the arguments of an action on one block.
-type idArgs struct{ ID string }
-
-func parseID(a *tools.Args) (idArgs, error) {
-	id := a.String("id")
-	return idArgs{id}, tools.CheckID("id", id)
+type idArgs struct {
+	ID string `arg:"id" help:"the block" id:"" required:""`
 }
 
 var getKramdown = tools.Read[idArgs]{
 	Name: "get_kramdown", Summary: "a block (with its descendants) as kramdown, attributes included",
-	Params: one("the block"), Parse: parseID, Scope: reads,
+	Scope: reads,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 		kd, err := env.Kernel.GetBlockKramdown(ctx, a.ID)
 		if err != nil {
@@ -75,17 +70,13 @@ type kramdownResult struct {
 }
 
 type childrenArgs struct {
-	ID             string
-	Page, PageSize int
+	ID string `arg:"id" help:"the parent block" id:"" required:""`
+	tools.Paging
 }
 
 var getChildren = tools.Read[childrenArgs]{
 	Name: "get_children", Summary: "a block's child blocks (a heading's: the blocks under it)",
-	Params: append(one("the parent block"), tools.PageParams()...),
-	Scope:  tools.Scope[childrenArgs]{Touches: func(a childrenArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
-	Parse: func(a *tools.Args) (childrenArgs, error) {
-		return childrenArgs{a.String("id"), a.Int("page"), a.Int("pageSize")}, tools.CheckID("id", a.String("id"))
-	},
+	Scope: tools.Scope[childrenArgs]{Touches: func(a childrenArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Run: func(ctx context.Context, env *tools.Env, a childrenArgs) (any, error) {
 		if err := kernelview.MustExist(ctx, env, a.ID); err != nil {
 			return nil, err
@@ -100,7 +91,7 @@ var getChildren = tools.Read[childrenArgs]{
 
 var getAttrs = tools.Read[idArgs]{
 	Name: "get_attrs", Summary: "a block's attributes (id, updated, custom-*, name, alias, ...)",
-	Params: one("the block"), Parse: parseID, Scope: reads,
+	Scope: reads,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 		attrs, err := env.Kernel.GetBlockAttrs(ctx, a.ID)
 		if err != nil {
@@ -121,7 +112,7 @@ var getAttrs = tools.Read[idArgs]{
 
 var info = tools.Read[idArgs]{
 	Name: "info", Summary: "where a block lives: notebook, document, paths",
-	Params: one("the block"), Parse: parseID, Scope: reads,
+	Scope: reads,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 		if err := kernelview.MustExist(ctx, env, a.ID); err != nil {
 			return nil, err
@@ -136,7 +127,7 @@ var info = tools.Read[idArgs]{
 
 var dom = tools.Read[idArgs]{
 	Name: "dom", Summary: "a block's rendered DOM, as SiYuan's editor shows it",
-	Params: one("the block"), Parse: parseID, Scope: reads,
+	Scope: reads,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 		d, err := env.Kernel.GetBlockDOM(ctx, a.ID)
 		if err != nil {

@@ -364,7 +364,7 @@ var setAttrs = tools.Write[attrsArgs, states]{
 var deleteBlock = tools.Write[idArgs, states]{
 	Name: "delete", Summary: "delete a block", Policy: guarded, Destructive: true, Dangerous: true, OffByDefault: true,
 	Example: map[string]any{"id": "20260812120000-abcdefg", "validateOnly": true},
-	Params:  one("the block"), Parse: parseID, Targets: idTargets, State: readOne,
+	Targets: idTargets, State: readOne,
 	Scope: tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelDelete)} }},
 	Check: func(_ idArgs, st states) error { return allExist(st) },
 	Execute: func(ctx context.Context, env *tools.Env, a idArgs, _ states) (tools.Payload, error) {
