@@ -90,6 +90,15 @@ func WindowParams() []tools.Param {
 	}
 }
 
+// WindowArgs are the arguments of a Markdown window read, declared once
+// for every action that embeds them in its argument type.
+type WindowArgs struct {
+	BlockStart      int  `arg:"blockStart" help:"0-based index of the first top-level block" default:"0" min:"0"`
+	BlockLimit      int  `arg:"blockLimit" help:"at most this many blocks" default:"50" min:"1" max:"200"`
+	TokenBudget     int  `arg:"tokenBudget" help:"stop adding blocks past this many estimated tokens (one block is always returned)" default:"2000" min:"1" max:"32000"`
+	IncludeBlockIds bool `arg:"includeBlockIds" help:"also list each returned block's id and type" default:"false"`
+}
+
 // Window asks for a document as Markdown from BlockStart, at most
 // BlockLimit blocks and about TokenBudget tokens.
 type Window struct {
