@@ -29,6 +29,7 @@ import (
 //	enum:"a,b"        the values a string may take (or the field's type has ArgEnum)
 //	default:"v"       its value when absent, read as the field's type
 //	min:"n" max:"n"   bounds of an integer
+//	maxLen:"n"        at most n characters in a string (the help says so)
 //	hidden:""         accepted but not advertised
 //	oneOrMore:""      a []map[string]any that also takes one object
 //
@@ -191,6 +192,14 @@ func fieldParam(name string, sf reflect.StructField) (declaredField, error) {
 			*b.dst = &n
 		}
 	}
+	if v, ok := tag.Lookup("maxLen"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || p.Type != String {
+			return declaredField{}, fmt.Errorf("maxLen must be a positive length of a string")
+		}
+		p.MaxLen = n
+		p.Description = fmt.Sprintf("%s (at most %d characters)", p.Description, n)
+	}
 	if v, ok := tag.Lookup("default"); ok {
 		def, err := p.decode(json.RawMessage(defaultJSON(p.Type, v)))
 		if err != nil || def == nil {
@@ -281,4 +290,19 @@ func declared[A any](params []Param, parse func(*Args) (A, error), validate func
 		}
 		return a, nil
 	}, nil
+}
+
+// ParseArgs binds and parses a call's arguments as the registry does
+// before anything runs (strict mode on): the typed value an action's steps
+// get, or the refusal the call would.
+func (a *Action) ParseArgs(raw json.RawMessage) (any, error) {
+	fields, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	args, err := bind(a.Name, a.params(true), fields)
+	if err != nil {
+		return nil, err
+	}
+	return a.parse(args)
 }

@@ -45,6 +45,8 @@ type Param struct {
 	// Format, when set, is what a given string (or each string of an
 	// array) must look like; an optional argument given as "" is absent.
 	Format Format
+	// MaxLen, when set, is the most characters a string may hold.
+	MaxLen int
 	hidden bool // accepted but not advertised
 }
 
@@ -194,6 +196,9 @@ func (p Param) decode(raw json.RawMessage) (any, error) {
 		}
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
 			return nil, fmt.Errorf("argument %q must be one of %s", p.Name, strings.Join(p.Enum, ", "))
+		}
+		if p.MaxLen > 0 && utf8.RuneCountInString(s) > p.MaxLen {
+			return nil, fmt.Errorf("argument %q is longer than %d characters", p.Name, p.MaxLen)
 		}
 		return s, nil
 	case Integer:

@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -28,13 +27,14 @@ import (
 // agent an outcome_unknown (the report is never sent twice).
 const Timeout = 5 * time.Second
 
-// Report is what is posted, as JSON: the business arguments, nothing more.
+// Report is what is posted, as JSON: the business arguments, nothing
+// more. Its fields declare the arguments and their limits (upstream's).
 type Report struct {
-	Description string `json:"description"`
-	Impact      string `json:"impact,omitempty"`
-	Suggestion  string `json:"suggestion,omitempty"`
-	Agent       string `json:"agent,omitempty"`
-	Source      string `json:"source,omitempty"`
+	Description string `json:"description" arg:"description" help:"the feedback, ideally as an issue body: ## Summary, ## What happened, ## Expected behavior, ## Steps or context, ## Impact, ## Suggested fix" required:"" maxLen:"4000"`
+	Impact      string `json:"impact,omitempty" arg:"impact" help:"one or two sentences on the impact (the workflow affected, the risk, the confusion)" maxLen:"1000"`
+	Suggestion  string `json:"suggestion,omitempty" arg:"suggestion" help:"one direct improvement, without repeating the description" maxLen:"1000"`
+	Agent       string `json:"agent,omitempty" arg:"agent" help:"the agent product and model, e.g. Claude Desktop / Claude Sonnet 4.5" maxLen:"200"`
+	Source      string `json:"source,omitempty" arg:"source" help:"a short label of where the feedback comes from" maxLen:"100"`
 }
 
 // Tool returns the feedback tool.
@@ -48,43 +48,15 @@ func Tool() *tools.Tool {
 	}
 }
 
-// fields are the arguments and their limits (upstream's).
-var fields = []struct {
-	name, desc string
-	max        int
-	required   bool
-}{
-	{"description", "the feedback, ideally as an issue body: ## Summary, ## What happened, ## Expected behavior, ## Steps or context, ## Impact, ## Suggested fix", 4000, true},
-	{"impact", "one or two sentences on the impact (the workflow affected, the risk, the confusion)", 1000, false},
-	{"suggestion", "one direct improvement, without repeating the description", 1000, false},
-	{"agent", "the agent product and model, e.g. Claude Desktop / Claude Sonnet 4.5", 200, false},
-	{"source", "a short label of where the feedback comes from", 100, false},
-}
-
-func params() []tools.Param {
-	out := make([]tools.Param, len(fields))
-	for i, f := range fields {
-		out[i] = tools.Param{Name: f.name, Type: tools.String, Description: fmt.Sprintf("%s (at most %d characters)", f.desc, f.max), Required: f.required}
+// trim trims the report's text; a description of spaces is none.
+func (r *Report) trim() error {
+	for _, f := range []*string{&r.Description, &r.Impact, &r.Suggestion, &r.Agent, &r.Source} {
+		*f = strings.TrimSpace(*f)
 	}
-	return out
-}
-
-// ParseReport checks and trims the arguments.
-func ParseReport(get func(string) string) (Report, error) {
-	vals := map[string]string{}
-	for _, f := range fields {
-		v := strings.TrimSpace(get(f.name))
-		switch {
-		case f.required && v == "":
-			return Report{}, failure.Invalid("argument %q must not be empty", f.name)
-		case utf8.RuneCountInString(v) > f.max:
-			return Report{}, failure.Invalid("argument %q is longer than %d characters", f.name, f.max)
-		case !utf8.ValidString(v):
-			return Report{}, failure.Invalid("argument %q is not valid UTF-8", f.name)
-		}
-		vals[f.name] = v
+	if r.Description == "" {
+		return failure.Invalid("argument %q must not be empty", "description")
 	}
-	return Report{vals["description"], vals["impact"], vals["suggestion"], vals["agent"], vals["source"]}, nil
+	return nil
 }
 
 var submit = tools.Write[Report, struct{}]{
@@ -92,11 +64,10 @@ var submit = tools.Write[Report, struct{}]{
 	Summary: "post feedback once to the configured endpoint (an external effect: no preflight, no strict guarantee); nothing is sent when none is configured",
 	Example: map[string]any{"description": "## Summary\nfs.ls on a notebook with 5,000 documents took 40 s.\n\n## Expected behavior\nA page of results within a second.",
 		"impact": "Browsing large notebooks is impractical.", "agent": "Claude Desktop / Claude Sonnet 4.5"},
-	Policy:  strict.WritePolicy{Class: strict.External},
-	Timeout: Timeout,
-	Scope:   tools.Scope[Report]{None: true},
-	Params:  params(),
-	Parse:   func(a *tools.Args) (Report, error) { return ParseReport(a.String) },
+	Policy:   strict.WritePolicy{Class: strict.External},
+	Timeout:  Timeout,
+	Scope:    tools.Scope[Report]{None: true},
+	Validate: (*Report).trim,
 	Execute: func(ctx context.Context, env *tools.Env, r Report, _ struct{}) (tools.Payload, error) {
 		endpoint := ""
 		if p := tools.PolicyFrom(ctx); p != nil {

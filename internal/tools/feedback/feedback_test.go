@@ -123,8 +123,9 @@ func TestSubmitFailures(t *testing.T) {
 	}
 }
 
-func TestParseReport(t *testing.T) {
-	get := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+// TestReportArguments: the report's declared limits and its trimming.
+func TestReportArguments(t *testing.T) {
+	act := submit.Action()
 	for _, c := range []struct {
 		in map[string]string
 		ok bool
@@ -138,8 +139,13 @@ func TestParseReport(t *testing.T) {
 		{map[string]string{"description": "x", "source": strings.Repeat("a", 101)}, false},
 		{map[string]string{"description": "x", "impact": strings.Repeat("a", 1001)}, false},
 	} {
-		if _, err := ParseReport(get(c.in)); (err == nil) != c.ok {
+		raw, _ := json.Marshal(c.in)
+		if _, err := act.ParseArgs(raw); (err == nil) != c.ok {
 			t.Errorf("%.40v: %v", c.in, err)
 		}
+	}
+	v, err := act.ParseArgs(json.RawMessage(`{"description":"  x  ","agent":" a "}`))
+	if r, _ := v.(Report); err != nil || r.Description != "x" || r.Agent != "a" {
+		t.Errorf("trimmed: %+v %v", v, err)
 	}
 }

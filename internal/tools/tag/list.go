@@ -14,10 +14,24 @@ import (
 )
 
 type listArgs struct {
-	Keyword           string
-	Sort              int
-	IgnoreMaxListHint bool
-	App               string
+	Keyword           string `arg:"keyword" help:"search labels containing every space-separated word (case-insensitive); omit for the whole tree"`
+	Query             string `arg:"query" help:"alias of keyword"`
+	Sort              int    `arg:"sort" help:"tree order: 0 name, 1 name descending, 4/5 natural, 7/8 count (SiYuan also keeps it as its tag sort setting)" min:"0" max:"15"`
+	IgnoreMaxListHint bool   `arg:"ignoreMaxListHint" help:"do not show SiYuan's too-many-tags hint"`
+	App               string `arg:"app" help:"the app SiYuan shows its hint to"`
+}
+
+// complete reads query as keyword when keyword is blank, and names the
+// default app.
+func (a *listArgs) complete() error {
+	if strings.TrimSpace(a.Keyword) == "" {
+		a.Keyword = a.Query
+	}
+	a.Keyword = strings.TrimSpace(a.Keyword)
+	if a.App == "" {
+		a.App = defaultApp
+	}
+	return nil
 }
 
 // defaultApp is the app upstream names itself with in getTag (SiYuan
@@ -26,26 +40,9 @@ const defaultApp = "siyuan-mcp-sisyphus"
 
 var list = tools.Read[listArgs]{
 	Name: "list", Summary: "the tags as a tree with counts (getTag), or the labels matching a keyword, marked (searchTag); only tags used in notebooks you may see",
-	Params: []tools.Param{
-		{Name: "keyword", Type: tools.String, Description: "search labels containing every space-separated word (case-insensitive); omit for the whole tree"},
-		{Name: "query", Type: tools.String, Description: "alias of keyword"},
-		{Name: "sort", Type: tools.Integer, Description: "tree order: 0 name, 1 name descending, 4/5 natural, 7/8 count (SiYuan also keeps it as its tag sort setting)", Min: tools.IntP(0), Max: tools.IntP(15)},
-		{Name: "ignoreMaxListHint", Type: tools.Boolean, Description: "do not show SiYuan's too-many-tags hint"},
-		{Name: "app", Type: tools.String, Description: "the app SiYuan shows its hint to"},
-	},
-	Example: map[string]any{"keyword": "project"},
-	Parse: func(a *tools.Args) (listArgs, error) {
-		kw := a.String("keyword")
-		if strings.TrimSpace(kw) == "" {
-			kw = a.String("query")
-		}
-		app := a.String("app")
-		if app == "" {
-			app = defaultApp
-		}
-		return listArgs{Keyword: strings.TrimSpace(kw), Sort: a.Int("sort"), IgnoreMaxListHint: a.Bool("ignoreMaxListHint"), App: app}, nil
-	},
-	Scope: tools.Scope[listArgs]{Global: true},
+	Example:  map[string]any{"keyword": "project"},
+	Validate: (*listArgs).complete,
+	Scope:    tools.Scope[listArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, a listArgs) (any, error) {
 		visible, err := visibleLabels(ctx, env)
 		if err != nil {

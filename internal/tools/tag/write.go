@@ -18,7 +18,36 @@ var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.Ex
 const markers = "*_[]\n!\\`<>&~${}()=#^"
 
 type renameArgs struct {
-	OldLabel, NewLabel string
+	OldLabel string `arg:"oldLabel" help:"the tag to rename" required:""`
+	NewLabel string `arg:"newLabel" help:"its new label (a/b nests it under a)" required:""`
+}
+
+// check applies SiYuan's rules to the labels (newLabel trimmed as SiYuan
+// trims it) and refuses a rename a readback could not verify.
+func (a *renameArgs) check() error {
+	old, err := parseLabel("oldLabel", a.OldLabel)
+	if err != nil {
+		return err
+	}
+	nw, err := newLabelOf(a.NewLabel)
+	if err != nil {
+		return err
+	}
+	switch {
+	case nw == old:
+		return failure.Invalid("newLabel is the tag's current label; nothing to rename")
+	case strings.HasPrefix(nw, old+"/"):
+		e := failure.Invalid("newLabel %q is nested under %q itself, which a readback cannot tell from the old tag", nw, old)
+		e.Action = "rename it to a temporary label first, then to " + nw
+		return e
+	}
+	a.OldLabel, a.NewLabel = old, nw
+	return nil
+}
+
+// removeArgs are remove's: one label.
+type removeArgs struct {
+	Label string `arg:"label" help:"the tag to remove" required:""`
 }
 
 // parseLabel refuses an empty label.
@@ -61,31 +90,9 @@ func (a renameArgs) renamed(l string) string {
 // the change (expectAfter).
 var rename = tools.WriteWith[renameArgs, tagState, map[string][]string]{Write: tools.Write[renameArgs, tagState]{
 	Name: "rename", Summary: "rename a tag in every block and document that carries it; nested tags follow (old/x becomes new/x); needs write on every notebook that uses it",
-	Policy:  guarded,
-	Example: map[string]any{"oldLabel": "draft", "newLabel": "review/draft", "validateOnly": true},
-	Params: []tools.Param{
-		{Name: "oldLabel", Type: tools.String, Description: "the tag to rename", Required: true},
-		{Name: "newLabel", Type: tools.String, Description: "its new label (a/b nests it under a)", Required: true},
-	},
-	Parse: func(a *tools.Args) (renameArgs, error) {
-		old, err := parseLabel("oldLabel", a.String("oldLabel"))
-		if err != nil {
-			return renameArgs{}, err
-		}
-		nw, err := newLabelOf(a.String("newLabel"))
-		if err != nil {
-			return renameArgs{}, err
-		}
-		switch {
-		case nw == old:
-			return renameArgs{}, failure.Invalid("newLabel is the tag's current label; nothing to rename")
-		case strings.HasPrefix(nw, old+"/"):
-			e := failure.Invalid("newLabel %q is nested under %q itself, which a readback cannot tell from the old tag", nw, old)
-			e.Action = "rename it to a temporary label first, then to " + nw
-			return renameArgs{}, e
-		}
-		return renameArgs{old, nw}, nil
-	},
+	Policy:   guarded,
+	Example:  map[string]any{"oldLabel": "draft", "newLabel": "review/draft", "validateOnly": true},
+	Validate: (*renameArgs).check,
 	Scope: tools.Scope[renameArgs]{Resolve: func(ctx context.Context, env *tools.Env, a renameArgs) ([]tools.Touch, error) {
 		if err := tools.RefuseWhileHidden(ctx, "tag.rename"); err != nil {
 			return nil, err
@@ -111,43 +118,45 @@ var rename = tools.WriteWith[renameArgs, tagState, map[string][]string]{Write: t
 	},
 }
 
-var remove = tools.WriteWith[string, tagState, map[string][]string]{Write: tools.Write[string, tagState]{
+var remove = tools.WriteWith[removeArgs, tagState, map[string][]string]{Write: tools.Write[removeArgs, tagState]{
 	Name: "remove", Summary: "remove a tag from every block (its #label# text goes) and document; nested tags (label/x) stay; needs delete on every notebook that uses it (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
 	Example: map[string]any{"label": "obsolete", "validateOnly": true},
-	Params:  []tools.Param{{Name: "label", Type: tools.String, Description: "the tag to remove", Required: true}},
-	Parse:   func(a *tools.Args) (string, error) { return parseLabel("label", a.String("label")) },
+	Validate: func(a *removeArgs) error {
+		_, err := parseLabel("label", a.Label)
+		return err
+	},
 	// Removing a tag deletes text the user wrote, in every notebook that
 	// uses it, with no undo but SiYuan's history: as upstream checks for a
 	// dangerous action, each of those notebooks must allow delete.
-	Scope: tools.Scope[string]{Resolve: func(ctx context.Context, env *tools.Env, label string) ([]tools.Touch, error) {
+	Scope: tools.Scope[removeArgs]{Resolve: func(ctx context.Context, env *tools.Env, a removeArgs) ([]tools.Touch, error) {
 		if err := tools.RefuseWhileHidden(ctx, "tag.remove"); err != nil {
 			return nil, err
 		}
-		st, err := readTagState(ctx, env, label, false)
+		st, err := readTagState(ctx, env, a.Label, false)
 		return st.touches(tools.LevelDelete), err
 	}},
-	Targets: func(label string) []string { return []string{label} },
-	State: func(ctx context.Context, env *tools.Env, label string) (tagState, error) {
-		return readTagState(ctx, env, label, false)
+	Targets: func(a removeArgs) []string { return []string{a.Label} },
+	State: func(ctx context.Context, env *tools.Env, a removeArgs) (tagState, error) {
+		return readTagState(ctx, env, a.Label, false)
 	},
-	Check: func(_ string, st tagState) error { return mustCarry(st) },
-	Notes: func(_ string, st tagState) map[string]any { return notes(st) },
+	Check: func(_ removeArgs, st tagState) error { return mustCarry(st) },
+	Notes: func(_ removeArgs, st tagState) map[string]any { return notes(st) },
 },
-	Execute: func(ctx context.Context, env *tools.Env, label string, st tagState) (tools.Payload, map[string][]string, error) {
-		if err := env.Kernel.RemoveTag(ctx, label); err != nil {
+	Execute: func(ctx context.Context, env *tools.Env, a removeArgs, st tagState) (tools.Payload, map[string][]string, error) {
+		if err := env.Kernel.RemoveTag(ctx, a.Label); err != nil {
 			return nil, nil, tools.WriteFailure(err, false)
 		}
 		drop := func(l string) string {
-			if l == label {
+			if l == a.Label {
 				return ""
 			}
 			return l
 		}
-		return tools.Payload{"label": label, "blockCount": len(st.Blocks)}, expectAfter(st, drop), nil
+		return tools.Payload{"label": a.Label, "blockCount": len(st.Blocks)}, expectAfter(st, drop), nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, label string, _ tools.Payload, expect map[string][]string) (any, error) {
-		return verify(ctx, env, label, false, expect)
+	Readback: func(ctx context.Context, env *tools.Env, a removeArgs, _ tools.Payload, expect map[string][]string) (any, error) {
+		return verify(ctx, env, a.Label, false, expect)
 	},
 }
 
