@@ -10,19 +10,19 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
 )
 
-type iconArgs struct{ Notebook, Icon string }
+type iconArgs struct {
+	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
+	Icon     string `arg:"icon" help:"the icon: a Unicode code point in hex such as 1f4d4 (📔), or a custom icon path" required:""`
+}
 
 var setIcon = tools.Write[iconArgs, nbState]{
 	Name: "set_icon", Summary: "set a notebook's icon: an emoji code point in hex (like 1f4d4, preferred: raw emoji may not render) or a custom icon path", Policy: guarded,
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "icon": "1f4d4", "validateOnly": true},
-	Params: []tools.Param{nbParam(),
-		{Name: "icon", Type: tools.String, Description: "the icon: a Unicode code point in hex such as 1f4d4 (📔), or a custom icon path", Required: true}},
-	Parse: func(a *tools.Args) (iconArgs, error) {
-		i := iconArgs{a.String("notebook"), a.String("icon")}
-		if strings.TrimSpace(i.Icon) == "" {
-			return i, failure.Invalid("icon must not be empty")
+	Validate: func(a *iconArgs) error {
+		if strings.TrimSpace(a.Icon) == "" {
+			return failure.Invalid("icon must not be empty")
 		}
-		return i, tools.CheckID("notebook", i.Notebook)
+		return nil
 	},
 	Scope:   tools.Scope[iconArgs]{Touches: func(a iconArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
 	Targets: func(a iconArgs) []string { return []string{a.Notebook} },
@@ -49,18 +49,13 @@ var setIcon = tools.Write[iconArgs, nbState]{
 }
 
 type childDocsArgs struct {
-	Notebook       string
-	Page, PageSize int
+	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
+	tools.Paging
 }
 
 var getChildDocs = tools.Read[childDocsArgs]{
 	Name: "get_child_docs", Summary: "the documents at a notebook's root, in its sort order, paginated",
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "pageSize": 20},
-	Params:  append([]tools.Param{nbParam()}, tools.PageParams()...),
-	Parse: func(a *tools.Args) (childDocsArgs, error) {
-		c := childDocsArgs{a.String("notebook"), a.Int("page"), a.Int("pageSize")}
-		return c, tools.CheckID("notebook", c.Notebook)
-	},
 	Scope: tools.Scope[childDocsArgs]{Touches: func(a childDocsArgs) []tools.Touch {
 		return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)}
 	}},

@@ -59,14 +59,9 @@ var list = tools.Read[tools.NoArgs]{
 }
 
 // nbArgs are the arguments of an action on one notebook.
-type nbArgs struct{ Notebook string }
-
-func parseNotebook(a *tools.Args) (nbArgs, error) {
-	id := a.String("notebook")
-	return nbArgs{id}, tools.CheckID("notebook", id)
+type nbArgs struct {
+	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
 }
-
-func nbParam() tools.Param { return tools.IDParam("notebook", "the notebook", true) }
 
 // onNotebook is the scope of an action on the notebook its arguments name.
 func onNotebook(need tools.Level) tools.Scope[nbArgs] {
@@ -75,7 +70,7 @@ func onNotebook(need tools.Level) tools.Scope[nbArgs] {
 
 var getConf = tools.Read[nbArgs]{
 	Name: "get_conf", Summary: "a notebook's configuration",
-	Params: []tools.Param{nbParam()}, Parse: parseNotebook, Scope: onNotebook(tools.LevelRead),
+	Scope: onNotebook(tools.LevelRead),
 	Run: func(ctx context.Context, env *tools.Env, a nbArgs) (any, error) {
 		conf, err := env.Kernel.GetNotebookConf(ctx, a.Notebook)
 		if err != nil {
@@ -111,24 +106,17 @@ func readback(ctx context.Context, env *tools.Env, id string, want func(nbState)
 
 // ---- create ---------------------------------------------------------------
 
-type createArgs struct{ Name, Icon string }
+type createArgs struct {
+	Name string `arg:"name" help:"the notebook's name" required:""`
+	Icon string `arg:"icon" help:"an emoji code point in hex, like 1f4d4"`
+}
 
 // create hands its readback the new notebook's id typed, not through the
 // payload's "notebook".
 var create = tools.WriteWith[createArgs, struct{}, string]{Write: tools.Write[createArgs, struct{}]{
 	Name: "create", Summary: "create a notebook (name, optional icon); duplicate names are allowed", Policy: strict.WritePolicy{Class: strict.Additive},
-	Example: map[string]any{"name": "Research", "icon": "1f4d4", "validateOnly": true},
-	Params: []tools.Param{
-		{Name: "name", Type: tools.String, Description: "the notebook's name", Required: true},
-		{Name: "icon", Type: tools.String, Description: "an emoji code point in hex, like 1f4d4"},
-	},
-	Parse: func(a *tools.Args) (createArgs, error) {
-		c := createArgs{a.String("name"), a.String("icon")}
-		if markup.NormalizeTitle(c.Name) == "" {
-			return c, failure.Invalid("name must not be empty")
-		}
-		return c, nil
-	},
+	Example:  map[string]any{"name": "Research", "icon": "1f4d4", "validateOnly": true},
+	Validate: func(a *createArgs) error { return nameNotEmpty(a.Name) },
 	// A new notebook touches none that exists; it starts at the default
 	// permission (r) until the person grants more.
 	Scope: tools.Scope[createArgs]{Global: true},
@@ -168,21 +156,25 @@ var create = tools.WriteWith[createArgs, struct{}, string]{Write: tools.Write[cr
 
 // ---- rename ---------------------------------------------------------------
 
-type renameArgs struct{ Notebook, Name string }
+type renameArgs struct {
+	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
+	Name     string `arg:"name" help:"the new name" required:""`
+}
+
+// nameNotEmpty refuses a name SiYuan would store as nothing.
+func nameNotEmpty(name string) error {
+	if markup.NormalizeTitle(name) == "" {
+		return failure.Invalid("name must not be empty")
+	}
+	return nil
+}
 
 var rename = tools.Write[renameArgs, nbState]{
 	Name: "rename", Summary: "rename a notebook", Policy: guarded,
-	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "name": "Archive 2026", "validateOnly": true},
-	Params:  []tools.Param{nbParam(), {Name: "name", Type: tools.String, Description: "the new name", Required: true}},
-	Parse: func(a *tools.Args) (renameArgs, error) {
-		r := renameArgs{a.String("notebook"), a.String("name")}
-		if markup.NormalizeTitle(r.Name) == "" {
-			return r, failure.Invalid("name must not be empty")
-		}
-		return r, tools.CheckID("notebook", r.Notebook)
-	},
-	Scope:   tools.Scope[renameArgs]{Touches: func(a renameArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
-	Targets: func(a renameArgs) []string { return []string{a.Notebook} },
+	Example:  map[string]any{"notebook": "20260812115959-nbnbnbn", "name": "Archive 2026", "validateOnly": true},
+	Validate: func(a *renameArgs) error { return nameNotEmpty(a.Name) },
+	Scope:    tools.Scope[renameArgs]{Touches: func(a renameArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
+	Targets:  func(a renameArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a renameArgs) (nbState, error) {
 		return readState(ctx, env, a.Notebook)
 	},
@@ -210,8 +202,6 @@ var remove = tools.Write[nbArgs, nbState]{
 	Name: "remove", Summary: "delete a notebook and every document in it (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
 	Dangerous: true, OffByDefault: true, Scope: onNotebook(tools.LevelDelete),
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "validateOnly": true},
-	Params:  []tools.Param{nbParam()},
-	Parse:   parseNotebook,
 	Targets: func(a nbArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a nbArgs) (nbState, error) {
 		return readState(ctx, env, a.Notebook)
@@ -238,20 +228,16 @@ var remove = tools.Write[nbArgs, nbState]{
 // ---- set_conf -------------------------------------------------------------
 
 type setConfArgs struct {
-	Notebook string
-	Patch    map[string]any
+	Notebook string         `arg:"notebook" help:"the notebook" id:"" required:""`
+	Patch    map[string]any `arg:"conf" help:"the fields to change; the others keep their values" required:""`
 }
 
 var setConf = tools.Write[setConfArgs, nbState]{
 	Name: "set_conf", Summary: "change notebook settings (conf: name, icon, sort, sortMode, doc/ref create save box and path, daily note save and template path)", Policy: guarded,
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "conf": map[string]any{"sortMode": 6, "dailyNoteSavePath": "/daily/{{now | date \"2006-01-02\"}}"}, "validateOnly": true},
-	Params:  []tools.Param{nbParam(), {Name: "conf", Type: tools.Object, Description: "the fields to change; the others keep their values", Required: true}},
-	Parse: func(a *tools.Args) (setConfArgs, error) {
-		patch, err := confPatch(a.Object("conf"))
-		if err != nil {
-			return setConfArgs{}, err
-		}
-		return setConfArgs{a.String("notebook"), patch}, tools.CheckID("notebook", a.String("notebook"))
+	Validate: func(a *setConfArgs) (err error) {
+		a.Patch, err = confPatch(a.Patch)
+		return err
 	},
 	Scope: tools.Scope[setConfArgs]{Touches: func(a setConfArgs) []tools.Touch {
 		return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)}
@@ -291,17 +277,13 @@ var setConf = tools.Write[setConfArgs, nbState]{
 // ---- set_open_state -------------------------------------------------------
 
 type openArgs struct {
-	Notebook string
-	Opened   bool
+	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
+	Opened   bool   `arg:"opened" help:"true opens, false closes" required:""`
 }
 
 var setOpenState = tools.Write[openArgs, nbState]{
 	Name: "set_open_state", Summary: "open or close a notebook", Policy: guarded,
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "opened": false, "validateOnly": true},
-	Params:  []tools.Param{nbParam(), {Name: "opened", Type: tools.Boolean, Description: "true opens, false closes", Required: true}},
-	Parse: func(a *tools.Args) (openArgs, error) {
-		return openArgs{a.String("notebook"), a.Bool("opened")}, tools.CheckID("notebook", a.String("notebook"))
-	},
 	// Opening and closing change what SiYuan shows, not the notes: upstream
 	// asks read permission for both.
 	Scope:   tools.Scope[openArgs]{Touches: func(a openArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)} }},

@@ -11,23 +11,23 @@ import (
 
 // ---- get_permissions ------------------------------------------------------
 
-type permArgs struct{ Notebook string }
+// permArgs name one notebook or, as upstream's "all", none: the id is
+// checked by Validate, since "all" is not one.
+type permArgs struct {
+	Notebook string `arg:"notebook" help:"one notebook; omit (or \"all\") for every notebook you may see (a SiYuan id like 20260812120000-abcdefg)"`
+}
 
 var getPermissions = tools.Read[permArgs]{
 	Name: "get_permissions", Summary: "your permission in each notebook you may see (none, r, rw, rwd), or in one notebook",
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn"},
-	Params:  []tools.Param{tools.IDParam("notebook", "one notebook; omit (or \"all\") for every notebook you may see", false)},
-	Parse: func(a *tools.Args) (permArgs, error) {
-		nb := a.String("notebook")
-		if nb == "all" {
-			nb = ""
+	Validate: func(a *permArgs) error {
+		if a.Notebook == "all" {
+			a.Notebook = ""
 		}
-		if nb != "" {
-			if err := tools.CheckID("notebook", nb); err != nil {
-				return permArgs{}, err
-			}
+		if a.Notebook == "" {
+			return nil
 		}
-		return permArgs{nb}, nil
+		return tools.CheckID("notebook", a.Notebook)
 	},
 	// Reading one's own permission is always allowed; a hidden notebook
 	// is not one of them: asked by id, it answers as a notebook that does
@@ -66,8 +66,9 @@ var getPermissions = tools.Read[permArgs]{
 // ---- set_permission -------------------------------------------------------
 
 type setPermArgs struct {
-	Notebook string
-	Level    tools.Level
+	Notebook   string `arg:"notebook" help:"the notebook" id:"" required:""`
+	Permission string `arg:"permission" help:"none, r, rw or rwd" enum:"none,r,rw,rwd" required:""`
+	Level      tools.Level
 }
 
 // permState is one notebook's permission entry as the configuration
@@ -102,14 +103,13 @@ var setPermission = tools.Write[setPermArgs, permState]{
 	Name: "set_permission", Summary: "set what agents may do in a notebook: none (hidden), r, rw or rwd (a person must confirm; off by default)",
 	Policy: guarded, Dangerous: true, OffByDefault: true,
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "permission": "rw", "validateOnly": true},
-	Params: []tools.Param{nbParam(),
-		{Name: "permission", Type: tools.String, Description: "none, r, rw or rwd", Enum: []string{"none", "r", "rw", "rwd"}, Required: true}},
-	Parse: func(a *tools.Args) (setPermArgs, error) {
-		l, ok := tools.ParseLevel(a.String("permission"))
+	Validate: func(a *setPermArgs) error {
+		l, ok := tools.ParseLevel(a.Permission)
 		if !ok {
-			return setPermArgs{}, failure.Invalid("permission must be one of none, r, rw, rwd")
+			return failure.Invalid("permission must be one of none, r, rw, rwd")
 		}
-		return setPermArgs{a.String("notebook"), l}, tools.CheckID("notebook", a.String("notebook"))
+		a.Level = l
+		return nil
 	},
 	// Not gated by the notebook's own level (as upstream): only by being
 	// enabled and confirmed.
