@@ -85,28 +85,23 @@ func part(p []string, i int) int {
 }
 
 type changelogArgs struct {
-	Version, FromVersion string
-	Limit                int
-	IncludeRaw           bool
+	Version     string `arg:"version" help:"one exact version, e.g. 0.0.0-dev.2"`
+	FromVersion string `arg:"fromVersion" help:"the version you knew: entries newer than it"`
+	Limit       int    `arg:"limit" help:"entries at most (without version)" default:"5" min:"1" max:"50"`
+	IncludeRaw  bool   `arg:"includeRaw" help:"add each entry's Markdown" default:"false"`
 }
 
 var changelog = tools.Read[changelogArgs]{
 	Name:    "changelog",
 	Summary: "this server's changelog (built into the binary): the newest entries, one version, or what is newer than fromVersion",
-	Params: []tools.Param{
-		{Name: "version", Type: tools.String, Description: "one exact version, e.g. 0.0.0-dev.2"},
-		{Name: "fromVersion", Type: tools.String, Description: "the version you knew: entries newer than it"},
-		{Name: "limit", Type: tools.Integer, Description: "entries at most (without version)", Default: 5, Min: tools.IntP(1), Max: tools.IntP(50)},
-		{Name: "includeRaw", Type: tools.Boolean, Description: "add each entry's Markdown", Default: false},
-	},
 	Example: map[string]any{"limit": 2},
 	Scope:   tools.Scope[changelogArgs]{None: true},
-	Parse: func(a *tools.Args) (changelogArgs, error) {
-		c := changelogArgs{strings.TrimSpace(a.String("version")), strings.TrimSpace(a.String("fromVersion")), a.Int("limit"), a.Bool("includeRaw")}
+	Validate: func(c *changelogArgs) error {
+		c.Version, c.FromVersion = strings.TrimSpace(c.Version), strings.TrimSpace(c.FromVersion)
 		if c.Version != "" && c.FromVersion != "" {
-			return c, failure.Invalid("give version or fromVersion, not both")
+			return failure.Invalid("give version or fromVersion, not both")
 		}
-		return c, nil
+		return nil
 	},
 	Run: func(ctx context.Context, env *tools.Env, a changelogArgs) (any, error) {
 		return changelogAnswer(docs.Changelog, env.Version, a)

@@ -15,30 +15,24 @@ import (
 // isPublish}), so key paths read "conf.appearance.mode" as upstream's do.
 
 type confArgs struct {
-	Mode, KeyPath      string
-	MaxDepth, MaxItems int
+	Mode     string `arg:"mode" help:"summary: a navigable overview; get: one key path" enum:"summary,get" default:"summary"`
+	KeyPath  string `arg:"keyPath" help:"dot/bracket path of one field or subtree, e.g. \"conf.appearance.mode\" or \"conf.langs[0]\" (mode get)"`
+	MaxDepth int    `arg:"maxDepth" help:"levels of objects and arrays to open" default:"1" min:"0" max:"5"`
+	MaxItems int    `arg:"maxItems" help:"keys or items shown per level" default:"12" min:"1" max:"100"`
 }
 
 var confAction = tools.Read[confArgs]{
-	Name:    "conf",
-	Summary: "SiYuan's configuration with every secret masked, read progressively: mode summary first, then mode get with a keyPath (off by default)",
-	Params: []tools.Param{
-		{Name: "mode", Type: tools.String, Description: "summary: a navigable overview; get: one key path", Enum: []string{"summary", "get"}, Default: "summary"},
-		{Name: "keyPath", Type: tools.String, Description: `dot/bracket path of one field or subtree, e.g. "conf.appearance.mode" or "conf.langs[0]" (mode get)`},
-		{Name: "maxDepth", Type: tools.Integer, Description: "levels of objects and arrays to open", Default: 1, Min: tools.IntP(0), Max: tools.IntP(5)},
-		{Name: "maxItems", Type: tools.Integer, Description: "keys or items shown per level", Default: 12, Min: tools.IntP(1), Max: tools.IntP(100)},
-	},
+	Name:         "conf",
+	Summary:      "SiYuan's configuration with every secret masked, read progressively: mode summary first, then mode get with a keyPath (off by default)",
 	Example:      map[string]any{"mode": "get", "keyPath": "conf.appearance", "maxDepth": 1},
 	OffByDefault: true,
 	Scope:        tools.Scope[confArgs]{None: true},
-	Parse: func(a *tools.Args) (confArgs, error) {
-		c := confArgs{a.String("mode"), a.String("keyPath"), a.Int("maxDepth"), a.Int("maxItems")}
+	Validate: func(c *confArgs) error {
 		if c.Mode == "get" {
-			if _, err := parseKeyPath(c.KeyPath); err != nil {
-				return c, err
-			}
+			_, err := parseKeyPath(c.KeyPath)
+			return err
 		}
-		return c, nil
+		return nil
 	},
 	Run: func(ctx context.Context, env *tools.Env, a confArgs) (any, error) {
 		root, err := maskedConf(ctx, env)

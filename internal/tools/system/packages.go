@@ -16,19 +16,22 @@ import (
 // Installed packages (plugins, widgets, themes, icons, templates): compact
 // metadata only, never a README or a plugin's configuration.
 
-// frontends are SiYuan's frontends, for plugin compatibility.
-var frontends = []string{"desktop", "desktop-window", "mobile", "browser-desktop", "browser-mobile"}
-
-func frontendParam() tools.Param {
-	return tools.Param{Name: "frontend", Type: tools.String, Description: "SiYuan frontend used for plugin compatibility", Enum: frontends, Default: "desktop"}
+// frontendArg is the SiYuan frontend a package is judged for: one of
+// SiYuan's frontends, for plugin compatibility.
+type frontendArg struct {
+	Frontend string `arg:"frontend" help:"SiYuan frontend used for plugin compatibility" enum:"desktop,desktop-window,mobile,browser-desktop,browser-mobile" default:"desktop"`
 }
 
-func pageParams(def int) []tools.Param {
-	return []tools.Param{
-		{Name: "page", Type: tools.Integer, Description: "result page, from 1", Default: 1, Min: tools.IntP(1), Max: tools.IntP(100000)},
-		{Name: "pageSize", Type: tools.Integer, Description: "entries per page", Default: def, Min: tools.IntP(1), Max: tools.IntP(100)},
-	}
+// paging are this tool's paging arguments (pages of at most 100 entries).
+type paging struct {
+	Page     int `arg:"page" help:"result page, from 1" default:"1" min:"1" max:"100000"`
+	PageSize int `arg:"pageSize" help:"entries per page" default:"50" min:"1" max:"100"`
 }
+
+// packageKind is one of the package kinds SiYuan installs.
+type packageKind string
+
+func (packageKind) ArgEnum() []string { return siyuan.PackageKinds }
 
 // page is one page of n entries: the slice bounds and the page fields.
 func page[T any](all []T, page, size int) ([]T, map[string]any) {
@@ -40,34 +43,31 @@ func page[T any](all []T, page, size int) ([]T, map[string]any) {
 }
 
 type listPackagesArgs struct {
-	Kind, Keyword, Frontend string
-	Page, PageSize          int
+	Kind    packageKind `arg:"kind" help:"package kind" required:""`
+	Keyword string      `arg:"keyword" help:"words that must all appear in the name, author, display name, description or keywords"`
+	frontendArg
+	paging
 }
 
 var listPackages = tools.Read[listPackagesArgs]{
 	Name: "list_packages", Summary: "installed plugins, widgets, themes, icons or templates: compact metadata, paged",
-	Params: append([]tools.Param{
-		{Name: "kind", Type: tools.String, Description: "package kind", Enum: siyuan.PackageKinds, Required: true},
-		{Name: "keyword", Type: tools.String, Description: "words that must all appear in the name, author, display name, description or keywords"},
-		frontendParam(),
-	}, pageParams(50)...),
 	Example: map[string]any{"kind": "plugin"},
 	Scope:   tools.Scope[listPackagesArgs]{None: true},
-	Parse: func(a *tools.Args) (listPackagesArgs, error) {
-		l := listPackagesArgs{a.String("kind"), strings.TrimSpace(a.String("keyword")), a.String("frontend"), a.Int("page"), a.Int("pageSize")}
+	Validate: func(l *listPackagesArgs) error {
+		l.Keyword = strings.TrimSpace(l.Keyword)
 		if len(l.Keyword) > 200 {
-			return l, failure.Invalid("keyword is longer than 200 characters")
+			return failure.Invalid("keyword is longer than 200 characters")
 		}
-		return l, nil
+		return nil
 	},
 	Run: func(ctx context.Context, env *tools.Env, a listPackagesArgs) (any, error) {
-		pkgs, err := env.Kernel.InstalledPackages(ctx, a.Kind, a.Frontend, a.Keyword)
+		pkgs, err := env.Kernel.InstalledPackages(ctx, string(a.Kind), a.Frontend, a.Keyword)
 		if err != nil {
 			return nil, err
 		}
 		items := make([]map[string]any, len(pkgs))
 		for i, p := range pkgs {
-			items[i] = compactPackage(p, a.Kind)
+			items[i] = compactPackage(p, string(a.Kind))
 		}
 		shown, pg := page(items, a.Page, a.PageSize)
 		out := map[string]any{"readonly": true, "kind": a.Kind, "frontend": a.Frontend, "keyword": a.Keyword, "items": shown,
@@ -81,7 +81,15 @@ var listPackages = tools.Read[listPackagesArgs]{
 }
 
 type pluginArgs struct {
-	PluginName, Frontend string
+	PluginName string `arg:"pluginName" help:"the plugin's exact package name" required:""`
+	frontendArg
+}
+
+// trimPluginName trims a plugin name and refuses one that is not a
+// package's folder name.
+func trimPluginName(n *string) error {
+	*n = strings.TrimSpace(*n)
+	return checkPluginName(*n)
 }
 
 // pluginName is an installed package's folder name: no path in it.
@@ -96,16 +104,9 @@ func checkPluginName(n string) error {
 
 var getPlugin = tools.Read[pluginArgs]{
 	Name: "get_plugin", Summary: "one installed plugin's compact metadata and whether its storage folder exists",
-	Params: []tools.Param{
-		{Name: "pluginName", Type: tools.String, Description: "the plugin's exact package name", Required: true},
-		frontendParam(),
-	},
-	Example: map[string]any{"pluginName": "siyuan-plugin-example"},
-	Scope:   tools.Scope[pluginArgs]{None: true},
-	Parse: func(a *tools.Args) (pluginArgs, error) {
-		p := pluginArgs{strings.TrimSpace(a.String("pluginName")), a.String("frontend")}
-		return p, checkPluginName(p.PluginName)
-	},
+	Example:  map[string]any{"pluginName": "siyuan-plugin-example"},
+	Scope:    tools.Scope[pluginArgs]{None: true},
+	Validate: func(p *pluginArgs) error { return trimPluginName(&p.PluginName) },
 	Run: func(ctx context.Context, env *tools.Env, a pluginArgs) (any, error) {
 		pkg, err := installedPlugin(ctx, env, a.PluginName, a.Frontend)
 		if err != nil {
@@ -240,15 +241,13 @@ func strs(v any) []string {
 	return out
 }
 
-type auditArgs struct{ Frontend string }
+type auditArgs struct{ frontendArg }
 
 var auditEnvironment = tools.Read[auditArgs]{
 	Name:    "audit_environment",
 	Summary: "a compact masked overview: SiYuan's version, the configuration's top level, and how many packages of each kind are installed",
-	Params:  []tools.Param{frontendParam()},
 	Example: map[string]any{"frontend": "desktop"},
 	Scope:   tools.Scope[auditArgs]{None: true},
-	Parse:   func(a *tools.Args) (auditArgs, error) { return auditArgs{a.String("frontend")}, nil },
 	Run: func(ctx context.Context, env *tools.Env, a auditArgs) (any, error) {
 		v, err := env.Kernel.Version(ctx)
 		if err != nil {

@@ -15,36 +15,31 @@ import (
 // cut.
 
 type snippetArgs struct {
-	Type, Enabled, Keyword, SnippetID string
-	IncludeContent                    bool
-	MaxChars, Page, PageSize          int
+	Type           string `arg:"type" help:"snippet kind" enum:"all,js,css" default:"all"`
+	Enabled        string `arg:"enabled" help:"switch filter" enum:"all,enabled,disabled" default:"all"`
+	Keyword        string `arg:"keyword" help:"text in the name or the body (case-insensitive)"`
+	SnippetID      string `arg:"snippetID" help:"one exact snippet"`
+	IncludeContent bool   `arg:"includeContent" help:"show the body (redacted, cut at maxChars); needs snippetID" default:"false"`
+	MaxChars       int    `arg:"maxChars" help:"characters of the body shown" default:"12000" min:"1" max:"32000"` // defaultChars, maxOutputChars
+	paging
 }
 
 var listSnippets = tools.Read[snippetArgs]{
 	Name:    "list_snippets",
 	Summary: "CSS and JavaScript snippets: names, kinds, switches, sizes and hashes; one snippet's body (redacted, cut) with snippetID and includeContent",
-	Params: append([]tools.Param{
-		{Name: "type", Type: tools.String, Description: "snippet kind", Enum: []string{"all", "js", "css"}, Default: "all"},
-		{Name: "enabled", Type: tools.String, Description: "switch filter", Enum: []string{"all", "enabled", "disabled"}, Default: "all"},
-		{Name: "keyword", Type: tools.String, Description: "text in the name or the body (case-insensitive)"},
-		{Name: "snippetID", Type: tools.String, Description: "one exact snippet"},
-		{Name: "includeContent", Type: tools.Boolean, Description: "show the body (redacted, cut at maxChars); needs snippetID", Default: false},
-		{Name: "maxChars", Type: tools.Integer, Description: "characters of the body shown", Default: defaultChars, Min: tools.IntP(1), Max: tools.IntP(maxOutputChars)},
-	}, pageParams(50)...),
 	Example: map[string]any{"type": "css"},
 	Scope:   tools.Scope[snippetArgs]{None: true},
-	Parse: func(a *tools.Args) (snippetArgs, error) {
-		s := snippetArgs{a.String("type"), a.String("enabled"), strings.TrimSpace(a.String("keyword")), strings.TrimSpace(a.String("snippetID")),
-			a.Bool("includeContent"), a.Int("maxChars"), a.Int("page"), a.Int("pageSize")}
+	Validate: func(s *snippetArgs) error {
+		s.Keyword, s.SnippetID = strings.TrimSpace(s.Keyword), strings.TrimSpace(s.SnippetID)
 		switch {
 		case len(s.Keyword) > 200:
-			return s, failure.Invalid("keyword is longer than 200 characters")
+			return failure.Invalid("keyword is longer than 200 characters")
 		case len(s.SnippetID) > 128:
-			return s, failure.Invalid("snippetID is longer than 128 characters")
+			return failure.Invalid("snippetID is longer than 128 characters")
 		case s.IncludeContent && s.SnippetID == "":
-			return s, failure.Invalid("includeContent needs snippetID: bodies are shown one snippet at a time")
+			return failure.Invalid("includeContent needs snippetID: bodies are shown one snippet at a time")
 		}
-		return s, nil
+		return nil
 	},
 	Run: func(ctx context.Context, env *tools.Env, a snippetArgs) (any, error) {
 		enabled := map[string]int{"disabled": 0, "enabled": 1, "all": 2}[a.Enabled]

@@ -154,42 +154,36 @@ func walkTo(ctx context.Context, env *tools.Env, root, rel string) (*siyuan.DirE
 }
 
 type listStorageArgs struct {
-	PluginName, Path, Frontend string
-	Recursive                  bool
-	MaxDepth                   int
-	Page, PageSize             int
+	PluginName string `arg:"pluginName" help:"the plugin's exact package name" required:""`
+	Path       string `arg:"path" help:"a folder inside the storage folder, relative (default: the storage folder)"`
+	Recursive  bool   `arg:"recursive" help:"list subfolders too" default:"false"`
+	Depth      *int   `arg:"maxDepth" help:"levels below path to list (default 2 when recursive, else 0)" min:"0" max:"4"` // maxStorageDepth
+	frontendArg
+	paging
+	MaxDepth int // Depth, or its default
 }
 
 var listPluginStorage = tools.Read[listStorageArgs]{
 	Name: "list_plugin_storage",
 	Summary: "list one installed plugin's storage folder (/data/storage/petal/<plugin>/): names, folders, links, times; " +
 		"at most 4 levels and 200 entries, symbolic links never followed",
-	Params: append([]tools.Param{
-		{Name: "pluginName", Type: tools.String, Description: "the plugin's exact package name", Required: true},
-		{Name: "path", Type: tools.String, Description: "a folder inside the storage folder, relative (default: the storage folder)"},
-		{Name: "recursive", Type: tools.Boolean, Description: "list subfolders too", Default: false},
-		{Name: "maxDepth", Type: tools.Integer, Description: "levels below path to list (default 2 when recursive, else 0)", Min: tools.IntP(0), Max: tools.IntP(maxStorageDepth)},
-		frontendParam(),
-	}, pageParams(50)...),
 	Example: map[string]any{"pluginName": "siyuan-plugin-example", "recursive": true},
 	Scope:   tools.Scope[listStorageArgs]{None: true},
-	Parse: func(a *tools.Args) (listStorageArgs, error) {
-		l := listStorageArgs{PluginName: strings.TrimSpace(a.String("pluginName")), Frontend: a.String("frontend"),
-			Recursive: a.Bool("recursive"), Page: a.Int("page"), PageSize: a.Int("pageSize")}
-		if err := checkPluginName(l.PluginName); err != nil {
-			return l, err
+	Validate: func(l *listStorageArgs) error {
+		if err := trimPluginName(&l.PluginName); err != nil {
+			return err
 		}
 		var err error
-		if l.Path, err = CheckStoragePath(a.String("path")); err != nil {
-			return l, err
+		if l.Path, err = CheckStoragePath(l.Path); err != nil {
+			return err
 		}
 		switch {
-		case a.Has("maxDepth"):
-			l.MaxDepth = a.Int("maxDepth")
+		case l.Depth != nil:
+			l.MaxDepth = *l.Depth
 		case l.Recursive:
 			l.MaxDepth = 2
 		}
-		return l, nil
+		return nil
 	},
 	Run: func(ctx context.Context, env *tools.Env, a listStorageArgs) (any, error) {
 		root, err := storageRoot(ctx, env, a.PluginName, a.Frontend)
@@ -284,35 +278,30 @@ func CheckStorageFile(rel string) error {
 }
 
 type readStorageArgs struct {
-	PluginName, Path, Frontend string
-	MaxChars                   int
+	PluginName string `arg:"pluginName" help:"the plugin's exact package name" required:""`
+	Path       string `arg:"path" help:"a text file inside the storage folder, relative" required:""`
+	MaxChars   int    `arg:"maxChars" help:"characters shown after redaction" default:"12000" min:"1" max:"32000"` // defaultChars, maxOutputChars
+	frontendArg
 }
 
 var readPluginStorage = tools.Read[readStorageArgs]{
 	Name: "read_plugin_storage",
 	Summary: "read one text file of an installed plugin's storage folder: at most 128 KiB, secret-looking keys and values redacted, " +
 		"the answer cut at maxChars",
-	Params: []tools.Param{
-		{Name: "pluginName", Type: tools.String, Description: "the plugin's exact package name", Required: true},
-		{Name: "path", Type: tools.String, Description: "a text file inside the storage folder, relative", Required: true},
-		{Name: "maxChars", Type: tools.Integer, Description: "characters shown after redaction", Default: defaultChars, Min: tools.IntP(1), Max: tools.IntP(maxOutputChars)},
-		frontendParam(),
-	},
 	Example: map[string]any{"pluginName": "siyuan-plugin-example", "path": "config.json"},
 	Scope:   tools.Scope[readStorageArgs]{None: true},
-	Parse: func(a *tools.Args) (readStorageArgs, error) {
-		r := readStorageArgs{PluginName: strings.TrimSpace(a.String("pluginName")), Frontend: a.String("frontend"), MaxChars: a.Int("maxChars")}
-		if err := checkPluginName(r.PluginName); err != nil {
-			return r, err
+	Validate: func(r *readStorageArgs) error {
+		if err := trimPluginName(&r.PluginName); err != nil {
+			return err
 		}
 		var err error
-		if r.Path, err = CheckStoragePath(a.String("path")); err != nil {
-			return r, err
+		if r.Path, err = CheckStoragePath(r.Path); err != nil {
+			return err
 		}
 		if r.Path == "" {
-			return r, failure.Invalid("path names no file: give one, such as \"config.json\" (list_plugin_storage lists them)")
+			return failure.Invalid("path names no file: give one, such as \"config.json\" (list_plugin_storage lists them)")
 		}
-		return r, CheckStorageFile(r.Path)
+		return CheckStorageFile(r.Path)
 	},
 	Run: func(ctx context.Context, env *tools.Env, a readStorageArgs) (any, error) {
 		root, err := storageRoot(ctx, env, a.PluginName, a.Frontend)

@@ -138,8 +138,9 @@ func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error)
 }
 
 type notifyArgs struct {
-	Msg, Level string
-	Timeout    int
+	Msg     string `arg:"msg" help:"the message" required:""`
+	Level   string `arg:"level" help:"info or error" enum:"info,error" default:"info"`
+	Timeout int    `arg:"timeout" help:"milliseconds on screen" default:"7000" min:"0" max:"600000"`
 }
 
 var notify = tools.Write[notifyArgs, struct{}]{
@@ -149,17 +150,11 @@ var notify = tools.Write[notifyArgs, struct{}]{
 	// SiYuan pushes the message and answers at once.
 	Timeout: 10 * time.Second,
 	Scope:   tools.Scope[notifyArgs]{None: true},
-	Params: []tools.Param{
-		{Name: "msg", Type: tools.String, Description: "the message", Required: true},
-		{Name: "level", Type: tools.String, Description: "info or error", Enum: []string{"info", "error"}, Default: "info"},
-		{Name: "timeout", Type: tools.Integer, Description: "milliseconds on screen", Default: 7000, Min: tools.IntP(0), Max: tools.IntP(600000)},
-	},
-	Parse: func(a *tools.Args) (notifyArgs, error) {
-		n := notifyArgs{a.String("msg"), a.String("level"), a.Int("timeout")}
+	Validate: func(n *notifyArgs) error {
 		if strings.TrimSpace(n.Msg) == "" {
-			return n, failure.Invalid("argument \"msg\" must not be empty")
+			return failure.Invalid("argument \"msg\" must not be empty")
 		}
-		return n, nil
+		return nil
 	},
 	Execute: func(ctx context.Context, env *tools.Env, a notifyArgs, _ struct{}) (tools.Payload, error) {
 		push := env.Kernel.PushMsg
