@@ -113,7 +113,7 @@ func TestDeclaredRefusals(t *testing.T) {
 		{`{"id":""}`, `argument "id" must be a SiYuan id`},
 		{`{"id":"20260812120000-ABCDEFG"}`, `argument "id" must be a SiYuan id`},
 		{`{"id":"20260812120000-abcdefg","parentID":"../x"}`, `argument "parentID" must be a SiYuan id`},
-		{`{"id":"20260812120000-abcdefg","ids":["20260812120000-abcdefg","x"]}`, `argument "ids" must be a SiYuan id like 20260812120000-abcdefg, got "x"`},
+		{`{"id":"20260812120000-abcdefg","ids":["20260812120000-abcdefg","x"]}`, `argument "ids[1]" must be a SiYuan id like 20260812120000-abcdefg, got "x"`},
 		{`{"id":"20260812120000-abcdefg","color":"green"}`, `argument "color" must be one of red, blue`},
 		{`{"id":"20260812120000-abcdefg","count":10}`, `argument "count" must be between 1 and 9`},
 		{`{"id":"20260812120000-abcdefg","Attrs":{}}`, `does not take Attrs`},

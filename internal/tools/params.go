@@ -164,8 +164,8 @@ func (p Param) checkFormat(v any) error {
 		}
 		return CheckID(p.Name, v)
 	case []string:
-		for _, s := range v {
-			if err := CheckID(p.Name, s); err != nil {
+		for i, s := range v {
+			if err := CheckID(fmt.Sprintf("%s[%d]", p.Name, i), s); err != nil {
 				return err
 			}
 		}

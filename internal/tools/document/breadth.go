@@ -43,13 +43,11 @@ func declaredSortMode(v string) *int {
 	return &n
 }
 
-var getChildSortMode = tools.Read[idArgs]{
+var getChildSortMode = tools.Read[parentArgs]{
 	Name: "get_child_sort_mode", Summary: "how a document's child documents are sorted: the mode it declares (SiYuan 3.8.1+ only; none on 3.7.3) and the one in effect (the notebook's)",
 	Example: map[string]any{"id": "20260812120000-docdocd"},
-	Params:  []tools.Param{tools.IDParam("id", "the parent document", true)},
-	Parse:   parseID,
-	Scope:   readsID,
-	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
+	Scope:   tools.Scope[parentArgs]{Touches: func(a parentArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Run: func(ctx context.Context, env *tools.Env, a parentArgs) (any, error) {
 		loc, err := locateDoc(ctx, env, a.ID)
 		if err != nil {
 			return nil, err
@@ -86,8 +84,6 @@ var getChildSortMode = tools.Read[idArgs]{
 var getChildBlocks = tools.Read[idArgs]{
 	Name: "get_child_blocks", Summary: "a document's top-level blocks (id, type, subtype, text, markdown); a block id answers its document's",
 	Example: map[string]any{"id": "20260812120000-docdocd"},
-	Params:  []tools.Param{tools.IDParam("id", "the document", true)},
-	Parse:   parseID,
 	Scope:   readsID,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 		ref, err := kernelview.Describe(ctx, env, a.ID)
@@ -105,7 +101,9 @@ var getChildBlocks = tools.Read[idArgs]{
 // setAttrArgs are set_attr's: the attributes to write (icon, title-img);
 // an empty value removes the attribute.
 type setAttrArgs struct {
-	ID    string
+	ID    string         `arg:"id" help:"the document" id:"" required:""`
+	Given map[string]any `arg:"attrs" help:"icon and/or cover" required:""`
+	// Attrs are the attributes to write, from Given.
 	Attrs map[string]string
 	// Cover is the cover as given (for the answer); Cleared when removed.
 	Cover   string
@@ -114,21 +112,18 @@ type setAttrArgs struct {
 
 var coverURL = regexp.MustCompile(`(?i)^https?://`)
 
-func parseSetAttr(a *tools.Args) (setAttrArgs, error) {
-	s := setAttrArgs{ID: a.String("id"), Attrs: map[string]string{}}
-	if err := tools.CheckID("id", s.ID); err != nil {
-		return s, err
-	}
-	in := a.Object("attrs")
+func parseSetAttr(s *setAttrArgs) error {
+	s.Attrs = map[string]string{}
+	in := s.Given
 	for k := range in {
 		if k != "icon" && k != "cover" {
-			return s, failure.Invalid("attrs may hold icon and cover only, got %q (other attributes: block set_attrs)", k)
+			return failure.Invalid("attrs may hold icon and cover only, got %q (other attributes: block set_attrs)", k)
 		}
 	}
 	if v, ok := in["icon"]; ok {
 		icon, isStr := v.(string)
 		if !isStr {
-			return s, failure.Invalid("attrs.icon must be a string")
+			return failure.Invalid("attrs.icon must be a string")
 		}
 		s.Attrs["icon"] = strings.TrimSpace(icon)
 	}
@@ -143,31 +138,27 @@ func parseSetAttr(a *tools.Args) (setAttrArgs, error) {
 				break
 			}
 			if !coverURL.MatchString(c) && !strings.HasPrefix(c, "/assets/") {
-				return s, failure.Invalid("attrs.cover must be an http(s) URL or an asset path starting with /assets/, or null to remove the cover")
+				return failure.Invalid("attrs.cover must be an http(s) URL or an asset path starting with /assets/, or null to remove the cover")
 			}
 			esc := strings.ReplaceAll(strings.ReplaceAll(c, `\`, `\\`), `"`, `\"`)
 			s.Attrs["title-img"], s.Cover = `background-image:url("`+esc+`");`, c
 		default:
-			return s, failure.Invalid("attrs.cover must be a string or null")
+			return failure.Invalid("attrs.cover must be a string or null")
 		}
 	}
 	if len(s.Attrs) == 0 {
-		return s, failure.Invalid("attrs must hold icon or cover")
+		return failure.Invalid("attrs must hold icon or cover")
 	}
-	return s, nil
+	return nil
 }
 
 var setAttr = tools.Write[setAttrArgs, DocState]{
 	Name: "set_attr", Summary: "set a document's icon (attrs.icon: an emoji code point in hex like 1f4d4, or \"\" to remove) and cover (attrs.cover: an http(s) URL or /assets/ path, stored as title-img; null or \"\" removes it)",
-	Policy:  guarded,
-	Example: map[string]any{"id": "20260812120000-docdocd", "attrs": map[string]any{"icon": "1f4d4", "cover": "/assets/cover.png"}, "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("id", "the document", true),
-		{Name: "attrs", Type: tools.Object, Description: "icon and/or cover", Required: true},
-	},
-	Parse:   parseSetAttr,
-	Scope:   tools.Scope[setAttrArgs]{Touches: func(a setAttrArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
-	Targets: func(a setAttrArgs) []string { return []string{a.ID} },
+	Policy:   guarded,
+	Example:  map[string]any{"id": "20260812120000-docdocd", "attrs": map[string]any{"icon": "1f4d4", "cover": "/assets/cover.png"}, "validateOnly": true},
+	Validate: parseSetAttr,
+	Scope:    tools.Scope[setAttrArgs]{Touches: func(a setAttrArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
+	Targets:  func(a setAttrArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a setAttrArgs) (DocState, error) {
 		return readDocState(ctx, env, a.ID, false)
 	},

@@ -16,7 +16,10 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
 
-type dailyArgs struct{ Notebook, App string }
+type dailyArgs struct {
+	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
+	App      string `arg:"app" help:"optional SiYuan app id the kernel's created-note event is addressed to"`
+}
 
 // createDailyNote hands its readback the note's id typed, not through the
 // payload's "id".
@@ -26,14 +29,6 @@ var createDailyNote = tools.WriteWith[dailyArgs, kernelview.DailyTarget, string]
 		"Prefer it to creating a dated document by hand for a diary, journal or daily log",
 	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("notebook", "the notebook", true),
-		{Name: "app", Type: tools.String, Description: "optional SiYuan app id the kernel's created-note event is addressed to"},
-	},
-	Parse: func(a *tools.Args) (dailyArgs, error) {
-		d := dailyArgs{a.String("notebook"), a.String("app")}
-		return d, tools.CheckID("notebook", d.Notebook)
-	},
 	Scope:   tools.Scope[dailyArgs]{Touches: func(a dailyArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
 	Targets: func(a dailyArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a dailyArgs) (kernelview.DailyTarget, error) {
@@ -79,19 +74,17 @@ type duplicated struct {
 	ID     string
 }
 
-var duplicate = tools.WriteWith[idArgs, DupState, duplicated]{Write: tools.Write[idArgs, DupState]{
+var duplicate = tools.WriteWith[sourceArgs, DupState, duplicated]{Write: tools.Write[sourceArgs, DupState]{
 	Name: "duplicate", Summary: "copy a document (without its child documents) next to it, with new block ids and the title " +
 		"\"<title> (Duplicated <time>)\"; the answer's id is the copy",
 	Policy:  guarded,
 	Example: map[string]any{"id": "20260812120000-docdocd", "validateOnly": true},
-	Params:  []tools.Param{tools.IDParam("id", "the source document", true)},
-	Parse:   parseID,
-	Scope:   tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
-	Targets: func(a idArgs) []string { return []string{a.ID} },
-	State: func(ctx context.Context, env *tools.Env, a idArgs) (DupState, error) {
+	Scope:   tools.Scope[sourceArgs]{Touches: func(a sourceArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
+	Targets: func(a sourceArgs) []string { return []string{a.ID} },
+	State: func(ctx context.Context, env *tools.Env, a sourceArgs) (DupState, error) {
 		return readDocState(ctx, env, a.ID, false)
 	},
-	Check: func(_ idArgs, st DupState) error {
+	Check: func(_ sourceArgs, st DupState) error {
 		switch {
 		case st.Missing:
 			return failure.Missing("document", st.ID)
@@ -103,14 +96,14 @@ var duplicate = tools.WriteWith[idArgs, DupState, duplicated]{Write: tools.Write
 	},
 },
 	// The source's state hands the readback what the copy must not change.
-	Execute: func(ctx context.Context, env *tools.Env, a idArgs, st DupState) (tools.Payload, duplicated, error) {
+	Execute: func(ctx context.Context, env *tools.Env, a sourceArgs, st DupState) (tools.Payload, duplicated, error) {
 		d, err := env.Kernel.DuplicateDoc(ctx, a.ID)
 		if err != nil {
 			return nil, duplicated{Before: st}, tools.WriteFailure(err, false)
 		}
 		return tools.Payload{"id": d.ID, "sourceID": a.ID, "notebook": d.Notebook, "path": d.Path}, duplicated{st, d.ID}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a idArgs, p tools.Payload, dup duplicated) (any, error) {
+	Readback: func(ctx context.Context, env *tools.Env, a sourceArgs, p tools.Payload, dup duplicated) (any, error) {
 		id, before := dup.ID, dup.Before
 		copyState, err := tools.Await(ctx, func(ctx context.Context) (DupState, error) { return readDocState(ctx, env, id, false) },
 			func(st DupState) error {

@@ -35,7 +35,20 @@ func Tool() *tools.Tool {
 	}
 }
 
-type idArgs struct{ ID string }
+type idArgs struct {
+	ID string `arg:"id" help:"the document" id:"" required:""`
+}
+
+// parentArgs and sourceArgs name one document as get_child_sort_mode and
+// duplicate describe it.
+type (
+	parentArgs struct {
+		ID string `arg:"id" help:"the parent document" id:"" required:""`
+	}
+	sourceArgs struct {
+		ID string `arg:"id" help:"the source document" id:"" required:""`
+	}
+)
 
 // readsID is the scope of a read of one document: its notebook, readable.
 var readsID = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }}
@@ -44,75 +57,43 @@ var readsID = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return
 // document named by id (the gate resolves which).
 func either(ids []string, need tools.Level) []tools.Touch { return tools.OnBlocks(ids, need) }
 
-func parseID(a *tools.Args) (idArgs, error) {
-	return idArgs{a.String("id")}, tools.CheckID("id", a.String("id"))
-}
-
 // ---- reads ----------------------------------------------------------------
 
 var lookupAction = tools.Read[lookupArgs]{
 	Name: "lookup", Summary: "resolve a document by id, storage path or human path (hpath, alias hPath); include docInfo adds the first document's info (title, attributes, icon, child count)",
-	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "hpath": "/Projects/Plan", "include": []string{"docInfo"}},
-	Params: []tools.Param{
-		tools.IDParam("id", "a document or block id", false),
-		{Name: "notebook", Type: tools.String, Description: "the notebook id, with path or hpath"},
-		{Name: "path", Type: tools.String, Description: "a storage path like /20260812120000-abcdefg.sy (a human path here is read as hpath, with a hint)"},
-		{Name: "hpath", Type: tools.String, Description: "a human path of titles like /Projects/Plan"},
-		{Name: "hPath", Type: tools.String, Description: "alias of hpath"},
-		{Name: "include", Type: tools.Strings, Description: `extra fields: "docInfo" (id, ids, path and hpath are always answered)`},
-	},
-	Parse: parseLookup,
-	Scope: tools.Scope[lookupArgs]{Touches: func(a lookupArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
-	Run:   lookup,
+	Example:  map[string]any{"notebook": "20260812115959-nbnbnbn", "hpath": "/Projects/Plan", "include": []string{"docInfo"}},
+	Validate: (*lookupArgs).complete,
+	Scope:    tools.Scope[lookupArgs]{Touches: func(a lookupArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
+	Run:      lookup,
 }
 
 var getDoc = tools.Read[getDocArgs]{
 	Name: "get_doc", Summary: "a document as editable Markdown, in windows of whole top-level blocks (mode markdown: blockStart, blockLimit, tokenBudget, includeBlockIds), or as the editor's HTML (mode html: size, the window arguments ignored)",
-	Params: append([]tools.Param{
-		tools.IDParam("id", "the document", true),
-		{Name: "mode", Type: tools.String, Description: `"markdown" (block windows, the default) or "html" (the editor's DOM)`, Default: "markdown", Enum: []string{"markdown", "html"}},
-		{Name: "size", Type: tools.Integer, Description: "html: at most about this many blocks (SiYuan's default: all)", Min: tools.IntP(1)},
-	}, kernelview.WindowParams()...),
-	Parse: parseGetDoc,
-	Scope: tools.Scope[getDocArgs]{Touches: func(a getDocArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Validate: (*getDocArgs).check,
+	Scope:    tools.Scope[getDocArgs]{Touches: func(a getDocArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Run: func(ctx context.Context, env *tools.Env, a getDocArgs) (any, error) {
 		if a.Mode == "html" {
 			return readHTML(ctx, env, a)
 		}
-		return kernelview.ReadWindow(ctx, env, a.Window)
+		return kernelview.ReadWindow(ctx, env, kernelview.Window{ID: a.ID, WindowArgs: a.WindowArgs})
 	},
 }
 
 var getChildDocsAction = tools.Read[childDocsArgs]{
 	Name: "get_child_docs", Summary: "documents directly under a document (or at a notebook's root)",
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn"},
-	Params: append([]tools.Param{
-		tools.IDParam("id", "the parent document", false),
-		tools.IDParam("notebook", "the notebook, to list its root documents", false),
-	}, tools.PageParams()...),
-	Scope: tools.Scope[childDocsArgs]{Touches: func(a childDocsArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
-	Run:   getChildDocs,
+	Scope:   tools.Scope[childDocsArgs]{Touches: func(a childDocsArgs) []tools.Touch { return either(nonEmpty(a.ID, a.Notebook), tools.LevelRead) }},
+	Run:     getChildDocs,
 }
 
 var listTreeAction = tools.Read[treeArgs]{
 	Name: "list_tree", Summary: "the document tree under a notebook path, nested",
-	Params: []tools.Param{
-		tools.IDParam("notebook", "the notebook", true),
-		{Name: "path", Type: tools.String, Description: "storage path of the subtree root; / for the whole notebook", Default: "/"},
-		{Name: "maxDepth", Type: tools.Integer, Description: "levels to descend (a tree holds at most 100 listings: deeper ones answer partial)", Default: 3, Min: tools.IntP(1)},
-	},
 	Scope: tools.Scope[treeArgs]{Touches: func(a treeArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)} }},
 	Run:   listTree,
 }
 
 var getOutlineAction = tools.Read[outlineArgs]{
 	Name: "get_outline", Summary: "the document's heading tree (headings in lists too, none from blockquotes); preview: as SiYuan's preview shows it, the title first",
-	Params: []tools.Param{tools.IDParam("id", "the document", true),
-		{Name: "preview", Type: tools.Boolean, Description: "the preview's outline: the document title first, as a level-1 heading", Default: false}},
-	Parse: func(a *tools.Args) (outlineArgs, error) {
-		o := outlineArgs{a.String("id"), a.Bool("preview")}
-		return o, tools.CheckID("id", o.ID)
-	},
 	Scope: tools.Scope[outlineArgs]{Touches: func(a outlineArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Run:   getOutline,
 }
@@ -135,15 +116,13 @@ var create = tools.WriteWith[createArgs, createPlan, createdDoc]{Write: tools.Wr
 	Name: "create", Summary: "create a document from markdown: notebook + path (a human path), or parentID (or notebook + parentPath) + title; a leading \"# <title>\" line is dropped",
 	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "path": "/Projects/Plan", "markdown": "## Goals\n\n- ship it", "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("notebook", "the notebook", false),
-		{Name: "path", Type: tools.String, Description: "human path of the new document, like /Inbox/Weekly Note (missing parents are created empty)"},
-		tools.IDParam("parentID", "the parent document (or a notebook id for its root)", false),
-		{Name: "parentPath", Type: tools.String, Description: "with notebook: the parent as a human path (/Inbox) or a storage path (/20260812120000-abcdefg.sy)"},
-		{Name: "title", Type: tools.String, Description: "the title, with parentID or parentPath"},
-		{Name: "markdown", Type: tools.String, Description: "the body; omit for an empty document", Default: ""},
+	Validate: func(a *createArgs) error {
+		a.HasTitle = a.TitleArg != nil
+		if a.HasTitle {
+			a.Title = *a.TitleArg
+		}
+		return nil
 	},
-	Parse:   parseCreate,
 	Scope:   tools.Scope[createArgs]{Touches: func(a createArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
 	Targets: createArgs.targets,
 	State:   planCreate,
@@ -194,21 +173,19 @@ var create = tools.WriteWith[createArgs, createPlan, createdDoc]{Write: tools.Wr
 	},
 }
 
-type renameArgs struct{ ID, Title string }
+type renameArgs struct {
+	ID    string `arg:"id" help:"the document" id:"" required:""`
+	Title string `arg:"title" help:"the new title" required:""`
+}
 
 var rename = tools.Write[renameArgs, DocState]{
 	Name: "rename", Summary: "set a document's title", Policy: guarded,
 	Example: map[string]any{"id": "20260812120000-docdocd", "title": "Plan (final)", "validateOnly": true},
-	Params:  []tools.Param{tools.IDParam("id", "the document", true), {Name: "title", Type: tools.String, Description: "the new title", Required: true}},
-	Parse: func(a *tools.Args) (renameArgs, error) {
-		r := renameArgs{a.String("id"), a.String("title")}
-		if err := tools.CheckID("id", r.ID); err != nil {
-			return r, err
+	Validate: func(a *renameArgs) error {
+		if markup.NormalizeTitle(a.Title) == "" {
+			return failure.Invalid("title must not be empty")
 		}
-		if markup.NormalizeTitle(r.Title) == "" {
-			return r, failure.Invalid("title must not be empty")
-		}
-		return r, nil
+		return nil
 	},
 	Scope:   tools.Scope[renameArgs]{Touches: func(a renameArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
 	Targets: func(a renameArgs) []string { return []string{a.ID} },
@@ -239,16 +216,19 @@ var rename = tools.Write[renameArgs, DocState]{
 	},
 }
 
-type removeArgs struct{ IDs []string }
+type removeArgs struct {
+	ID    string   `arg:"id" help:"the document" id:""`
+	Given []string `arg:"ids" help:"several documents" id:""`
+	IDs   []string // id or ids, checked
+}
 
 var remove = tools.Write[removeArgs, []DocState]{
 	Name: "remove", Summary: "delete documents (id or ids[]) with their child documents (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
 	Dangerous: true, OffByDefault: true,
 	Example: map[string]any{"id": "20260812120000-docdocd", "validateOnly": true},
-	Params:  []tools.Param{tools.IDParam("id", "the document", false), {Name: "ids", Type: tools.Strings, Description: "several documents"}},
-	Parse: func(a *tools.Args) (removeArgs, error) {
-		ids, err := docIDs(a)
-		return removeArgs{ids}, err
+	Validate: func(a *removeArgs) (err error) {
+		a.IDs, err = docIDs(a.ID, a.Given)
+		return err
 	},
 	Scope:   tools.Scope[removeArgs]{Touches: func(a removeArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelDelete) }},
 	Targets: func(a removeArgs) []string { return a.IDs },
@@ -289,14 +269,10 @@ var remove = tools.Write[removeArgs, []DocState]{
 
 var move = tools.Write[moveArgs, DocMoveState]{
 	Name: "move", Summary: "move documents (fromIDs) under a document or to a notebook's root (toID)", Policy: structure, Destructive: true, Dangerous: true,
-	Example: map[string]any{"fromIDs": []string{"20260812120000-docdocd"}, "toID": "20260812115959-nbnbnbn", "validateOnly": true},
-	Params: []tools.Param{
-		{Name: "fromIDs", Type: tools.Strings, Description: "the documents to move", Required: true},
-		tools.IDParam("toID", "the new parent: a document, or a notebook for its root", true),
-	},
-	Parse:   parseMove,
-	Scope:   tools.Scope[moveArgs]{Touches: func(a moveArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
-	Targets: moveArgs.targets,
+	Example:  map[string]any{"fromIDs": []string{"20260812120000-docdocd"}, "toID": "20260812115959-nbnbnbn", "validateOnly": true},
+	Validate: func(a *moveArgs) error { return checkMoveArgs(*a) },
+	Scope:    tools.Scope[moveArgs]{Touches: func(a moveArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
+	Targets:  moveArgs.targets,
 	State: func(ctx context.Context, env *tools.Env, a moveArgs) (DocMoveState, error) {
 		return readDocMoveState(ctx, env, a.FromIDs, a.ToID)
 	},
@@ -314,8 +290,8 @@ var move = tools.Write[moveArgs, DocMoveState]{
 }
 
 type reorderArgs struct {
-	ParentID   string
-	OrderedIDs []string
+	ParentID   string   `arg:"parentID" help:"the notebook or parent document" id:"" required:""`
+	OrderedIDs []string `arg:"orderedIDs" help:"every visible child document id, in the new order" required:""`
 }
 
 var reorder = tools.Write[reorderArgs, ReorderState]{
@@ -324,14 +300,6 @@ var reorder = tools.Write[reorderArgs, ReorderState]{
 		"the notebook sorts by custom order (SiYuan 3.7.3 has no per-document sort mode), as the answer's hint says",
 	Policy:  structure,
 	Example: map[string]any{"parentID": "20260812115959-nbnbnbn", "orderedIDs": []string{"20260812120000-bbbbbbb", "20260812120000-aaaaaaa"}, "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("parentID", "the notebook or parent document", true),
-		{Name: "orderedIDs", Type: tools.Strings, Description: "every visible child document id, in the new order", Required: true},
-	},
-	Parse: func(a *tools.Args) (reorderArgs, error) {
-		r := reorderArgs{a.String("parentID"), a.Strings("orderedIDs")}
-		return r, tools.CheckID("parentID", r.ParentID)
-	},
 	Scope:   tools.Scope[reorderArgs]{Touches: func(a reorderArgs) []tools.Touch { return either([]string{a.ParentID}, tools.LevelWrite) }},
 	Targets: func(a reorderArgs) []string { return append([]string{a.ParentID}, a.OrderedIDs...) },
 	State: func(ctx context.Context, env *tools.Env, a reorderArgs) (ReorderState, error) {
@@ -407,7 +375,9 @@ func execReorder(ctx context.Context, env *tools.Env, a reorderArgs, st ReorderS
 }
 
 type sortModeArgs struct {
-	ID       string
+	ID   string `arg:"id" help:"the notebook" id:"" required:""`
+	Mode *int   `arg:"sortMode" help:"0/1 name, 2/3 updated, 4/5 natural, 6 custom, 7/8 ref count, 9/10 created, 11/12 size, 13/14 child count (asc/desc); 15 or omitted: follow the file tree setting" min:"0" max:"15"`
+	// SortMode is Mode, or following the file tree when omitted.
 	SortMode int
 }
 
@@ -423,16 +393,12 @@ var setChildSortMode = tools.Write[sortModeArgs, sortModeState]{
 		"Notebooks only: SiYuan 3.7.3 has no per-document sort mode (setDocSortMode arrived in 3.8.1)",
 	Policy:  guarded,
 	Example: map[string]any{"id": "20260812115959-nbnbnbn", "sortMode": 6, "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("id", "the notebook", true),
-		{Name: "sortMode", Type: tools.Integer, Description: "0/1 name, 2/3 updated, 4/5 natural, 6 custom, 7/8 ref count, 9/10 created, 11/12 size, 13/14 child count (asc/desc); 15 or omitted: follow the file tree setting", Min: tools.IntP(0), Max: tools.IntP(15)},
-	},
-	Parse: func(a *tools.Args) (sortModeArgs, error) {
-		s := sortModeArgs{a.String("id"), sortFileTree}
-		if a.Has("sortMode") {
-			s.SortMode = a.Int("sortMode")
+	Validate: func(a *sortModeArgs) error {
+		a.SortMode = sortFileTree
+		if a.Mode != nil {
+			a.SortMode = *a.Mode
 		}
-		return s, tools.CheckID("id", s.ID)
+		return nil
 	},
 	Scope:   tools.Scope[sortModeArgs]{Touches: func(a sortModeArgs) []tools.Touch { return either([]string{a.ID}, tools.LevelWrite) }},
 	Targets: func(a sortModeArgs) []string { return []string{a.ID} },

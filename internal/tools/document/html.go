@@ -14,25 +14,18 @@ import (
 
 // getDocArgs are get_doc's: a markdown window, or html with a size.
 type getDocArgs struct {
-	kernelview.Window
-	Mode string
-	Size int
+	ID   string `arg:"id" help:"the document" id:"" required:""`
+	Mode string `arg:"mode" help:"\"markdown\" (block windows, the default) or \"html\" (the editor's DOM)" enum:"markdown,html" default:"markdown"`
+	Size *int   `arg:"size" help:"html: at most about this many blocks (SiYuan's default: all)" min:"1"`
+	kernelview.WindowArgs
 }
 
-func parseGetDoc(a *tools.Args) (getDocArgs, error) {
-	g := getDocArgs{Window: kernelview.Window{ID: a.String("id"), BlockStart: a.Int("blockStart"), BlockLimit: a.Int("blockLimit"),
-		TokenBudget: a.Int("tokenBudget"), IncludeBlockIds: a.Bool("includeBlockIds")}, Mode: a.String("mode"), Size: a.Int("size")}
-	if g.Mode == "" {
-		g.Mode = "markdown"
-	}
-	if err := tools.CheckID("id", g.ID); err != nil {
-		return g, err
-	}
+func (g *getDocArgs) check() error {
 	// The window arguments have defaults and are ignored in mode html.
-	if g.Mode != "html" && a.Has("size") {
-		return g, failure.Invalid("size is only for mode html; mode markdown takes blockStart, blockLimit and tokenBudget")
+	if g.Mode != "html" && g.Size != nil {
+		return failure.Invalid("size is only for mode html; mode markdown takes blockStart, blockLimit and tokenBudget")
 	}
-	return g, nil
+	return nil
 }
 
 // readHTML is get_doc mode html: SiYuan's filetree/getDoc of the document.
@@ -47,7 +40,11 @@ func readHTML(ctx context.Context, env *tools.Env, a getDocArgs) (any, error) {
 	case loc.NotDocument:
 		return nil, failure.Invalid("%s is a block inside a document, not a document; read it with block.dom", a.ID)
 	}
-	d, err := env.Kernel.GetDoc(ctx, a.ID, a.Size)
+	size := 0 // SiYuan's default: every block
+	if a.Size != nil {
+		size = *a.Size
+	}
+	d, err := env.Kernel.GetDoc(ctx, a.ID, size)
 	if err != nil {
 		return nil, err
 	}

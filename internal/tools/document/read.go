@@ -13,8 +13,13 @@ import (
 )
 
 type lookupArgs struct {
-	ID, Notebook, Path, HPath string
-	DocInfo                   bool
+	ID       string   `arg:"id" help:"a document or block id" id:""`
+	Notebook string   `arg:"notebook" help:"the notebook id, with path or hpath"`
+	Path     string   `arg:"path" help:"a storage path like /20260812120000-abcdefg.sy (a human path here is read as hpath, with a hint)"`
+	HPath    string   `arg:"hpath" help:"a human path of titles like /Projects/Plan"`
+	HPathAka string   `arg:"hPath" help:"alias of hpath"`
+	Include  []string `arg:"include" help:"extra fields: \"docInfo\" (id, ids, path and hpath are always answered)"`
+	DocInfo  bool
 	// PathAsHPath: a human path was passed as path, read as hpath.
 	PathAsHPath bool
 }
@@ -23,24 +28,23 @@ type lookupArgs struct {
 // adds to the answer, which always has the others).
 var lookupIncludes = map[string]bool{"id": true, "ids": true, "path": true, "hpath": true, "docInfo": true}
 
-func parseLookup(a *tools.Args) (lookupArgs, error) {
-	l := lookupArgs{ID: a.String("id"), Notebook: a.String("notebook"), Path: a.String("path"), HPath: a.String("hpath")}
-	if alias := a.String("hPath"); alias != "" {
+func (l *lookupArgs) complete() error {
+	if alias := l.HPathAka; alias != "" {
 		if l.HPath != "" && l.HPath != alias {
-			return l, failure.Invalid("hpath and hPath differ; pass one")
+			return failure.Invalid("hpath and hPath differ; pass one")
 		}
 		l.HPath = alias
 	}
-	for _, inc := range a.Strings("include") {
+	for _, inc := range l.Include {
 		if !lookupIncludes[inc] {
-			return l, failure.Invalid("include takes id, ids, path, hpath or docInfo, got %q", inc)
+			return failure.Invalid("include takes id, ids, path, hpath or docInfo, got %q", inc)
 		}
 		l.DocInfo = l.DocInfo || inc == "docInfo"
 	}
 	if l.Path != "" && l.HPath == "" && !strings.HasSuffix(l.Path, ".sy") {
 		l.Path, l.HPath, l.PathAsHPath = "", l.Path, true
 	}
-	return l, nil
+	return nil
 }
 
 func lookup(ctx context.Context, env *tools.Env, a lookupArgs) (any, error) {
@@ -143,8 +147,8 @@ func lookupDocs(ctx context.Context, env *tools.Env, a lookupArgs) (map[string]a
 }
 
 type outlineArgs struct {
-	ID      string
-	Preview bool
+	ID      string `arg:"id" help:"the document" id:"" required:""`
+	Preview bool   `arg:"preview" help:"the preview's outline: the document title first, as a level-1 heading" default:"false"`
 }
 
 func getOutline(ctx context.Context, env *tools.Env, a outlineArgs) (any, error) {
@@ -212,8 +216,9 @@ func stripTags(s string) string {
 }
 
 type childDocsArgs struct {
-	ID, Notebook   string
-	Page, PageSize int
+	ID       string `arg:"id" help:"the parent document" id:""`
+	Notebook string `arg:"notebook" help:"the notebook, to list its root documents" id:""`
+	tools.Paging
 }
 
 func getChildDocs(ctx context.Context, env *tools.Env, a childDocsArgs) (any, error) {
@@ -221,18 +226,12 @@ func getChildDocs(ctx context.Context, env *tools.Env, a childDocsArgs) (any, er
 	var p string
 	switch {
 	case id != "" && nb == "":
-		if err := tools.CheckID("id", id); err != nil {
-			return nil, err
-		}
 		ref, err := kernelview.Describe(ctx, env, id)
 		if err != nil {
 			return nil, err
 		}
 		nb, p = ref.Notebook, ref.Path
 	case nb != "" && id == "":
-		if err := tools.CheckID("notebook", nb); err != nil {
-			return nil, err
-		}
 		p = "/"
 	default:
 		return nil, failure.Invalid("pass either id (a document) or notebook (its root), not both")
@@ -253,8 +252,9 @@ type treeNode struct {
 const maxTreeListings = 100
 
 type treeArgs struct {
-	Notebook, Path string
-	MaxDepth       int
+	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
+	Path     string `arg:"path" help:"storage path of the subtree root; / for the whole notebook" default:"/"`
+	MaxDepth int    `arg:"maxDepth" help:"levels to descend (a tree holds at most 100 listings: deeper ones answer partial)" default:"3" min:"1"`
 }
 
 func listTree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {

@@ -8,25 +8,23 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
-type searchDocsArgs struct{ Notebook, Query, Path string }
+type searchDocsArgs struct {
+	Notebook string `arg:"notebook" help:"the notebook the search is for (its read permission is checked)" id:"" required:""`
+	Query    string `arg:"query" help:"words of the title" required:""`
+	Path     string `arg:"path" help:"a storage path of the notebook (/ or /20260812120000-abcdefg.sy): only documents at or under it"`
+}
 
 var searchDocs = tools.Read[searchDocsArgs]{
 	Name: "search_docs", Summary: "find documents by title words (every word, case-insensitive; also name, alias and memo), in readable notebooks, exact titles first; path narrows the hits to a storage path of the notebook (SiYuan searches its index, which lags just-written documents by a moment)",
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "query": "plan"},
-	Params: []tools.Param{
-		tools.IDParam("notebook", "the notebook the search is for (its read permission is checked)", true),
-		{Name: "query", Type: tools.String, Description: "words of the title", Required: true},
-		{Name: "path", Type: tools.String, Description: "a storage path of the notebook (/ or /20260812120000-abcdefg.sy): only documents at or under it"},
-	},
-	Parse: func(a *tools.Args) (searchDocsArgs, error) {
-		s := searchDocsArgs{a.String("notebook"), a.String("query"), a.String("path")}
+	Validate: func(s *searchDocsArgs) error {
 		if strings.TrimSpace(s.Query) == "" {
-			return s, failure.Invalid("query must not be empty")
+			return failure.Invalid("query must not be empty")
 		}
 		if s.Path != "" && s.Path != "/" && !strings.HasSuffix(s.Path, ".sy") {
-			return s, failure.Invalid("argument \"path\" must be / or a storage path like /20260812120000-abcdefg.sy")
+			return failure.Invalid("argument \"path\" must be / or a storage path like /20260812120000-abcdefg.sy")
 		}
-		return s, tools.CheckID("notebook", s.Notebook)
+		return nil
 	},
 	Scope: tools.Scope[searchDocsArgs]{Touches: func(a searchDocsArgs) []tools.Touch {
 		return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelRead)}

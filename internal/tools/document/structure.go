@@ -22,7 +22,10 @@ import (
 var headingRe = regexp.MustCompile(`^#{1,6} `)
 
 type h2dArgs struct {
-	HeadingID, TargetNotebook, TargetPath, PreviousPath string
+	HeadingID      string `arg:"headingID" help:"the heading" id:"" required:""`
+	TargetNotebook string `arg:"targetNotebook" help:"the notebook of the new document" id:"" required:""`
+	TargetPath     string `arg:"targetPath" help:"storage path of the new document's parent (/20260812120000-abcdefg.sy), or / for the notebook's root (the default)"`
+	PreviousPath   string `arg:"previousPath" help:"storage path of the sibling document the new one is placed after (instead of targetPath)"`
 }
 
 func (a h2dArgs) targets() []string { return []string{a.HeadingID, a.TargetNotebook} }
@@ -41,15 +44,7 @@ func (a h2dArgs) folder() string {
 
 func (a h2dArgs) newPath() string { return path.Join(a.folder(), a.HeadingID+".sy") }
 
-func parseH2D(a *tools.Args) (h2dArgs, error) {
-	r := h2dArgs{HeadingID: a.String("headingID"), TargetNotebook: a.String("targetNotebook"),
-		TargetPath: a.String("targetPath"), PreviousPath: a.String("previousPath")}
-	if err := tools.CheckID("headingID", r.HeadingID); err != nil {
-		return r, err
-	}
-	if err := tools.CheckID("targetNotebook", r.TargetNotebook); err != nil {
-		return r, err
-	}
+func parseH2D(r *h2dArgs) error {
 	// The notebook's own document stands for its root; with neither path
 	// the new document goes to the root (SiYuan refuses an empty one).
 	if r.TargetPath == "" || r.TargetPath == "/"+r.TargetNotebook+".sy" {
@@ -60,10 +55,10 @@ func parseH2D(a *tools.Args) (h2dArgs, error) {
 			continue
 		}
 		if !strings.HasPrefix(p.v, "/") || !strings.HasSuffix(p.v, ".sy") || tools.CheckID(p.name, siyuan.DocIDOfPath(p.v)) != nil {
-			return r, failure.Invalid("%s must be a storage path like /20260812120000-abcdefg.sy (got %q)", p.name, p.v)
+			return failure.Invalid("%s must be a storage path like /20260812120000-abcdefg.sy (got %q)", p.name, p.v)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // H2DState is the structure heading_to_doc guards: the heading, its
@@ -224,15 +219,9 @@ var headingToDoc = tools.WriteWith[h2dArgs, H2DState, H2DState]{Write: tools.Wri
 	Name: "heading_to_doc", Summary: "turn a heading and the blocks under it into a document (the heading's id becomes the " +
 		"document's, its text the title) at the root of targetNotebook, under the document stored at targetPath, or after the " +
 		"document stored at previousPath",
-	Policy:  structure,
-	Example: map[string]any{"headingID": "20260812120000-hhhhhhh", "targetNotebook": "20260812115959-nbnbnbn", "targetPath": "/", "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("headingID", "the heading", true),
-		tools.IDParam("targetNotebook", "the notebook of the new document", true),
-		{Name: "targetPath", Type: tools.String, Description: "storage path of the new document's parent (/20260812120000-abcdefg.sy), or / for the notebook's root (the default)"},
-		{Name: "previousPath", Type: tools.String, Description: "storage path of the sibling document the new one is placed after (instead of targetPath)"},
-	},
-	Parse: parseH2D,
+	Policy:   structure,
+	Example:  map[string]any{"headingID": "20260812120000-hhhhhhh", "targetNotebook": "20260812115959-nbnbnbn", "targetPath": "/", "validateOnly": true},
+	Validate: parseH2D,
 	Scope: tools.Scope[h2dArgs]{Touches: func(a h2dArgs) []tools.Touch {
 		return []tools.Touch{tools.OnBlock(a.HeadingID, tools.LevelWrite), tools.OnNotebook(a.TargetNotebook, tools.LevelWrite)}
 	}},
@@ -315,8 +304,9 @@ func readH2DResult(ctx context.Context, env *tools.Env, id, src string) (h2dResu
 // ---- doc_to_heading -------------------------------------------------------
 
 type d2hArgs struct {
-	SrcID, TargetID string
-	After           bool
+	SrcID    string `arg:"srcID" help:"the document to turn into a heading" id:"" required:""`
+	TargetID string `arg:"targetID" help:"a block of the target document (a heading, or any block)" id:"" required:""`
+	After    bool   `arg:"after" help:"place it after the target (a heading: after its section) instead of before" default:"false"`
 }
 
 // D2HState is the structure doc_to_heading guards: the source document
@@ -399,23 +389,11 @@ var docToHeading = tools.WriteWith[d2hArgs, D2HState, D2HState]{Write: tools.Wri
 		"under it, placed before the target block (after:true: after the target heading's section); the source document is removed",
 	Policy:  structure,
 	Example: map[string]any{"srcID": "20260812120000-docdocd", "targetID": "20260812120000-hhhhhhh", "after": true, "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("srcID", "the document to turn into a heading", true),
-		tools.IDParam("targetID", "a block of the target document (a heading, or any block)", true),
-		{Name: "after", Type: tools.Boolean, Description: "place it after the target (a heading: after its section) instead of before", Default: false},
-	},
-	Parse: func(a *tools.Args) (d2hArgs, error) {
-		r := d2hArgs{a.String("srcID"), a.String("targetID"), a.Bool("after")}
-		if err := tools.CheckID("srcID", r.SrcID); err != nil {
-			return r, err
-		}
-		if err := tools.CheckID("targetID", r.TargetID); err != nil {
-			return r, err
-		}
+	Validate: func(r *d2hArgs) error {
 		if r.SrcID == r.TargetID {
-			return r, failure.Invalid("srcID and targetID must differ")
+			return failure.Invalid("srcID and targetID must differ")
 		}
-		return r, nil
+		return nil
 	},
 	Scope: tools.Scope[d2hArgs]{Touches: func(a d2hArgs) []tools.Touch {
 		return tools.OnBlocks([]string{a.SrcID, a.TargetID}, tools.LevelWrite)

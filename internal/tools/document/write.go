@@ -112,22 +112,17 @@ func readDocStates(ctx context.Context, env *tools.Env, ids []string, children b
 	return kernelview.ReadEach(ids, func(id string) (DocState, error) { return readDocState(ctx, env, id, children) })
 }
 
-// docIDs are the ids of document.remove: id or ids[].
-func docIDs(a *tools.Args) ([]string, error) {
-	if a.Has("id") == a.Has("ids") {
+// docIDs are the ids of document.remove: id or ids[] (each checked as
+// declared).
+func docIDs(id string, ids []string) ([]string, error) {
+	if (id != "") == (ids != nil) {
 		return nil, failure.Invalid("pass either id or ids[], not both")
 	}
-	ids := a.Strings("ids")
-	if a.Has("id") {
-		ids = []string{a.String("id")}
+	if id != "" {
+		ids = []string{id}
 	}
 	if len(ids) == 0 || len(ids) > 50 {
 		return nil, failure.Invalid("ids[] must hold 1 to 50 documents")
-	}
-	for i, id := range ids {
-		if err := tools.CheckID(fmt.Sprintf("ids[%d]", i), id); err != nil {
-			return nil, err
-		}
 	}
 	return ids, nil
 }
@@ -325,14 +320,15 @@ func expectCreate(a createArgs) createExpect {
 
 // createArgs are document.create's arguments.
 type createArgs struct {
-	Notebook, Path, ParentPath, ParentID, Title string
-	HasTitle                                    bool
-	Markdown                                    string
-}
-
-func parseCreate(a *tools.Args) (createArgs, error) {
-	return createArgs{Notebook: a.String("notebook"), Path: a.String("path"), ParentPath: a.String("parentPath"),
-		ParentID: a.String("parentID"), Title: a.String("title"), HasTitle: a.Has("title"), Markdown: a.String("markdown")}, nil
+	Notebook   string  `arg:"notebook" help:"the notebook" id:""`
+	Path       string  `arg:"path" help:"human path of the new document, like /Inbox/Weekly Note (missing parents are created empty)"`
+	ParentID   string  `arg:"parentID" help:"the parent document (or a notebook id for its root)" id:""`
+	ParentPath string  `arg:"parentPath" help:"with notebook: the parent as a human path (/Inbox) or a storage path (/20260812120000-abcdefg.sy)"`
+	TitleArg   *string `arg:"title" help:"the title, with parentID or parentPath"`
+	Markdown   string  `arg:"markdown" help:"the body; omit for an empty document" default:""`
+	// Title is the title given; HasTitle whether one was.
+	Title    string
+	HasTitle bool
 }
 
 func (a createArgs) targets() []string {
@@ -488,16 +484,11 @@ func checkPermutation(ordered []string, children []reorderChild) error {
 
 // moveArgs are document.move's arguments.
 type moveArgs struct {
-	FromIDs []string
-	ToID    string
+	FromIDs []string `arg:"fromIDs" help:"the documents to move" required:""`
+	ToID    string   `arg:"toID" help:"the new parent: a document, or a notebook for its root" id:"" required:""`
 }
 
 func (a moveArgs) targets() []string { return append(slices.Clone(a.FromIDs), a.ToID) }
-
-func parseMove(a *tools.Args) (moveArgs, error) {
-	m := moveArgs{a.Strings("fromIDs"), a.String("toID")}
-	return m, checkMoveArgs(m)
-}
 
 func checkMoveArgs(a moveArgs) error {
 	from, to := a.FromIDs, a.ToID

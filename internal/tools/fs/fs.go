@@ -11,8 +11,6 @@ import (
 
 // Tool returns the fs tool.
 func Tool() *tools.Tool {
-	pathParam := tools.Param{Name: "path", Type: tools.String, Required: true,
-		Description: "a human path /<notebook name>/<title>/<child title>; / is the list of notebooks"}
 	return &tools.Tool{
 		Name:  "fs",
 		Title: "Files by path",
@@ -24,7 +22,6 @@ func Tool() *tools.Tool {
 			tools.Read[lsArgs]{
 				Name: "ls", Summary: "the direct children of a path: notebooks under /, documents under a notebook or document",
 				Example: map[string]any{"path": "/"},
-				Params:  append([]tools.Param{pathParam}, tools.PageParams()...),
 				Scope: tools.Scope[lsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a lsArgs) ([]tools.Touch, error) {
 					return onRaw(ctx, env, tools.LevelRead, a.Path)
 				}},
@@ -34,7 +31,6 @@ func Tool() *tools.Tool {
 			tools.Read[readArgs]{
 				Name: "read", Summary: "a document as editable Markdown, in windows of whole top-level blocks",
 				Example: map[string]any{"path": "/Research/Reading list"},
-				Params:  append([]tools.Param{pathParam}, kernelview.WindowParams()...),
 				Scope: tools.Scope[readArgs]{Resolve: func(ctx context.Context, env *tools.Env, a readArgs) ([]tools.Touch, error) {
 					return onRaw(ctx, env, tools.LevelRead, a.Path)
 				}},

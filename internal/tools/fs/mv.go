@@ -50,26 +50,30 @@ func (l location) dir() string {
 }
 
 // mvArgs are fs.mv's arguments.
-type mvArgs struct{ From, To humanPath }
+type mvArgs struct {
+	FromPath string `arg:"from" help:"the document's current path" required:""`
+	ToPath   string `arg:"to" help:"its new path; the last segment is the new title" required:""`
+	// From and To are the paths parsed.
+	From, To humanPath
+}
 
-func parseMv(a *tools.Args) (mvArgs, error) {
-	var m mvArgs
+func (m *mvArgs) parse() error {
 	var err error
-	if m.From, err = parseDocPath("from", a.String("from")); err != nil {
-		return m, err
+	if m.From, err = parseDocPath("from", m.FromPath); err != nil {
+		return err
 	}
-	if m.To, err = parseDocPath("to", a.String("to")); err != nil {
-		return m, err
+	if m.To, err = parseDocPath("to", m.ToPath); err != nil {
+		return err
 	}
 	for _, p := range []humanPath{m.From, m.To} {
 		if p.Virtual != "" {
-			return m, failure.Invalid("%s is a fixed virtual file and cannot be moved or renamed, nor be moved onto: nothing was run", p.Virtual)
+			return failure.Invalid("%s is a fixed virtual file and cannot be moved or renamed, nor be moved onto: nothing was run", p.Virtual)
 		}
 	}
 	if m.From.Raw == m.To.Raw {
-		return m, failure.Invalid("from and to are the same path")
+		return failure.Invalid("from and to are the same path")
 	}
-	return m, nil
+	return nil
 }
 
 // mvState is the structure fs.mv guards: the document, the destination
@@ -117,11 +121,7 @@ var mv = tools.WriteWith[mvArgs, mvState, string]{Write: tools.Write[mvArgs, mvS
 	Example:   map[string]any{"from": "/Research/Draft", "to": "/Archive/Draft 2026", "validateOnly": true},
 	Policy:    strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
 	Dangerous: true,
-	Params: []tools.Param{
-		{Name: "from", Type: tools.String, Required: true, Description: "the document's current path"},
-		{Name: "to", Type: tools.String, Required: true, Description: "its new path; the last segment is the new title"},
-	},
-	Parse: parseMv,
+	Validate:  (*mvArgs).parse,
 	Scope: tools.Scope[mvArgs]{Resolve: func(ctx context.Context, env *tools.Env, m mvArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelWrite, m.From, m.To)
 	}},

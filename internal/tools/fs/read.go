@@ -21,9 +21,14 @@ type entry struct {
 	Shadowed bool `json:"shadowed,omitempty"`
 }
 
+// humanPathArg is the path ls and read take, parsed when they run.
+type humanPathArg struct {
+	Path string `arg:"path" help:"a human path /<notebook name>/<title>/<child title>; / is the list of notebooks" required:""`
+}
+
 type lsArgs struct {
-	Path           string
-	Page, PageSize int
+	humanPathArg
+	tools.Paging
 }
 
 func ls(ctx context.Context, env *tools.Env, a lsArgs) (any, error) {
@@ -76,8 +81,8 @@ func ls(ctx context.Context, env *tools.Env, a lsArgs) (any, error) {
 
 // readArgs are fs.read's arguments: a path and a window.
 type readArgs struct {
-	Path string
-	kernelview.Window
+	humanPathArg
+	kernelview.WindowArgs
 }
 
 func readFile(ctx context.Context, env *tools.Env, a readArgs) (any, error) {
@@ -86,16 +91,14 @@ func readFile(ctx context.Context, env *tools.Env, a readArgs) (any, error) {
 		return nil, err
 	}
 	if p.Virtual != "" {
-		return readVirtualFile(ctx, env, p.Virtual, a.Window)
+		return readVirtualFile(ctx, env, p.Virtual, kernelview.Window{WindowArgs: a.WindowArgs})
 	}
 	t, err := resolveDoc(ctx, env, p)
 	if err != nil {
 		return nil, err
 	}
 	// The window logic is document.get_doc's; only the addressing differs.
-	win := a.Window
-	win.ID = t.DocID
-	ret, err := kernelview.ReadWindow(ctx, env, win)
+	ret, err := kernelview.ReadWindow(ctx, env, kernelview.Window{ID: t.DocID, WindowArgs: a.WindowArgs})
 	if err != nil {
 		return nil, err
 	}

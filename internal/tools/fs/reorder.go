@@ -123,24 +123,21 @@ func (st reorderState) order(ordered []string) ([]reorderChild, error) {
 
 // reorderArgs are fs.reorder's arguments.
 type reorderArgs struct {
+	RawPath      string   `arg:"path" help:"the parent: /<notebook> or a document path" required:""`
+	OrderedPaths []string `arg:"orderedPaths" help:"every visible child's path, in the wanted order" required:""`
 	Path         humanPath
-	OrderedPaths []string
 }
 
 var reorder = tools.Write[reorderArgs, reorderState]{
 	Name: "reorder", Summary: "set the manual order of a notebook's or a document's child documents (a complete permutation); a notebook root switches to custom sort",
 	Example: map[string]any{"path": "/Research", "orderedPaths": []string{"/Research/B", "/Research/A"}, "validateOnly": true},
 	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
-	Params: []tools.Param{
-		{Name: "path", Type: tools.String, Required: true, Description: "the parent: /<notebook> or a document path"},
-		{Name: "orderedPaths", Type: tools.Strings, Required: true, Description: "every visible child's path, in the wanted order"},
-	},
-	Parse: func(a *tools.Args) (reorderArgs, error) {
-		p, err := parsePath("path", a.String("path"))
-		if err == nil && p.Virtual != "" {
-			err = failure.Invalid("%s is a virtual file and has no children to reorder", p.Virtual)
+	Validate: func(a *reorderArgs) (err error) {
+		a.Path, err = parsePath("path", a.RawPath)
+		if err == nil && a.Path.Virtual != "" {
+			err = failure.Invalid("%s is a virtual file and has no children to reorder", a.Path.Virtual)
 		}
-		return reorderArgs{p, a.Strings("orderedPaths")}, err
+		return err
 	},
 	Scope: tools.Scope[reorderArgs]{Resolve: func(ctx context.Context, env *tools.Env, a reorderArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelWrite, a.Path)

@@ -32,6 +32,12 @@ type textEdit struct {
 
 // replaceArgs are fs.replace's arguments.
 type replaceArgs struct {
+	RawPath string           `arg:"path" help:"the document's path /<notebook>/<title>, or /AGENTS.md" required:""`
+	Edit    []map[string]any `arg:"edit" help:"{\"old\":..., \"new\":..., \"replace_all\":false} or a list of them, applied in order; old is exact kramdown text inside one block" oneOrMore:""`
+	Old     *string          `arg:"old" help:"shorthand for one edit: the exact text to replace"`
+	New     *string          `arg:"new" help:"shorthand for one edit: the replacement (may be empty)"`
+	All     bool             `arg:"replace_all" help:"shorthand for one edit: replace every occurrence"`
+	// Path and Edits are what the arguments ask, checked.
 	Path  humanPath
 	Edits []textEdit
 }
@@ -43,41 +49,41 @@ const maxEdits = 64
 // leaf blocks of text (paragraphs, headings, code, math and tables).
 var editable = map[string]bool{"NodeParagraph": true, "NodeHeading": true, "NodeCodeBlock": true, "NodeMathBlock": true, "NodeTable": true}
 
-func parseReplaceArgs(a *tools.Args) (replaceArgs, error) {
-	p, err := parseDocPath("path", a.String("path"))
+func (r *replaceArgs) parse() error {
+	p, err := parseDocPath("path", r.RawPath)
 	if err != nil {
-		return replaceArgs{}, err
+		return err
 	}
 	if p.Virtual == rulesFile {
-		return replaceArgs{}, readOnly(p.Virtual)
+		return readOnly(p.Virtual)
 	}
-	r := replaceArgs{Path: p}
-	raw := a.Objects("edit")
+	r.Path = p
+	raw := r.Edit
 	switch {
-	case raw != nil && (a.Has("old") || a.Has("new")):
-		return r, failure.Invalid("give either edit or old/new, not both")
-	case raw == nil && a.Has("old"):
-		raw = []map[string]any{{"old": a.String("old"), "new": a.String("new"), "replace_all": a.Bool("replace_all") || a.Bool("replaceAll")}}
-		if !a.Has("new") {
-			return r, failure.Invalid("old needs new (the replacement; may be empty)")
+	case raw != nil && (r.Old != nil || r.New != nil):
+		return failure.Invalid("give either edit or old/new, not both")
+	case raw == nil && r.Old != nil:
+		if r.New == nil {
+			return failure.Invalid("old needs new (the replacement; may be empty)")
 		}
+		raw = []map[string]any{{"old": *r.Old, "new": *r.New, "replace_all": r.All}}
 	case raw == nil:
-		return r, failure.Invalid("missing argument \"edit\": {\"old\":...,\"new\":...} or a list of them (or old and new)")
+		return failure.Invalid("missing argument \"edit\": {\"old\":...,\"new\":...} or a list of them (or old and new)")
 	}
 	if len(raw) > maxEdits {
-		return r, failure.Invalid("at most %d edits per call, got %d", maxEdits, len(raw))
+		return failure.Invalid("at most %d edits per call, got %d", maxEdits, len(raw))
 	}
 	for i, m := range raw {
 		e, err := parseEdit(i, m)
 		if err != nil {
-			return r, err
+			return err
 		}
 		if p.Virtual == "" && (strings.Contains(e.New, "{:") || strings.Contains(e.Old, "{:")) {
-			return r, failure.Invalid("edit #%d touches a block attribute list ({: ...}); set attributes with block.set_attrs", i+1)
+			return failure.Invalid("edit #%d touches a block attribute list ({: ...}); set attributes with block.set_attrs", i+1)
 		}
 		r.Edits = append(r.Edits, e)
 	}
-	return r, nil
+	return nil
 }
 
 // parseEdit reads one edit object: old (non-empty), new, replace_all (or
@@ -593,16 +599,9 @@ func blockList(bs []skippedBlock) string {
 var replace = tools.WriteWith[replaceArgs, replaceState, replaceDigests]{Write: tools.Write[replaceArgs, replaceState]{
 	Name: "replace", Summary: "exact text edits across a document, each inside one paragraph, heading, code or math block or table (complex blocks are skipped and listed); " +
 		"several matches need replace_all; on " + memoryFile + " the edits apply to the memory's text",
-	Example: map[string]any{"path": "/Research/Reading list", "edit": map[string]any{"old": "Dune", "new": "Dune Messiah"}, "validateOnly": true},
-	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
-	Params: []tools.Param{
-		{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>, or " + memoryFile},
-		{Name: "edit", Type: tools.OneOrObjects, Description: "{\"old\":..., \"new\":..., \"replace_all\":false} or a list of them, applied in order; old is exact kramdown text inside one block"},
-		{Name: "old", Type: tools.String, Description: "shorthand for one edit: the exact text to replace"},
-		{Name: "new", Type: tools.String, Description: "shorthand for one edit: the replacement (may be empty)"},
-		{Name: "replace_all", Type: tools.Boolean, Description: "shorthand for one edit: replace every occurrence"},
-	},
-	Parse: parseReplaceArgs,
+	Example:  map[string]any{"path": "/Research/Reading list", "edit": map[string]any{"old": "Dune", "new": "Dune Messiah"}, "validateOnly": true},
+	Policy:   strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
+	Validate: (*replaceArgs).parse,
 	Scope: tools.Scope[replaceArgs]{Resolve: func(ctx context.Context, env *tools.Env, a replaceArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelWrite, a.Path)
 	}},

@@ -11,14 +11,17 @@ import (
 )
 
 // pathArgs are the arguments of an action on the document at one path.
-type pathArgs struct{ Path humanPath }
+type pathArgs struct {
+	RawPath string `arg:"path" help:"the document's path /<notebook>/<title>" required:""`
+	Path    humanPath
+}
 
-func parsePathArg(a *tools.Args) (pathArgs, error) {
-	p, err := parseDocPath("path", a.String("path"))
-	if err == nil && p.Virtual == rulesFile {
-		err = readOnly(p.Virtual)
+func (a *pathArgs) parse() (err error) {
+	a.Path, err = parseDocPath("path", a.RawPath)
+	if err == nil && a.Path.Virtual == rulesFile {
+		err = readOnly(a.Path.Virtual)
 	}
-	return pathArgs{p}, err
+	return err
 }
 
 // rm hands its readback the document's id typed, not through the
@@ -27,8 +30,7 @@ var rm = tools.WriteWith[pathArgs, docState, string]{Write: tools.Write[pathArgs
 	Name: "rm", Summary: "remove the document at a path, with its child documents (SiYuan keeps a copy in its history); on " + memoryFile + " it clears the memory",
 	Example: map[string]any{"path": "/Research/Old notes", "validateOnly": true},
 	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}, Destructive: true, Dangerous: true,
-	Params: []tools.Param{{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>"}},
-	Parse:  parsePathArg,
+	Validate: (*pathArgs).parse,
 	Scope: tools.Scope[pathArgs]{Resolve: func(ctx context.Context, env *tools.Env, a pathArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelDelete, a.Path)
 	}},

@@ -14,11 +14,13 @@ import (
 
 // searchArgs are fs.search's arguments.
 type searchArgs struct {
-	Path                 humanPath
-	Query                string
-	Regex, CaseSensitive bool
-	Page, PageSize       int
-	match                func(string) bool
+	RawPath       string `arg:"path" help:"/ (every notebook you may see, and the virtual files), /<notebook>, a document path (it and its descendants) or a virtual file" required:""`
+	Query         string `arg:"query" help:"the text to find in a line, or with regex:true a regular expression (RE2 syntax)" required:""`
+	Regex         bool   `arg:"regex" help:"query is a regular expression" default:"false"`
+	CaseSensitive bool   `arg:"caseSensitive" help:"match case exactly" default:"false"`
+	tools.Paging
+	Path  humanPath
+	match func(string) bool
 }
 
 // Bounds of one search: it reads each document whole (exportMdContent), so
@@ -54,21 +56,18 @@ func matcher(query string, regex, caseSensitive bool) (func(string) bool, error)
 	return func(line string) bool { return strings.Contains(strings.ToLower(line), q) }, nil
 }
 
-func parseSearch(a *tools.Args) (searchArgs, error) {
-	p, err := parsePath("path", a.String("path"))
-	if err != nil {
-		return searchArgs{}, err
+func (s *searchArgs) parse() (err error) {
+	if s.Path, err = parsePath("path", s.RawPath); err != nil {
+		return err
 	}
-	s := searchArgs{Path: p, Query: a.String("query"), Regex: a.Bool("regex"), CaseSensitive: a.Bool("caseSensitive"),
-		Page: a.Int("page"), PageSize: a.Int("pageSize")}
 	switch {
 	case s.Query == "":
-		return s, failure.Invalid("query must not be empty")
+		return failure.Invalid("query must not be empty")
 	case len(s.Query) > maxQueryBytes:
-		return s, failure.Invalid("query is longer than %d bytes", maxQueryBytes)
+		return failure.Invalid("query is longer than %d bytes", maxQueryBytes)
 	}
 	s.match, err = matcher(s.Query, s.Regex, s.CaseSensitive)
-	return s, err
+	return err
 }
 
 // lineMatch is one matching line.
@@ -263,14 +262,8 @@ func dedupe(ms []lineMatch) []lineMatch {
 var searchAction = tools.Read[searchArgs]{
 	Name: "search", Summary: "matching lines of the documents under a path (each read as exported Markdown), as {path, line, text}, paged; " +
 		"/ also searches the virtual files; at most 64 documents per search",
-	Example: map[string]any{"path": "/Research", "query": "deadline"},
-	Params: append([]tools.Param{
-		{Name: "path", Type: tools.String, Required: true, Description: "/ (every notebook you may see, and the virtual files), /<notebook>, a document path (it and its descendants) or a virtual file"},
-		{Name: "query", Type: tools.String, Required: true, Description: "the text to find in a line, or with regex:true a regular expression (RE2 syntax)"},
-		{Name: "regex", Type: tools.Boolean, Default: false, Description: "query is a regular expression"},
-		{Name: "caseSensitive", Type: tools.Boolean, Default: false, Description: "match case exactly"},
-	}, tools.PageParams()...),
-	Parse: parseSearch,
+	Example:  map[string]any{"path": "/Research", "query": "deadline"},
+	Validate: (*searchArgs).parse,
 	Scope: tools.Scope[searchArgs]{Resolve: func(ctx context.Context, env *tools.Env, a searchArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelRead, a.Path)
 	}},

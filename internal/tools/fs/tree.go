@@ -13,8 +13,9 @@ import (
 
 // treeArgs are fs.tree's arguments.
 type treeArgs struct {
+	RawPath  string `arg:"path" help:"/ (every notebook you may see), /<notebook> or a document path" required:""`
+	MaxDepth int    `arg:"maxDepth" help:"levels of children to nest (past it, children is a count)" default:"3" min:"0" max:"20"`
 	Path     humanPath
-	MaxDepth int
 }
 
 // node is one entry of a tree: Children is the nested list, or past
@@ -259,13 +260,9 @@ func tree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {
 var treeAction = tools.Read[treeArgs]{
 	Name: "tree", Summary: "the documents under a path as a nested tree, down to maxDepth levels (deeper levels show their child count); / starts with the notebooks and the virtual files",
 	Example: map[string]any{"path": "/Research", "maxDepth": 2},
-	Params: []tools.Param{
-		{Name: "path", Type: tools.String, Required: true, Description: "/ (every notebook you may see), /<notebook> or a document path"},
-		{Name: "maxDepth", Type: tools.Integer, Default: 3, Min: tools.IntP(0), Max: tools.IntP(20), Description: "levels of children to nest (past it, children is a count)"},
-	},
-	Parse: func(a *tools.Args) (treeArgs, error) {
-		p, err := parsePath("path", a.String("path"))
-		return treeArgs{p, a.Int("maxDepth")}, err
+	Validate: func(a *treeArgs) (err error) {
+		a.Path, err = parsePath("path", a.RawPath)
+		return err
 	},
 	Scope: tools.Scope[treeArgs]{Resolve: func(ctx context.Context, env *tools.Env, a treeArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelRead, a.Path)

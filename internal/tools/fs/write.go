@@ -17,9 +17,13 @@ import (
 
 // writeArgs are fs.write's arguments.
 type writeArgs struct {
-	Path      humanPath
-	Content   string
-	Overwrite bool
+	RawPath   string  `arg:"path" help:"the document's path /<notebook>/<title>/<child title>; missing parents are created empty" required:""`
+	Markdown  *string `arg:"markdown" help:"the body as Markdown; a leading \"# <title>\" repeating the title is dropped (upstream's name; content is the same)"`
+	Text      *string `arg:"content" help:"the body, as markdown (give one of the two)"`
+	Overwrite bool    `arg:"overwrite" help:"replace the body of the document at path (a guarded mutation: preflight returns expectedStateHash)" default:"false"`
+	// Path and Content are the path parsed and the body given.
+	Path    humanPath
+	Content string
 }
 
 // body is the content without a leading title line that repeats the title
@@ -31,35 +35,36 @@ func (a writeArgs) body() string {
 	return stripTitle(a.Content, a.Path.Title())
 }
 
-func parseWrite(a *tools.Args) (writeArgs, error) {
-	p, err := parseDocPath("path", a.String("path"))
+func (w *writeArgs) parse() error {
+	p, err := parseDocPath("path", w.RawPath)
 	if err != nil {
-		return writeArgs{}, err
+		return err
 	}
+	w.Path = p
 	// markdown is upstream's name of the body, content this server's first
 	// one: either is accepted, not both.
-	content := a.String("content")
 	switch {
-	case a.Has("markdown") && a.Has("content"):
-		return writeArgs{}, failure.Invalid("give the body as markdown or as content, not both")
-	case a.Has("markdown"):
-		content = a.String("markdown")
-	case !a.Has("content"):
-		return writeArgs{}, failure.Invalid("missing argument \"markdown\" (the body; content is accepted too)")
+	case w.Markdown != nil && w.Text != nil:
+		return failure.Invalid("give the body as markdown or as content, not both")
+	case w.Markdown != nil:
+		w.Content = *w.Markdown
+	case w.Text != nil:
+		w.Content = *w.Text
+	default:
+		return failure.Invalid("missing argument \"markdown\" (the body; content is accepted too)")
 	}
-	w := writeArgs{Path: p, Content: content, Overwrite: a.Bool("overwrite")}
 	switch p.Virtual {
 	case rulesFile:
-		return writeArgs{}, readOnly(p.Virtual)
+		return readOnly(p.Virtual)
 	case memoryFile:
 		if err := checkText(w.Content); err != nil {
-			return writeArgs{}, err
+			return err
 		}
 	}
 	if w.Overwrite && strings.TrimSpace(w.body()) == "" {
-		return w, failure.Invalid("overwrite needs a non-empty body; to remove the document use rm")
+		return failure.Invalid("overwrite needs a non-empty body; to remove the document use rm")
 	}
-	return w, nil
+	return nil
 }
 
 var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
@@ -86,13 +91,7 @@ var write = tools.WriteWith[writeArgs, docState, written]{Write: tools.Write[wri
 		}
 		return strict.WritePolicy{Class: strict.Additive}
 	},
-	Params: []tools.Param{
-		{Name: "path", Type: tools.String, Required: true, Description: "the document's path /<notebook>/<title>/<child title>; missing parents are created empty"},
-		{Name: "markdown", Type: tools.String, Description: "the body as Markdown; a leading \"# <title>\" repeating the title is dropped (upstream's name; content is the same)"},
-		{Name: "content", Type: tools.String, Description: "the body, as markdown (give one of the two)"},
-		{Name: "overwrite", Type: tools.Boolean, Default: false, Description: "replace the body of the document at path (a guarded mutation: preflight returns expectedStateHash)"},
-	},
-	Parse: parseWrite,
+	Validate: (*writeArgs).parse,
 	Scope: tools.Scope[writeArgs]{Resolve: func(ctx context.Context, env *tools.Env, a writeArgs) ([]tools.Touch, error) {
 		return onPaths(ctx, env, tools.LevelWrite, a.Path)
 	}},

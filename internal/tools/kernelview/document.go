@@ -80,16 +80,6 @@ func ListChildren(ctx context.Context, env *tools.Env, nb, p string) ([]ChildDoc
 	return out, nil
 }
 
-// WindowParams are the arguments of a Markdown window read.
-func WindowParams() []tools.Param {
-	return []tools.Param{
-		{Name: "blockStart", Type: tools.Integer, Description: "0-based index of the first top-level block", Default: 0, Min: tools.IntP(0)},
-		{Name: "blockLimit", Type: tools.Integer, Description: "at most this many blocks", Default: 50, Min: tools.IntP(1), Max: tools.IntP(200)},
-		{Name: "tokenBudget", Type: tools.Integer, Description: "stop adding blocks past this many estimated tokens (one block is always returned)", Default: 2000, Min: tools.IntP(1), Max: tools.IntP(32000)},
-		{Name: "includeBlockIds", Type: tools.Boolean, Description: "also list each returned block's id and type", Default: false},
-	}
-}
-
 // WindowArgs are the arguments of a Markdown window read, declared once
 // for every action that embeds them in its argument type.
 type WindowArgs struct {
@@ -102,11 +92,8 @@ type WindowArgs struct {
 // Window asks for a document as Markdown from BlockStart, at most
 // BlockLimit blocks and about TokenBudget tokens.
 type Window struct {
-	ID              string `json:"id"`
-	BlockStart      int    `json:"blockStart"`
-	BlockLimit      int    `json:"blockLimit"`
-	TokenBudget     int    `json:"tokenBudget"`
-	IncludeBlockIds bool   `json:"includeBlockIds"`
+	ID string
+	WindowArgs
 }
 
 // EstimateTokens approximates a model's token count: about four characters each.
