@@ -15,27 +15,21 @@ import (
 // maxBatchKramdown is upstream's limit of ids per batch_kramdown.
 const maxBatchKramdown = 20
 
+// batchArgs' ids are not checked as declared: a malformed one is that
+// item's error, as upstream answers it.
 type batchArgs struct {
-	IDs  []string
-	Mode string
+	IDs  []string `arg:"ids" help:"1-20 block or document ids" required:""`
+	Mode string   `arg:"mode" help:"\"md\" (Markdown markers, the default) or \"textmark\" (inline marks as spans)" enum:"md,textmark" default:"md"`
 }
 
 var batchKramdown = tools.Read[batchArgs]{
 	Name: "batch_kramdown", Summary: "the kramdown of 1-20 blocks in the order given (duplicates kept), each with its own error: an id that is missing or not readable is an item error",
 	Example: map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}},
-	Params: []tools.Param{
-		{Name: "ids", Type: tools.Strings, Description: "1-20 block or document ids", Required: true},
-		{Name: "mode", Type: tools.String, Description: `"md" (Markdown markers, the default) or "textmark" (inline marks as spans)`, Default: "md", Enum: []string{"md", "textmark"}},
-	},
-	Parse: func(a *tools.Args) (batchArgs, error) {
-		b := batchArgs{a.Strings("ids"), a.String("mode")}
-		if b.Mode == "" {
-			b.Mode = "md"
-		}
+	Validate: func(b *batchArgs) error {
 		if len(b.IDs) == 0 || len(b.IDs) > maxBatchKramdown {
-			return b, failure.Invalid("ids must hold 1 to %d ids, got %d", maxBatchKramdown, len(b.IDs))
+			return failure.Invalid("ids must hold 1 to %d ids, got %d", maxBatchKramdown, len(b.IDs))
 		}
-		return b, nil
+		return nil
 	},
 	// Each id's notebook is checked per item (a refusal is that item's
 	// error), so the gate checks none.
@@ -104,20 +98,12 @@ func runBatchKramdown(ctx context.Context, env *tools.Env, a batchArgs) (any, er
 func stripZeroWidth(s string) string { return strings.ReplaceAll(s, "\u200b", "") }
 
 type breadcrumbArgs struct {
-	ID           string
-	ExcludeTypes []string
+	ID           string   `arg:"id" help:"the block" id:"" required:""`
+	ExcludeTypes []string `arg:"excludeTypes" help:"inline types left out of the crumbs' names (e.g. tag)"`
 }
 
 var breadcrumb = tools.Read[breadcrumbArgs]{
 	Name: "breadcrumb", Summary: "the path from a block's document down to the block: the document (named notebook + human path), the headings and list items above it, the block last",
-	Params: []tools.Param{
-		tools.IDParam("id", "the block", true),
-		{Name: "excludeTypes", Type: tools.Strings, Description: "inline types left out of the crumbs' names (e.g. tag)"},
-	},
-	Parse: func(a *tools.Args) (breadcrumbArgs, error) {
-		b := breadcrumbArgs{a.String("id"), a.Strings("excludeTypes")}
-		return b, tools.CheckID("id", b.ID)
-	},
 	Scope: tools.Scope[breadcrumbArgs]{Touches: func(a breadcrumbArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Run: func(ctx context.Context, env *tools.Env, a breadcrumbArgs) (any, error) {
 		crumbs, err := env.Kernel.GetBlockBreadcrumb(ctx, a.ID, a.ExcludeTypes)
@@ -134,29 +120,16 @@ var breadcrumb = tools.Read[breadcrumbArgs]{
 	},
 }
 
-type idsArgs struct{ IDs []string }
+type idsArgs struct {
+	IDs []string `arg:"ids" help:"one or more block or document ids" id:"" required:""`
+}
 
-// parseIDs reads ids (or a single id) as upstream's docs_info does: exactly
-// one of them.
-func parseIDs(a *tools.Args, single bool) (idsArgs, error) {
-	ids := a.Strings("ids")
-	if single {
-		switch id := a.String("id"); {
-		case id != "" && len(ids) > 0, id == "" && len(ids) == 0:
-			return idsArgs{}, failure.Invalid("pass exactly one of id or ids")
-		case id != "":
-			ids = []string{id}
-		}
-	}
+// atLeastOne refuses an empty list of ids.
+func atLeastOne(ids []string) error {
 	if len(ids) == 0 {
-		return idsArgs{}, failure.Invalid("ids must hold at least one id")
+		return failure.Invalid("ids must hold at least one id")
 	}
-	for _, id := range ids {
-		if err := tools.CheckID("ids", id); err != nil {
-			return idsArgs{}, err
-		}
-	}
-	return idsArgs{ids}, nil
+	return nil
 }
 
 // idsExist answers not_found for the first id the kernel does not know
@@ -172,10 +145,9 @@ func idsExist(ctx context.Context, env *tools.Env, ids []string) error {
 
 var wordCount = tools.Read[idsArgs]{
 	Name: "word_count", Summary: "text statistics of blocks with their descendants (a document: its whole body): letters (without spaces), words, links, images, references, and the number of blocks asked for",
-	Example: map[string]any{"ids": []string{"20260812120000-docdocd"}},
-	Params:  []tools.Param{{Name: "ids", Type: tools.Strings, Description: "one or more block or document ids", Required: true}},
-	Parse:   func(a *tools.Args) (idsArgs, error) { return parseIDs(a, false) },
-	Scope:   tools.Scope[idsArgs]{Touches: func(a idsArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelRead) }},
+	Example:  map[string]any{"ids": []string{"20260812120000-docdocd"}},
+	Validate: func(a *idsArgs) error { return atLeastOne(a.IDs) },
+	Scope:    tools.Scope[idsArgs]{Touches: func(a idsArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelRead) }},
 	Run: func(ctx context.Context, env *tools.Env, a idsArgs) (any, error) {
 		if err := idsExist(ctx, env, a.IDs); err != nil {
 			return nil, err
@@ -188,25 +160,30 @@ var wordCount = tools.Read[idsArgs]{
 	},
 }
 
+// docsInfoArgs take ids (or a single id) as upstream's docs_info does:
+// exactly one of them.
 type docsInfoArgs struct {
-	idsArgs
-	RefCount, AV bool
+	ID       string   `arg:"id" help:"one document (or a block in it)" id:""`
+	IDs      []string `arg:"ids" help:"several documents" id:""`
+	RefCount bool     `arg:"refCount" help:"include refCount and refIDs (the blocks referencing the document or anything in it)" default:"false"`
+	AV       bool     `arg:"av" help:"include attrViews (the databases the document is in)" default:"false"`
+}
+
+func (a *docsInfoArgs) oneOf() error {
+	switch {
+	case a.ID != "" && len(a.IDs) > 0, a.ID == "" && len(a.IDs) == 0:
+		return failure.Invalid("pass exactly one of id or ids")
+	case a.ID != "":
+		a.IDs = []string{a.ID}
+	}
+	return atLeastOne(a.IDs)
 }
 
 var docsInfo = tools.Read[docsInfoArgs]{
 	Name: "docs_info", Summary: "document info (title, attributes, icon, child document count) of each id's document, in order; refCount adds the blocks referencing it, av its databases",
-	Example: map[string]any{"ids": []string{"20260812120000-docdocd"}, "refCount": true},
-	Params: []tools.Param{
-		tools.IDParam("id", "one document (or a block in it)", false),
-		{Name: "ids", Type: tools.Strings, Description: "several documents"},
-		{Name: "refCount", Type: tools.Boolean, Description: "include refCount and refIDs (the blocks referencing the document or anything in it)", Default: false},
-		{Name: "av", Type: tools.Boolean, Description: "include attrViews (the databases the document is in)", Default: false},
-	},
-	Parse: func(a *tools.Args) (docsInfoArgs, error) {
-		ids, err := parseIDs(a, true)
-		return docsInfoArgs{ids, a.Bool("refCount"), a.Bool("av")}, err
-	},
-	Scope: tools.Scope[docsInfoArgs]{Touches: func(a docsInfoArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelRead) }},
+	Example:  map[string]any{"ids": []string{"20260812120000-docdocd"}, "refCount": true},
+	Validate: (*docsInfoArgs).oneOf,
+	Scope:    tools.Scope[docsInfoArgs]{Touches: func(a docsInfoArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelRead) }},
 	Run: func(ctx context.Context, env *tools.Env, a docsInfoArgs) (any, error) {
 		if err := idsExist(ctx, env, a.IDs); err != nil {
 			return nil, err
@@ -260,7 +237,9 @@ func isAPIError(err error) bool {
 	return errors.As(err, &api)
 }
 
-type recentArgs struct{ Count int }
+type recentArgs struct {
+	Count int `arg:"count" help:"at most this many blocks, after leaving out unreadable notebooks" min:"1"`
+}
 
 // recentDoc is one document of recent_updated's summary.
 type recentDoc struct {
@@ -298,11 +277,7 @@ type recentItem struct {
 var recentUpdated = tools.Read[recentArgs]{
 	Name: "recent_updated", Summary: "the workspace's most recently updated paragraphs (SiYuan lists up to 16, from its search index), in readable notebooks only, grouped by document",
 	Example: map[string]any{"count": 10},
-	Params: []tools.Param{
-		{Name: "count", Type: tools.Integer, Description: "at most this many blocks, after leaving out unreadable notebooks", Min: tools.IntP(1)},
-	},
-	Parse: func(a *tools.Args) (recentArgs, error) { return recentArgs{a.Int("count")}, nil },
-	Scope: tools.Scope[recentArgs]{Global: true},
+	Scope:   tools.Scope[recentArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, a recentArgs) (any, error) {
 		blocks, err := env.Kernel.GetRecentUpdatedBlocks(ctx)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -14,7 +13,9 @@ import (
 )
 
 type dailyArgs struct {
-	Notebook, DataType, Data, Position string
+	Notebook string `arg:"notebook" help:"the notebook whose daily note to write" id:"" required:""`
+	Position string `arg:"position" help:"append (the note's end) or prepend (its start)" enum:"append,prepend" required:""`
+	requiredData
 }
 
 // dailyAdded is what the daily-note write hands its readback: the
@@ -30,20 +31,6 @@ var addToDailyNote = tools.WriteWith[dailyArgs, kernelview.DailyTarget, dailyAdd
 		"creating the note first if needed",
 	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"notebook": "20260812115959-nbnbnbn", "data": "- [ ] call the plumber", "dataType": "markdown", "position": "append", "validateOnly": true},
-	Params: append([]tools.Param{
-		tools.IDParam("notebook", "the notebook whose daily note to write", true),
-		{Name: "position", Type: tools.String, Description: "append (the note's end) or prepend (its start)", Enum: []string{"append", "prepend"}, Required: true},
-	}, requiredData()...),
-	Parse: func(a *tools.Args) (dailyArgs, error) {
-		d := dailyArgs{a.String("notebook"), a.String("dataType"), a.String("data"), a.String("position")}
-		if err := tools.CheckID("notebook", d.Notebook); err != nil {
-			return d, err
-		}
-		if d.Position != "append" && d.Position != "prepend" {
-			return d, failure.Invalid("position must be append or prepend, got %q", d.Position)
-		}
-		return d, nil
-	},
 	Scope:   tools.Scope[dailyArgs]{Touches: func(a dailyArgs) []tools.Touch { return []tools.Touch{tools.OnNotebook(a.Notebook, tools.LevelWrite)} }},
 	Targets: func(a dailyArgs) []string { return []string{a.Notebook} },
 	State: func(ctx context.Context, env *tools.Env, a dailyArgs) (kernelview.DailyTarget, error) {

@@ -87,49 +87,48 @@ func (t *docTree) ancestors(id string) []string {
 
 // moveArgs are block.move's arguments.
 type moveArgs struct {
+	ID       string   `arg:"id" help:"the block to move" id:""`
+	IDs      []string `arg:"ids" help:"several blocks, placed in this order" id:""`
+	Previous string   `arg:"previousID" help:"place the blocks right after this block" id:""`
+	Parent   string   `arg:"parentID" help:"place the blocks first inside this container" id:""`
+	// ids are the blocks moved (id or ids), previousID and parentID the
+	// anchor given.
 	ids                  []string
 	previousID, parentID string
 }
 
 func (m moveArgs) anchor() string { return m.previousID + m.parentID }
 
-func parseMoveArgs(a *tools.Args) (moveArgs, error) {
-	var m moveArgs
-	if a.Has("id") == a.Has("ids") {
-		return m, failure.Invalid("pass either id or ids[], not both")
+func parseMoveArgs(m *moveArgs) error {
+	if (m.ID != "") == (m.IDs != nil) {
+		return failure.Invalid("pass either id or ids[], not both")
 	}
-	m.ids = a.Strings("ids")
-	if a.Has("id") {
-		m.ids = []string{a.String("id")}
+	m.ids = m.IDs
+	if m.ID != "" {
+		m.ids = []string{m.ID}
 	}
 	if len(m.ids) == 0 || len(m.ids) > 50 {
-		return m, failure.Invalid("ids[] must hold 1 to 50 blocks")
+		return failure.Invalid("ids[] must hold 1 to 50 blocks")
 	}
 	seen := map[string]bool{}
-	for i, id := range m.ids {
-		if err := tools.CheckID(fmt.Sprintf("ids[%d]", i), id); err != nil {
-			return m, err
-		}
+	for _, id := range m.ids {
 		if seen[id] {
-			return m, failure.Invalid("ids[] lists %s twice", id)
+			return failure.Invalid("ids[] lists %s twice", id)
 		}
 		seen[id] = true
 	}
-	m.previousID, m.parentID = a.String("previousID"), a.String("parentID")
+	m.previousID, m.parentID = m.Previous, m.Parent
 	if (m.previousID == "") == (m.parentID == "") {
-		return m, failure.Invalid("pass either previousID (move after it) or parentID (move to its start), not both")
+		return failure.Invalid("pass either previousID (move after it) or parentID (move to its start), not both")
 	}
 	name := "previousID"
 	if m.parentID != "" {
 		name = "parentID"
 	}
-	if err := tools.CheckID(name, m.anchor()); err != nil {
-		return m, err
-	}
 	if seen[m.anchor()] {
-		return m, failure.Invalid("%s %s is one of the moved blocks", name, m.anchor())
+		return failure.Invalid("%s %s is one of the moved blocks", name, m.anchor())
 	}
-	return m, nil
+	return nil
 }
 
 func (m moveArgs) targets() []string { return append(slices.Clone(m.ids), m.anchor()) }
@@ -305,18 +304,12 @@ var move = tools.Write[moveArgs, *BlockMoveState]{
 	Name: "move", Summary: "move blocks (id or ids[], kept in that order) right after previousID, or to the start of parentID",
 	Policy:      strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStructureHash},
 	Destructive: true, Dangerous: true,
-	Example: map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}, "previousID": "20260812120000-abcdefg", "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("id", "the block to move", false),
-		{Name: "ids", Type: tools.Strings, Description: "several blocks, placed in this order"},
-		tools.IDParam("previousID", "place the blocks right after this block", false),
-		tools.IDParam("parentID", "place the blocks first inside this container", false),
-	},
-	Parse:   parseMoveArgs,
-	Scope:   tools.Scope[moveArgs]{Touches: func(m moveArgs) []tools.Touch { return tools.OnBlocks(m.targets(), tools.LevelWrite) }},
-	Targets: moveArgs.targets,
-	State:   readBlockMoveState,
-	Check:   func(m moveArgs, st *BlockMoveState) error { return st.check(m) },
+	Example:  map[string]any{"ids": []string{"20260812120000-aaaaaaa", "20260812120000-bbbbbbb"}, "previousID": "20260812120000-abcdefg", "validateOnly": true},
+	Validate: parseMoveArgs,
+	Scope:    tools.Scope[moveArgs]{Touches: func(m moveArgs) []tools.Touch { return tools.OnBlocks(m.targets(), tools.LevelWrite) }},
+	Targets:  moveArgs.targets,
+	State:    readBlockMoveState,
+	Check:    func(m moveArgs, st *BlockMoveState) error { return st.check(m) },
 	Execute: func(ctx context.Context, env *tools.Env, m moveArgs, _ *BlockMoveState) (tools.Payload, error) {
 		// Moving each block to the same anchor, last first, leaves them in
 		// the requested order.

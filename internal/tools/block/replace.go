@@ -48,8 +48,10 @@ type replaceEdit struct {
 
 // replaceArgs are block.replace's arguments.
 type replaceArgs struct {
-	ID, Old, New string
-	ReplaceAll   bool
+	ID         string `arg:"id" help:"the block" id:"" required:""`
+	Old        string `arg:"old" help:"the exact text to replace, as get_kramdown shows it; must occur once unless replaceAll" required:""`
+	New        string `arg:"new" help:"the replacement (may be empty)" required:""`
+	ReplaceAll bool   `arg:"replaceAll" help:"replace every occurrence" default:"false"`
 }
 
 // planReplace checks the edit against the block's current state. The
@@ -91,18 +93,14 @@ func planReplace(st kernelview.BlockState, a replaceArgs, keepsOneBlock bool) (r
 	return e, nil
 }
 
-func parseReplace(a *tools.Args) (replaceArgs, error) {
-	r := replaceArgs{ID: a.String("id"), Old: a.String("old"), New: a.String("new"), ReplaceAll: a.Bool("replaceAll")}
-	if err := tools.CheckID("id", r.ID); err != nil {
-		return r, err
-	}
+func parseReplace(r *replaceArgs) error {
 	if r.Old == "" {
-		return r, failure.Invalid("old must not be empty")
+		return failure.Invalid("old must not be empty")
 	}
 	if strings.Contains(r.New, "{:") {
-		return r, failure.Invalid("new must not contain an attribute list ({: ...}); set attributes with set_attrs")
+		return failure.Invalid("new must not contain an attribute list ({: ...}); set attributes with set_attrs")
 	}
-	return r, nil
+	return nil
 }
 
 // keptAttrs are the attributes a replace writes back in the block's IAL:
@@ -132,17 +130,11 @@ func textDigest(s string) string {
 
 var replace = tools.WriteWith[replaceArgs, states, replaceDigests]{Write: tools.Write[replaceArgs, states]{
 	Name: "replace", Summary: "exact text edit inside one paragraph or heading: replace old with new in its kramdown (once, or every occurrence with replaceAll); attributes are kept",
-	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
-	Example: map[string]any{"id": "20260812120000-abcdefg", "old": "teh", "new": "the", "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("id", "the block", true),
-		{Name: "old", Type: tools.String, Description: "the exact text to replace, as get_kramdown shows it; must occur once unless replaceAll", Required: true},
-		{Name: "new", Type: tools.String, Description: "the replacement (may be empty)", Required: true},
-		{Name: "replaceAll", Type: tools.Boolean, Description: "replace every occurrence", Default: false},
-	},
-	Parse:   parseReplace,
-	Scope:   tools.Scope[replaceArgs]{Touches: func(a replaceArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
-	Targets: func(a replaceArgs) []string { return []string{a.ID} },
+	Policy:   strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
+	Example:  map[string]any{"id": "20260812120000-abcdefg", "old": "teh", "new": "the", "validateOnly": true},
+	Validate: parseReplace,
+	Scope:    tools.Scope[replaceArgs]{Touches: func(a replaceArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
+	Targets:  func(a replaceArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a replaceArgs) (states, error) {
 		st, err := kernelview.ReadBlockState(ctx, env, a.ID)
 		if err != nil {

@@ -13,27 +13,16 @@ import (
 )
 
 type transferArgs struct {
-	FromID, ToID string
-	RefIDs       []string // the ref blocks named; none: every block referencing FromID
+	FromID string   `arg:"fromID" help:"the block referenced now" id:"" required:""`
+	ToID   string   `arg:"toID" help:"the block the references should point at" id:"" required:""`
+	RefIDs []string `arg:"refIDs" help:"the blocks holding the references to move; omit to move every reference to fromID" id:""`
 }
 
-func parseTransfer(a *tools.Args) (transferArgs, error) {
-	t := transferArgs{a.String("fromID"), a.String("toID"), a.Strings("refIDs")}
-	if err := tools.CheckID("fromID", t.FromID); err != nil {
-		return t, err
-	}
-	if err := tools.CheckID("toID", t.ToID); err != nil {
-		return t, err
-	}
+func parseTransfer(t *transferArgs) error {
 	if t.FromID == t.ToID {
-		return t, failure.Invalid("fromID and toID are the same block: nothing would change")
+		return failure.Invalid("fromID and toID are the same block: nothing would change")
 	}
-	for i, id := range t.RefIDs {
-		if err := tools.CheckID(fmt.Sprintf("refIDs[%d]", i), id); err != nil {
-			return t, err
-		}
-	}
-	return t, nil
+	return nil
 }
 
 // TransferState is what a transfer is guarded by: the source and target
@@ -92,14 +81,9 @@ func refersTo(kramdown, id string) bool { return strings.Contains(kramdown, "(("
 // through the payload's "refIDs".
 var transferReferences = tools.WriteWith[transferArgs, TransferState, []string]{Write: tools.Write[transferArgs, TransferState]{
 	Name: "transfer_references", Summary: "point the block references to fromID at toID instead: those in the blocks refIDs, or every one; dynamic anchors take toID's text, static ones keep theirs",
-	Policy:  strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
-	Example: map[string]any{"fromID": "20260812120000-aaaaaaa", "toID": "20260812120000-bbbbbbb", "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("fromID", "the block referenced now", true),
-		tools.IDParam("toID", "the block the references should point at", true),
-		{Name: "refIDs", Type: tools.Strings, Description: "the blocks holding the references to move; omit to move every reference to fromID"},
-	},
-	Parse: parseTransfer,
+	Policy:   strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
+	Example:  map[string]any{"fromID": "20260812120000-aaaaaaa", "toID": "20260812120000-bbbbbbb", "validateOnly": true},
+	Validate: parseTransfer,
 	// Write on both blocks' notebooks and on every notebook whose blocks
 	// change.
 	Scope: tools.Scope[transferArgs]{Resolve: func(ctx context.Context, env *tools.Env, a transferArgs) ([]tools.Touch, error) {

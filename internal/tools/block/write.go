@@ -49,7 +49,14 @@ type updateItem struct {
 	Blocks int
 }
 
-type updateArgs struct{ Items []updateItem }
+type updateArgs struct {
+	ID       string           `arg:"id" help:"the block to update" id:""`
+	Batch    []map[string]any `arg:"items" help:"batch: [{id, data, dataType}]; repeated ids count once in targetCount"`
+	Data     *string          `arg:"data" help:"the new content"`
+	DataType string           `arg:"dataType" help:"markdown (kramdown) or dom" enum:"markdown,dom" default:"markdown"`
+	// Items are the updates asked, from id and data or from items.
+	Items []updateItem
+}
 
 func (u updateArgs) ids() []string {
 	ids := make([]string, len(u.Items))
@@ -59,24 +66,22 @@ func (u updateArgs) ids() []string {
 	return ids
 }
 
-func parseUpdate(a *tools.Args) (updateArgs, error) {
-	if a.Has("items") == a.Has("id") {
-		return updateArgs{}, failure.Invalid("pass either id (with data) or items[], not both")
+func parseUpdate(a *updateArgs) error {
+	if (a.Batch != nil) == (a.ID != "") {
+		return failure.Invalid("pass either id (with data) or items[], not both")
 	}
-	if a.Has("id") {
-		if err := tools.CheckID("id", a.String("id")); err != nil {
-			return updateArgs{}, err
+	if a.ID != "" {
+		if a.Data == nil {
+			return failure.Invalid("missing argument \"data\"")
 		}
-		if !a.Has("data") {
-			return updateArgs{}, failure.Invalid("missing argument \"data\"")
-		}
-		it := updateItem{ID: a.String("id"), DataType: a.String("dataType"), Data: a.String("data")}
+		it := updateItem{ID: a.ID, DataType: a.DataType, Data: *a.Data}
 		it.Single, it.Blocks = shapeOf(it.DataType, it.Data)
-		return updateArgs{[]updateItem{it}}, nil
+		a.Items = []updateItem{it}
+		return nil
 	}
-	raw := a.Objects("items")
+	raw := a.Batch
 	if len(raw) == 0 || len(raw) > 50 {
-		return updateArgs{}, failure.Invalid("items[] must hold 1 to 50 updates")
+		return failure.Invalid("items[] must hold 1 to 50 updates")
 	}
 	var out []updateItem
 	for i, m := range raw {
@@ -87,43 +92,33 @@ func parseUpdate(a *tools.Args) (updateArgs, error) {
 			dt = "markdown"
 		}
 		if err := tools.CheckID(fmt.Sprintf("items[%d].id", i), id); err != nil {
-			return updateArgs{}, err
+			return err
 		}
 		if !ok {
-			return updateArgs{}, failure.Invalid("items[%d].data must be a string", i)
+			return failure.Invalid("items[%d].data must be a string", i)
 		}
 		if dt != "markdown" && dt != "dom" {
-			return updateArgs{}, failure.Invalid("items[%d].dataType must be markdown or dom", i)
+			return failure.Invalid("items[%d].dataType must be markdown or dom", i)
 		}
 		for k := range m {
 			if k != "id" && k != "data" && k != "dataType" {
-				return updateArgs{}, failure.Invalid("items[%d] does not take %s", i, k)
+				return failure.Invalid("items[%d] does not take %s", i, k)
 			}
 		}
 		single, blocks := shapeOf(dt, data)
 		out = append(out, updateItem{ID: id, DataType: dt, Data: data, Single: single, Blocks: blocks})
 	}
-	return updateArgs{out}, nil
-}
-
-func dataParams() []tools.Param {
-	return []tools.Param{
-		{Name: "data", Type: tools.String, Description: "the new content"},
-		{Name: "dataType", Type: tools.String, Description: "markdown (kramdown) or dom", Enum: []string{"markdown", "dom"}, Default: "markdown"},
-	}
+	a.Items = out
+	return nil
 }
 
 // update hands its readback the text each block's update applied, by id.
 var update = tools.WriteWith[updateArgs, states, map[string]string]{Write: tools.Write[updateArgs, states]{
 	Name: "update", Summary: "replace one block's content (id + data) or several (items[]); user attributes are kept", Policy: guarded,
-	Example: map[string]any{"id": "20260812120000-abcdefg", "data": "The revised paragraph, with **bold** text.", "validateOnly": true},
-	Params: append([]tools.Param{
-		tools.IDParam("id", "the block to update", false),
-		{Name: "items", Type: tools.Objects, Description: "batch: [{id, data, dataType}]; repeated ids count once in targetCount"},
-	}, dataParams()...),
-	Parse:   parseUpdate,
-	Scope:   tools.Scope[updateArgs]{Touches: func(a updateArgs) []tools.Touch { return tools.OnBlocks(a.ids(), tools.LevelWrite) }},
-	Targets: updateArgs.ids,
+	Example:  map[string]any{"id": "20260812120000-abcdefg", "data": "The revised paragraph, with **bold** text.", "validateOnly": true},
+	Validate: parseUpdate,
+	Scope:    tools.Scope[updateArgs]{Touches: func(a updateArgs) []tools.Touch { return tools.OnBlocks(a.ids(), tools.LevelWrite) }},
+	Targets:  updateArgs.ids,
 	// Guarded by each block's content (kramdown and attributes); the
 	// readback reads it again, hashed as the state was, and checks the text
 	// each block shows (showsApplied).
@@ -300,41 +295,39 @@ func execBatchUpdate(ctx context.Context, env *tools.Env, a updateArgs, attrs ma
 // ---- set_attrs ------------------------------------------------------------
 
 type attrsArgs struct {
-	ID    string
+	ID    string         `arg:"id" help:"the block" id:"" required:""`
+	Given map[string]any `arg:"attrs" help:"attribute name → string value, or null to remove" required:""`
+	// Attrs are the attributes to write ("" removes one).
 	Attrs map[string]string
 }
 
-func parseAttrs(a *tools.Args) (attrsArgs, error) {
-	out := attrsArgs{ID: a.String("id"), Attrs: map[string]string{}}
-	if err := tools.CheckID("id", out.ID); err != nil {
-		return out, err
-	}
-	for k, v := range a.Object("attrs") {
+func parseAttrs(out *attrsArgs) error {
+	out.Attrs = map[string]string{}
+	for k, v := range out.Given {
 		switch x := v.(type) {
 		case nil:
 			out.Attrs[k] = ""
 		case string:
 			out.Attrs[k] = x
 		default:
-			return out, failure.Invalid("attrs.%s must be a string or null", k)
+			return failure.Invalid("attrs.%s must be a string or null", k)
 		}
 		if k == "id" || k == "updated" {
-			return out, failure.Invalid("attrs.%s is managed by SiYuan and cannot be set", k)
+			return failure.Invalid("attrs.%s is managed by SiYuan and cannot be set", k)
 		}
 	}
 	if len(out.Attrs) == 0 {
-		return out, failure.Invalid("attrs must name at least one attribute")
+		return failure.Invalid("attrs must name at least one attribute")
 	}
-	return out, nil
+	return nil
 }
 
 var setAttrs = tools.Write[attrsArgs, states]{
 	Name: "set_attrs", Summary: "set or remove block attributes (custom-*, name, alias, memo, bookmark, ...); null or \"\" removes", Policy: guarded,
-	Example: map[string]any{"id": "20260812120000-abcdefg", "attrs": map[string]any{"custom-status": "done", "memo": nil}, "validateOnly": true},
-	Params:  []tools.Param{tools.IDParam("id", "the block", true), {Name: "attrs", Type: tools.Object, Description: "attribute name → string value, or null to remove", Required: true}},
-	Parse:   parseAttrs,
-	Scope:   tools.Scope[attrsArgs]{Touches: func(a attrsArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
-	Targets: func(a attrsArgs) []string { return []string{a.ID} },
+	Example:  map[string]any{"id": "20260812120000-abcdefg", "attrs": map[string]any{"custom-status": "done", "memo": nil}, "validateOnly": true},
+	Validate: parseAttrs,
+	Scope:    tools.Scope[attrsArgs]{Touches: func(a attrsArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
+	Targets:  func(a attrsArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a attrsArgs) (states, error) {
 		return kernelview.ReadBlockStates(ctx, env, []string{a.ID})
 	},
@@ -392,17 +385,13 @@ var deleteBlock = tools.Write[idArgs, states]{
 // ---- set_fold_state -------------------------------------------------------
 
 type foldArgs struct {
-	ID     string
-	Folded bool
+	ID     string `arg:"id" help:"the block" id:"" required:""`
+	Folded bool   `arg:"folded" help:"true folds, false unfolds" required:""`
 }
 
 var setFoldState = tools.Write[foldArgs, states]{
 	Name: "set_fold_state", Summary: "fold or unfold a block", Policy: guarded,
 	Example: map[string]any{"id": "20260812120000-abcdefg", "folded": true, "validateOnly": true},
-	Params:  []tools.Param{tools.IDParam("id", "the block", true), {Name: "folded", Type: tools.Boolean, Description: "true folds, false unfolds", Required: true}},
-	Parse: func(a *tools.Args) (foldArgs, error) {
-		return foldArgs{a.String("id"), a.Bool("folded")}, tools.CheckID("id", a.String("id"))
-	},
 	Scope:   tools.Scope[foldArgs]{Touches: func(a foldArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
 	Targets: func(a foldArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a foldArgs) (states, error) {
@@ -452,23 +441,47 @@ func (a insertArgs) targets() []string {
 	return ids
 }
 
-func parseInsert(anchors ...string) func(*tools.Args) (insertArgs, error) {
-	return func(a *tools.Args) (insertArgs, error) {
-		out := insertArgs{Anchors: map[string]string{}, DataType: a.String("dataType"), Data: a.String("data")}
-		for _, k := range anchors {
-			if v := a.String(k); v != "" {
-				if err := tools.CheckID(k, v); err != nil {
-					return out, err
-				}
-				out.Anchors[k] = v
-			}
-		}
-		if len(out.Anchors) == 0 {
-			return out, failure.Invalid("pass one of %s", strings.Join(anchors, ", "))
-		}
-		return out, nil
-	}
+// requiredData is the content an additive write adds.
+type requiredData struct {
+	Data     string `arg:"data" help:"the content to add" required:""`
+	DataType string `arg:"dataType" help:"markdown (kramdown) or dom" enum:"markdown,dom" default:"markdown"`
 }
+
+// containerArgs are append's and prepend's: the container and the content.
+type containerArgs struct {
+	ParentID string `arg:"parentID" help:"the container" id:"" required:""`
+	requiredData
+}
+
+func (a containerArgs) insert() insertArgs {
+	return insertArgs{Anchors: anchorsGiven("parentID", a.ParentID), DataType: a.DataType, Data: a.Data}
+}
+
+// insertAtArgs are insert's: one or more anchors and the content.
+type insertAtArgs struct {
+	PreviousID string `arg:"previousID" help:"insert after this block" id:""`
+	NextID     string `arg:"nextID" help:"insert before this block" id:""`
+	ParentID   string `arg:"parentID" help:"insert as the first child of this container" id:""`
+	requiredData
+}
+
+func (a insertAtArgs) insert() insertArgs {
+	return insertArgs{Anchors: anchorsGiven("previousID", a.PreviousID, "nextID", a.NextID, "parentID", a.ParentID), DataType: a.DataType, Data: a.Data}
+}
+
+// anchorsGiven are the anchors (name, id pairs) with an id.
+func anchorsGiven(pairs ...string) map[string]string {
+	out := map[string]string{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			out[pairs[i]] = pairs[i+1]
+		}
+	}
+	return out
+}
+
+// inserting is the argument type of an additive block write.
+type inserting interface{ insert() insertArgs }
 
 // anchor is an anchor block of an insert and whether it exists.
 type anchor struct {
@@ -503,38 +516,37 @@ func checkAnchors(_ insertArgs, st []anchor) error {
 	return nil
 }
 
-func requiredData() []tools.Param {
-	return []tools.Param{
-		{Name: "data", Type: tools.String, Description: "the content to add", Required: true},
-		{Name: "dataType", Type: tools.String, Description: "markdown (kramdown) or dom", Enum: []string{"markdown", "dom"}, Default: "markdown"},
-	}
-}
-
 // insertWrite is the additive write shared by append, prepend and insert:
 // the new ids come back, and the readback proves they exist.
-func insertWrite(name, summary string, params []tools.Param, anchors []string,
-	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.WriteWith[insertArgs, []anchor, []string] {
+func insertWrite[A inserting](name, summary string, anchors []string,
+	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.WriteWith[A, []anchor, []string] {
 	example := map[string]any{anchors[0]: "20260812120000-abcdefg", "data": "A new paragraph.\n\n- and a list item", "validateOnly": true}
 	// The readback takes the inserted ids from Execute typed, not from the
 	// payload's "ids", so a renamed key cannot leave it checking nothing.
-	return tools.WriteWith[insertArgs, []anchor, []string]{Write: tools.Write[insertArgs, []anchor]{
+	return tools.WriteWith[A, []anchor, []string]{Write: tools.Write[A, []anchor]{
 		Name: name, Summary: summary, Policy: strict.WritePolicy{Class: strict.Additive}, Example: example,
-		Params:  append(params, requiredData()...),
-		Parse:   parseInsert(anchors...),
-		Scope:   tools.Scope[insertArgs]{Touches: func(a insertArgs) []tools.Touch { return tools.OnBlocks(a.targets(), tools.LevelWrite) }},
-		Targets: insertArgs.targets,
-		State:   readAnchors,
-		Check:   checkAnchors,
+		Validate: func(a *A) error {
+			if len((*a).insert().Anchors) == 0 {
+				return failure.Invalid("pass one of %s", strings.Join(anchors, ", "))
+			}
+			return nil
+		},
+		Scope:   tools.Scope[A]{Touches: func(a A) []tools.Touch { return tools.OnBlocks(a.insert().targets(), tools.LevelWrite) }},
+		Targets: func(a A) []string { return a.insert().targets() },
+		State: func(ctx context.Context, env *tools.Env, a A) ([]anchor, error) {
+			return readAnchors(ctx, env, a.insert())
+		},
+		Check: func(a A, st []anchor) error { return checkAnchors(a.insert(), st) },
 	},
-		Execute: func(ctx context.Context, env *tools.Env, a insertArgs, _ []anchor) (tools.Payload, []string, error) {
-			txs, err := call(ctx, env.Kernel, a)
+		Execute: func(ctx context.Context, env *tools.Env, a A, _ []anchor) (tools.Payload, []string, error) {
+			txs, err := call(ctx, env.Kernel, a.insert())
 			if err != nil {
 				return nil, nil, tools.WriteFailure(err, false)
 			}
 			ids := siyuan.InsertedIDs(txs)
 			return tools.Payload{"ids": ids, "id": siyuan.FirstInsertedID(txs)}, ids, nil
 		},
-		Readback: func(ctx context.Context, env *tools.Env, a insertArgs, _ tools.Payload, ids []string) (any, error) {
+		Readback: func(ctx context.Context, env *tools.Env, _ A, _ tools.Payload, ids []string) (any, error) {
 			if len(ids) == 0 {
 				// SiYuan answers code 0 with no id when the insert failed in its queue.
 				return nil, errors.New("the kernel reported no inserted block")
@@ -553,24 +565,20 @@ func insertWrite(name, summary string, params []tools.Param, anchors []string,
 	}
 }
 
-var appendBlock = insertWrite("append", "add blocks as the last children of a container (document, list, quote, ...)",
-	[]tools.Param{tools.IDParam("parentID", "the container", true)}, []string{"parentID"},
+var appendBlock = insertWrite[containerArgs]("append", "add blocks as the last children of a container (document, list, quote, ...)",
+	[]string{"parentID"},
 	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
 		return c.AppendBlock(ctx, a.DataType, a.Data, a.Anchors["parentID"])
 	})
 
-var prependBlock = insertWrite("prepend", "add blocks as the first children of a container",
-	[]tools.Param{tools.IDParam("parentID", "the container", true)}, []string{"parentID"},
+var prependBlock = insertWrite[containerArgs]("prepend", "add blocks as the first children of a container",
+	[]string{"parentID"},
 	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
 		return c.PrependBlock(ctx, a.DataType, a.Data, a.Anchors["parentID"])
 	})
 
-var insertBlock = insertWrite("insert", "add blocks after previousID, before nextID, or first in parentID",
-	[]tools.Param{
-		tools.IDParam("previousID", "insert after this block", false),
-		tools.IDParam("nextID", "insert before this block", false),
-		tools.IDParam("parentID", "insert as the first child of this container", false),
-	}, []string{"previousID", "nextID", "parentID"},
+var insertBlock = insertWrite[insertAtArgs]("insert", "add blocks after previousID, before nextID, or first in parentID",
+	[]string{"previousID", "nextID", "parentID"},
 	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
 		return c.InsertBlock(ctx, siyuan.InsertBlockRequest{DataType: a.DataType, Data: a.Data,
 			PreviousID: a.Anchors["previousID"], NextID: a.Anchors["nextID"], ParentID: a.Anchors["parentID"]})
