@@ -8,22 +8,27 @@ import (
 )
 
 type anchorArgs struct {
+	Given    []string `arg:"candidates" help:"tokens to check (comma-separated aliases split into tokens), at most 10 in all" required:""`
+	Kind     string   `arg:"candidateKind" help:"whether they will be written as names (must be unique) or aliases" enum:"name,alias" required:""`
+	Excluded []string `arg:"excludeBlockIds" help:"blocks being edited, left out of collisions (at most 100)" id:""`
+	Scopes   []string `arg:"activeScopes" help:"custom-anchor-scope values that resolve a token held by several blocks when exactly one is in scope (at most 50)"`
+	// Candidates are the tokens of Given, each once; Exclude and Active
+	// the sets of Excluded and Scopes.
 	Candidates []string
-	Kind       string
 	Exclude    map[string]bool
 	Active     map[string]bool
 }
 
-func parseAnchor(a *tools.Args) (anchorArgs, error) {
-	ex := a.Strings("excludeBlockIds")
+func parseAnchor(out *anchorArgs) error {
+	ex := out.Excluded
 	if len(ex) > 100 {
-		return anchorArgs{}, failure.Invalid("excludeBlockIds: at most 100 ids, got %d", len(ex))
+		return failure.Invalid("excludeBlockIds: at most 100 ids, got %d", len(ex))
 	}
-	scopes := a.Strings("activeScopes")
+	scopes := out.Scopes
 	if len(scopes) > 50 {
-		return anchorArgs{}, failure.Invalid("activeScopes: at most 50, got %d", len(scopes))
+		return failure.Invalid("activeScopes: at most 50, got %d", len(scopes))
 	}
-	raw := a.Strings("candidates")
+	raw := out.Given
 	var cands []string
 	seen := map[string]bool{}
 	for _, c := range raw {
@@ -35,19 +40,16 @@ func parseAnchor(a *tools.Args) (anchorArgs, error) {
 		}
 	}
 	if len(cands) == 0 {
-		return anchorArgs{}, failure.Invalid("candidates: give 1 to 10 name or alias tokens")
+		return failure.Invalid("candidates: give 1 to 10 name or alias tokens")
 	}
 	if len(cands) > 10 {
-		return anchorArgs{}, failure.Invalid("candidates: at most 10 tokens per call (comma-separated aliases count one each), got %d", len(cands))
+		return failure.Invalid("candidates: at most 10 tokens per call (comma-separated aliases count one each), got %d", len(cands))
 	}
-	out := anchorArgs{Candidates: cands, Kind: a.String("candidateKind"), Exclude: map[string]bool{}, Active: tokenSet(scopes)}
+	out.Candidates, out.Exclude, out.Active = cands, map[string]bool{}, tokenSet(scopes)
 	for _, id := range ex {
-		if err := tools.CheckID("excludeBlockIds", id); err != nil {
-			return anchorArgs{}, err
-		}
 		out.Exclude[id] = true
 	}
-	return out, nil
+	return nil
 }
 
 type anchorTarget struct {
@@ -165,14 +167,8 @@ func checkAnchor(ctx context.Context, env *tools.Env, a anchorArgs) (any, error)
 func checkAnchorAction() *tools.Action {
 	return tools.Read[anchorArgs]{
 		Name: "check_anchor", Summary: "audit up to 10 candidate name or alias tokens against the readable name/alias namespace before writing them",
-		Example: map[string]any{"candidates": []string{"Project Atlas", "atlas"}, "candidateKind": "alias"},
-		Params: []tools.Param{
-			{Name: "candidates", Type: tools.Strings, Description: "tokens to check (comma-separated aliases split into tokens), at most 10 in all", Required: true},
-			{Name: "candidateKind", Type: tools.String, Description: "whether they will be written as names (must be unique) or aliases", Required: true, Enum: []string{"name", "alias"}},
-			{Name: "excludeBlockIds", Type: tools.Strings, Description: "blocks being edited, left out of collisions (at most 100)"},
-			{Name: "activeScopes", Type: tools.Strings, Description: "custom-anchor-scope values that resolve a token held by several blocks when exactly one is in scope (at most 50)"},
-		},
-		Parse: parseAnchor,
+		Example:  map[string]any{"candidates": []string{"Project Atlas", "atlas"}, "candidateKind": "alias"},
+		Validate: parseAnchor,
 		// The namespace spans notebooks; rows of hidden ones are dropped.
 		Scope: tools.Scope[anchorArgs]{Global: true},
 		Run:   checkAnchor,

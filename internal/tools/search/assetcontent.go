@@ -17,40 +17,51 @@ var (
 )
 
 type assetContentArgs struct {
-	Query, AssetID       string
-	QueryMethod          int
+	Query       string         `arg:"query" help:"words of the assets' text (with assetId: what to highlight)"`
+	AssetID     string         `arg:"assetId" help:"read one asset's whole text: an id a search answered (a SiYuan id)"`
+	QueryMethod int            `arg:"queryMethod" help:"with assetId: 0 keyword, 1 query syntax" default:"0" min:"0" max:"3"`
+	GivenTypes  map[string]any `arg:"types" help:"extensions to keep, e.g. {\".txt\":true,\".pdf\":true}"`
+	methodArgs
+	OrderBy  int       `arg:"orderBy" help:"0/1 relevance descending/ascending, 2/3 updated ascending/descending" min:"0" max:"3"`
+	SortBy   assetSort `arg:"sortBy" help:"the order by name (wins over orderBy)"`
+	Page     int       `arg:"page" help:"1-based page" default:"1" min:"1"`
+	PageSize int       `arg:"pageSize" help:"results per page" default:"32" min:"1" max:"128"`
+	// Types are the extensions kept; resolvedM and resolvedS whether the
+	// method and the order were named.
 	Types                map[string]bool
-	Method, OrderBy      int
-	Page, PageSize       int
 	resolvedM, resolvedS bool
 }
 
-func parseAssetContent(a *tools.Args) (assetContentArgs, error) {
-	c := assetContentArgs{Query: a.String("query"), AssetID: a.String("assetId"), QueryMethod: a.Int("queryMethod"), Page: a.Int("page"), PageSize: a.Int("pageSize")}
+// assetSort is an order of asset hits by name.
+type assetSort string
+
+func (assetSort) ArgEnum() []string {
+	return []string{"relevance", "relevance_desc", "relevance_asc", "updated_asc", "updated_desc"}
+}
+
+func parseAssetContent(c *assetContentArgs) error {
 	if c.Query == "" && c.AssetID == "" {
-		return c, failure.Invalid("give query (words of the assets' text) or assetId (an id a search answered)")
+		return failure.Invalid("give query (words of the assets' text) or assetId (an id a search answered)")
 	}
 	if c.AssetID != "" {
 		if err := tools.CheckID("assetId", c.AssetID); err != nil {
-			return c, err
+			return err
 		}
 	}
-	c.Method, c.resolvedM = resolveMethod(a)
-	if s := a.String("sortBy"); s != "" {
-		c.OrderBy, c.resolvedS = assetSortNames[s], true
-	} else {
-		c.OrderBy = a.Int("orderBy")
+	c.Method, c.resolvedM = c.resolve()
+	if c.SortBy != "" {
+		c.OrderBy, c.resolvedS = assetSortNames[string(c.SortBy)], true
 	}
 	var err error
-	if c.Types, err = boolMap(a, "types"); err != nil {
-		return c, err
+	if c.Types, err = boolMap("types", c.GivenTypes); err != nil {
+		return err
 	}
 	if c.Method == 2 && c.AssetID == "" {
 		if c.Query, err = checkSQL(c.Query); err != nil {
-			return c, err
+			return err
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // existing keeps the hits whose file is still in data/assets: SiYuan 3.7.3
@@ -130,24 +141,10 @@ func assetContentRun(ctx context.Context, env *tools.Env, a assetContentArgs) (a
 }
 
 func assetContentAction() *tools.Action {
-	params := []tools.Param{
-		{Name: "query", Type: tools.String, Description: "words of the assets' text (with assetId: what to highlight)"},
-		{Name: "assetId", Type: tools.String, Description: "read one asset's whole text: an id a search answered (a SiYuan id)"},
-		{Name: "queryMethod", Type: tools.Integer, Description: "with assetId: 0 keyword, 1 query syntax", Default: 0, Min: tools.IntP(0), Max: tools.IntP(3)},
-		{Name: "types", Type: tools.Object, Description: "extensions to keep, e.g. {\".txt\":true,\".pdf\":true}"},
-	}
-	params = append(params, methodParams()...)
-	params = append(params,
-		tools.Param{Name: "orderBy", Type: tools.Integer, Description: "0/1 relevance descending/ascending, 2/3 updated ascending/descending", Min: tools.IntP(0), Max: tools.IntP(3)},
-		tools.Param{Name: "sortBy", Type: tools.String, Description: "the order by name (wins over orderBy)", Enum: []string{"relevance", "relevance_desc", "relevance_asc", "updated_asc", "updated_desc"}},
-		tools.Param{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
-		tools.Param{Name: "pageSize", Type: tools.Integer, Description: "results per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
-	)
 	return tools.Read[assetContentArgs]{
 		Name: "fulltext_asset_content", Summary: "assets whose text (txt, md and other text files; Office, PDF, EPUB once parsed) matches, or one asset's whole text",
-		Example: map[string]any{"query": "invoice total", "pageSize": 10},
-		Params:  params,
-		Parse:   parseAssetContent,
+		Example:  map[string]any{"query": "invoice total", "pageSize": 10},
+		Validate: parseAssetContent,
 		// data/assets belongs to the workspace, not to a notebook.
 		Scope: tools.Scope[assetContentArgs]{Global: true},
 		Run:   assetContentRun,

@@ -13,23 +13,19 @@ import (
 const backlinkLimit = 200
 
 type backlinkArgs struct {
-	ID, Keyword, Scope, Mode string
+	ID        string `arg:"id" help:"the referenced block or document" id:"" required:""`
+	Keyword   string `arg:"keyword" help:"only referencing blocks whose text holds this"`
+	Scope     string `arg:"refTreeID" help:"only references from this document" id:""`
+	ScopeRoot string `arg:"scopeRootId" help:"upstream's name for refTreeID (wins)" id:""`
+	Mode      string `arg:"mode" help:"links, mentions or both" enum:"links,mentions,both" default:"both"`
 }
 
-func parseBacklinks(a *tools.Args) (backlinkArgs, error) {
-	b := backlinkArgs{ID: a.String("id"), Keyword: strings.TrimSpace(a.String("keyword")), Scope: a.String("refTreeID"), Mode: a.String("mode")}
-	if s := a.String("scopeRootId"); s != "" {
-		b.Scope = s
+func parseBacklinks(b *backlinkArgs) error {
+	b.Keyword = strings.TrimSpace(b.Keyword)
+	if b.ScopeRoot != "" {
+		b.Scope = b.ScopeRoot
 	}
-	if err := tools.CheckID("id", b.ID); err != nil {
-		return b, err
-	}
-	if b.Scope != "" {
-		if err := tools.CheckID("refTreeID", b.Scope); err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+	return nil
 }
 
 // containsFold is an SQL condition: col holds s, ASCII case ignored, as
@@ -132,15 +128,8 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func backlinksAction() *tools.Action {
 	return tools.Read[backlinkArgs]{
 		Name: "get_backlinks", Summary: "blocks that reference a block or document (backlinks) and blocks that mention its text without a reference (backmentions)",
-		Example: map[string]any{"id": "20260812120000-abcdefg", "mode": "links"},
-		Params: []tools.Param{
-			tools.IDParam("id", "the referenced block or document", true),
-			{Name: "keyword", Type: tools.String, Description: "only referencing blocks whose text holds this"},
-			tools.IDParam("refTreeID", "only references from this document", false),
-			tools.IDParam("scopeRootId", "upstream's name for refTreeID (wins)", false),
-			{Name: "mode", Type: tools.String, Description: "links, mentions or both", Enum: []string{"links", "mentions", "both"}, Default: "both"},
-		},
-		Parse: parseBacklinks,
+		Example:  map[string]any{"id": "20260812120000-abcdefg", "mode": "links"},
+		Validate: parseBacklinks,
 		Scope: tools.Scope[backlinkArgs]{Touches: func(a backlinkArgs) []tools.Touch {
 			ts := []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)}
 			if a.Scope != "" {

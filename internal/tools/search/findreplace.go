@@ -27,70 +27,79 @@ var replaceKinds = []string{"text", "docTitle", "codeBlock", "mathBlock", "htmlB
 const maxReplaceIDs = 200
 
 type frArgs struct {
-	K, R    string
+	K     string         `arg:"k" help:"the text to find (a regex with method 3)" required:""`
+	R     string         `arg:"r" help:"the replacement; \"\" deletes the matches. In text it is parsed as inline Markdown, and $1-style groups expand" required:""`
+	Given []string       `arg:"ids" help:"the blocks to replace in (each with everything inside it), at most 200; a document id changes only its title and tags (replaceTypes docTitle)" id:"" required:""`
+	Paths []string       `arg:"paths" help:"accepted for upstream: their notebooks need write, but SiYuan ignores paths when ids are given"`
+	Types map[string]any `arg:"types" help:"accepted for upstream; SiYuan ignores it when ids are given"`
+	methodArgs
+	OrderBy    *int           `arg:"orderBy" help:"accepted for upstream; ignored with ids" min:"0" max:"7"`
+	SortBy     blockSort      `arg:"sortBy" help:"accepted for upstream; ignored with ids"`
+	GroupBy    *int           `arg:"groupBy" help:"0 only: SiYuan refuses to replace in grouped results" min:"0" max:"1"`
+	GivenKinds map[string]any `arg:"replaceTypes" help:"the kinds replaced, e.g. {\"text\":true,\"strong\":true} (default {\"text\":true}; SiYuan itself replaces nothing without them): text, docTitle, codeBlock, mathBlock, htmlBlock, code, em, strong, kbd, mark, s, sub, sup, u, tag, inlineMath, inlineMemo, blockRef, fileAnnotationRef, imgText, imgTitle, imgSrc, aText, aTitle, aHref"`
+	// IDs are the blocks (sorted, each once), Regex whether k is one,
+	// Kinds the kinds replaced, Ignored the arguments the kernel ignores
+	// when ids are given.
 	IDs     []string
-	Paths   []string
 	Regex   bool
 	Kinds   map[string]bool
-	Ignored []string // arguments the kernel ignores when ids are given
+	Ignored []string
 }
 
-func parseFindReplace(a *tools.Args) (frArgs, error) {
-	f := frArgs{K: a.String("k"), R: a.String("r"), IDs: kernelview.SortedUnique(a.Strings("ids")), Paths: a.Strings("paths")}
+func parseFindReplace(f *frArgs) error {
+	f.IDs = kernelview.SortedUnique(f.Given)
 	if f.K == "" {
-		return f, failure.Invalid("argument \"k\" (the text to find) must not be empty")
+		return failure.Invalid("argument \"k\" (the text to find) must not be empty")
 	}
 	if f.K == f.R {
-		return f, failure.Invalid("k and r are the same: SiYuan replaces nothing")
+		return failure.Invalid("k and r are the same: SiYuan replaces nothing")
 	}
 	if len(f.IDs) == 0 {
-		return f, failure.Invalid("ids must name at least one block or document (SiYuan would take none as every block the keyword finds in the workspace)")
+		return failure.Invalid("ids must name at least one block or document (SiYuan would take none as every block the keyword finds in the workspace)")
 	}
 	if len(f.IDs) > maxReplaceIDs {
-		return f, failure.Invalid("ids: at most %d per call, got %d", maxReplaceIDs, len(f.IDs))
+		return failure.Invalid("ids: at most %d per call, got %d", maxReplaceIDs, len(f.IDs))
 	}
-	for _, id := range f.IDs {
-		if err := tools.CheckID("ids", id); err != nil {
-			return f, err
-		}
-	}
-	switch m, _ := resolveMethod(a); m {
+	switch m, _ := f.resolve(); m {
 	case 2:
-		return f, failure.Invalid("method 2 (SQL): SiYuan's find and replace does not take SQL; use 0 (keyword) or 3 (regex)")
+		return failure.Invalid("method 2 (SQL): SiYuan's find and replace does not take SQL; use 0 (keyword) or 3 (regex)")
 	case 3:
 		f.Regex = true
 		if _, err := regexp.Compile(f.K); err != nil {
-			return f, failure.Invalid("k is not a regular expression (Go/RE2 syntax, as SiYuan's): %v", err)
+			return failure.Invalid("k is not a regular expression (Go/RE2 syntax, as SiYuan's): %v", err)
 		}
 	}
-	if a.Int("groupBy") != 0 {
-		return f, failure.Invalid("groupBy 1: SiYuan does not replace in results grouped by document")
+	if f.GroupBy != nil && *f.GroupBy != 0 {
+		return failure.Invalid("groupBy 1: SiYuan does not replace in results grouped by document")
 	}
 	f.Kinds = map[string]bool{"text": true}
-	if obj := a.Object("replaceTypes"); obj != nil {
-		kinds, err := boolMap(a, "replaceTypes")
+	if obj := f.GivenKinds; obj != nil {
+		kinds, err := boolMap("replaceTypes", obj)
 		if err != nil {
-			return f, err
+			return err
 		}
 		f.Kinds = map[string]bool{}
 		for k, on := range kinds {
 			if !slices.Contains(replaceKinds, k) {
-				return f, failure.Invalid("replaceTypes: %q is no kind SiYuan replaces in (%s)", k, strings.Join(replaceKinds, ", "))
+				return failure.Invalid("replaceTypes: %q is no kind SiYuan replaces in (%s)", k, strings.Join(replaceKinds, ", "))
 			}
 			if on {
 				f.Kinds[k] = true
 			}
 		}
 		if len(f.Kinds) == 0 {
-			return f, failure.Invalid("replaceTypes enables no kind: SiYuan would replace nothing")
+			return failure.Invalid("replaceTypes enables no kind: SiYuan would replace nothing")
 		}
 	}
-	for _, name := range []string{"paths", "types", "orderBy", "sortBy", "groupBy"} {
-		if a.Has(name) {
-			f.Ignored = append(f.Ignored, name)
+	for _, g := range []struct {
+		name  string
+		given bool
+	}{{"paths", f.Paths != nil}, {"types", f.Types != nil}, {"orderBy", f.OrderBy != nil}, {"sortBy", f.SortBy != ""}, {"groupBy", f.GroupBy != nil}} {
+		if g.given {
+			f.Ignored = append(f.Ignored, g.name)
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // frEntry is one block the replace would change, with the digest of its
@@ -239,28 +248,12 @@ func holds(b kernelview.BlockState, text string) bool {
 }
 
 func findReplaceAction() *tools.Action {
-	params := []tools.Param{
-		{Name: "k", Type: tools.String, Description: "the text to find (a regex with method 3)", Required: true},
-		{Name: "r", Type: tools.String, Description: "the replacement; \"\" deletes the matches. In text it is parsed as inline Markdown, and $1-style groups expand", Required: true},
-		{Name: "ids", Type: tools.Strings, Description: "the blocks to replace in (each with everything inside it), at most 200; a document id changes only its title and tags (replaceTypes docTitle)", Required: true},
-		{Name: "paths", Type: tools.Strings, Description: "accepted for upstream: their notebooks need write, but SiYuan ignores paths when ids are given"},
-		{Name: "types", Type: tools.Object, Description: "accepted for upstream; SiYuan ignores it when ids are given"},
-	}
-	params = append(params, methodParams()...)
-	params = append(params,
-		tools.Param{Name: "orderBy", Type: tools.Integer, Description: "accepted for upstream; ignored with ids", Min: tools.IntP(0), Max: tools.IntP(7)},
-		tools.Param{Name: "sortBy", Type: tools.String, Description: "accepted for upstream; ignored with ids", Enum: []string{"relevance", "date", "updated_desc", "updated_asc", "created_desc", "created_asc", "type"}},
-		tools.Param{Name: "groupBy", Type: tools.Integer, Description: "0 only: SiYuan refuses to replace in grouped results", Min: tools.IntP(0), Max: tools.IntP(1)},
-		tools.Param{Name: "replaceTypes", Type: tools.Object, Description: "the kinds replaced, e.g. {\"text\":true,\"strong\":true} (default {\"text\":true}; SiYuan itself replaces nothing without them): " +
-			strings.Join(replaceKinds, ", ")},
-	)
 	return tools.WriteWith[frArgs, frState, frReplaced]{Write: tools.Write[frArgs, frState]{
 		Name: "find_replace", Summary: "replace text in given blocks and documents (a person must confirm; guarded by the manifest of the blocks it would change, each read back changed)",
 		Policy:      strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedManifestHash},
 		Destructive: true, Dangerous: true,
-		Example: map[string]any{"k": "Q3 plan", "r": "Q4 plan", "ids": []string{"20260812120000-abcdefg"}, "validateOnly": true},
-		Params:  params,
-		Parse:   parseFindReplace,
+		Example:  map[string]any{"k": "Q3 plan", "r": "Q4 plan", "ids": []string{"20260812120000-abcdefg"}, "validateOnly": true},
+		Validate: parseFindReplace,
 		Scope: tools.Scope[frArgs]{Touches: func(a frArgs) []tools.Touch {
 			ts := tools.OnBlocks(a.IDs, tools.LevelWrite)
 			for _, p := range a.Paths {

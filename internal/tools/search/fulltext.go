@@ -24,58 +24,49 @@ var (
 		"embed": "embedBlock", "av": "databaseBlock", "video": "video", "audio": "audio", "widget": "widget"}
 )
 
-func methodParams() []tools.Param {
-	return []tools.Param{
-		{Name: "method", Type: tools.Integer, Description: "0 keyword (default), 1 SiYuan query syntax, 2 SQL (a SELECT, checked as query_sql checks it), 3 regex", Min: tools.IntP(0), Max: tools.IntP(3)},
-		{Name: "methodName", Type: tools.String, Description: "the method by name (wins over method); query is short for query_syntax",
-			Enum: []string{"keyword", "query", "query_syntax", "sql", "regex"}},
-	}
+// methodArgs are the kernel's search method, by number or by name.
+type methodArgs struct {
+	Method     int    `arg:"method" help:"0 keyword (default), 1 SiYuan query syntax, 2 SQL (a SELECT, checked as query_sql checks it), 3 regex" min:"0" max:"3"`
+	MethodName string `arg:"methodName" help:"the method by name (wins over method); query is short for query_syntax" enum:"keyword,query,query_syntax,sql,regex"`
 }
 
-func fulltextParams() []tools.Param {
-	ps := []tools.Param{{Name: "query", Type: tools.String, Description: "what to look for", Required: true}}
-	ps = append(ps, methodParams()...)
-	return append(ps,
-		tools.Param{Name: "types", Type: tools.Object, Description: "block types to search, by name or shortcode: {\"heading\":true,\"p\":true} " +
-			"(d document, h heading, p paragraph, l list, i listItem, b blockquote, c codeBlock, m mathBlock, t table, s superBlock, html, embed, av database); default: SiYuan's (documents, headings, paragraphs, code, math, tables, HTML, databases)"},
-		tools.Param{Name: "typeShortcodes", Type: tools.Strings, Description: "block types as shortcodes, [\"h\",\"p\"], merged with types"},
-		tools.Param{Name: "paths", Type: tools.Strings, Description: "limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""},
-		tools.Param{Name: "groupBy", Type: tools.Integer, Description: "0 no grouping (default), 1 by document (each hit is a document with its matching blocks as children)", Min: tools.IntP(0), Max: tools.IntP(1)},
-		tools.Param{Name: "orderBy", Type: tools.Integer, Description: "0 block type (SiYuan's default), 1/2 created ascending/descending, 3/4 updated ascending/descending, 5 document order (grouped only), 6/7 relevance ascending/descending", Min: tools.IntP(0), Max: tools.IntP(7)},
-		tools.Param{Name: "sortBy", Type: tools.String, Description: "the order by name (wins over orderBy)", Enum: []string{"relevance", "date", "updated_desc", "updated_asc", "created_desc", "created_asc", "type"}},
-		tools.Param{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
-		tools.Param{Name: "pageSize", Type: tools.Integer, Description: "results per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
-		tools.IDParam("parentId", "keep only hits whose document or parent block is this one (filters the kernel's page)", false),
-		tools.Param{Name: "hasTags", Type: tools.Boolean, Description: "true: only hits with tags; false: only hits without (filters the kernel's page)"},
-		tools.Param{Name: "stripHtml", Type: tools.Boolean, Description: "accepted for upstream; every hit carries plainContent (content without its marks) anyway"},
-	)
+// resolve is the method asked, and whether it was named.
+func (m methodArgs) resolve() (int, bool) {
+	if m.MethodName != "" {
+		return methodNames[m.MethodName], true
+	}
+	return m.Method, false
+}
+
+// blockSort is an order of block hits by name, as upstream names them.
+type blockSort string
+
+func (blockSort) ArgEnum() []string {
+	return []string{"relevance", "date", "updated_desc", "updated_asc", "created_desc", "created_asc", "type"}
 }
 
 type fulltextArgs struct {
-	Query          string
-	Method         int
+	Query string `arg:"query" help:"what to look for" required:""`
+	methodArgs
+	GivenTypes map[string]any `arg:"types" help:"block types to search, by name or shortcode: {\"heading\":true,\"p\":true} (d document, h heading, p paragraph, l list, i listItem, b blockquote, c codeBlock, m mathBlock, t table, s superBlock, html, embed, av database); default: SiYuan's (documents, headings, paragraphs, code, math, tables, HTML, databases)"`
+	Shortcodes []string       `arg:"typeShortcodes" help:"block types as shortcodes, [\"h\",\"p\"], merged with types"`
+	Paths      []string       `arg:"paths" help:"limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""`
+	GroupBy    int            `arg:"groupBy" help:"0 no grouping (default), 1 by document (each hit is a document with its matching blocks as children)" min:"0" max:"1"`
+	OrderBy    int            `arg:"orderBy" help:"0 block type (SiYuan's default), 1/2 created ascending/descending, 3/4 updated ascending/descending, 5 document order (grouped only), 6/7 relevance ascending/descending" min:"0" max:"7"`
+	SortBy     blockSort      `arg:"sortBy" help:"the order by name (wins over orderBy)"`
+	Page       int            `arg:"page" help:"1-based page" default:"1" min:"1"`
+	PageSize   int            `arg:"pageSize" help:"results per page" default:"32" min:"1" max:"128"`
+	ParentID   string         `arg:"parentId" help:"keep only hits whose document or parent block is this one (filters the kernel's page)" id:""`
+	HasTags    *bool          `arg:"hasTags" help:"true: only hits with tags; false: only hits without (filters the kernel's page)"`
+	StripHTML  bool           `arg:"stripHtml" help:"accepted for upstream; every hit carries plainContent (content without its marks) anyway"`
+	// Method as resolved, the sort, and the types asked.
 	ResolvedMethod bool // methodName was given
-	OrderBy        int
 	ResolvedSort   bool // sortBy was given
 	Types          map[string]bool
-	Paths          []string
-	GroupBy        int
-	Page, PageSize int
-	ParentID       string
-	HasTags        *bool
-}
-
-// resolveMethod reads method and its alias methodName.
-func resolveMethod(a *tools.Args) (int, bool) {
-	if n := a.String("methodName"); n != "" {
-		return methodNames[n], true
-	}
-	return a.Int("method"), false
 }
 
 // resolveTypes merges types and typeShortcodes, shortcodes named in full.
-func resolveTypes(a *tools.Args) (map[string]bool, error) {
-	obj, codes := a.Object("types"), a.Strings("typeShortcodes")
+func resolveTypes(obj map[string]any, codes []string) (map[string]bool, error) {
 	if obj == nil && len(codes) == 0 {
 		return nil, nil
 	}
@@ -100,40 +91,28 @@ func resolveTypes(a *tools.Args) (map[string]bool, error) {
 	return types, nil
 }
 
-func parseFulltext(a *tools.Args) (fulltextArgs, error) {
-	f := fulltextArgs{Query: strings.TrimSpace(a.String("query")), Paths: a.Strings("paths"), GroupBy: a.Int("groupBy"),
-		Page: a.Int("page"), PageSize: a.Int("pageSize"), ParentID: a.String("parentId")}
+func parseFulltext(f *fulltextArgs) error {
+	f.Query = strings.TrimSpace(f.Query)
 	if f.Query == "" {
-		return f, failure.Invalid("argument \"query\" must not be empty")
+		return failure.Invalid("argument \"query\" must not be empty")
 	}
-	f.Method, f.ResolvedMethod = resolveMethod(a)
-	if s := a.String("sortBy"); s != "" {
-		f.OrderBy, f.ResolvedSort = sortNames[s], true
-	} else {
-		f.OrderBy = a.Int("orderBy")
+	f.Method, f.ResolvedMethod = f.resolve()
+	if f.SortBy != "" {
+		f.OrderBy, f.ResolvedSort = sortNames[string(f.SortBy)], true
 	}
 	if f.OrderBy == 5 && f.GroupBy != 1 {
-		return f, failure.Invalid("orderBy 5 (document order) needs groupBy 1")
-	}
-	if f.ParentID != "" {
-		if err := tools.CheckID("parentId", f.ParentID); err != nil {
-			return f, err
-		}
-	}
-	if a.Has("hasTags") {
-		b := a.Bool("hasTags")
-		f.HasTags = &b
+		return failure.Invalid("orderBy 5 (document order) needs groupBy 1")
 	}
 	var err error
-	if f.Types, err = resolveTypes(a); err != nil {
-		return f, err
+	if f.Types, err = resolveTypes(f.GivenTypes, f.Shortcodes); err != nil {
+		return err
 	}
 	if f.Method == 2 {
 		if f.Query, err = checkSQL(f.Query); err != nil {
-			return f, err
+			return err
 		}
 	}
-	return f, nil
+	return nil
 }
 
 type searchHit struct {
@@ -278,9 +257,8 @@ func cutNotebook(p string) (string, string, bool) { return strings.Cut(p, "/") }
 func fulltextAction() *tools.Action {
 	return tools.Read[fulltextArgs]{
 		Name: "fulltext", Summary: "blocks matching a query, with highlights; filter by type, notebook or document, group by document, sort",
-		Example: map[string]any{"query": "quarterly plan", "methodName": "keyword", "typeShortcodes": []string{"h", "p"}, "sortBy": "updated_desc", "pageSize": 10},
-		Params:  fulltextParams(),
-		Parse:   parseFulltext,
+		Example:  map[string]any{"query": "quarterly plan", "methodName": "keyword", "typeShortcodes": []string{"h", "p"}, "sortBy": "updated_desc", "pageSize": 10},
+		Validate: parseFulltext,
 		Scope: tools.Scope[fulltextArgs]{Touches: func(a fulltextArgs) []tools.Touch {
 			ts := pathTouches(a.Paths)
 			if a.ParentID != "" {

@@ -12,41 +12,42 @@ import (
 )
 
 type knowledgeArgs struct {
-	Query                   string
-	PageSize, CandidateSize int
-	Notebooks, Paths        []string
-	Types, SubTypes         map[string]bool
-	Related                 bool
-	Active                  map[string]bool
-	Namespace               bool
+	Query         string         `arg:"query" help:"what to find; an exact readable name or alias resolves locally before anything semantic" required:""`
+	PageSize      int            `arg:"pageSize" help:"at most this many candidates" default:"10" min:"1" max:"50"`
+	Candidates    *int           `arg:"candidateSize" help:"semantic hits asked for before collapsing (default: 3 × pageSize, 20 to 100)" min:"1" max:"100"`
+	Notebooks     []string       `arg:"notebooks" help:"only these notebooks" id:""`
+	Paths         []string       `arg:"paths" help:"only blocks under these storage paths (\"/<doc id>\" prefixes)"`
+	GivenTypes    map[string]any `arg:"types" help:"block types, e.g. {\"h\":true} or {\"heading\":true}"`
+	GivenSubTypes map[string]any `arg:"subTypes" help:"block subtypes, e.g. {\"h2\":true}"`
+	Related       bool           `arg:"includeRelatedDocuments" help:"attach the documents that reference each semantic candidate" default:"true"`
+	Scopes        []string       `arg:"activeScopes" help:"custom-anchor-scope values that pick one block when an exact anchor has several (at most 50)"`
+	NamespaceMode string         `arg:"namespaceMode" help:"auto (default) probes names and aliases first; off skips them (a baseline for evaluation)" enum:"auto,off" default:"auto"`
+	// What the arguments resolve to.
+	CandidateSize   int
+	Types, SubTypes map[string]bool
+	Active          map[string]bool
+	Namespace       bool
 }
 
-func parseKnowledge(a *tools.Args) (knowledgeArgs, error) {
-	k := knowledgeArgs{Query: a.String("query"), PageSize: a.Int("pageSize"), Notebooks: a.Strings("notebooks"), Paths: a.Strings("paths"),
-		Related: a.Bool("includeRelatedDocuments"), Namespace: a.String("namespaceMode") != "off"}
+func parseKnowledge(k *knowledgeArgs) error {
+	k.Namespace = k.NamespaceMode != "off"
 	if strings.TrimSpace(k.Query) == "" {
-		return k, failure.Invalid("argument \"query\" must not be empty")
+		return failure.Invalid("argument \"query\" must not be empty")
 	}
-	k.CandidateSize = a.Int("candidateSize")
-	if !a.Has("candidateSize") {
-		k.CandidateSize = min(max(k.PageSize*3, 20), 100)
+	k.CandidateSize = min(max(k.PageSize*3, 20), 100)
+	if k.Candidates != nil {
+		k.CandidateSize = *k.Candidates
 	}
-	for _, nb := range k.Notebooks {
-		if err := tools.CheckID("notebooks", nb); err != nil {
-			return k, err
-		}
+	if len(k.Scopes) > 50 {
+		return failure.Invalid("activeScopes: at most 50, got %d", len(k.Scopes))
 	}
-	scopes := a.Strings("activeScopes")
-	if len(scopes) > 50 {
-		return k, failure.Invalid("activeScopes: at most 50, got %d", len(scopes))
-	}
-	k.Active = tokenSet(scopes)
+	k.Active = tokenSet(k.Scopes)
 	var err error
-	if k.Types, err = boolMap(a, "types"); err != nil {
-		return k, err
+	if k.Types, err = boolMap("types", k.GivenTypes); err != nil {
+		return err
 	}
-	k.SubTypes, err = boolMap(a, "subTypes")
-	return k, err
+	k.SubTypes, err = boolMap("subTypes", k.GivenSubTypes)
+	return err
 }
 
 // inScope applies the notebooks, paths, types and subTypes filters to a row.
@@ -241,20 +242,8 @@ func knowledge(ctx context.Context, env *tools.Env, k knowledgeArgs) (any, error
 func knowledgeAction() *tools.Action {
 	return tools.Read[knowledgeArgs]{
 		Name: "knowledge", Summary: "find knowledge: exact name/alias anchors first (via SQL), then semantic search where SiYuan has embeddings, collapsing reference-only hits into what they reference",
-		Example: map[string]any{"query": "release checklist", "pageSize": 5},
-		Params: []tools.Param{
-			{Name: "query", Type: tools.String, Description: "what to find; an exact readable name or alias resolves locally before anything semantic", Required: true},
-			{Name: "pageSize", Type: tools.Integer, Description: "at most this many candidates", Default: 10, Min: tools.IntP(1), Max: tools.IntP(50)},
-			{Name: "candidateSize", Type: tools.Integer, Description: "semantic hits asked for before collapsing (default: 3 × pageSize, 20 to 100)", Min: tools.IntP(1), Max: tools.IntP(100)},
-			{Name: "notebooks", Type: tools.Strings, Description: "only these notebooks (ids)"},
-			{Name: "paths", Type: tools.Strings, Description: "only blocks under these storage paths (\"/<doc id>\" prefixes)"},
-			{Name: "types", Type: tools.Object, Description: "block types, e.g. {\"h\":true} or {\"heading\":true}"},
-			{Name: "subTypes", Type: tools.Object, Description: "block subtypes, e.g. {\"h2\":true}"},
-			{Name: "includeRelatedDocuments", Type: tools.Boolean, Description: "attach the documents that reference each semantic candidate", Default: true},
-			{Name: "activeScopes", Type: tools.Strings, Description: "custom-anchor-scope values that pick one block when an exact anchor has several (at most 50)"},
-			{Name: "namespaceMode", Type: tools.String, Description: "auto (default) probes names and aliases first; off skips them (a baseline for evaluation)", Enum: []string{"auto", "off"}, Default: "auto"},
-		},
-		Parse: parseKnowledge,
+		Example:  map[string]any{"query": "release checklist", "pageSize": 5},
+		Validate: parseKnowledge,
 		Scope: tools.Scope[knowledgeArgs]{Touches: func(k knowledgeArgs) []tools.Touch {
 			var ts []tools.Touch
 			for _, nb := range k.Notebooks {

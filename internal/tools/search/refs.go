@@ -13,7 +13,10 @@ const (
 	invalidRefsMax  = 20 * invalidRefsPage
 )
 
-type pageArgs struct{ Page, PageSize int }
+type pageArgs struct {
+	Page     int `arg:"page" help:"1-based page (past the end: the last page)" default:"1" min:"1"`
+	PageSize int `arg:"pageSize" help:"blocks per page" default:"32" min:"1" max:"128"`
+}
 
 // listInvalidRefs reads every invalid-reference holder and pages the
 // visible ones itself: the kernel's counts include hidden notebooks.
@@ -55,11 +58,6 @@ func listInvalidRefsAction() *tools.Action {
 	return tools.Read[pageArgs]{
 		Name: "list_invalid_refs", Summary: "blocks whose references point at blocks that no longer exist, by block id",
 		Example: map[string]any{"page": 1, "pageSize": 20},
-		Params: []tools.Param{
-			{Name: "page", Type: tools.Integer, Description: "1-based page (past the end: the last page)", Default: 1, Min: tools.IntP(1)},
-			{Name: "pageSize", Type: tools.Integer, Description: "blocks per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
-		},
-		Parse: func(a *tools.Args) (pageArgs, error) { return pageArgs{a.Int("page"), a.Int("pageSize")}, nil },
 		// Workspace-wide; blocks of hidden notebooks are dropped.
 		Scope: tools.Scope[pageArgs]{Global: true},
 		Run:   listInvalidRefs,

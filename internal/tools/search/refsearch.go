@@ -8,24 +8,13 @@ import (
 )
 
 type refSearchArgs struct {
-	ID, RootID, K    string
-	BeforeLen        int
-	Square, Database bool
-	ReqID            string
-}
-
-func parseRefSearch(a *tools.Args) (refSearchArgs, error) {
-	r := refSearchArgs{ID: a.String("id"), RootID: a.String("rootID"), K: a.String("k"), BeforeLen: a.Int("beforeLen"),
-		Square: a.Bool("isSquareBrackets"), Database: a.Bool("isDatabase"), ReqID: a.String("reqId")}
-	if err := tools.CheckID("id", r.ID); err != nil {
-		return r, err
-	}
-	if r.RootID != "" {
-		if err := tools.CheckID("rootID", r.RootID); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
+	ID        string `arg:"id" help:"the block the ref would be written in" id:"" required:""`
+	RootID    string `arg:"rootID" help:"its document (left out of the candidates)" id:""`
+	K         string `arg:"k" help:"keyword; empty lists the blocks referenced most recently"`
+	BeforeLen int    `arg:"beforeLen" help:"characters kept before the first highlight" default:"512" min:"0"`
+	Square    bool   `arg:"isSquareBrackets" help:"the [[ form of the search (documents only when SiYuan is set so)"`
+	Database  bool   `arg:"isDatabase" help:"searching for a database row's block (newDoc is then always true)"`
+	ReqID     string `arg:"reqId" help:"echoed back"`
 }
 
 type refCandidate struct {
@@ -86,16 +75,6 @@ func refSearchAction() *tools.Action {
 	return tools.Read[refSearchArgs]{
 		Name: "search_refs", Summary: "block ref candidates for a keyword, as SiYuan's (( search lists them (blocks referencing a block: get_backlinks)",
 		Example: map[string]any{"id": "20260812120000-abcdefg", "k": "release plan"},
-		Params: []tools.Param{
-			tools.IDParam("id", "the block the ref would be written in", true),
-			tools.IDParam("rootID", "its document (left out of the candidates)", false),
-			{Name: "k", Type: tools.String, Description: "keyword; empty lists the blocks referenced most recently"},
-			{Name: "beforeLen", Type: tools.Integer, Description: "characters kept before the first highlight", Default: 512, Min: tools.IntP(0)},
-			{Name: "isSquareBrackets", Type: tools.Boolean, Description: "the [[ form of the search (documents only when SiYuan is set so)"},
-			{Name: "isDatabase", Type: tools.Boolean, Description: "searching for a database row's block (newDoc is then always true)"},
-			{Name: "reqId", Type: tools.String, Description: "echoed back"},
-		},
-		Parse: parseRefSearch,
 		Scope: tools.Scope[refSearchArgs]{Touches: func(a refSearchArgs) []tools.Touch {
 			ts := []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)}
 			if a.RootID != "" {

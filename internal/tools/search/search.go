@@ -28,23 +28,17 @@ func Tool() *tools.Tool {
 			tools.Read[sqlArgs]{
 				Name: "query_sql", Summary: "one read-only SELECT over SiYuan's SQL index",
 				Example: map[string]any{"stmt": "SELECT id, content FROM blocks WHERE type = 'h' ORDER BY updated DESC", "maxRows": 20},
-				Params: []tools.Param{
-					{Name: "stmt", Type: tools.String, Description: "a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'. " +
-						"SiYuan cannot interrupt a query, so what can run without bound is refused: recursive WITH; joins other than JOIN t ON t.id = x.col (or t.col = x.id, or USING (id)); " +
-						"subqueries naming an outer table unless their WHERE ties them to it by an id; randomblob, zeroblob, printf, format"},
-					{Name: "sql", Type: tools.String, Description: "upstream's name for stmt (wins when both are given)"},
-					{Name: "maxRows", Type: tools.Integer, Description: "at most this many rows; truncated says whether more exist", Default: 200, Min: tools.IntP(1), Max: tools.IntP(1000)},
-				},
-				Parse: func(a *tools.Args) (sqlArgs, error) {
-					raw := a.String("stmt")
-					if q := a.String("sql"); strings.TrimSpace(q) != "" {
+				Validate: func(a *sqlArgs) error {
+					raw := a.Stmt
+					if q := a.SQL; strings.TrimSpace(q) != "" {
 						raw = q
 					}
 					if strings.TrimSpace(raw) == "" {
-						return sqlArgs{}, failure.Invalid("missing argument \"stmt\" (or its alias \"sql\"): the SELECT to run")
+						return failure.Invalid("missing argument \"stmt\" (or its alias \"sql\"): the SELECT to run")
 					}
-					stmt, err := checkSQL(raw)
-					return sqlArgs{stmt, a.Int("maxRows")}, err
+					var err error
+					a.Stmt, err = checkSQL(raw)
+					return err
 				},
 				// Raw SQL cannot be filtered by notebook: it is refused
 				// while any notebook is hidden (querySQL checks).
@@ -54,10 +48,6 @@ func Tool() *tools.Tool {
 			tools.Read[assetArgs]{
 				Name: "search_assets", Summary: "assets (images, PDFs, ...) whose file name matches a keyword, newest first",
 				Example: map[string]any{"keyword": "diagram", "exts": []string{".png"}},
-				Params: []tools.Param{
-					{Name: "keyword", Type: tools.String, Description: "words of the file name (empty: every asset)"},
-					{Name: "exts", Type: tools.Strings, Description: "only these extensions, like .png or .pdf"},
-				},
 				// Assets belong to the workspace; one under a notebook's own
 				// assets folder is left out while that notebook is hidden.
 				Scope: tools.Scope[assetArgs]{Global: true},
@@ -73,8 +63,9 @@ func Tool() *tools.Tool {
 }
 
 type sqlArgs struct {
-	Stmt    string
-	MaxRows int
+	Stmt    string `arg:"stmt" help:"a single SELECT or WITH statement, e.g. SELECT id, content FROM blocks WHERE type='h'. SiYuan cannot interrupt a query, so what can run without bound is refused: recursive WITH; joins other than JOIN t ON t.id = x.col (or t.col = x.id, or USING (id)); subqueries naming an outer table unless their WHERE ties them to it by an id; randomblob, zeroblob, printf, format"`
+	SQL     string `arg:"sql" help:"upstream's name for stmt (wins when both are given)"`
+	MaxRows int    `arg:"maxRows" help:"at most this many rows; truncated says whether more exist" default:"200" min:"1" max:"1000"`
 }
 
 func querySQL(ctx context.Context, env *tools.Env, a sqlArgs) (any, error) {
@@ -153,8 +144,8 @@ func checkPaths(ctx context.Context, env *tools.Env, paths []string) error {
 }
 
 type assetArgs struct {
-	Keyword string
-	Exts    []string
+	Keyword string   `arg:"keyword" help:"words of the file name (empty: every asset)"`
+	Exts    []string `arg:"exts" help:"only these extensions, like .png or .pdf"`
 }
 
 func searchAssets(ctx context.Context, env *tools.Env, a assetArgs) (any, error) {

@@ -14,14 +14,19 @@ import (
 const semanticSince = "3.7.0"
 
 type semanticArgs struct {
-	Query           string
-	Paths           []string
+	Query         string         `arg:"query" help:"natural-language query, sent to the embedding provider SiYuan is configured with" required:""`
+	Paths         []string       `arg:"paths" help:"limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""`
+	GivenTypes    map[string]any `arg:"types" help:"block types by name or shortcode, as for fulltext"`
+	Shortcodes    []string       `arg:"typeShortcodes" help:"block types as shortcodes, merged with types"`
+	GivenSubTypes map[string]any `arg:"subTypes" help:"block subtypes, e.g. {\"h1\":true}"`
+	Page          int            `arg:"page" help:"1-based page" default:"1" min:"1"`
+	PageSize      int            `arg:"pageSize" help:"results per page" default:"32" min:"1" max:"128"`
+	// Types and SubTypes are the filters asked.
 	Types, SubTypes map[string]bool
-	Page, PageSize  int
 }
 
-func boolMap(a *tools.Args, name string) (map[string]bool, error) {
-	obj := a.Object(name)
+// boolMap reads an object argument that maps names to booleans.
+func boolMap(name string, obj map[string]any) (map[string]bool, error) {
 	if obj == nil {
 		return nil, nil
 	}
@@ -36,17 +41,16 @@ func boolMap(a *tools.Args, name string) (map[string]bool, error) {
 	return out, nil
 }
 
-func parseSemantic(a *tools.Args) (semanticArgs, error) {
-	s := semanticArgs{Query: a.String("query"), Paths: a.Strings("paths"), Page: a.Int("page"), PageSize: a.Int("pageSize")}
+func parseSemantic(s *semanticArgs) error {
 	if s.Query == "" {
-		return s, failure.Invalid("argument \"query\" must not be empty")
+		return failure.Invalid("argument \"query\" must not be empty")
 	}
 	var err error
-	if s.Types, err = resolveTypes(a); err != nil {
-		return s, err
+	if s.Types, err = resolveTypes(s.GivenTypes, s.Shortcodes); err != nil {
+		return err
 	}
-	s.SubTypes, err = boolMap(a, "subTypes")
-	return s, err
+	s.SubTypes, err = boolMap("subTypes", s.GivenSubTypes)
+	return err
 }
 
 // semanticReady refuses semantic search where the kernel cannot do it: a
@@ -108,19 +112,10 @@ func semantic(ctx context.Context, env *tools.Env, a semanticArgs) (any, error) 
 func semanticAction() *tools.Action {
 	return tools.Read[semanticArgs]{
 		Name: "semantic", Summary: "blocks ranked by embedding similarity (SiYuan's embedding model must be enabled)",
-		Example: map[string]any{"query": "how we decided the release schedule", "pageSize": 10},
-		Params: []tools.Param{
-			{Name: "query", Type: tools.String, Description: "natural-language query, sent to the embedding provider SiYuan is configured with", Required: true},
-			{Name: "paths", Type: tools.Strings, Description: "limit to notebooks or documents: \"<notebook>\" or \"<notebook>/<storage path>\""},
-			{Name: "types", Type: tools.Object, Description: "block types by name or shortcode, as for fulltext"},
-			{Name: "typeShortcodes", Type: tools.Strings, Description: "block types as shortcodes, merged with types"},
-			{Name: "subTypes", Type: tools.Object, Description: "block subtypes, e.g. {\"h1\":true}"},
-			{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
-			{Name: "pageSize", Type: tools.Integer, Description: "results per page", Default: 32, Min: tools.IntP(1), Max: tools.IntP(128)},
-		},
-		Parse: parseSemantic,
-		Scope: tools.Scope[semanticArgs]{Touches: func(a semanticArgs) []tools.Touch { return pathTouches(a.Paths) }},
-		Run:   semantic,
+		Example:  map[string]any{"query": "how we decided the release schedule", "pageSize": 10},
+		Validate: parseSemantic,
+		Scope:    tools.Scope[semanticArgs]{Touches: func(a semanticArgs) []tools.Touch { return pathTouches(a.Paths) }},
+		Run:      semantic,
 	}.Action()
 }
 
