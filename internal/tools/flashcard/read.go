@@ -15,21 +15,34 @@ import (
 const builtinName = "Built-in Deck"
 
 type listArgs struct {
-	Scope, Filter, DeckID, Notebook, RootID string
-	Reviewed                                []string
+	Scope    string `arg:"scope" help:"which cards: all, a deck's (deckID), a notebook's (notebook), a document's (rootID)" enum:"all,deck,notebook,tree" required:""`
+	Filter   string `arg:"filter" help:"due: every due card; new: never reviewed; old: reviewed before" enum:"due,new,old" required:""`
+	DeckID   string `arg:"deckID" help:"the deck, for scope deck" id:""`
+	Notebook string `arg:"notebook" help:"the notebook, for scope notebook" id:""`
+	RootID   string `arg:"rootID" help:"the document, for scope tree" id:""`
+	reviewedArg
 }
 
-// reviewedParam is reviewedCards: the cards reviewed in this session.
-var reviewedParam = tools.Param{Name: "reviewedCards", Type: tools.Objects,
-	Description: "the cards reviewed in this review session, as [{cardID}]; without it a due-card read starts a new session (SiYuan forgets skipped cards)"}
+// reviewedArg is reviewedCards: the cards reviewed in this session.
+type reviewedArg struct {
+	ReviewedCards []map[string]any `arg:"reviewedCards" help:"the cards reviewed in this review session, as [{cardID}]; without it a due-card read starts a new session (SiYuan forgets skipped cards)"`
+	// Reviewed are their ids (nil when reviewedCards is absent).
+	Reviewed []string
+}
+
+// parse reads reviewedCards[].cardID.
+func (r *reviewedArg) parse() (err error) {
+	r.Reviewed, err = reviewedOf(r.ReviewedCards)
+	return err
+}
 
 // reviewedOf reads reviewedCards[].cardID (nil when absent).
-func reviewedOf(a *tools.Args) ([]string, error) {
-	if !a.Has("reviewedCards") {
+func reviewedOf(cards []map[string]any) ([]string, error) {
+	if cards == nil {
 		return nil, nil
 	}
 	out := []string{}
-	for i, o := range a.Objects("reviewedCards") {
+	for i, o := range cards {
 		id, _ := o["cardID"].(string)
 		if tools.CheckID("reviewedCards", id) != nil {
 			return nil, failure.Invalid("reviewedCards[%d].cardID must be a card id like 20260812120000-abcdefg", i)
@@ -41,36 +54,22 @@ func reviewedOf(a *tools.Args) ([]string, error) {
 
 var listCards = tools.Read[listArgs]{
 	Name: "list_cards", Summary: "the due cards of all (the built-in deck), a deck, a notebook or a document (SiYuan reads the built-in deck for notebook and tree too), filtered to due (all), new or old, with front and back",
-	Params: []tools.Param{
-		{Name: "scope", Type: tools.String, Enum: []string{"all", "deck", "notebook", "tree"}, Required: true, Description: "which cards: all, a deck's (deckID), a notebook's (notebook), a document's (rootID)"},
-		{Name: "filter", Type: tools.String, Enum: []string{"due", "new", "old"}, Required: true, Description: "due: every due card; new: never reviewed; old: reviewed before"},
-		tools.IDParam("deckID", "the deck, for scope deck", false),
-		tools.IDParam("notebook", "the notebook, for scope notebook", false),
-		tools.IDParam("rootID", "the document, for scope tree", false),
-		reviewedParam,
-	},
 	Example: map[string]any{"scope": "all", "filter": "due"},
-	Parse: func(a *tools.Args) (listArgs, error) {
-		l := listArgs{Scope: a.String("scope"), Filter: a.String("filter"), DeckID: a.String("deckID"), Notebook: a.String("notebook"), RootID: a.String("rootID")}
-		var err error
-		if l.Reviewed, err = reviewedOf(a); err != nil {
-			return l, err
+	Validate: func(l *listArgs) error {
+		if err := l.reviewedArg.parse(); err != nil {
+			return err
 		}
 		want := map[string]*string{"deck": &l.DeckID, "notebook": &l.Notebook, "tree": &l.RootID}
 		names := map[string]string{"deck": "deckID", "notebook": "notebook", "tree": "rootID"}
 		for scope, v := range want {
 			switch {
 			case scope == l.Scope && *v == "":
-				return l, failure.Invalid("%s is required when scope=%q", names[scope], scope)
-			case scope == l.Scope:
-				if err := tools.CheckID(names[scope], *v); err != nil {
-					return l, err
-				}
-			case *v != "":
-				return l, failure.Invalid("scope=%q does not take %s", l.Scope, names[scope])
+				return failure.Invalid("%s is required when scope=%q", names[scope], scope)
+			case scope != l.Scope && *v != "":
+				return failure.Invalid("scope=%q does not take %s", l.Scope, names[scope])
 			}
 		}
-		return l, nil
+		return nil
 	},
 	Scope: tools.Scope[listArgs]{Resolve: func(_ context.Context, _ *tools.Env, l listArgs) ([]tools.Touch, error) {
 		switch l.Scope {
@@ -199,27 +198,15 @@ func visibleCards(ctx context.Context, env *tools.Env, deckID string) ([]siyuan.
 }
 
 type cardsArgs struct {
-	DeckID         string
-	Page, PageSize int
+	DeckID   string `arg:"deckID" help:"the deck; \"\" for every deck" required:""`
+	Page     int    `arg:"page" help:"page, from 1" default:"1" min:"1"`
+	PageSize int    `arg:"pageSize" help:"cards per page" default:"32" min:"1" max:"512"`
 }
 
 var getCards = tools.Read[cardsArgs]{
 	Name: "get_cards", Summary: "a deck's cards (\"\" : every deck's), sorted by due time, a page at a time, with front and back",
-	Params: []tools.Param{
-		{Name: "deckID", Type: tools.String, Required: true, Description: "the deck; \"\" for every deck"},
-		{Name: "page", Type: tools.Integer, Default: 1, Min: tools.IntP(1), Description: "page, from 1"},
-		{Name: "pageSize", Type: tools.Integer, Default: 32, Min: tools.IntP(1), Max: tools.IntP(512), Description: "cards per page"},
-	},
 	Example: map[string]any{"deckID": siyuan.BuiltinDeckID, "page": 1},
-	Parse: func(a *tools.Args) (cardsArgs, error) {
-		c := cardsArgs{DeckID: a.String("deckID"), Page: a.Int("page"), PageSize: a.Int("pageSize")}
-		if c.DeckID != "" {
-			if err := tools.CheckID("deckID", c.DeckID); err != nil {
-				return c, err
-			}
-		}
-		return c, nil
-	},
+	Validate: func(c *cardsArgs) error { return deckOrEvery(c.DeckID) },
 	Scope: tools.Scope[cardsArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, c cardsArgs) (any, error) {
 		// The page's blocks come from the SQL index, which lags writes.

@@ -13,11 +13,24 @@ import (
 
 var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
 
+// reviewArgs' deckID is checked by Validate, whose refusal says where a
+// card's deck is found.
 type reviewArgs struct {
-	DeckID, CardID string
-	Rating         int
-	Skip           bool
-	Reviewed       []string
+	DeckID string `arg:"deckID" help:"the card's deck (get_cards and list_cards name it) (a SiYuan id like 20260812120000-abcdefg)" required:""`
+	CardID string `arg:"cardID" help:"the card" id:"" required:""`
+	Rated  *int   `arg:"rating" help:"1 again, 2 hard, 3 good, 4 easy; required unless skip" min:"1" max:"4"`
+	Skip   bool   `arg:"skip" help:"skip the card for this session instead of rating it"`
+	reviewedArg
+	Rating int // the rating given (0 when skipped)
+}
+
+// deckOrEvery checks a deck id where "" names every deck (or the
+// built-in one).
+func deckOrEvery(id string) error {
+	if id == "" {
+		return nil
+	}
+	return tools.CheckID("deckID", id)
 }
 
 // ratings are FSRS's: 1 again, 2 hard, 3 good, 4 easy.
@@ -27,31 +40,19 @@ var reviewCard = tools.WriteWith[reviewArgs, cardState, card]{Write: tools.Write
 	Name: "review_card", Summary: "review a card with a rating (1 again, 2 hard, 3 good, 4 easy), which reschedules it, or skip it for this review session (SiYuan keeps skips in memory only: the card's schedule does not change, and the receipt says no_change)",
 	Policy:  guarded,
 	Example: map[string]any{"deckID": siyuan.BuiltinDeckID, "cardID": "20260812120000-abcdefg", "rating": 3, "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("deckID", "the card's deck (get_cards and list_cards name it)", true),
-		tools.IDParam("cardID", "the card", true),
-		{Name: "rating", Type: tools.Integer, Min: tools.IntP(1), Max: tools.IntP(4), Description: "1 again, 2 hard, 3 good, 4 easy; required unless skip"},
-		{Name: "skip", Type: tools.Boolean, Description: "skip the card for this session instead of rating it"},
-		reviewedParam,
-	},
-	Parse: func(a *tools.Args) (reviewArgs, error) {
-		r := reviewArgs{DeckID: a.String("deckID"), CardID: a.String("cardID"), Rating: a.Int("rating"), Skip: a.Bool("skip")}
+	Validate: func(r *reviewArgs) error {
 		if err := tools.CheckID("deckID", r.DeckID); err != nil {
-			e := failure.Invalid("review_card needs the card's deck: find it with get_cards or list_cards (%s)", err.Error())
-			return r, e
-		}
-		if err := tools.CheckID("cardID", r.CardID); err != nil {
-			return r, err
+			return failure.Invalid("review_card needs the card's deck: find it with get_cards or list_cards (%s)", err.Error())
 		}
 		switch {
-		case r.Skip && a.Has("rating"):
-			return r, failure.Invalid("give rating or skip:true, not both")
-		case !r.Skip && !a.Has("rating"):
-			return r, failure.Invalid("rating is required unless skip is true: 1 again, 2 hard, 3 good, 4 easy")
+		case r.Skip && r.Rated != nil:
+			return failure.Invalid("give rating or skip:true, not both")
+		case !r.Skip && r.Rated == nil:
+			return failure.Invalid("rating is required unless skip is true: 1 again, 2 hard, 3 good, 4 easy")
+		case r.Rated != nil:
+			r.Rating = *r.Rated
 		}
-		var err error
-		r.Reviewed, err = reviewedOf(a)
-		return r, err
+		return r.reviewedArg.parse()
 	},
 	Scope: tools.Scope[reviewArgs]{Resolve: func(ctx context.Context, env *tools.Env, r reviewArgs) ([]tools.Touch, error) {
 		st, err := readCard(ctx, env, r.DeckID, r.CardID)
@@ -131,40 +132,39 @@ func reviewed(before, after card) error {
 	return nil
 }
 
+// blocksArgs are remove_card's, and with mode create_card's: a deck and
+// blocks.
 type blocksArgs struct {
-	DeckID   string // as given ("" : the built-in deck)
-	Deck     string // the deck written
-	BlockIDs []string
-	Mode     string
+	DeckID   string   `arg:"deckID" help:"the deck; \"\" for the built-in deck" required:""`
+	BlockIDs []string `arg:"blockIDs" help:"the blocks" id:"" required:""`
+	Deck     string   // the deck written
 }
 
-func parseBlocks(a *tools.Args) (blocksArgs, error) {
-	b := blocksArgs{DeckID: a.String("deckID"), BlockIDs: a.Strings("blockIDs"), Mode: a.String("mode")}
+// createArgs are create_card's.
+type createArgs struct {
+	blocksArgs
+	Mode string `arg:"mode" help:"accepted for upstream's sake: SiYuan does the same in both" enum:"full,attach" default:"full"`
+}
+
+func parseBlocks(b *blocksArgs) error {
+	if err := deckOrEvery(b.DeckID); err != nil {
+		return err
+	}
 	b.Deck = b.DeckID
 	if b.Deck == "" {
 		b.Deck = siyuan.BuiltinDeckID
-	} else if err := tools.CheckID("deckID", b.Deck); err != nil {
-		return b, err
 	}
 	if len(b.BlockIDs) == 0 {
-		return b, failure.Invalid("blockIDs must name at least one block")
+		return failure.Invalid("blockIDs must name at least one block")
 	}
 	seen := map[string]bool{}
 	for _, id := range b.BlockIDs {
-		if err := tools.CheckID("blockIDs", id); err != nil {
-			return b, err
-		}
 		if seen[id] {
-			return b, failure.Invalid("blockIDs names %s twice", id)
+			return failure.Invalid("blockIDs names %s twice", id)
 		}
 		seen[id] = true
 	}
-	return b, nil
-}
-
-var blockParams = []tools.Param{
-	{Name: "deckID", Type: tools.String, Required: true, Description: "the deck; \"\" for the built-in deck"},
-	{Name: "blockIDs", Type: tools.Strings, Required: true, Description: "the blocks (ids)"},
+	return nil
 }
 
 // deckExists reports whether a deck exists (the built-in deck always may
@@ -192,16 +192,14 @@ type createState struct {
 	Docs       []string    `json:"docs"`
 }
 
-var createCard = tools.Write[blocksArgs, createState]{
+var createCard = tools.Write[createArgs, createState]{
 	Name: "create_card", Summary: "make a card of each block in a deck (a block keeps the card it has there); SiYuan also records the deck in the block's custom-riff-decks attribute",
 	Policy:  strict.WritePolicy{Class: strict.Additive},
 	Example: map[string]any{"deckID": "", "blockIDs": []string{"20260812120000-abcdefg"}, "validateOnly": true},
-	Params: append(append([]tools.Param{}, blockParams...),
-		tools.Param{Name: "mode", Type: tools.String, Enum: []string{"full", "attach"}, Default: "full", Description: "accepted for upstream's sake: SiYuan does the same in both"}),
-	Parse:   parseBlocks,
-	Scope:   tools.Scope[blocksArgs]{Touches: func(b blocksArgs) []tools.Touch { return tools.OnBlocks(b.BlockIDs, tools.LevelWrite) }},
-	Targets: func(b blocksArgs) []string { return b.BlockIDs },
-	State: func(ctx context.Context, env *tools.Env, b blocksArgs) (createState, error) {
+	Validate: func(c *createArgs) error { return parseBlocks(&c.blocksArgs) },
+	Scope:   tools.Scope[createArgs]{Touches: func(b createArgs) []tools.Touch { return tools.OnBlocks(b.BlockIDs, tools.LevelWrite) }},
+	Targets: func(b createArgs) []string { return b.BlockIDs },
+	State: func(ctx context.Context, env *tools.Env, b createArgs) (createState, error) {
 		ok, err := deckExists(ctx, env, b.Deck)
 		if err != nil || !ok {
 			return createState{}, err
@@ -225,7 +223,7 @@ var createCard = tools.Write[blocksArgs, createState]{
 		}
 		return st, nil
 	},
-	Check: func(b blocksArgs, st createState) error {
+	Check: func(b createArgs, st createState) error {
 		if !st.DeckExists {
 			return failure.Missing("deck", b.Deck).Attempted(false)
 		}
@@ -239,7 +237,7 @@ var createCard = tools.Write[blocksArgs, createState]{
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, b blocksArgs, _ createState) (tools.Payload, error) {
+	Execute: func(ctx context.Context, env *tools.Env, b createArgs, _ createState) (tools.Payload, error) {
 		d, err := env.Kernel.AddRiffCards(ctx, b.Deck, b.BlockIDs)
 		if err != nil {
 			return nil, tools.WriteFailure(err, false)
@@ -250,7 +248,7 @@ var createCard = tools.Write[blocksArgs, createState]{
 		}
 		return p, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, b blocksArgs, p tools.Payload) (any, error) {
+	Readback: func(ctx context.Context, env *tools.Env, b createArgs, p tools.Payload) (any, error) {
 		st, err := tools.Await(ctx, func(ctx context.Context) (blocksState, error) {
 			return readBlocks(ctx, env, b.Deck, b.BlockIDs)
 		}, func(st blocksState) error {
@@ -277,8 +275,7 @@ var removeCard = tools.Write[blocksArgs, blocksState]{
 	Name: "remove_card", Summary: "remove the blocks' cards from a deck, with their review history (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
 	Example: map[string]any{"deckID": "", "blockIDs": []string{"20260812120000-abcdefg"}, "validateOnly": true},
-	Params:  blockParams,
-	Parse:   parseBlocks,
+	Validate: parseBlocks,
 	// A card's review history goes with it, beyond undo: as upstream asks
 	// for a dangerous action, the blocks' notebooks must allow delete.
 	Scope:   tools.Scope[blocksArgs]{Touches: func(b blocksArgs) []tools.Touch { return tools.OnBlocks(b.BlockIDs, tools.LevelDelete) }},
