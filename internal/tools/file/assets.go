@@ -116,16 +116,29 @@ func visibleAssets(ctx context.Context, items []siyuan.UnusedAsset) []siyuan.Unu
 }
 
 type docAssetsArgs struct {
-	ID, AssetType string
+	ID        string `arg:"id" help:"the document (or a block of it)" id:"" required:""`
+	AssetType string `arg:"assetType" help:"all assets, or images only" enum:"all,image" default:"all"`
+}
+
+// assetArg is an asset named by path ("the asset"), and the path parsed.
+type assetArg struct {
+	Given string `arg:"path" help:"the asset" required:""`
+	assetRef
+}
+
+func (a *assetArg) parse() (err error) {
+	a.assetRef, err = parseAsset("path", a.Given)
+	return err
+}
+
+// imageArg is an image asset named by path, and the path parsed.
+type imageArg struct {
+	Given string `arg:"path" help:"the image asset" required:""`
+	assetRef
 }
 
 var getDocAssets = tools.Read[docAssetsArgs]{
 	Name: "get_doc_assets", Summary: "the assets a document links (assetType all, or image for its images only)",
-	Params: []tools.Param{tools.IDParam("id", "the document (or a block of it)", true),
-		{Name: "assetType", Type: tools.String, Enum: []string{"all", "image"}, Default: "all", Description: "all assets, or images only"}},
-	Parse: func(a *tools.Args) (docAssetsArgs, error) {
-		return docAssetsArgs{a.String("id"), a.String("assetType")}, tools.CheckID("id", a.String("id"))
-	},
 	Scope: tools.Scope[docAssetsArgs]{Touches: func(a docAssetsArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Run: func(ctx context.Context, env *tools.Env, a docAssetsArgs) (any, error) {
 		var list []string
@@ -145,16 +158,15 @@ var getDocAssets = tools.Read[docAssetsArgs]{
 	},
 }
 
-var getImageOCRText = tools.Read[pathArgs]{
+var getImageOCRText = tools.Read[imageArg]{
 	Name: "get_image_ocr_text", Summary: "the OCR text SiYuan stores for an image asset (\"\" when it has none)",
 	Example: map[string]any{"path": "assets/scan-20260101000000-abcdefg.png"},
-	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the image asset", Required: true}},
-	Parse: func(a *tools.Args) (pathArgs, error) {
-		r, err := parseAsset("path", a.String("path"))
-		return pathArgs{r.Path}, err
+	Validate: func(a *imageArg) (err error) {
+		a.assetRef, err = parseAsset("path", a.Given)
+		return err
 	},
-	Scope: tools.Scope[pathArgs]{Touches: func(a pathArgs) []tools.Touch { r, _ := parseAsset("path", a.Path); return r.touch(tools.LevelRead) }},
-	Run: func(ctx context.Context, env *tools.Env, a pathArgs) (any, error) {
+	Scope: tools.Scope[imageArg]{Touches: func(a imageArg) []tools.Touch { return a.touch(tools.LevelRead) }},
+	Run: func(ctx context.Context, env *tools.Env, a imageArg) (any, error) {
 		text, err := env.Kernel.GetImageOCRText(ctx, a.Path)
 		if err != nil {
 			return nil, err
@@ -253,8 +265,9 @@ var removeUnusedAssets = tools.WriteWith[tools.NoArgs, unusedState, []string]{Wr
 }
 
 type renameAssetArgs struct {
+	OldPath string `arg:"oldPath" help:"the asset" required:""`
+	NewName string `arg:"newName" help:"its new name, without extension (SiYuan appends a new id)" required:""`
 	Old     assetRef
-	NewName string
 }
 
 // renamedAsset is what renameAsset hands its readback, typed rather than
@@ -268,23 +281,20 @@ var renameAsset = tools.WriteWith[renameAssetArgs, assetState, renamedAsset]{Wri
 	Name: "rename_asset", Summary: "rename an asset; SiYuan rewrites every document's links to it and keeps its extension (the answer names the new path)",
 	Policy:  guarded,
 	Example: map[string]any{"oldPath": "assets/scan-20260101000000-abcdefg.png", "newName": "receipt", "validateOnly": true},
-	Params: []tools.Param{
-		{Name: "oldPath", Type: tools.String, Description: "the asset", Required: true},
-		{Name: "newName", Type: tools.String, Description: "its new name, without extension (SiYuan appends a new id)", Required: true},
-	},
-	Parse: func(a *tools.Args) (renameAssetArgs, error) {
-		r, err := parseAsset("oldPath", a.String("oldPath"))
+	Validate: func(a *renameAssetArgs) error {
+		r, err := parseAsset("oldPath", a.OldPath)
 		if err != nil {
-			return renameAssetArgs{}, err
+			return err
 		}
-		name := strings.TrimSpace(a.String("newName"))
+		name := strings.TrimSpace(a.NewName)
 		if name == "" || strings.ContainsAny(name, "/\\") {
-			return renameAssetArgs{}, failure.Invalid("newName must be a plain name without slashes")
+			return failure.Invalid("newName must be a plain name without slashes")
 		}
 		if cur := base(r.Path); name == cur || name+path.Ext(cur) == cur {
-			return renameAssetArgs{}, failure.Invalid("newName %q is the asset's current name; nothing to rename", name)
+			return failure.Invalid("newName %q is the asset's current name; nothing to rename", name)
 		}
-		return renameAssetArgs{r, name}, nil
+		a.Old, a.NewName = r, name
+		return nil
 	},
 	// SiYuan rewrites the file name wherever a document holds it: each of
 	// their notebooks needs write (as the SQL index knows them: its assets
@@ -352,25 +362,24 @@ var renameAsset = tools.WriteWith[renameAssetArgs, assetState, renamedAsset]{Wri
 	},
 }
 
-var deleteAsset = tools.Write[assetRef, assetState]{
+var deleteAsset = tools.Write[assetArg, assetState]{
 	Name: "delete_asset", Summary: "delete an asset file, even if documents still link it (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
-	Example: map[string]any{"path": "assets/old-20260101000000-abcdefg.png", "validateOnly": true},
-	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the asset", Required: true}},
-	Parse:   func(a *tools.Args) (assetRef, error) { return parseAsset("path", a.String("path")) },
-	Scope:   tools.Scope[assetRef]{Touches: func(a assetRef) []tools.Touch { return a.touch(tools.LevelDelete) }},
-	Targets: func(a assetRef) []string { return []string{a.Path} },
-	State: func(ctx context.Context, env *tools.Env, a assetRef) (assetState, error) {
+	Example:  map[string]any{"path": "assets/old-20260101000000-abcdefg.png", "validateOnly": true},
+	Validate: (*assetArg).parse,
+	Scope:    tools.Scope[assetArg]{Touches: func(a assetArg) []tools.Touch { return a.touch(tools.LevelDelete) }},
+	Targets:  func(a assetArg) []string { return []string{a.Path} },
+	State: func(ctx context.Context, env *tools.Env, a assetArg) (assetState, error) {
 		return readAssetState(ctx, env, a.Path)
 	},
-	Check: func(_ assetRef, st assetState) error { return mustExist(st) },
-	Execute: func(ctx context.Context, env *tools.Env, a assetRef, _ assetState) (tools.Payload, error) {
+	Check: func(_ assetArg, st assetState) error { return mustExist(st) },
+	Execute: func(ctx context.Context, env *tools.Env, a assetArg, _ assetState) (tools.Payload, error) {
 		if _, err := env.Kernel.RemoveUnusedAsset(ctx, a.Path); err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
 		return tools.Payload{"path": a.Path, "deleted": true}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a assetRef, _ tools.Payload) (any, error) {
+	Readback: func(ctx context.Context, env *tools.Env, a assetArg, _ tools.Payload) (any, error) {
 		st, err := readAssetState(ctx, env, a.Path)
 		if err != nil {
 			return nil, err

@@ -23,10 +23,8 @@ import (
 // to (delivery=download), never on the authority. No preflight, and no
 // strict guarantee.
 
-type idArgs struct{ ID string }
-
-func parseID(a *tools.Args) (idArgs, error) {
-	return idArgs{a.String("id")}, tools.CheckID("id", a.String("id"))
+type idArgs struct {
+	ID string `arg:"id" help:"the document" id:"" required:""`
 }
 
 var readsDoc = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }}
@@ -34,7 +32,7 @@ var readsDoc = tools.Scope[idArgs]{Touches: func(a idArgs) []tools.Touch { retur
 var exportMd = tools.Read[idArgs]{
 	Name: "export_md", Summary: "a document as Markdown (SiYuan's export: references and embeds as configured there; " +
 		"a reference into a hidden notebook reads as one to a removed block, and while a notebook is hidden an embed shows only the block of a plain SELECT * FROM blocks WHERE id='...')",
-	Params: []tools.Param{tools.IDParam("id", "the document", true)}, Parse: parseID, Scope: readsDoc,
+	Scope: readsDoc,
 	Run: func(ctx context.Context, env *tools.Env, a idArgs) (any, error) {
 		md, found, err := kernelview.ExportMarkdown(ctx, env, a.ID)
 		if treeMissing(err) || err == nil && !found {
@@ -60,15 +58,9 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 	Policy: strict.WritePolicy{Class: strict.External},
 	// SiYuan builds the export before it answers: a large one takes a
 	// while, as long as a transfer may.
-	Timeout: exportTimeout,
-	Example: map[string]any{"paths": []string{"assets/diagram-20260101000000-abcdefg.png"}, "name": "diagrams", "outputPath": "./diagrams.zip"},
-	Params: []tools.Param{
-		{Name: "paths", Type: tools.Strings, Description: "workspace paths under data/assets, data/templates, data/emojis or data/<notebook id> (assets/x.png, data/<notebook>/<doc>.sy, ...); data/storage, plugins, widgets, snippets and public are never exported", Required: true},
-		{Name: "name", Type: tools.String, Description: "the ZIP's name (without .zip)"},
-		{Name: "outputPath", Type: tools.String, Description: "where to save the ZIP on the person's machine: a new file inside a folder they allowed " +
-			"(--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; refused if it exists; the person confirms it"},
-	},
-	Parse: parseResources,
+	Timeout:  exportTimeout,
+	Example:  map[string]any{"paths": []string{"assets/diagram-20260101000000-abcdefg.png"}, "name": "diagrams", "outputPath": "./diagrams.zip"},
+	Validate: parseResources,
 	// Global: each path's notebook is decided in Execute (checkResources),
 	// where a hidden one answers as a missing path does.
 	Scope: tools.Scope[resourcesArgs]{Global: true},
@@ -132,7 +124,8 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 }
 
 type extractArgs struct {
-	ID, OutputDir string
+	ID        string `arg:"id" help:"the document" id:"" required:""`
+	OutputDir string `arg:"outputDir" help:"a new folder to create on the person's machine, inside a folder they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; default ~/siyuan-extracted/<document id>, which must lie in an allowed folder too; the person confirms it"`
 }
 
 var extractDoc = tools.Write[extractArgs, struct{}]{
@@ -145,16 +138,7 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	// while, as long as a transfer may.
 	Timeout: exportTimeout,
 	Example: map[string]any{"id": "20260812120000-docdocd", "outputDir": "./plan-export"},
-	Params: []tools.Param{
-		tools.IDParam("id", "the document", true),
-		{Name: "outputDir", Type: tools.String, Description: "a new folder to create on the person's machine, inside a folder they allowed " +
-			"(--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; " +
-			"default ~/siyuan-extracted/<document id>, which must lie in an allowed folder too; the person confirms it"},
-	},
-	Parse: func(a *tools.Args) (extractArgs, error) {
-		return extractArgs{a.String("id"), a.String("outputDir")}, tools.CheckID("id", a.String("id"))
-	},
-	Scope: tools.Scope[extractArgs]{Touches: func(a extractArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Scope:   tools.Scope[extractArgs]{Touches: func(a extractArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Execute: func(ctx context.Context, env *tools.Env, a extractArgs, _ struct{}) (tools.Payload, error) {
 		md, found, err := kernelview.ExportMarkdown(ctx, env, a.ID)
 		if treeMissing(err) || err == nil && !found {

@@ -144,7 +144,7 @@ func TestActionClasses(t *testing.T) {
 	}
 	// create_template is additive unless it overwrites.
 	for overwrite, want := range map[bool]strict.Class{false: strict.Additive, true: strict.Mutation} {
-		if got := createTemplate.PolicyFor(writeTemplateArgs{Overwrite: overwrite}); got.Class != want {
+		if got := createTemplate.PolicyFor(createTemplateArgs{Overwrite: overwrite}); got.Class != want {
 			t.Errorf("create_template overwrite %v: %v", overwrite, got)
 		}
 	}

@@ -58,8 +58,9 @@ func templateName(name string) error {
 }
 
 type saveArgs struct {
-	ID, Name  string
-	Overwrite bool
+	ID        string `arg:"id" help:"the document or block to save" id:"" required:""`
+	Name      string `arg:"name" help:"the template's name, without .md" required:""`
+	Overwrite bool   `arg:"overwrite" help:"replace a template of that name" default:"false"`
 }
 
 // saveState guards a save: the destination template and the block saved.
@@ -72,22 +73,11 @@ var saveDocAsTemplate = tools.Write[saveArgs, saveState]{
 	Name: "save_doc_as_template",
 	Summary: "save a document (or a block with its children) as the template data/templates/<name>.md; refused if it exists unless overwrite:true; " +
 		"guarded by the document's and the destination's state",
-	Policy:  guarded,
-	Example: map[string]any{"id": "20260812120000-docdocd", "name": "weekly-review", "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("id", "the document or block to save", true),
-		{Name: "name", Type: tools.String, Description: "the template's name, without .md", Required: true},
-		{Name: "overwrite", Type: tools.Boolean, Description: "replace a template of that name", Default: false},
-	},
-	Parse: func(a *tools.Args) (saveArgs, error) {
-		s := saveArgs{a.String("id"), a.String("name"), a.Bool("overwrite")}
-		if err := tools.CheckID("id", s.ID); err != nil {
-			return s, err
-		}
-		return s, templateName(s.Name)
-	},
-	Scope:   tools.Scope[saveArgs]{Touches: func(a saveArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
-	Targets: func(a saveArgs) []string { return []string{a.ID, destOf(a)} },
+	Policy:   guarded,
+	Example:  map[string]any{"id": "20260812120000-docdocd", "name": "weekly-review", "validateOnly": true},
+	Validate: func(a *saveArgs) error { return templateName(a.Name) },
+	Scope:    tools.Scope[saveArgs]{Touches: func(a saveArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Targets:  func(a saveArgs) []string { return []string{a.ID, destOf(a)} },
 	State: func(ctx context.Context, env *tools.Env, a saveArgs) (saveState, error) {
 		return readSaveState(ctx, env, a)
 	},
@@ -142,10 +132,12 @@ func readSaveState(ctx context.Context, env *tools.Env, a saveArgs) (saveState, 
 }
 
 type renderArgs struct {
-	Engine   string // "template" or "sprig"
-	ID, Path string
-	Preview  bool
-	Template string
+	Engine   string `arg:"engine" help:"template or sprig" enum:"template,sprig" default:"template"`
+	ID       string `arg:"id" help:"engine=template: the block or document the template is rendered for (.id, .title)" id:""`
+	Given    string `arg:"path" help:"engine=template: the template, relative to data/templates (daily.md)"`
+	Preview  bool   `arg:"preview" help:"engine=template: render databases as tables instead of copying them (false lets SiYuan copy a database the template embeds)" default:"true"`
+	Template string `arg:"template" help:"engine=sprig: the template text"`
+	Path     string // Given, checked
 }
 
 var render = tools.Read[renderArgs]{
@@ -156,15 +148,8 @@ var render = tools.Read[renderArgs]{
 	Summary: "render a template: engine=template renders a template file (path) for a block (id) as block DOM, ready to insert; " +
 		"engine=sprig renders a Go template string ({{ }}) as text. Refused: a function SiYuan's templates lack, env/expandenv/getHostByName, " +
 		"SQL helpers that could write, and while a notebook is hidden every helper reading the index (querySQL, queryBlocks, querySpans, getBlock, getHPathByID, statBlock)",
-	Example: map[string]any{"engine": "template", "id": "20260812120000-docdocd", "path": "daily.md"},
-	Params: []tools.Param{
-		{Name: "engine", Type: tools.String, Description: "template or sprig", Enum: []string{"template", "sprig"}, Default: "template"},
-		tools.IDParam("id", "engine=template: the block or document the template is rendered for (.id, .title)", false),
-		{Name: "path", Type: tools.String, Description: "engine=template: the template, relative to data/templates (daily.md)"},
-		{Name: "preview", Type: tools.Boolean, Description: "engine=template: render databases as tables instead of copying them (false lets SiYuan copy a database the template embeds)", Default: true},
-		{Name: "template", Type: tools.String, Description: "engine=sprig: the template text"},
-	},
-	Parse: parseRender,
+	Example:  map[string]any{"engine": "template", "id": "20260812120000-docdocd", "path": "daily.md"},
+	Validate: parseRender,
 	Scope: tools.Scope[renderArgs]{Touches: func(a renderArgs) []tools.Touch {
 		if a.Engine == "template" {
 			return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)}
@@ -211,32 +196,30 @@ var render = tools.Read[renderArgs]{
 	},
 }
 
-func parseRender(a *tools.Args) (renderArgs, error) {
-	r := renderArgs{Engine: a.String("engine"), ID: a.String("id"), Template: a.String("template"), Preview: a.Bool("preview")}
-	if r.Engine == "" {
-		r.Engine = "template"
-	}
+func parseRender(r *renderArgs) error {
 	switch r.Engine {
 	case "sprig":
 		if r.Template == "" {
-			return r, failure.Invalid("engine=sprig needs template, the text to render")
+			return failure.Invalid("engine=sprig needs template, the text to render")
 		}
-		if a.String("path") != "" || r.ID != "" {
-			return r, failure.Invalid("engine=sprig renders template text only; id and path are for engine=template")
+		if r.Given != "" || r.ID != "" {
+			return failure.Invalid("engine=sprig renders template text only; id and path are for engine=template")
 		}
-		return r, nil
+		return nil
 	case "template":
 		if r.Template != "" {
-			return r, failure.Invalid("engine=template renders a template file (path); pass template text with engine=sprig")
+			return failure.Invalid("engine=template renders a template file (path); pass template text with engine=sprig")
 		}
+		// id is declared optional (engine=sprig takes none) and is
+		// required here: "" is refused as the malformed id it is.
 		if err := tools.CheckID("id", r.ID); err != nil {
-			return r, err
+			return err
 		}
-		p, err := templatePath("path", a.String("path"))
-		r.Path = p
-		return r, err
+		var err error
+		r.Path, err = templatePath("path", r.Given)
+		return err
 	}
-	return r, failure.Invalid("engine must be template or sprig; got %q", r.Engine)
+	return failure.Invalid("engine must be template or sprig; got %q", r.Engine)
 }
 
 // checkRefs refuses a template (its source, or the DOM it rendered to)

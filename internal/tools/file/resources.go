@@ -55,15 +55,16 @@ var refusedTops = map[string]string{
 var notebookDir = regexp.MustCompile(`^\d{14}-[0-9a-z]{7}$`)
 
 type resourcesArgs struct {
-	Paths      []string // "/data/..." workspace paths
-	Name       string
-	OutputPath string
+	Given      []string `arg:"paths" help:"workspace paths under data/assets, data/templates, data/emojis or data/<notebook id> (assets/x.png, data/<notebook>/<doc>.sy, ...); data/storage, plugins, widgets, snippets and public are never exported" required:""`
+	Name       string   `arg:"name" help:"the ZIP's name (without .zip)"`
+	OutputPath string   `arg:"outputPath" help:"where to save the ZIP on the person's machine: a new file inside a folder they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; refused if it exists; the person confirms it"`
+	Paths      []string // "/data/..." workspace paths, from Given
 }
 
-func parseResources(a *tools.Args) (resourcesArgs, error) {
-	r := resourcesArgs{Name: strings.TrimSpace(a.String("name")), OutputPath: a.String("outputPath")}
+func parseResources(r *resourcesArgs) error {
+	r.Name = strings.TrimSpace(r.Name)
 	seen := map[string]bool{}
-	for i, p := range a.Strings("paths") {
+	for i, p := range r.Given {
 		field := fmt.Sprintf("paths[%d]", i)
 		s := strings.TrimSpace(strings.ReplaceAll(p, "\\", "/"))
 		s = strings.TrimLeft(s, "/")
@@ -74,13 +75,13 @@ func parseResources(a *tools.Args) (resourcesArgs, error) {
 			continue
 		}
 		if err := cleanRel(field, p, s); err != nil {
-			return r, err
+			return err
 		}
 		if err := tools.CheckWorkspacePath(field, s); err != nil {
-			return r, err
+			return err
 		}
 		if err := exportable(i, p, strings.TrimSuffix(s, "/")); err != nil {
-			return r, err
+			return err
 		}
 		if !seen[s] {
 			seen[s] = true
@@ -88,12 +89,12 @@ func parseResources(a *tools.Args) (resourcesArgs, error) {
 		}
 	}
 	if len(r.Paths) == 0 {
-		return r, failure.Invalid("paths must name at least one workspace path (assets/x.png, data/<notebook>/<doc>.sy, ...)")
+		return failure.Invalid("paths must name at least one workspace path (assets/x.png, data/<notebook>/<doc>.sy, ...)")
 	}
 	if strings.ContainsAny(r.Name, `/\`) {
-		return r, failure.Invalid("name must be a file name without slashes")
+		return failure.Invalid("name must be a file name without slashes")
 	}
-	return r, nil
+	return nil
 }
 
 // exportable refuses, from its spelling alone, a path outside what

@@ -80,14 +80,22 @@ func checkBody(env *tools.Env, content string) error {
 	return nil
 }
 
-type pathArgs struct{ Path string }
-
-var templates = tools.Scope[pathArgs]{Global: true}
+// readTemplateArgs and deleteTemplateArgs name one template by path
+// (Given), checked into Path.
+type (
+	readTemplateArgs struct {
+		Given string `arg:"path" help:"the template, relative to data/templates (daily.md)" required:""`
+		Path  string
+	}
+	deleteTemplateArgs struct {
+		Given string `arg:"path" help:"the template, relative to data/templates" required:""`
+		Path  string
+	}
+)
 
 var listTemplates = tools.Read[listArgs]{
 	Name: "list_templates", Summary: "the templates in data/templates, optionally those whose name contains a keyword",
 	Example: map[string]any{"keyword": "daily"},
-	Params:  []tools.Param{{Name: "keyword", Type: tools.String, Description: "filter by name"}},
 	Scope:   tools.Scope[listArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, a listArgs) (any, error) {
 		hits, err := env.Kernel.SearchTemplate(ctx, a.Keyword)
@@ -98,18 +106,19 @@ var listTemplates = tools.Read[listArgs]{
 	},
 }
 
-type listArgs struct{ Keyword string }
+type listArgs struct {
+	Keyword string `arg:"keyword" help:"filter by name"`
+}
 
-var readTemplate = tools.Read[pathArgs]{
+var readTemplate = tools.Read[readTemplateArgs]{
 	Name: "read_template", Summary: "a template's source",
 	Example: map[string]any{"path": "daily.md"},
-	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the template, relative to data/templates (daily.md)", Required: true}},
-	Parse: func(a *tools.Args) (pathArgs, error) {
-		p, err := templatePath("path", a.String("path"))
-		return pathArgs{p}, err
+	Validate: func(a *readTemplateArgs) (err error) {
+		a.Path, err = templatePath("path", a.Given)
+		return err
 	},
-	Scope: templates,
-	Run: func(ctx context.Context, env *tools.Env, a pathArgs) (any, error) {
+	Scope: tools.Scope[readTemplateArgs]{Global: true},
+	Run: func(ctx context.Context, env *tools.Env, a readTemplateArgs) (any, error) {
 		body, _, err := env.Kernel.GetFile(ctx, workspace(a.Path))
 		if missingFile(err) {
 			return nil, failure.Missing("template", a.Path)
@@ -129,14 +138,22 @@ var readTemplate = tools.Read[pathArgs]{
 	},
 }
 
+// writeTemplateArgs are update_template's, and with overwrite
+// create_template's.
 type writeTemplateArgs struct {
-	Path, Content string
-	Overwrite     bool
+	Given   string `arg:"path" help:"the template, relative to data/templates (daily.md, work/weekly.md)" required:""`
+	Content string `arg:"content" help:"the template's source (SiYuan template syntax: .action{...})" required:""`
+	Path    string // Given, checked
 }
 
-func parseWriteTemplate(a *tools.Args) (writeTemplateArgs, error) {
-	p, err := templatePath("path", a.String("path"))
-	return writeTemplateArgs{p, a.String("content"), a.Bool("overwrite")}, err
+func (a *writeTemplateArgs) parse() (err error) {
+	a.Path, err = templatePath("path", a.Given)
+	return err
+}
+
+type createTemplateArgs struct {
+	writeTemplateArgs
+	Overwrite bool `arg:"overwrite" help:"replace an existing template (a guarded write: the preflight returns expectedStateHash)" default:"false"`
 }
 
 var guarded = strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash}
@@ -170,48 +187,46 @@ func templateReadback(ctx context.Context, env *tools.Env, a writeTemplateArgs, 
 	return st, nil
 }
 
-var templateParams = []tools.Param{
-	{Name: "path", Type: tools.String, Description: "the template, relative to data/templates (daily.md, work/weekly.md)", Required: true},
-	{Name: "content", Type: tools.String, Description: "the template's source (SiYuan template syntax: .action{...})", Required: true},
-}
-
-var createTemplate = tools.Write[writeTemplateArgs, templateState]{
+var createTemplate = tools.Write[createTemplateArgs, templateState]{
 	Name: "create_template", Summary: "create a template in data/templates (refused if it exists, unless overwrite:true, which replaces it as a guarded write)",
 	Policy: guarded,
-	PolicyFor: func(a writeTemplateArgs) strict.WritePolicy {
+	PolicyFor: func(a createTemplateArgs) strict.WritePolicy {
 		if a.Overwrite {
 			return guarded
 		}
 		return strict.WritePolicy{Class: strict.Additive}
 	},
-	Example: map[string]any{"path": "daily.md", "content": "# .action{now | date \"2006-01-02\"}\n\n- ", "validateOnly": true},
-	Params: append(templateParams, tools.Param{Name: "overwrite", Type: tools.Boolean, Default: false,
-		Description: "replace an existing template (a guarded write: the preflight returns expectedStateHash)"}),
-	Parse:   parseWriteTemplate,
-	Scope:   tools.Scope[writeTemplateArgs]{Global: true},
-	Budget:  templateBudget,
-	Targets: func(a writeTemplateArgs) []string { return []string{a.Path} },
-	State:   templateWriteState,
-	Check: func(a writeTemplateArgs, st templateState) error {
+	Example:  map[string]any{"path": "daily.md", "content": "# .action{now | date \"2006-01-02\"}\n\n- ", "validateOnly": true},
+	Validate: func(a *createTemplateArgs) error { return a.parse() },
+	Scope:    tools.Scope[createTemplateArgs]{Global: true},
+	Budget:   templateBudget,
+	Targets:  func(a createTemplateArgs) []string { return []string{a.Path} },
+	State: func(ctx context.Context, env *tools.Env, a createTemplateArgs) (templateState, error) {
+		return templateWriteState(ctx, env, a.writeTemplateArgs)
+	},
+	Check: func(a createTemplateArgs, st templateState) error {
 		if st.Exists && !a.Overwrite {
 			return failure.Invalid("the template %s exists; nothing was written: pass overwrite:true to replace it, or use update_template", a.Path)
 		}
 		return nil
 	},
-	Execute:  putTemplate,
-	Readback: templateReadback,
+	Execute: func(ctx context.Context, env *tools.Env, a createTemplateArgs, st templateState) (tools.Payload, error) {
+		return putTemplate(ctx, env, a.writeTemplateArgs, st)
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a createTemplateArgs, p tools.Payload) (any, error) {
+		return templateReadback(ctx, env, a.writeTemplateArgs, p)
+	},
 }
 
 var updateTemplate = tools.Write[writeTemplateArgs, templateState]{
 	Name: "update_template", Summary: "replace an existing template's source (guarded: the template must not have changed since the preflight)",
-	Policy:  guarded,
-	Example: map[string]any{"path": "daily.md", "content": "# .action{now | date \"2006-01-02\"}\n\n## Notes\n", "validateOnly": true},
-	Params:  templateParams,
-	Parse:   parseWriteTemplate,
-	Scope:   tools.Scope[writeTemplateArgs]{Global: true},
-	Budget:  templateBudget,
-	Targets: func(a writeTemplateArgs) []string { return []string{a.Path} },
-	State:   templateWriteState,
+	Policy:   guarded,
+	Example:  map[string]any{"path": "daily.md", "content": "# .action{now | date \"2006-01-02\"}\n\n## Notes\n", "validateOnly": true},
+	Validate: (*writeTemplateArgs).parse,
+	Scope:    tools.Scope[writeTemplateArgs]{Global: true},
+	Budget:   templateBudget,
+	Targets:  func(a writeTemplateArgs) []string { return []string{a.Path} },
+	State:    templateWriteState,
 	Check: func(a writeTemplateArgs, st templateState) error {
 		if !st.Exists {
 			return failure.Missing("template", a.Path)
@@ -222,18 +237,17 @@ var updateTemplate = tools.Write[writeTemplateArgs, templateState]{
 	Readback: templateReadback,
 }
 
-var deleteTemplate = tools.Write[pathArgs, templateState]{
+var deleteTemplate = tools.Write[deleteTemplateArgs, templateState]{
 	Name: "delete_template", Summary: "delete a template (a person must confirm; off by default)",
 	Policy: guarded, Destructive: true, Dangerous: true, OffByDefault: true,
 	Example: map[string]any{"path": "old.md", "validateOnly": true},
-	Params:  []tools.Param{{Name: "path", Type: tools.String, Description: "the template, relative to data/templates", Required: true}},
-	Parse: func(a *tools.Args) (pathArgs, error) {
-		p, err := templatePath("path", a.String("path"))
-		return pathArgs{p}, err
+	Validate: func(a *deleteTemplateArgs) (err error) {
+		a.Path, err = templatePath("path", a.Given)
+		return err
 	},
-	Scope:   templates,
-	Targets: func(a pathArgs) []string { return []string{a.Path} },
-	State: func(ctx context.Context, env *tools.Env, a pathArgs) (templateState, error) {
+	Scope:   tools.Scope[deleteTemplateArgs]{Global: true},
+	Targets: func(a deleteTemplateArgs) []string { return []string{a.Path} },
+	State: func(ctx context.Context, env *tools.Env, a deleteTemplateArgs) (templateState, error) {
 		st, err := readTemplateState(ctx, env, a.Path)
 		if err != nil || !st.Exists {
 			return st, err
@@ -244,13 +258,13 @@ var deleteTemplate = tools.Write[pathArgs, templateState]{
 		_, err = locateTemplate(ctx, env, a.Path)
 		return st, err
 	},
-	Check: func(a pathArgs, st templateState) error {
+	Check: func(a deleteTemplateArgs, st templateState) error {
 		if !st.Exists {
 			return failure.Missing("template", a.Path)
 		}
 		return nil
 	},
-	Execute: func(ctx context.Context, env *tools.Env, a pathArgs, _ templateState) (tools.Payload, error) {
+	Execute: func(ctx context.Context, env *tools.Env, a deleteTemplateArgs, _ templateState) (tools.Payload, error) {
 		abs, err := locateTemplate(ctx, env, a.Path)
 		if err != nil {
 			// Nothing was removed: the ledger records a rejection, not an
@@ -262,7 +276,7 @@ var deleteTemplate = tools.Write[pathArgs, templateState]{
 		}
 		return tools.Payload{"path": a.Path, "deleted": true}, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a pathArgs, _ tools.Payload) (any, error) {
+	Readback: func(ctx context.Context, env *tools.Env, a deleteTemplateArgs, _ tools.Payload) (any, error) {
 		st, err := readTemplateState(ctx, env, a.Path)
 		if err != nil {
 			return nil, err

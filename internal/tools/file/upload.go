@@ -14,10 +14,12 @@ import (
 )
 
 type uploadArgs struct {
-	Dir          string // "/assets/..." with a trailing slash
-	LocalPath    string
-	UploadSource string
-	ConfirmLarge bool
+	LocalPath    string `arg:"localFilePath" help:"a file on the person's computer, read by the stdio or sisyphus call process they run, only inside the folders they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; relative to that process's working directory; the person confirms the read, with the file named. The authority itself refuses it (local_path_refused): a direct HTTP client stages the file (POST /transfer/upload) and passes uploadSource"`
+	File         string `arg:"file" help:"the same as localFilePath (upstream's alias)"`
+	UploadSource string `arg:"uploadSource" help:"a handle from POST /transfer/upload or from this action's preflight; a replay needs no local file"`
+	AssetsDir    string `arg:"assetsDirPath" help:"where under assets/ to store it" default:"/assets/"`
+	ConfirmLarge bool   `arg:"confirmLargeFile" help:"true only after the person agreed to upload a file above the large-file threshold" default:"false"`
+	Dir          string // "/assets/..." with a trailing slash, from AssetsDir
 }
 
 // uploadState is what an upload is guarded by: the source's digest (and
@@ -55,17 +57,7 @@ var uploadAsset = tools.WriteWith[uploadArgs, uploadState, uploaded]{Write: tool
 	Policy:    strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedSourceHash},
 	Dangerous: true,
 	Example:   map[string]any{"localFilePath": "/home/me/Pictures/diagram.png", "assetsDirPath": "/assets/", "validateOnly": true},
-	Params: []tools.Param{
-		{Name: "localFilePath", Type: tools.String, Description: "a file on the person's computer, read by the stdio or sisyphus call process they run, " +
-			"only inside the folders they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; " +
-			"relative to that process's working directory; the person confirms the read, with the file named. " +
-			"The authority itself refuses it (local_path_refused): a direct HTTP client stages the file (POST /transfer/upload) and passes uploadSource"},
-		{Name: "file", Type: tools.String, Description: "the same as localFilePath (upstream's alias)"},
-		{Name: "uploadSource", Type: tools.String, Description: "a handle from POST /transfer/upload or from this action's preflight; a replay needs no local file"},
-		{Name: "assetsDirPath", Type: tools.String, Description: "where under assets/ to store it", Default: "/assets/"},
-		{Name: "confirmLargeFile", Type: tools.Boolean, Description: "true only after the person agreed to upload a file above the large-file threshold", Default: false},
-	},
-	Parse: parseUpload,
+	Validate:  parseUpload,
 	// Assets belong to the workspace, not to a notebook.
 	Scope:   tools.Scope[uploadArgs]{None: true},
 	Targets: func(a uploadArgs) []string { return []string{"asset-upload:" + a.Dir} },
@@ -130,20 +122,19 @@ var uploadAsset = tools.WriteWith[uploadArgs, uploadState, uploaded]{Write: tool
 	},
 }
 
-func parseUpload(a *tools.Args) (uploadArgs, error) {
-	u := uploadArgs{LocalPath: a.String("localFilePath"), UploadSource: a.String("uploadSource"), ConfirmLarge: a.Bool("confirmLargeFile")}
-	if alias := a.String("file"); alias != "" {
+func parseUpload(u *uploadArgs) error {
+	if alias := u.File; alias != "" {
 		if u.LocalPath != "" && u.LocalPath != alias {
-			return u, failure.Invalid("localFilePath and file name different files; pass one")
+			return failure.Invalid("localFilePath and file name different files; pass one")
 		}
 		u.LocalPath = alias
 	}
 	if (u.LocalPath == "") == (u.UploadSource == "") {
-		return u, failure.Invalid("pass exactly one of localFilePath (or file) and uploadSource")
+		return failure.Invalid("pass exactly one of localFilePath (or file) and uploadSource")
 	}
-	dir, err := assetDir(a.String("assetsDirPath"))
-	u.Dir = dir
-	return u, err
+	var err error
+	u.Dir, err = assetDir(u.AssetsDir)
+	return err
 }
 
 // assetDir normalises an assets directory to "/assets/.../".
