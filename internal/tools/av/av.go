@@ -85,27 +85,33 @@ func scopeOn[A any](avID func(A) string, need tools.Level) tools.Scope[A] {
 	}}
 }
 
-// avIDOf reads the database's ID from id or its alias avID.
-func avIDOf(a *tools.Args) (string, error) {
-	id, alias := a.String("id"), a.String("avID")
+// avRef is the database named by avID or its alias id (upstream's
+// names); AvID is the one given, once Validate resolved it.
+type avRef struct {
+	Given string `arg:"avID" help:"the database (attribute view), as data-av-id shows it on its database block" id:""`
+	Alias string `arg:"id" help:"alias of avID" id:""`
+	AvID  string
+}
+
+// resolve reads the database's ID from avID or its alias id.
+func (r *avRef) resolve() error {
+	id, alias := r.Alias, r.Given
 	switch {
 	case id != "" && alias != "" && id != alias:
-		return "", failure.Invalid("id and avID name the same database; pass one of them")
+		return failure.Invalid("id and avID name the same database; pass one of them")
 	case id == "":
 		id = alias
 	}
 	if id == "" {
-		return "", failure.Invalid("missing argument \"avID\" (the database's ID; id is an alias)")
+		return failure.Invalid("missing argument \"avID\" (the database's ID; id is an alias)")
 	}
-	return id, tools.CheckID("avID", id)
+	r.AvID = id
+	return nil
 }
 
-// avIDParams are the database's ID under both its names.
-func avIDParams() []tools.Param {
-	return []tools.Param{
-		tools.IDParam("avID", "the database (attribute view), as data-av-id shows it on its database block", false),
-		tools.IDParam("id", "alias of avID", false),
-	}
+// dbArg is the database an action on one database takes by avID alone.
+type dbArg struct {
+	AvID string `arg:"avID" help:"the database" id:"" required:""`
 }
 
 // newID is a fresh SiYuan ID for a key or a row the kernel would otherwise

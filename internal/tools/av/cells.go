@@ -28,9 +28,22 @@ type cellEdit struct {
 }
 
 type cellsArgs struct {
-	AvID  string
-	Cells []cellEdit
+	dbArg
+	RowID     string           `arg:"rowID" help:"one cell: the row (its item ID, as render shows it; not the bound block's ID)" id:""`
+	ColumnID  string           `arg:"columnID" help:"one cell: the column (keyID is an alias)" id:""`
+	KeyID     string           `arg:"keyID" help:"alias of columnID" id:""`
+	ValueType settableType     `arg:"valueType" help:"the column's type, checked when given"`
+	Value     *string          `arg:"value" help:"the value as text: a number, true/false, a date (YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339), an option name; \"\" empties a number, date or text"`
+	Values    []string         `arg:"values" help:"a multi-select's option names, in order; a relation's related rows (item IDs of the related database)"`
+	List      []map[string]any `arg:"cells" help:"many cells: [{rowID, columnID, value | values, valueType}] (value may be a JSON number or boolean); at most 100"`
+	Items     []map[string]any `arg:"items" help:"alias of cells"`
+	Cells     []cellEdit       // the cells set, checked
 }
+
+// settableType is a column type set_cells writes.
+type settableType string
+
+func (settableType) ArgEnum() []string { return settable }
 
 // settable are the column types set_cells writes; the others are computed
 // (template, rollup, created, updated, line number) or need another
@@ -82,58 +95,53 @@ func parseCell(field string, m map[string]any) (cellEdit, error) {
 	return c, nil
 }
 
-func parseCells(a *tools.Args) (cellsArgs, error) {
-	out := cellsArgs{AvID: a.String("avID")}
-	if err := tools.CheckID("avID", out.AvID); err != nil {
-		return out, err
+func parseCells(out *cellsArgs) error {
+	list, raw := "cells", out.List
+	if out.Items != nil {
+		list, raw = "items", out.Items
 	}
-	list := "cells"
-	if a.Has("items") {
-		list = "items"
+	if out.List != nil && out.Items != nil {
+		return failure.Invalid("cells and items are the same list; pass one")
 	}
-	if a.Has("cells") && a.Has("items") {
-		return out, failure.Invalid("cells and items are the same list; pass one")
-	}
-	single := a.Has("rowID")
-	if single == a.Has(list) {
-		return out, failure.Invalid("pass one cell (rowID, columnID, value) or many (cells[]), not both")
+	single := out.RowID != ""
+	if single == (raw != nil) {
+		return failure.Invalid("pass one cell (rowID, columnID, value) or many (cells[]), not both")
 	}
 	if single {
-		m := map[string]any{"rowID": a.String("rowID"), "columnID": a.String("columnID"), "valueType": a.String("valueType")}
-		if a.String("columnID") == "" {
-			m["columnID"] = a.String("keyID")
+		m := map[string]any{"rowID": out.RowID, "columnID": out.ColumnID, "valueType": string(out.ValueType)}
+		if out.ColumnID == "" {
+			m["columnID"] = out.KeyID
 		}
-		if a.Has("value") {
-			m["value"] = a.String("value")
+		if out.Value != nil {
+			m["value"] = *out.Value
 		}
-		if a.Has("values") {
-			var l []any
-			for _, s := range a.Strings("values") {
+		if out.Values != nil {
+			l := []any{}
+			for _, s := range out.Values {
 				l = append(l, s)
 			}
 			m["values"] = l
 		}
 		c, err := parseCell("", m)
 		out.Cells = []cellEdit{c}
-		return out, err
+		return err
 	}
-	raw := a.Objects(list)
 	if len(raw) == 0 || len(raw) > 100 {
-		return out, failure.Invalid("%s[] must hold 1 to 100 cells", list)
+		return failure.Invalid("%s[] must hold 1 to 100 cells", list)
 	}
 	seen := map[[2]string]bool{}
 	for i, m := range raw {
 		c, err := parseCell(fmt.Sprintf("%s[%d].", list, i), m)
 		if err != nil {
-			return out, err
+			return err
 		}
 		if seen[[2]string{c.Row, c.Key}] {
-			return out, failure.Invalid("%s[%d] sets the cell of row %s in column %s again; one value per cell", list, i, c.Row, c.Key)
+			return failure.Invalid("%s[%d] sets the cell of row %s in column %s again; one value per cell", list, i, c.Row, c.Key)
 		}
 		seen[[2]string{c.Row, c.Key}] = true
 		out.Cells = append(out.Cells, c)
 	}
-	return out, nil
+	return nil
 }
 
 // cellsState is set_cells' manifest: the columns and the cells it sets, as
@@ -441,16 +449,7 @@ var setCells = tools.WriteWith[cellsArgs, cellsState, cellsSet]{Write: tools.Wri
 	Name: "set_cells", Summary: "set one cell (rowID, columnID, value) or many (cells[]: {rowID, columnID, value | values, valueType})", Policy: manifest,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "rowID": "20260812120100-hijklmn", "columnID": "20260812120200-opqrstu",
 		"value": "done", "validateOnly": true},
-	Params: []tools.Param{tools.IDParam("avID", "the database", true),
-		tools.IDParam("rowID", "one cell: the row (its item ID, as render shows it; not the bound block's ID)", false),
-		tools.IDParam("columnID", "one cell: the column (keyID is an alias)", false),
-		tools.IDParam("keyID", "alias of columnID", false),
-		{Name: "valueType", Type: tools.String, Description: "the column's type, checked when given", Enum: settable},
-		{Name: "value", Type: tools.String, Description: "the value as text: a number, true/false, a date (YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339), an option name; \"\" empties a number, date or text"},
-		{Name: "values", Type: tools.Strings, Description: "a multi-select's option names, in order; a relation's related rows (item IDs of the related database)"},
-		{Name: "cells", Type: tools.Objects, Description: "many cells: [{rowID, columnID, value | values, valueType}] (value may be a JSON number or boolean); at most 100"},
-		{Name: "items", Type: tools.Objects, Description: "alias of cells"}},
-	Parse: parseCells,
+	Validate: parseCells,
 	// The database's blocks, and the block bound to each row whose primary
 	// key the call sets: SiYuan writes that text onto the bound block, which
 	// may live in another notebook.
@@ -547,8 +546,8 @@ var setCells = tools.WriteWith[cellsArgs, cellsState, cellsSet]{Write: tools.Wri
 // ---- remove_rows ----------------------------------------------------------
 
 type removeRowsArgs struct {
-	AvID   string
-	SrcIDs []string
+	dbArg
+	SrcIDs []string `arg:"srcIDs" help:"the rows' item IDs (as render shows them; not the bound blocks' IDs); at most 100" id:"" required:""`
 }
 
 // rowsState is remove_rows' manifest: the rows it removes, whole (cells
@@ -594,25 +593,16 @@ var removeRows = tools.Write[removeRowsArgs, rowsState]{
 	Name: "remove_rows", Summary: "remove rows by row (item) ID, with their cells; a bound block keeps its content and loses the binding (a person must confirm)",
 	Policy: manifest, Destructive: true, Dangerous: true,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "srcIDs": []string{"20260812120100-hijklmn"}, "validateOnly": true},
-	Params: []tools.Param{tools.IDParam("avID", "the database", true),
-		{Name: "srcIDs", Type: tools.Strings, Description: "the rows' item IDs (as render shows them; not the bound blocks' IDs); at most 100", Required: true}},
-	Parse: func(a *tools.Args) (removeRowsArgs, error) {
-		out := removeRowsArgs{a.String("avID"), a.Strings("srcIDs")}
-		if err := tools.CheckID("avID", out.AvID); err != nil {
-			return out, err
-		}
+	Validate: func(out *removeRowsArgs) error {
 		if len(out.SrcIDs) == 0 || len(out.SrcIDs) > 100 {
-			return out, failure.Invalid("srcIDs must hold 1 to 100 row IDs")
+			return failure.Invalid("srcIDs must hold 1 to 100 row IDs")
 		}
 		for i, id := range out.SrcIDs {
-			if err := tools.CheckID(fmt.Sprintf("srcIDs[%d]", i), id); err != nil {
-				return out, err
-			}
 			if slices.Index(out.SrcIDs, id) != i {
-				return out, failure.Invalid("srcIDs names %s twice", id)
+				return failure.Invalid("srcIDs names %s twice", id)
 			}
 		}
-		return out, nil
+		return nil
 	},
 	// Delete in the notebooks of the database's blocks; the bound blocks
 	// of the rows lose their binding (an attribute): write in theirs.
@@ -680,27 +670,27 @@ var removeRows = tools.Write[removeRowsArgs, rowsState]{
 
 // ---- remove_column --------------------------------------------------------
 
-type removeColumnArgs struct{ AvID, Key string }
+type removeColumnArgs struct {
+	dbArg
+	Key    string `arg:"keyID" help:"the column" id:""`
+	Column string `arg:"columnID" help:"alias of keyID" id:""`
+}
 
 // removeColumn hands its readback the database as it was before.
 var removeColumn = tools.WriteWith[removeColumnArgs, DBState, DBState]{Write: tools.Write[removeColumnArgs, DBState]{
 	Name: "remove_column", Summary: "remove a column (key) with all its cells; not the primary key (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyID": "20260812120200-opqrstu", "validateOnly": true},
-	Params: []tools.Param{tools.IDParam("avID", "the database", true),
-		tools.IDParam("keyID", "the column", false), tools.IDParam("columnID", "alias of keyID", false)},
-	Parse: func(a *tools.Args) (removeColumnArgs, error) {
-		out := removeColumnArgs{a.String("avID"), a.String("keyID")}
-		if c := a.String("columnID"); c != "" {
+	Validate: func(out *removeColumnArgs) error {
+		if c := out.Column; c != "" {
 			if out.Key != "" && out.Key != c {
-				return out, failure.Invalid("keyID and columnID name the same column; pass one of them")
+				return failure.Invalid("keyID and columnID name the same column; pass one of them")
 			}
 			out.Key = c
 		}
-		if err := tools.CheckID("avID", out.AvID); err != nil {
-			return out, err
-		}
-		return out, tools.CheckID("keyID", out.Key)
+		// keyID (or columnID) is required: "" is refused as the
+		// malformed id it is.
+		return tools.CheckID("keyID", out.Key)
 	},
 	Scope: tools.Scope[removeColumnArgs]{Resolve: func(ctx context.Context, env *tools.Env, a removeColumnArgs) ([]tools.Touch, error) {
 		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelDelete)

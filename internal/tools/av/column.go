@@ -26,16 +26,28 @@ var columnTypes = []string{siyuan.AVKeyText, siyuan.AVKeyNumber, siyuan.AVKeyDat
 var addColumnTypes = append(append([]string{}, columnTypes...), siyuan.AVKeyRelation, siyuan.AVKeyRollup)
 
 type addColumnArgs struct {
-	AvID, Name, Type, Icon, Previous string
+	dbArg
+	Name     string     `arg:"keyName" help:"the column's name" required:""`
+	Type     columnType `arg:"keyType" help:"the column's type" required:""`
+	Icon     string     `arg:"keyIcon" help:"an emoji code (optional)"`
+	Previous string     `arg:"previousKeyID" help:"put the column after this one (default: last)" id:""`
 	// relation: the other database, two-way, the back key's name.
-	RelationAvID, BackKeyName string
-	TwoWay                    bool
+	RelationAvID string `arg:"relationAvID" help:"relation: the database whose rows it links (may be this one)" id:""`
+	TwoWay       bool   `arg:"isTwoWay" help:"relation: also add the back column in relationAvID"`
+	BackKeyName  string `arg:"backKeyName" help:"relation, two-way: the back column's name (default: SiYuan's \"<this database's name> <keyName>\")"`
 	// rollup: the relation key of this database, the key of the other
 	// database it rolls up, and the operator.
-	RollupRelation, RollupKey, RollupOperator string
+	RollupRelation string `arg:"rollupRelationKeyID" help:"rollup: the relation column of this database" id:""`
+	RollupKey      string `arg:"rollupKeyID" help:"rollup: the column of the related database to roll up" id:""`
+	RollupOperator string `arg:"rollupOperator" help:"rollup: \"\" lists the values; or Sum, Average, Min, Max, Count all, Count values, Count unique values, …"`
 	// template: its template.
-	Template string
+	Template string `arg:"template" help:"template: its template (.action{.Column} names columns)"`
 }
+
+// columnType is a type add_column adds.
+type columnType string
+
+func (columnType) ArgEnum() []string { return addColumnTypes }
 
 // colState is add_column's state: the database and, for a relation, the
 // database it relates to (which a two-way relation changes too).
@@ -53,20 +65,8 @@ type addedColumn struct {
 
 var addColumn = tools.WriteWith[addColumnArgs, colState, addedColumn]{Write: tools.Write[addColumnArgs, colState]{
 	Name: "add_column", Summary: "add a column (key) of a type, after previousKeyID (default: after the last column); a relation relates to relationAvID (isTwoWay adds the back column there), a rollup rolls up rollupKeyID of the rows rollupRelationKeyID links; a two-way relation answers both databases' hashes", Policy: guarded,
-	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyName": "Status", "keyType": "select", "validateOnly": true},
-	Params: []tools.Param{tools.IDParam("avID", "the database", true),
-		{Name: "keyName", Type: tools.String, Description: "the column's name", Required: true},
-		{Name: "keyType", Type: tools.String, Description: "the column's type", Required: true, Enum: addColumnTypes},
-		{Name: "keyIcon", Type: tools.String, Description: "an emoji code (optional)"},
-		tools.IDParam("previousKeyID", "put the column after this one (default: last)", false),
-		tools.IDParam("relationAvID", "relation: the database whose rows it links (may be this one)", false),
-		{Name: "isTwoWay", Type: tools.Boolean, Description: "relation: also add the back column in relationAvID"},
-		{Name: "backKeyName", Type: tools.String, Description: "relation, two-way: the back column's name (default: SiYuan's \"<this database's name> <keyName>\")"},
-		tools.IDParam("rollupRelationKeyID", "rollup: the relation column of this database", false),
-		tools.IDParam("rollupKeyID", "rollup: the column of the related database to roll up", false),
-		{Name: "rollupOperator", Type: tools.String, Description: "rollup: \"\" lists the values; or Sum, Average, Min, Max, Count all, Count values, Count unique values, …"},
-		{Name: "template", Type: tools.String, Description: "template: its template (.action{.Column} names columns)"}},
-	Parse: parseAddColumn,
+	Example:  map[string]any{"avID": "20260812120000-abcdefg", "keyName": "Status", "keyType": "select", "validateOnly": true},
+	Validate: parseAddColumn,
 	Scope: tools.Scope[addColumnArgs]{Resolve: func(ctx context.Context, env *tools.Env, a addColumnArgs) ([]tools.Touch, error) {
 		// SiYuan renders a template column on every render of the
 		// database: its template passes what file.render's would.
@@ -106,7 +106,7 @@ var addColumn = tools.WriteWith[addColumnArgs, colState, addedColumn]{Write: too
 			prev = lastColumn(st.DB)
 		}
 		id := newID()
-		err := env.Kernel.AddAttributeViewKey(ctx, siyuan.AddAVKeyRequest{AvID: a.AvID, KeyID: id, KeyName: a.Name, KeyType: a.Type, KeyIcon: a.Icon, PreviousKeyID: prev})
+		err := env.Kernel.AddAttributeViewKey(ctx, siyuan.AddAVKeyRequest{AvID: a.AvID, KeyID: id, KeyName: a.Name, KeyType: string(a.Type), KeyIcon: a.Icon, PreviousKeyID: prev})
 		if err != nil {
 			return nil, addedColumn{}, tools.WriteFailure(err, false)
 		}
@@ -155,41 +155,29 @@ var addColumn = tools.WriteWith[addColumnArgs, colState, addedColumn]{Write: too
 	},
 }
 
-func parseAddColumn(a *tools.Args) (addColumnArgs, error) {
-	out := addColumnArgs{AvID: a.String("avID"), Name: strings.TrimSpace(a.String("keyName")), Type: a.String("keyType"), Icon: a.String("keyIcon"),
-		Previous: a.String("previousKeyID"), RelationAvID: a.String("relationAvID"), TwoWay: a.Bool("isTwoWay"), BackKeyName: strings.TrimSpace(a.String("backKeyName")),
-		RollupRelation: a.String("rollupRelationKeyID"), RollupKey: a.String("rollupKeyID"), RollupOperator: a.String("rollupOperator"), Template: a.String("template")}
-	if err := tools.CheckID("avID", out.AvID); err != nil {
-		return out, err
-	}
+func parseAddColumn(out *addColumnArgs) error {
+	out.Name, out.BackKeyName = strings.TrimSpace(out.Name), strings.TrimSpace(out.BackKeyName)
 	if out.Name == "" {
-		return out, failure.Invalid("keyName must not be empty")
-	}
-	for _, f := range [][2]string{{"previousKeyID", out.Previous}, {"relationAvID", out.RelationAvID}, {"rollupRelationKeyID", out.RollupRelation}, {"rollupKeyID", out.RollupKey}} {
-		if f[1] != "" {
-			if err := tools.CheckID(f[0], f[1]); err != nil {
-				return out, err
-			}
-		}
+		return failure.Invalid("keyName must not be empty")
 	}
 	isRel, isRollup := out.Type == siyuan.AVKeyRelation, out.Type == siyuan.AVKeyRollup
 	switch {
 	case isRel && out.RelationAvID == "":
-		return out, failure.Invalid("a relation column needs relationAvID (the database whose rows it links)")
+		return failure.Invalid("a relation column needs relationAvID (the database whose rows it links)")
 	case !isRel && (out.RelationAvID != "" || out.TwoWay || out.BackKeyName != ""):
-		return out, failure.Invalid("relationAvID, isTwoWay and backKeyName are for keyType relation")
+		return failure.Invalid("relationAvID, isTwoWay and backKeyName are for keyType relation")
 	case isRel && out.RelationAvID == out.AvID && out.TwoWay:
-		return out, failure.Invalid("a two-way relation of a database to itself is not supported here; pass isTwoWay:false")
+		return failure.Invalid("a two-way relation of a database to itself is not supported here; pass isTwoWay:false")
 	case !out.TwoWay && out.BackKeyName != "":
-		return out, failure.Invalid("backKeyName needs isTwoWay:true")
+		return failure.Invalid("backKeyName needs isTwoWay:true")
 	case isRollup && (out.RollupRelation == "" || out.RollupKey == ""):
-		return out, failure.Invalid("a rollup column needs rollupRelationKeyID (a relation column of this database) and rollupKeyID (a column of the related database)")
+		return failure.Invalid("a rollup column needs rollupRelationKeyID (a relation column of this database) and rollupKeyID (a column of the related database)")
 	case !isRollup && (out.RollupRelation != "" || out.RollupKey != "" || out.RollupOperator != ""):
-		return out, failure.Invalid("rollupRelationKeyID, rollupKeyID and rollupOperator are for keyType rollup")
+		return failure.Invalid("rollupRelationKeyID, rollupKeyID and rollupOperator are for keyType rollup")
 	case out.Template != "" && out.Type != siyuan.AVKeyTemplate:
-		return out, failure.Invalid("template is for keyType template")
+		return failure.Invalid("template is for keyType template")
 	}
-	return out, nil
+	return nil
 }
 
 // related is the other database a call reads: a relation's, or the one a
@@ -260,7 +248,7 @@ func checkAddColumn(a addColumnArgs, st colState) error {
 // the related one.
 func columnAdded(a addColumnArgs, before, st colState, id, back string) error {
 	k, ok := st.DB.key(id)
-	if !ok || k.Name != a.Name || k.Type != a.Type {
+	if !ok || k.Name != a.Name || k.Type != string(a.Type) {
 		return fmt.Errorf("database %s shows no %s column %q with ID %s", a.AvID, a.Type, a.Name, id)
 	}
 	switch a.Type {

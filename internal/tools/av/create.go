@@ -35,10 +35,12 @@ const (
 type newColumn struct{ Name, Type, Icon string }
 
 type createArgs struct {
-	ParentID, PreviousID string
-	Name                 string
-	Columns              []newColumn
-	Texts                []string
+	ParentID   string           `arg:"parentID" help:"the document (or container block) the database block goes first in" id:""`
+	PreviousID string           `arg:"previousID" help:"the block the database block goes after (instead of parentID)" id:""`
+	Name       string           `arg:"name" help:"the database's name (default: SiYuan's)"`
+	Given      []map[string]any `arg:"columns" help:"columns after SiYuan's primary key and select column: [{name, type, icon?}], at most 50; type: text, number, date, select, mSelect, url, email, phone, mAsset, template, created, updated, checkbox, lineNumber"`
+	Texts      []string         `arg:"primaryKeyTexts" help:"detached rows, one per primary-key text; at most 100"`
+	Columns    []newColumn      // the columns asked, checked
 }
 
 // anchor is the block the new database block is placed by.
@@ -55,24 +57,17 @@ type placeState struct {
 	Exists bool   `json:"exists"`
 }
 
-func parseCreate(a *tools.Args) (createArgs, error) {
-	out := createArgs{ParentID: a.String("parentID"), PreviousID: a.String("previousID"), Name: storedName(a.String("name")), Texts: a.Strings("primaryKeyTexts")}
+func parseCreate(out *createArgs) error {
+	out.Name = storedName(out.Name)
 	if out.ParentID == "" && out.PreviousID == "" {
-		return out, failure.Invalid("pass parentID (the document or block the database block goes first in) or previousID (the block it goes after)")
-	}
-	for _, f := range [][2]string{{"parentID", out.ParentID}, {"previousID", out.PreviousID}} {
-		if f[1] != "" {
-			if err := tools.CheckID(f[0], f[1]); err != nil {
-				return out, err
-			}
-		}
+		return failure.Invalid("pass parentID (the document or block the database block goes first in) or previousID (the block it goes after)")
 	}
 	if utf8.RuneCountInString(out.Name) > 512 {
-		return out, failure.Invalid("name has more than 512 characters; SiYuan would cut it")
+		return failure.Invalid("name has more than 512 characters; SiYuan would cut it")
 	}
-	raw := a.Objects("columns")
+	raw := out.Given
 	if len(raw) > 50 {
-		return out, failure.Invalid("pass at most 50 columns")
+		return failure.Invalid("pass at most 50 columns")
 	}
 	seen := map[string]bool{}
 	for i, c := range raw {
@@ -81,26 +76,26 @@ func parseCreate(a *tools.Args) (createArgs, error) {
 		icon, _ := c["icon"].(string)
 		name = strings.TrimSpace(name)
 		if name == "" {
-			return out, failure.Invalid("columns[%d].name must not be empty", i)
+			return failure.Invalid("columns[%d].name must not be empty", i)
 		}
 		if !slices.Contains(columnTypes, typ) {
-			return out, failure.Invalid("columns[%d].type %q is not one of %s", i, typ, strings.Join(columnTypes, ", "))
+			return failure.Invalid("columns[%d].type %q is not one of %s", i, typ, strings.Join(columnTypes, ", "))
 		}
 		for k := range c {
 			if k != "name" && k != "type" && k != "icon" {
-				return out, failure.Invalid("columns[%d] has %q; a column is {name, type, icon}", i, k)
+				return failure.Invalid("columns[%d] has %q; a column is {name, type, icon}", i, k)
 			}
 		}
 		if seen[name] {
-			return out, failure.Invalid("columns[%d]: two columns are named %q", i, name)
+			return failure.Invalid("columns[%d]: two columns are named %q", i, name)
 		}
 		seen[name] = true
 		out.Columns = append(out.Columns, newColumn{name, typ, icon})
 	}
 	if len(out.Texts) > 100 {
-		return out, failure.Invalid("pass at most 100 primaryKeyTexts")
+		return failure.Invalid("pass at most 100 primaryKeyTexts")
 	}
-	return out, nil
+	return nil
 }
 
 // readPlace reads whether the anchor block exists.
@@ -117,14 +112,7 @@ var create = tools.Write[createArgs, placeState]{
 	Policy: additive,
 	Example: map[string]any{"parentID": "20260812120000-abcdefg", "name": "Reading list",
 		"columns": []map[string]any{{"name": "Author", "type": "text"}, {"name": "Done", "type": "checkbox"}}, "primaryKeyTexts": []string{"Dune"}, "validateOnly": true},
-	Params: []tools.Param{
-		tools.IDParam("parentID", "the document (or container block) the database block goes first in", false),
-		tools.IDParam("previousID", "the block the database block goes after (instead of parentID)", false),
-		{Name: "name", Type: tools.String, Description: "the database's name (default: SiYuan's)"},
-		{Name: "columns", Type: tools.Objects, Description: "columns after SiYuan's primary key and select column: [{name, type, icon?}], at most 50; type: " + strings.Join(columnTypes, ", ")},
-		{Name: "primaryKeyTexts", Type: tools.Strings, Description: "detached rows, one per primary-key text; at most 100"},
-	},
-	Parse: parseCreate,
+	Validate: parseCreate,
 	Scope: tools.Scope[createArgs]{Touches: func(a createArgs) []tools.Touch {
 		return []tools.Touch{tools.OnBlock(a.anchor(), tools.LevelWrite)}
 	}},

@@ -19,26 +19,16 @@ import (
 // be resumed (there is no ID to look for) and answers outcome_unknown; it
 // is never sent again, so there is never a second copy.
 
-type duplicateArgs struct{ AvID, BlockID, PreviousID string }
+type duplicateArgs struct {
+	AvID       string `arg:"avID" help:"the database to copy" id:"" required:""`
+	BlockID    string `arg:"blockID" help:"a database block of the source: the copy's block goes after it (default: the source's first)" id:""`
+	PreviousID string `arg:"previousID" help:"the block the copy's database block goes after (instead of blockID)" id:""`
+}
 
 var duplicate = tools.Write[duplicateArgs, DBState]{
 	Name: "duplicate", Summary: "copy a database (SiYuan's duplicate: rows, columns and views keep their IDs; two-way relations become one-way) with its own database block after the source's block (or previousID); answers the copy's avID and blockID, and its hash as resultHash",
 	Policy:  guarded,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "validateOnly": true},
-	Params: []tools.Param{tools.IDParam("avID", "the database to copy", true),
-		tools.IDParam("blockID", "a database block of the source: the copy's block goes after it (default: the source's first)", false),
-		tools.IDParam("previousID", "the block the copy's database block goes after (instead of blockID)", false)},
-	Parse: func(a *tools.Args) (duplicateArgs, error) {
-		out := duplicateArgs{a.String("avID"), a.String("blockID"), a.String("previousID")}
-		for _, f := range [][2]string{{"avID", out.AvID}, {"blockID", out.BlockID}, {"previousID", out.PreviousID}} {
-			if f[1] != "" || f[0] == "avID" {
-				if err := tools.CheckID(f[0], f[1]); err != nil {
-					return out, err
-				}
-			}
-		}
-		return out, nil
-	},
 	// Write where the source is shown, where the copy goes, and where its
 	// bound blocks live (the kernel binds them to the copy: custom-avs).
 	Scope: tools.Scope[duplicateArgs]{Resolve: func(ctx context.Context, env *tools.Env, a duplicateArgs) ([]tools.Touch, error) {

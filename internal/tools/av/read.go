@@ -17,25 +17,17 @@ import (
 
 // ---- get ------------------------------------------------------------------
 
-type getArgs struct{ AvID, BlockID string }
-
-func parseGet(a *tools.Args) (getArgs, error) {
-	id, err := avIDOf(a)
-	if err != nil {
-		return getArgs{}, err
-	}
-	out := getArgs{AvID: id, BlockID: a.String("blockID")}
-	if out.BlockID != "" {
-		if err := tools.CheckID("blockID", out.BlockID); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
+type getArgs struct {
+	avRef
+	blockArg
 }
 
-func blockParam() tools.Param {
-	return tools.IDParam("blockID", "a database block showing it (its view is the one meant)", false)
+// blockArg is the database block whose view a read means.
+type blockArg struct {
+	BlockID string `arg:"blockID" help:"a database block showing it (its view is the one meant)" id:""`
 }
+
+func parseGet(a *getArgs) error { return a.resolve() }
 
 var readGet = scopeOn(func(a getArgs) string { return a.AvID }, tools.LevelRead)
 
@@ -64,9 +56,8 @@ func contains(l []string, s string) bool {
 
 var get = tools.Read[getArgs]{
 	Name: "get", Summary: "a whole database as SiYuan stores it: keys (columns) with every cell, views, row order",
-	Example: map[string]any{"avID": "20260812120000-abcdefg"},
-	Params:  append(avIDParams(), blockParam()),
-	Parse:   parseGet, Scope: readGet,
+	Example:  map[string]any{"avID": "20260812120000-abcdefg"},
+	Validate: parseGet, Scope: readGet,
 	Run: func(ctx context.Context, env *tools.Env, a getArgs) (any, error) {
 		blocks, err := checkBlock(ctx, env, a.AvID, a.BlockID)
 		if err != nil {
@@ -99,43 +90,25 @@ var get = tools.Read[getArgs]{
 // ---- render ---------------------------------------------------------------
 
 type renderArgs struct {
-	AvID, BlockID, ViewID, Query string
-	Page, PageSize               int
-	IgnoreRows, Verbose          bool
+	avRef
+	blockArg
+	ViewID     string `arg:"viewID" help:"the view to render (default: the block's view, else the current one); rendering a view makes it current" id:""`
+	Page       int    `arg:"page" help:"1-based page" default:"1" min:"1"`
+	PageSize   int    `arg:"pageSize" help:"rows per page" default:"10" min:"1" max:"500"`
+	Query      string `arg:"query" help:"keep the rows one of whose cells contains every word (case-insensitive)"`
+	IgnoreRows bool   `arg:"ignoreRows" help:"answer the columns only" default:"false"`
+	Verbose    bool   `arg:"verbose" help:"answer SiYuan's full render (every value's fields) instead of cell texts" default:"false"`
+	createFlag
 }
 
 var render = tools.Read[renderArgs]{
 	Name: "render", Summary: "a view of a database as a compact table: columns, a page of rows with each cell's text (verbose: SiYuan's full render)",
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "pageSize": 10},
-	Params: append(avIDParams(), blockParam(),
-		tools.IDParam("viewID", "the view to render (default: the block's view, else the current one); rendering a view makes it current", false),
-		tools.Param{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
-		tools.Param{Name: "pageSize", Type: tools.Integer, Description: "rows per page", Default: 10, Min: tools.IntP(1), Max: tools.IntP(500)},
-		tools.Param{Name: "query", Type: tools.String, Description: "keep the rows one of whose cells contains every word (case-insensitive)"},
-		tools.Param{Name: "ignoreRows", Type: tools.Boolean, Description: "answer the columns only", Default: false},
-		tools.Param{Name: "verbose", Type: tools.Boolean, Description: "answer SiYuan's full render (every value's fields) instead of cell texts", Default: false},
-		createParam(),
-	),
 	// With createIfNotExist:true, render creates a database: a strict
 	// additive write (renderCreate).
 	WriteForm: renderCreate.Action(), WriteWhen: "createIfNotExist", WriteIf: createsDatabase,
-	Parse: func(a *tools.Args) (renderArgs, error) {
-		id, err := avIDOf(a)
-		if err != nil {
-			return renderArgs{}, err
-		}
-		out := renderArgs{AvID: id, BlockID: a.String("blockID"), ViewID: a.String("viewID"), Query: a.String("query"),
-			Page: a.Int("page"), PageSize: a.Int("pageSize"), IgnoreRows: a.Bool("ignoreRows"), Verbose: a.Bool("verbose")}
-		for _, f := range [][2]string{{"blockID", out.BlockID}, {"viewID", out.ViewID}} {
-			if f[1] != "" {
-				if err := tools.CheckID(f[0], f[1]); err != nil {
-					return out, err
-				}
-			}
-		}
-		return out, nil
-	},
-	Scope: scopeOn(func(a renderArgs) string { return a.AvID }, tools.LevelRead),
+	Validate: func(a *renderArgs) error { return a.resolve() },
+	Scope:    scopeOn(func(a renderArgs) string { return a.AvID }, tools.LevelRead),
 	Run: func(ctx context.Context, env *tools.Env, a renderArgs) (any, error) {
 		if _, err := checkBlock(ctx, env, a.AvID, a.BlockID); err != nil {
 			return nil, err
@@ -551,24 +524,19 @@ func endDate(d *siyuan.AVValueDate) string {
 
 // ---- get_attribute_view_keys ----------------------------------------------
 
-type keysArgs struct{ AvID, BlockID string }
+type keysArgs struct {
+	AvID    string `arg:"avID" help:"the database: its keys (columns) in stored order" id:""`
+	BlockID string `arg:"id" help:"a block bound to databases: each database with the block's row's cells" id:""`
+}
 
 var getKeys = tools.Read[keysArgs]{
 	Name: "get_attribute_view_keys", Summary: "a database's columns (avID), or the databases a bound block is a row of with its cells (id: the block)",
 	Example: map[string]any{"avID": "20260812120000-abcdefg"},
-	Params: []tools.Param{
-		tools.IDParam("avID", "the database: its keys (columns) in stored order", false),
-		tools.IDParam("id", "a block bound to databases: each database with the block's row's cells", false),
-	},
-	Parse: func(a *tools.Args) (keysArgs, error) {
-		out := keysArgs{AvID: a.String("avID"), BlockID: a.String("id")}
-		if (out.AvID == "") == (out.BlockID == "") {
-			return out, failure.Invalid("pass avID (a database's columns) or id (a block bound to databases), one of them")
+	Validate: func(a *keysArgs) error {
+		if (a.AvID == "") == (a.BlockID == "") {
+			return failure.Invalid("pass avID (a database's columns) or id (a block bound to databases), one of them")
 		}
-		if out.AvID != "" {
-			return out, tools.CheckID("avID", out.AvID)
-		}
-		return out, tools.CheckID("id", out.BlockID)
+		return nil
 	},
 	Scope: tools.Scope[keysArgs]{Resolve: func(ctx context.Context, env *tools.Env, a keysArgs) ([]tools.Touch, error) {
 		if a.AvID != "" {
@@ -696,9 +664,8 @@ func veiledKeys(ctx context.Context, env *tools.Env, dbs []siyuan.AVBlockKeys, w
 
 var getFilterSort = tools.Read[getArgs]{
 	Name: "get_attribute_view_filter_sort", Summary: "the filters and sorts of a database's view (the blockID's, else the current one)",
-	Example: map[string]any{"avID": "20260812120000-abcdefg"},
-	Params:  append(avIDParams(), blockParam()),
-	Parse:   parseGet, Scope: readGet,
+	Example:  map[string]any{"avID": "20260812120000-abcdefg"},
+	Validate: parseGet, Scope: readGet,
 	Run: func(ctx context.Context, env *tools.Env, a getArgs) (any, error) {
 		if _, err := checkBlock(ctx, env, a.AvID, a.BlockID); err != nil {
 			return nil, err
@@ -721,21 +688,14 @@ var getFilterSort = tools.Read[getArgs]{
 // ---- search ---------------------------------------------------------------
 
 type searchArgs struct {
-	Keyword  string
-	Excludes []string
+	Keyword  string   `arg:"keyword" help:"words of the database's name"`
+	Excludes []string `arg:"excludes" help:"database IDs to leave out"`
 }
 
 var search = tools.Read[searchArgs]{
 	Name: "search", Summary: "databases whose name contains every word of keyword (\"\" finds all; at most 12), with a block showing each and its views",
 	Example: map[string]any{"keyword": "projects"},
-	Params: []tools.Param{
-		{Name: "keyword", Type: tools.String, Description: "words of the database's name"},
-		{Name: "excludes", Type: tools.Strings, Description: "database IDs to leave out"},
-	},
-	Parse: func(a *tools.Args) (searchArgs, error) {
-		return searchArgs{a.String("keyword"), a.Strings("excludes")}, nil
-	},
-	Scope: tools.Scope[searchArgs]{Global: true},
+	Scope:   tools.Scope[searchArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, a searchArgs) (any, error) {
 		hits, err := env.Kernel.SearchAttributeView(ctx, a.Keyword, a.Excludes)
 		if err != nil {
@@ -814,22 +774,17 @@ func shownElsewhere(ctx context.Context, env *tools.Env, h siyuan.AVSearchResult
 // ---- get_primary_key_values -----------------------------------------------
 
 type pkArgs struct {
-	AvID, Keyword  string
-	Page, PageSize int
+	avRef
+	Keyword  string `arg:"keyword" help:"keep the values containing it"`
+	Page     int    `arg:"page" help:"1-based page" default:"1" min:"1"`
+	PageSize int    `arg:"pageSize" help:"values per page" default:"16" min:"1" max:"200"`
 }
 
 var getPrimaryKeyValues = tools.Read[pkArgs]{
 	Name: "get_primary_key_values", Summary: "a page of a database's rows' primary-key values (their texts) containing keyword, most recently changed first",
-	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyword": ""},
-	Params: append(avIDParams(),
-		tools.Param{Name: "keyword", Type: tools.String, Description: "keep the values containing it"},
-		tools.Param{Name: "page", Type: tools.Integer, Description: "1-based page", Default: 1, Min: tools.IntP(1)},
-		tools.Param{Name: "pageSize", Type: tools.Integer, Description: "values per page", Default: 16, Min: tools.IntP(1), Max: tools.IntP(200)}),
-	Parse: func(a *tools.Args) (pkArgs, error) {
-		id, err := avIDOf(a)
-		return pkArgs{AvID: id, Keyword: a.String("keyword"), Page: a.Int("page"), PageSize: a.Int("pageSize")}, err
-	},
-	Scope: scopeOn(func(a pkArgs) string { return a.AvID }, tools.LevelRead),
+	Example:  map[string]any{"avID": "20260812120000-abcdefg", "keyword": ""},
+	Validate: func(a *pkArgs) error { return a.resolve() },
+	Scope:    scopeOn(func(a pkArgs) string { return a.AvID }, tools.LevelRead),
 	Run: func(ctx context.Context, env *tools.Env, a pkArgs) (any, error) {
 		req := siyuan.AVPrimaryKeyValuesRequest{ID: a.AvID, Keyword: a.Keyword, Page: a.Page, PageSize: a.PageSize}
 		hiding := tools.Hiding(ctx)

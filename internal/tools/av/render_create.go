@@ -15,9 +15,10 @@ import (
 // (id, or one Sisyphus reserves), which a render then writes. Strict and
 // additive (request id only), staged like create.
 
-func createParam() tools.Param {
-	return tools.Param{Name: "createIfNotExist", Type: tools.Boolean, Default: false,
-		Description: "true creates a database unless id names one that exists (then it renders it): a strict write (preflight with validateOnly first) making a database block first in blockID that shows database id (omit id and one is reserved; while a notebook is hidden from agents, only without id)"}
+// createFlag is render's createIfNotExist, which makes the call its write
+// form.
+type createFlag struct {
+	CreateIfNotExist bool `arg:"createIfNotExist" help:"true creates a database unless id names one that exists (then it renders it): a strict write (preflight with validateOnly first) making a database block first in blockID that shows database id (omit id and one is reserved; while a notebook is hidden from agents, only without id)" default:"false"`
 }
 
 // createsDatabase tells whether a render with createIfNotExist:true
@@ -50,9 +51,19 @@ func createsDatabase(ctx context.Context, env *tools.Env, fields map[string]json
 	return av == nil, nil
 }
 
+// renderCreateArgs take every argument of render: those a creation does
+// not use are accepted and ignored, as upstream's are.
 type renderCreateArgs struct {
-	AvID, Parent string
-	Generated    bool
+	avRef
+	Parent string `arg:"blockID" help:"the document (or container block) the new database block goes first in" id:"" required:""`
+	createFlag
+	ViewID     string `arg:"viewID" help:"ignored when creating" id:""`
+	Page       *int   `arg:"page" help:"ignored when creating" min:"1"`
+	PageSize   *int   `arg:"pageSize" help:"ignored when creating" min:"1" max:"500"`
+	Query      string `arg:"query" help:"ignored when creating"`
+	IgnoreRows bool   `arg:"ignoreRows" help:"ignored when creating"`
+	Verbose    bool   `arg:"verbose" help:"ignored when creating"`
+	Generated  bool   // no id given: one is reserved
 }
 
 // renderCreateState is whether the parent exists and the database does.
@@ -65,27 +76,14 @@ var renderCreate = tools.Write[renderCreateArgs, renderCreateState]{
 	Summary: "with createIfNotExist:true: create a database shown by a new database block first in blockID (id optional: one is reserved); answers the creation receipt and the new database's columns",
 	Policy:  additive,
 	Example: map[string]any{"blockID": "20260812120000-abcdefg", "createIfNotExist": true, "validateOnly": true},
-	Params: append(avIDParams(),
-		tools.IDParam("blockID", "the document (or container block) the new database block goes first in", true),
-		createParam(),
-		tools.IDParam("viewID", "ignored when creating", false),
-		tools.Param{Name: "page", Type: tools.Integer, Description: "ignored when creating", Min: tools.IntP(1)},
-		tools.Param{Name: "pageSize", Type: tools.Integer, Description: "ignored when creating", Min: tools.IntP(1), Max: tools.IntP(500)},
-		tools.Param{Name: "query", Type: tools.String, Description: "ignored when creating"},
-		tools.Param{Name: "ignoreRows", Type: tools.Boolean, Description: "ignored when creating"},
-		tools.Param{Name: "verbose", Type: tools.Boolean, Description: "ignored when creating"},
-	),
-	Parse: func(a *tools.Args) (renderCreateArgs, error) {
-		out := renderCreateArgs{Parent: a.String("blockID")}
-		if a.String("id") != "" || a.String("avID") != "" {
-			id, err := avIDOf(a)
-			if err != nil {
-				return out, err
+	Validate: func(a *renderCreateArgs) error {
+		if a.Alias != "" || a.Given != "" {
+			if err := a.resolve(); err != nil {
+				return err
 			}
-			out.AvID = id
 		}
-		out.Generated = out.AvID == ""
-		return out, tools.CheckID("blockID", out.Parent)
+		a.Generated = a.AvID == ""
+		return nil
 	},
 	Scope: tools.Scope[renderCreateArgs]{Touches: func(a renderCreateArgs) []tools.Touch {
 		return []tools.Touch{tools.OnBlock(a.Parent, tools.LevelWrite)}

@@ -72,7 +72,10 @@ func readChanged(ctx context.Context, env *tools.Env, avID string, check func(DB
 
 // ---- rename ---------------------------------------------------------------
 
-type renameArgs struct{ AvID, Name string }
+type renameArgs struct {
+	dbArg
+	Name string `arg:"name" help:"the new name (at most 512 characters)" required:""`
+}
 
 // storedName is a name as SiYuan stores it: line breaks as spaces, trimmed.
 func storedName(s string) string {
@@ -84,20 +87,14 @@ func storedName(s string) string {
 var rename = tools.WriteWith[renameArgs, DBState, DBState]{Write: tools.Write[renameArgs, DBState]{
 	Name: "rename", Summary: "rename a database (line breaks become spaces; trimmed)", Policy: guarded,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "name": "Reading list", "validateOnly": true},
-	Params: []tools.Param{tools.IDParam("avID", "the database", true),
-		{Name: "name", Type: tools.String, Description: "the new name (at most 512 characters)", Required: true}},
-	Parse: func(a *tools.Args) (renameArgs, error) {
-		out := renameArgs{a.String("avID"), a.String("name")}
-		if err := tools.CheckID("avID", out.AvID); err != nil {
-			return out, err
-		}
+	Validate: func(out *renameArgs) error {
 		if storedName(out.Name) == "" {
-			return out, failure.Invalid("name must not be empty")
+			return failure.Invalid("name must not be empty")
 		}
 		if utf8.RuneCountInString(storedName(out.Name)) > 512 {
-			return out, failure.Invalid("name has more than 512 characters; SiYuan would cut it")
+			return failure.Invalid("name has more than 512 characters; SiYuan would cut it")
 		}
-		return out, nil
+		return nil
 	},
 	Scope:   scopeOn(func(a renameArgs) string { return a.AvID }, tools.LevelWrite),
 	Targets: func(a renameArgs) []string { return []string{a.AvID} },
@@ -146,9 +143,9 @@ func lastColumn(st DBState) string {
 // ---- add_rows -------------------------------------------------------------
 
 type addRowsArgs struct {
-	AvID     string
-	BlockIDs []string
-	Texts    []string
+	dbArg
+	BlockIDs []string `arg:"blockIDs" help:"blocks to add as rows (bound: the row's primary key shows the block); at most 100" id:""`
+	Texts    []string `arg:"primaryKeyTexts" help:"detached rows, one per text; at most 100"`
 }
 
 // addState is the database and whether each block to bind exists.
@@ -168,27 +165,17 @@ type addedRows struct {
 var addRows = tools.WriteWith[addRowsArgs, addState, addedRows]{Write: tools.Write[addRowsArgs, addState]{
 	Name: "add_rows", Summary: "add rows: bound to blocks (blockIDs) and/or detached with a primary-key text (primaryKeyTexts); first in every view", Policy: additive,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "primaryKeyTexts": []string{"Read Dune"}, "validateOnly": true},
-	Params: []tools.Param{tools.IDParam("avID", "the database", true),
-		{Name: "blockIDs", Type: tools.Strings, Description: "blocks to add as rows (bound: the row's primary key shows the block); at most 100"},
-		{Name: "primaryKeyTexts", Type: tools.Strings, Description: "detached rows, one per text; at most 100"}},
-	Parse: func(a *tools.Args) (addRowsArgs, error) {
-		out := addRowsArgs{a.String("avID"), a.Strings("blockIDs"), a.Strings("primaryKeyTexts")}
-		if err := tools.CheckID("avID", out.AvID); err != nil {
-			return out, err
-		}
+	Validate: func(out *addRowsArgs) error {
 		n := len(out.BlockIDs) + len(out.Texts)
 		if n == 0 || n > 100 {
-			return out, failure.Invalid("pass 1 to 100 rows in blockIDs and primaryKeyTexts")
+			return failure.Invalid("pass 1 to 100 rows in blockIDs and primaryKeyTexts")
 		}
 		for i, id := range out.BlockIDs {
-			if err := tools.CheckID(fmt.Sprintf("blockIDs[%d]", i), id); err != nil {
-				return out, err
-			}
 			if slices.Index(out.BlockIDs, id) != i {
-				return out, failure.Invalid("blockIDs names %s twice; a block is one row", id)
+				return failure.Invalid("blockIDs names %s twice; a block is one row", id)
 			}
 		}
-		return out, nil
+		return nil
 	},
 	// The database's blocks, and each bound block, which binding marks
 	// (custom-avs): write in every notebook holding one.
