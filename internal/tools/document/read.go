@@ -14,7 +14,7 @@ import (
 
 type lookupArgs struct {
 	ID       string   `arg:"id" help:"a document or block id" id:""`
-	Notebook string   `arg:"notebook" help:"the notebook id, with path or hpath"`
+	Notebook string   `arg:"notebook" help:"the notebook, with path or hpath" id:""`
 	Path     string   `arg:"path" help:"a storage path like /20260812120000-abcdefg.sy (a human path here is read as hpath, with a hint)"`
 	HPath    string   `arg:"hpath" help:"a human path of titles like /Projects/Plan"`
 	HPathAka string   `arg:"hPath" help:"alias of hpath"`
@@ -89,15 +89,13 @@ func lookupDocs(ctx context.Context, env *tools.Env, a lookupArgs) (map[string]a
 	}
 	switch {
 	case id != "":
-		if err := tools.CheckID("id", id); err != nil {
-			return nil, err
-		}
 		ref, err := kernelview.Describe(ctx, env, id)
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"documents": []kernelview.DocRef{ref}, "blockID": id}, nil
 	case p != "":
+		// notebook is declared optional; path needs it.
 		if err := tools.CheckID("notebook", nb); err != nil {
 			return nil, err
 		}
@@ -153,9 +151,6 @@ type outlineArgs struct {
 
 func getOutline(ctx context.Context, env *tools.Env, a outlineArgs) (any, error) {
 	id := a.ID
-	if err := tools.CheckID("id", id); err != nil {
-		return nil, err
-	}
 	ref, err := kernelview.Describe(ctx, env, id)
 	if err != nil {
 		return nil, err
@@ -259,9 +254,6 @@ type treeArgs struct {
 
 func listTree(ctx context.Context, env *tools.Env, a treeArgs) (any, error) {
 	nb, p, depth := a.Notebook, a.Path, a.MaxDepth
-	if err := tools.CheckID("notebook", nb); err != nil {
-		return nil, err
-	}
 	if p != "/" && !strings.HasSuffix(p, ".sy") {
 		return nil, failure.Invalid("argument \"path\" must be / or a storage path like /20260812120000-abcdefg.sy")
 	}

@@ -177,6 +177,8 @@ func resolveCreate(ctx context.Context, env *tools.Env, a createArgs) (createPla
 		if parentPath != "" || parentID != "" || a.HasTitle {
 			return p, failure.Invalid("pass path (a human path) alone, or parentID/parentPath with title")
 		}
+		// notebook is declared optional (parentID names one); a path
+		// needs it.
 		if err := tools.CheckID("notebook", nb); err != nil {
 			return p, err
 		}
@@ -202,9 +204,6 @@ func resolveCreate(ctx context.Context, env *tools.Env, a createArgs) (createPla
 		var parent docLoc
 		switch {
 		case parentID != "":
-			if err := tools.CheckID("parentID", parentID); err != nil {
-				return p, err
-			}
 			l, err := locateDoc(ctx, env, parentID)
 			if err != nil {
 				return p, err
@@ -484,7 +483,7 @@ func checkPermutation(ordered []string, children []reorderChild) error {
 
 // moveArgs are document.move's arguments.
 type moveArgs struct {
-	FromIDs []string `arg:"fromIDs" help:"the documents to move" required:""`
+	FromIDs []string `arg:"fromIDs" help:"the documents to move" id:"" required:""`
 	ToID    string   `arg:"toID" help:"the new parent: a document, or a notebook for its root" id:"" required:""`
 }
 
@@ -495,14 +494,8 @@ func checkMoveArgs(a moveArgs) error {
 	if len(from) == 0 || len(from) > 50 {
 		return failure.Invalid("fromIDs must hold 1 to 50 documents")
 	}
-	if err := tools.CheckID("toID", to); err != nil {
-		return err
-	}
 	seen := map[string]bool{}
-	for i, id := range from {
-		if err := tools.CheckID(fmt.Sprintf("fromIDs[%d]", i), id); err != nil {
-			return err
-		}
+	for _, id := range from {
 		if seen[id] {
 			return failure.Invalid("fromIDs lists %s twice", id)
 		}

@@ -44,14 +44,12 @@ func Tool() *tools.Tool {
 }
 
 type listArgs struct {
-	Refresh bool `json:"refresh"`
+	Refresh bool `arg:"refresh" help:"discover again (checks SiYuan's version first), instead of answering from the cache"`
 }
 
 func (b *bridge) listAction() *tools.Action {
 	return tools.Read[listArgs]{
 		Name: "list", Summary: "discover the tools of SiYuan's MCP endpoint (cached; refresh:true discovers again) and which are exposed",
-		Params: []tools.Param{{Name: "refresh", Type: tools.Boolean,
-			Description: "discover again (checks SiYuan's version first), instead of answering from the cache"}},
 		Example: map[string]any{"refresh": true},
 		// It names tools, not notes; a configuration that cannot be read
 		// still refuses it.

@@ -27,7 +27,7 @@ const (
 
 // fwd is a forwarded call's arguments.
 type fwd struct {
-	Arguments map[string]any
+	Arguments map[string]any `arg:"arguments" help:"the forwarded tool's own arguments, passed unchanged (help with topic:\"<tool>\" shows its input schema)" required:""`
 }
 
 // forwardAction is the action a discovered tool becomes: a read when the
@@ -36,16 +36,11 @@ type fwd struct {
 // preflight.
 func forwardAction(b *bridge, e *entry) *tools.Action {
 	name, src := e.tool.Name, e.source
-	params := []tools.Param{{Name: "arguments", Type: tools.Object, Required: true,
-		Description: "the forwarded tool's own arguments, passed unchanged (help with topic:\"<tool>\" shows its input schema)"}}
-	parse := func(a *tools.Args) (fwd, error) {
-		f := fwd{Arguments: a.Object("arguments")}
+	check := func(f *fwd) error {
 		if src == "native" {
-			if err := checkNative(name, f.Arguments); err != nil {
-				return f, err
-			}
+			return checkNative(name, f.Arguments)
 		}
-		return f, nil
+		return nil
 	}
 	need := tools.LevelRead
 	if !e.read {
@@ -69,7 +64,7 @@ func forwardAction(b *bridge, e *entry) *tools.Action {
 	if e.read {
 		act = tools.Read[fwd]{
 			Name: name, Summary: fmt.Sprintf("forward to SiYuan's %s tool %s (a read: %s): %s", src, name, readWhy(e), title),
-			Params: params, Parse: parse, Scope: scope, Example: example,
+			Validate: check, Scope: scope, Example: example,
 			// The gate decides before anything is sent: a refused call
 			// must not reach SiYuan.
 			SideEffects: true,
@@ -88,7 +83,7 @@ func forwardAction(b *bridge, e *entry) *tools.Action {
 		act = tools.Write[fwd, struct{}]{
 			Name: name, Summary: fmt.Sprintf("forward to SiYuan's plugin tool %s (an external effect: no preflight, no strict guarantee, confirmed by a person, sent once): %s", name, title),
 			Policy: strict.WritePolicy{Class: strict.External}, Dangerous: true, Timeout: callTimeout,
-			Params: params, Parse: parse, Scope: scope, Example: example,
+			Validate: check, Scope: scope, Example: example,
 			Execute: func(ctx context.Context, env *tools.Env, f fwd, _ struct{}) (tools.Payload, error) {
 				res, err := call(ctx, env, name, f.Arguments)
 				if err != nil {
