@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
@@ -63,7 +62,7 @@ type Action struct {
 	// Write.Timeout); 0 for other classes.
 	Timeout time.Duration
 
-	parse     func(*Args) (any, error)
+	parse     func(*boundArgs) (any, error)
 	policyFor func(parsed any) strict.WritePolicy
 	run       func(ctx context.Context, env *Env, parsed any) (any, error)
 	write     *writeSteps
@@ -156,16 +155,10 @@ type Payload = map[string]any
 // Read declares a read-only action whose arguments parse into A.
 type Read[A any] struct {
 	Name, Summary string
-	Params        []Param
-	// Params and Parse are for arguments A's fields cannot declare (a
-	// forwarded tool's, known at run time): an A that declares its
-	// arguments by its fields' tags (see [Paging] and declare.go) takes
-	// neither. Parse turns the bound arguments into A and refuses what the
-	// arguments alone show is wrong; nil decodes them by their JSON names.
-	Parse func(*Args) (A, error)
-	// Validate refuses, or completes, a declared A once its arguments are
-	// bound: what tags cannot say (one of two arguments, a shape inside an
-	// object).
+	// Validate refuses, or completes, A once its arguments are bound:
+	// what the tags declaring them cannot say (one of two arguments, a
+	// shape inside an object). A's fields declare the arguments (see
+	// declare.go); an A without fields takes none.
 	Validate func(*A) error
 	// Run answers the read.
 	Run func(ctx context.Context, env *Env, a A) (any, error)
@@ -194,7 +187,7 @@ type Read[A any] struct {
 // Action turns the declaration into a registry action.
 func (r Read[A]) Action() *Action {
 	act := &Action{
-		Name: r.Name, Summary: r.Summary, Policy: strict.WritePolicy{Class: strict.Read}, Params: r.Params, Example: r.Example,
+		Name: r.Name, Summary: r.Summary, Policy: strict.WritePolicy{Class: strict.Read}, Example: r.Example,
 		Dangerous: r.Dangerous, OffByDefault: r.OffByDefault, sideEffects: r.SideEffects,
 		run: func(ctx context.Context, env *Env, parsed any) (any, error) {
 			if r.Run == nil {
@@ -203,7 +196,7 @@ func (r Read[A]) Action() *Action {
 			return r.Run(ctx, env, parsed.(A))
 		},
 	}
-	act.Params, act.parse, act.invalid = declared(r.Params, r.Parse, r.Validate)
+	act.Params, act.parse, act.invalid = declared(r.Validate)
 	r.Scope.set(act)
 	if r.WriteForm != nil {
 		r.WriteForm.Name = r.Name
@@ -256,7 +249,6 @@ type Write[A, S any] struct {
 	// guarded), and Policy is then the guarded form the schema advertises.
 	Policy    strict.WritePolicy
 	PolicyFor func(A) strict.WritePolicy
-	Params    []Param
 	// Destructive marks actions that remove data (MCP destructiveHint).
 	Destructive bool
 	// Dangerous and OffByDefault: see Action.
@@ -265,8 +257,7 @@ type Write[A, S any] struct {
 	// Scope declares the notebooks the write touches.
 	Scope Scope[A]
 
-	// Parse and Validate: see Read.
-	Parse    func(*Args) (A, error)
+	// Validate: see Read.
 	Validate func(*A) error
 	// Targets are the ids (or paths) the call touches: its lease scope and
 	// targetCount.
@@ -402,10 +393,10 @@ func (w Write[A, S]) Action() *Action {
 // Execute and Readback steps.
 func (w Write[A, S]) build(execute executeStep, readback readbackStep) *Action {
 	act := &Action{
-		Name: w.Name, Summary: w.Summary, Policy: w.Policy, Params: w.Params, Destructive: w.Destructive, Example: w.Example,
+		Name: w.Name, Summary: w.Summary, Policy: w.Policy, Destructive: w.Destructive, Example: w.Example,
 		Dangerous: w.Dangerous, OffByDefault: w.OffByDefault,
 	}
-	act.Params, act.parse, act.invalid = declared(w.Params, w.Parse, w.Validate)
+	act.Params, act.parse, act.invalid = declared(w.Validate)
 	w.Scope.set(act)
 	act.budget, act.front = w.Budget, w.Front
 	act.localPaths, act.localEffects = w.LocalPaths, w.LocalEffects
@@ -458,24 +449,6 @@ func (w Write[A, S]) build(execute executeStep, readback readbackStep) *Action {
 		act.write = steps
 	}
 	return act
-}
-
-// parser returns the erased parse step: parse, or decoding by JSON names.
-func parser[A any](parse func(*Args) (A, error)) func(*Args) (any, error) {
-	if parse != nil {
-		return func(a *Args) (any, error) { return parse(a) }
-	}
-	return func(a *Args) (any, error) {
-		var out A
-		raw, err := json.Marshal(a.values)
-		if err != nil {
-			return nil, failure.Invalid("the arguments cannot be encoded")
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
-			return nil, failure.Invalid("the arguments do not fit the action: %v", err)
-		}
-		return out, nil
-	}
 }
 
 // NoArgs is the argument type of an action without arguments.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -240,7 +241,7 @@ func (d *declaration) params() []Param {
 }
 
 // bindInto sets the fields of a new A from bound arguments.
-func bindInto[A any](d *declaration, args *Args) A {
+func bindInto[A any](d *declaration, args *boundArgs) A {
 	var out A
 	v := reflect.ValueOf(&out).Elem()
 	for _, f := range d.fields {
@@ -261,27 +262,23 @@ func bindInto[A any](d *declaration, args *Args) A {
 	return out
 }
 
-// declared is how an action built from A's declaration binds its
-// arguments: the Params to show and check, and the parse step. A type that
-// declares its arguments takes no Params list and no Parse (validate,
-// when set, runs on the bound value for what tags cannot say); one that
-// declares none keeps them.
-func declared[A any](params []Param, parse func(*Args) (A, error), validate func(*A) error) ([]Param, func(*Args) (any, error), error) {
+// declared is how an action binds its arguments: the Params A's fields
+// declare and the parse step, which binds them into a new A and runs
+// validate (when set) on it. An A that declares no argument takes none:
+// it must have no exported field, which would otherwise bind nothing,
+// silently.
+func declared[A any](validate func(*A) error) ([]Param, func(*boundArgs) (any, error), error) {
 	d, ok, err := declare[A]()
-	switch {
-	case err != nil:
-		return params, nil, err
-	case !ok:
-		if validate != nil {
-			return params, nil, fmt.Errorf("a Validate step needs arguments declared by the fields of %s", reflect.TypeFor[A]())
-		}
-		return params, parser(parse), nil
-	case params != nil:
-		return params, nil, fmt.Errorf("%s declares its arguments: no Params list beside it", reflect.TypeFor[A]())
-	case parse != nil:
-		return params, nil, fmt.Errorf("%s declares its arguments: use Validate, not Parse", reflect.TypeFor[A]())
+	if err != nil {
+		return nil, nil, err
 	}
-	return d.params(), func(args *Args) (any, error) {
+	if !ok {
+		if t := reflect.TypeFor[A](); t.Kind() != reflect.Struct || slices.ContainsFunc(reflect.VisibleFields(t), func(f reflect.StructField) bool { return f.IsExported() }) {
+			return nil, nil, fmt.Errorf("%s declares no argument: tag its fields (arg:\"name\"), or take tools.NoArgs", t)
+		}
+		d = &declaration{}
+	}
+	return d.params(), func(args *boundArgs) (any, error) {
 		a := bindInto[A](d, args)
 		if validate != nil {
 			if err := validate(&a); err != nil {

@@ -32,7 +32,7 @@ type declaredArgs struct {
 
 func bindDeclared(t *testing.T, raw string) (declaredArgs, error) {
 	t.Helper()
-	params, parse, err := declared[declaredArgs](nil, nil, nil)
+	params, parse, err := declared[declaredArgs](nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func bindDeclared(t *testing.T, raw string) (declaredArgs, error) {
 // TestDeclaredParams: the schema and help of an action come from its
 // argument type's fields, in their order, embedded ones included.
 func TestDeclaredParams(t *testing.T) {
-	params, _, err := declared[declaredArgs](nil, nil, nil)
+	params, _, err := declared[declaredArgs](nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestValidateRunsOnTheBoundValue(t *testing.T) {
 		ID  string   `arg:"id" id:""`
 		IDs []string `arg:"ids" id:""`
 	}
-	_, parse, err := declared[args](nil, nil, func(a *args) error {
+	_, parse, err := declared(func(a *args) error {
 		if (a.ID == "") == (len(a.IDs) == 0) {
 			return failure.Invalid("pass exactly one of id or ids")
 		}
@@ -146,11 +146,11 @@ func TestValidateRunsOnTheBoundValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := parse(&Args{values: map[string]any{"id": "20260812120000-abcdefg"}})
+	v, err := parse(&boundArgs{values: map[string]any{"id": "20260812120000-abcdefg"}})
 	if err != nil || !reflect.DeepEqual(v.(args).IDs, []string{"20260812120000-abcdefg"}) {
 		t.Errorf("completed: %+v %v", v, err)
 	}
-	if _, err := parse(&Args{values: map[string]any{}}); err == nil {
+	if _, err := parse(&boundArgs{values: map[string]any{}}); err == nil {
 		t.Error("refused nothing")
 	}
 }
@@ -179,15 +179,15 @@ func TestDeclarationMistakes(t *testing.T) {
 	}
 	type plain struct{ A string }
 	for name, err := range map[string]error{
-		"twice":            declErr[twice](nil, nil, nil),
-		"type":             declErr[badType](nil, nil, nil),
-		"default":          declErr[badDefault](nil, nil, nil),
-		"enum":             declErr[badEnum](nil, nil, nil),
-		"id":               declErr[badID](nil, nil, nil),
-		"required default": declErr[requiredDefault](nil, nil, nil),
-		"params beside":    declErr[declaredArgs]([]Param{{Name: "x", Type: String}}, nil, nil),
-		"parse beside":     declErr(nil, func(*Args) (declaredArgs, error) { return declaredArgs{}, nil }, nil),
-		"validate alone":   declErr(nil, nil, func(*plain) error { return nil }),
+		"twice":            declErr[twice](nil),
+		"type":             declErr[badType](nil),
+		"default":          declErr[badDefault](nil),
+		"enum":             declErr[badEnum](nil),
+		"id":               declErr[badID](nil),
+		"required default": declErr[requiredDefault](nil),
+		// Fields without tags would bind nothing, silently.
+		"undeclared fields": declErr[plain](nil),
+		"not a struct":      declErr[string](nil),
 	} {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -200,7 +200,21 @@ func TestDeclarationMistakes(t *testing.T) {
 	}
 }
 
-func declErr[A any](params []Param, parse func(*Args) (A, error), validate func(*A) error) error {
-	_, _, err := declared(params, parse, validate)
+func declErr[A any](validate func(*A) error) error {
+	_, _, err := declared(validate)
 	return err
+}
+
+// TestNoArgs: an action without arguments takes none, and refuses one.
+func TestNoArgs(t *testing.T) {
+	params, parse, err := declared[NoArgs](nil)
+	if err != nil || len(params) != 0 {
+		t.Fatalf("%v %v", params, err)
+	}
+	if _, err := bind("x", params, map[string]json.RawMessage{"a": []byte("1")}); err == nil {
+		t.Error("an argument was taken")
+	}
+	if v, err := parse(&boundArgs{}); err != nil || v != (NoArgs{}) {
+		t.Errorf("%v %v", v, err)
+	}
 }

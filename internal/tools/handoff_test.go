@@ -14,7 +14,10 @@ import (
 )
 
 // handoffArgs are the arguments of the handoff tests' write.
-type handoffArgs struct{ Key, Text string }
+type handoffArgs struct {
+	Key  string `arg:"key"`
+	Text string `arg:"text"`
+}
 
 // store is a fake kernel of the handoff tests: what a write stored, by key.
 type store map[string]string
@@ -26,8 +29,6 @@ func handoffTool(kernel store, drop *bool) *Tool {
 	w := WriteWith[handoffArgs, struct{}, string]{
 		Write: Write[handoffArgs, struct{}]{
 			Name: "put", Policy: strict.WritePolicy{Class: strict.Additive}, Scope: Scope[handoffArgs]{None: true},
-			Params: []Param{{Name: "key", Type: String}, {Name: "text", Type: String}},
-			Parse:  func(a *Args) (handoffArgs, error) { return handoffArgs{a.String("key"), a.String("text")}, nil },
 		},
 		Execute: func(_ context.Context, _ *Env, a handoffArgs, _ struct{}) (Payload, string, error) {
 			applied := strings.ToUpper(a.Text)

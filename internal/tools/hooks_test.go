@@ -11,17 +11,17 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
-type hookArgs struct{ Local, Source, Data string }
+type hookArgs struct {
+	Local  string `arg:"local"`
+	Source string `arg:"source"`
+	Data   string `arg:"data"`
+}
 
 // hookTool is one additive write using every hook a front or a preflight
 // can run.
 func hookTool(delivered *map[string]any) *Tool {
 	w := Write[hookArgs, map[string]string]{
 		Name: "put", Policy: strict.WritePolicy{Class: strict.Additive}, Scope: Scope[hookArgs]{None: true},
-		Params: []Param{{Name: "local", Type: String}, {Name: "source", Type: String}, {Name: "data", Type: String}},
-		Parse: func(a *Args) (hookArgs, error) {
-			return hookArgs{a.String("local"), a.String("source"), a.String("data")}, nil
-		},
 		Budget: func(*Env) int { return 64 << 10 },
 		State: func(_ context.Context, _ *Env, a hookArgs) (map[string]string, error) {
 			return map[string]string{"source": a.Source + a.Local}, nil

@@ -28,7 +28,7 @@ const (
 	Strings ParamType = "array" // an array of strings
 	Objects ParamType = "array-of-objects"
 	// OneOrObjects is an object or an array of objects (upstream's
-	// fs.replace edit); Args.Objects reads either as a list.
+	// fs.replace edit), bound as a list either way.
 	OneOrObjects ParamType = "object-or-array-of-objects"
 )
 
@@ -50,40 +50,17 @@ type Param struct {
 	hidden bool // accepted but not advertised
 }
 
-// IntP returns a pointer to n, for Param.Min and Param.Max.
-func IntP(n int) *int { return &n }
+// boundArgs are a call's arguments, bound and type-checked against its
+// parameters (defaults applied): what an action's declaration binds from,
+// and the protocol arguments (validateOnly, requestId, the credential)
+// the registry reads.
+type boundArgs struct{ values map[string]any }
 
-// Args are an action's arguments, bound and type-checked against its
-// parameters (defaults applied). Parse functions read them.
-type Args struct{ values map[string]any }
+// str is a string argument ("" when absent).
+func (a *boundArgs) str(name string) string { s, _ := a.values[name].(string); return s }
 
-// NewArgs returns arguments holding values as given (for an action that
-// reuses another's logic with its own addressing).
-func NewArgs(values map[string]any) *Args { return &Args{values: values} }
-
-// Has reports whether an argument was given (or has a default).
-func (a *Args) Has(name string) bool { _, ok := a.values[name]; return ok }
-
-// String returns a string argument ("" when absent).
-func (a *Args) String(name string) string { s, _ := a.values[name].(string); return s }
-
-// Int returns an integer argument (0 when absent).
-func (a *Args) Int(name string) int { n, _ := a.values[name].(int); return n }
-
-// Bool returns a boolean argument.
-func (a *Args) Bool(name string) bool { b, _ := a.values[name].(bool); return b }
-
-// Strings returns a string-array argument.
-func (a *Args) Strings(name string) []string { l, _ := a.values[name].([]string); return l }
-
-// Object returns an object argument.
-func (a *Args) Object(name string) map[string]any { m, _ := a.values[name].(map[string]any); return m }
-
-// Objects returns an array-of-objects argument.
-func (a *Args) Objects(name string) []map[string]any {
-	l, _ := a.values[name].([]map[string]any)
-	return l
-}
+// flag is a boolean argument (false when absent).
+func (a *boundArgs) flag(name string) bool { b, _ := a.values[name].(bool); return b }
 
 // decodeObject parses the arguments object; keys keep their raw values.
 func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
@@ -101,8 +78,8 @@ func decodeObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
 func helpHint(action string) string { return "see {\"action\":\"help\",\"topic\":\"" + action + "\"}" }
 
 // bind checks the arguments against params.
-func bind(action string, params []Param, fields map[string]json.RawMessage) (*Args, error) {
-	args := &Args{values: make(map[string]any, len(fields))}
+func bind(action string, params []Param, fields map[string]json.RawMessage) (*boundArgs, error) {
+	args := &boundArgs{values: make(map[string]any, len(fields))}
 	var unknown []string
 	for k, v := range fields {
 		if k == "action" {
@@ -268,11 +245,6 @@ func bound(n *int) string {
 
 var idRE = regexp.MustCompile(`^\d{14}-[0-9a-z]{7}$`)
 
-// IDParam declares an argument holding a SiYuan id.
-func IDParam(name, desc string, required bool) Param {
-	return Param{Name: name, Type: String, Description: idHelp(desc, false), Required: required, Format: FormatID}
-}
-
 // CheckID refuses a malformed id before it reaches the kernel (SiYuan's own
 // answer to some malformed ids is a misleading success).
 func CheckID(name, v string) error {
@@ -280,14 +252,6 @@ func CheckID(name, v string) error {
 		return failure.Invalid("argument %q must be a SiYuan id like 20260812120000-abcdefg, got %q", name, v)
 	}
 	return nil
-}
-
-// PageParams are the standard paging arguments.
-func PageParams() []Param {
-	return []Param{
-		{Name: "page", Type: Integer, Description: "1-based page", Default: 1, Min: IntP(1)},
-		{Name: "pageSize", Type: Integer, Description: "items per page", Default: 50, Min: IntP(1), Max: IntP(200)},
-	}
 }
 
 // Page is the standard list payload.

@@ -258,7 +258,7 @@ func (g *gate) wait() error {
 // person is asked to confirm a call that cannot run anyway).
 func (r *Registry) Check(ctx context.Context, tool string, in Input) error {
 	pc, err := r.prepare(ctx, tool, in, false)
-	if err != nil && pc.writes && isAbsent(err) && pc.args != nil && pc.args.String(fieldRequestID) != "" && !pc.args.Bool(fieldValidateOnly) {
+	if err != nil && pc.writes && isAbsent(err) && pc.args != nil && pc.args.str(fieldRequestID) != "" && !pc.args.flag(fieldValidateOnly) {
 		// A commit of something gone or hidden may be a replay, which
 		// the ledger answers (see CallInput): it is asked about like any
 		// other, and the gate decides again when it runs.
@@ -286,7 +286,7 @@ type prepared struct {
 	action *Action
 	policy *Policy
 	fields map[string]json.RawMessage
-	args   *Args
+	args   *boundArgs
 	parsed any
 	writes bool
 	answer any // help answers here, without an action
@@ -711,8 +711,8 @@ func (r *Registry) operation(ctx context.Context, pc prepared, business map[stri
 	}
 	op := strict.Op{
 		Tool: pc.tool.Name, Action: a.Name, Policy: policy, Business: business, Targets: w.targets(pc.parsed), Direct: !env.StrictOn(ctx), Timeout: a.Timeout,
-		ValidateOnly: pc.args.Bool(fieldValidateOnly), RequestID: pc.args.String(fieldRequestID),
-		Credential: pc.args.String(string(policy.Precondition)),
+		ValidateOnly: pc.args.flag(fieldValidateOnly), RequestID: pc.args.str(fieldRequestID),
+		Credential: pc.args.str(string(policy.Precondition)),
 	}
 	op.Execute, op.Readback = r.executeAndReadback(pc)
 	if w.plan != nil {
