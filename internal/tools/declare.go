@@ -72,7 +72,7 @@ type declaration struct {
 }
 
 // declare reads the arguments A declares. ok is false when A declares
-// none (an action that keeps a Params list and its own Parse, or takes no
+// none (an action that takes no arguments).
 // arguments).
 func declare[A any]() (d *declaration, ok bool, err error) {
 	t := reflect.TypeFor[A]()

@@ -60,7 +60,7 @@ func WriteFailure(err error, appliedBefore bool) error {
 // Refuse marks a refusal decided in Execute before any kernel write of the
 // call: the agent sees its code (a kernel read failure gets its kernel
 // code), writeAttempted false, and the ledger records the request as
-// rejected. Prefer refusing in Parse or Check, before the ledger records
+// rejected. Prefer refusing in Validate or Check, before the ledger records
 // anything.
 func Refuse(err error) error {
 	return strict.Reject(KernelError(err))
