@@ -73,7 +73,6 @@ type declaration struct {
 
 // declare reads the arguments A declares. ok is false when A declares
 // none (an action that takes no arguments).
-// arguments).
 func declare[A any]() (d *declaration, ok bool, err error) {
 	t := reflect.TypeFor[A]()
 	if t.Kind() != reflect.Struct {

@@ -205,9 +205,9 @@ type cardsArgs struct {
 
 var getCards = tools.Read[cardsArgs]{
 	Name: "get_cards", Summary: "a deck's cards (\"\" : every deck's), sorted by due time, a page at a time, with front and back",
-	Example: map[string]any{"deckID": siyuan.BuiltinDeckID, "page": 1},
+	Example:  map[string]any{"deckID": siyuan.BuiltinDeckID, "page": 1},
 	Validate: func(c *cardsArgs) error { return deckOrEvery(c.DeckID) },
-	Scope: tools.Scope[cardsArgs]{Global: true},
+	Scope:    tools.Scope[cardsArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, c cardsArgs) (any, error) {
 		// The page's blocks come from the SQL index, which lags writes.
 		if err := env.Kernel.FlushTransaction(ctx); err != nil {

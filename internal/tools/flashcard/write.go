@@ -194,11 +194,11 @@ type createState struct {
 
 var createCard = tools.Write[createArgs, createState]{
 	Name: "create_card", Summary: "make a card of each block in a deck (a block keeps the card it has there); SiYuan also records the deck in the block's custom-riff-decks attribute",
-	Policy:  strict.WritePolicy{Class: strict.Additive},
-	Example: map[string]any{"deckID": "", "blockIDs": []string{"20260812120000-abcdefg"}, "validateOnly": true},
+	Policy:   strict.WritePolicy{Class: strict.Additive},
+	Example:  map[string]any{"deckID": "", "blockIDs": []string{"20260812120000-abcdefg"}, "validateOnly": true},
 	Validate: func(c *createArgs) error { return parseBlocks(&c.blocksArgs) },
-	Scope:   tools.Scope[createArgs]{Touches: func(b createArgs) []tools.Touch { return tools.OnBlocks(b.BlockIDs, tools.LevelWrite) }},
-	Targets: func(b createArgs) []string { return b.BlockIDs },
+	Scope:    tools.Scope[createArgs]{Touches: func(b createArgs) []tools.Touch { return tools.OnBlocks(b.BlockIDs, tools.LevelWrite) }},
+	Targets:  func(b createArgs) []string { return b.BlockIDs },
 	State: func(ctx context.Context, env *tools.Env, b createArgs) (createState, error) {
 		ok, err := deckExists(ctx, env, b.Deck)
 		if err != nil || !ok {
@@ -274,7 +274,7 @@ var createCard = tools.Write[createArgs, createState]{
 var removeCard = tools.Write[blocksArgs, blocksState]{
 	Name: "remove_card", Summary: "remove the blocks' cards from a deck, with their review history (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
-	Example: map[string]any{"deckID": "", "blockIDs": []string{"20260812120000-abcdefg"}, "validateOnly": true},
+	Example:  map[string]any{"deckID": "", "blockIDs": []string{"20260812120000-abcdefg"}, "validateOnly": true},
 	Validate: parseBlocks,
 	// A card's review history goes with it, beyond undo: as upstream asks
 	// for a dangerous action, the blocks' notebooks must allow delete.
