@@ -29,6 +29,23 @@ type blockArg struct {
 
 func parseGet(a *getArgs) error { return a.resolve() }
 
+// read checks the block shows the database and reads the database: the
+// database blocks the call may see, and the database as stored.
+func (a getArgs) read(ctx context.Context, env *tools.Env) ([]string, *siyuan.AttributeView, error) {
+	blocks, err := checkBlock(ctx, env, a.AvID, a.BlockID)
+	if err != nil {
+		return nil, nil, err
+	}
+	av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if av == nil {
+		return nil, nil, failure.Missing("database", a.AvID)
+	}
+	return blocks, av, nil
+}
+
 var readGet = scopeOn(func(a getArgs) string { return a.AvID }, tools.LevelRead)
 
 // checkBlock refuses a blockID that does not show the database; it
@@ -59,16 +76,9 @@ var get = tools.Read[getArgs]{
 	Example:  map[string]any{"avID": "20260812120000-abcdefg"},
 	Validate: parseGet, Scope: readGet,
 	Run: func(ctx context.Context, env *tools.Env, a getArgs) (any, error) {
-		blocks, err := checkBlock(ctx, env, a.AvID, a.BlockID)
+		blocks, av, err := a.read(ctx, env)
 		if err != nil {
 			return nil, err
-		}
-		av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
-		if err != nil {
-			return nil, err
-		}
-		if av == nil {
-			return nil, failure.Missing("database", a.AvID)
 		}
 		out := map[string]any{"avID": a.AvID, "blockIDs": blocks}
 		v, err := veilOf(ctx, env, av)
@@ -667,15 +677,8 @@ var getFilterSort = tools.Read[getArgs]{
 	Example:  map[string]any{"avID": "20260812120000-abcdefg"},
 	Validate: parseGet, Scope: readGet,
 	Run: func(ctx context.Context, env *tools.Env, a getArgs) (any, error) {
-		if _, err := checkBlock(ctx, env, a.AvID, a.BlockID); err != nil {
+		if _, _, err := a.read(ctx, env); err != nil {
 			return nil, err
-		}
-		av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
-		if err != nil {
-			return nil, err
-		}
-		if av == nil {
-			return nil, failure.Missing("database", a.AvID)
 		}
 		fs, err := env.Kernel.GetAttributeViewFilterSort(ctx, a.AvID, a.BlockID)
 		if err != nil {
