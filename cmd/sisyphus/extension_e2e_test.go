@@ -92,12 +92,14 @@ func TestExtensionThroughTheBinary(t *testing.T) {
 	}
 	list := a.ok("extension", map[string]any{"action": "list", "refresh": true})
 	exposed := fmt.Sprint(list["exposed"])
-	if list["connected"] != true || list["siyuanVersion"] != "3.7.3" || exposed != fmt.Sprint([]any{"outline", stampTool, wordCount, "search"}) {
+	if list["connected"] != true || list["siyuanVersion"] != "3.7.3" || exposed != fmt.Sprint([]any{"history", "image", "inbox", "outline", stampTool, wordCount, "ref", "repo", "search"}) {
 		t.Fatalf("list: %v", list)
 	}
 	// The server shows the discovered tools at its next configuration
 	// poll (every 2 s), announcing list_changed.
-	want := []string{"help", "list", "outline", stampTool, wordCount, "search"}
+	// SiYuan 3.7.3's native tools on the read allowlist, and the example
+	// plugin's, in the order SiYuan lists them.
+	want := []string{"help", "list", "history", "image", "inbox", "outline", stampTool, wordCount, "ref", "repo", "search"}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		enum := extensionEnum(t, a)
 		if slices.Equal(enum, want) {

@@ -57,6 +57,10 @@ type Kernel struct {
 
 	sql *sqlIndex
 
+	// mcpList is the MCP endpoint's tools, built once (mcpTools).
+	mcpOnce sync.Once
+	mcpList []mcpTool
+
 	// pendingDeletes are deleteBlock calls answered but not yet applied,
 	// guarded by writeMu.
 	pendingDeletes []string

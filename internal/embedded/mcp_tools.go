@@ -6,21 +6,31 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/88250/lute/ast"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
-// The MCP endpoint's tools: a few of SiYuan's native ones, with 3.7.3's
-// names, schemas and text answers, backed by this kernel's index (search
-// fulltext and semantic, outline get, notebook list), and two tools of a
+// The MCP endpoint's tools: SiYuan 3.7.3's native tools as it lists them
+// (endpoint.NativeMCPTools, its tools/list: names, descriptions, input
+// schemas with their action enums, source and effect scope), and two tools of a
 // bundled example plugin, named as SiYuan names plugin tools
 // (plugin__<plugin>__<tool>, source "plugin", effectScope "unknown"): one
 // registered read-only, one not. A real SiYuan without plugins lists no
 // plugin tools; these two let the bridge's plugin path be tested without a
 // SiYuan install.
+//
+// A call is checked as SiYuan checks it (an action outside the tool's
+// enum is refused with its message). The actions this kernel's data can
+// carry out answer as 3.7.3 does (notebook list, outline get, search
+// fulltext and semantic, system version, current_time and workspace); the
+// others are refused with an error result that says so, never a success
+// that did nothing.
 
 // mcpTool is one tool: what tools/list shows and its handler.
 type mcpTool struct {
@@ -60,17 +70,94 @@ const (
 	StampAttr              = "custom-sisyphus-stamp"
 )
 
+// nativeTool is one native tool as SiYuan lists it.
+type nativeTool struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Source      string          `json:"source"`
+	EffectScope string          `json:"effectScope"`
+}
+
+// mcpHandlers are the native tools' handlers: an action this kernel
+// carries out answers; any other of the tool's actions is unbacked.
+func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
+	return map[string]func(ctx context.Context, action string, args map[string]any) (mcpResult, bool){
+		"notebook": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
+			if action != "list" {
+				return mcpResult{}, false
+			}
+			return k.mcpNotebook(ctx), true
+		},
+		"outline": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
+			return k.mcpOutline(ctx, args), true
+		},
+		"search": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
+			if action != "fulltext" && action != "semantic" {
+				return mcpResult{}, false
+			}
+			return k.mcpSearch(ctx, args), true
+		},
+		"system": func(ctx context.Context, action string, _ map[string]any) (mcpResult, bool) {
+			return k.mcpSystem(action), true
+		},
+	}
+}
+
+// nativeTools are SiYuan 3.7.3's native tools with their handlers.
+func (k *Kernel) nativeTools() []mcpTool {
+	var natives []nativeTool
+	if err := json.Unmarshal(endpoint.NativeMCPTools(), &natives); err != nil {
+		panic("embedded: the native MCP tools: " + err.Error()) // endpoint's declaration is broken: its test fails too
+	}
+	handlers := k.mcpHandlers()
+	out := make([]mcpTool, len(natives))
+	for i, n := range natives {
+		out[i] = mcpTool{Name: n.Name, Title: n.Title, Description: n.Description, InputSchema: n.InputSchema, Source: n.Source, EffectScope: n.EffectScope,
+			handler: nativeHandler(n, handlers[n.Name])}
+	}
+	return out
+}
+
+// nativeHandler checks a call's action against the tool's enum, as
+// SiYuan's handlers do, and runs what this kernel backs.
+func nativeHandler(n nativeTool, h func(ctx context.Context, action string, args map[string]any) (mcpResult, bool)) func(ctx context.Context, args map[string]any) mcpResult {
+	var schema struct {
+		Properties struct {
+			Action struct {
+				Enum []string `json:"enum"`
+			} `json:"action"`
+		} `json:"properties"`
+	}
+	json.Unmarshal(n.InputSchema, &schema)
+	enum := schema.Properties.Action.Enum
+	return func(ctx context.Context, args map[string]any) mcpResult {
+		action, _ := args["action"].(string)
+		if enum != nil && !slices.Contains(enum, action) {
+			return errorResult("unknown action '" + action + "', expected one of: [" + strings.Join(enum, ", ") + "]")
+		}
+		if h != nil {
+			if res, ok := h(ctx, action, args); ok {
+				return res
+			}
+		}
+		what := n.Name
+		if action != "" {
+			what += " " + action
+		}
+		return errorResult("the embedded kernel does not carry out " + what + " (SiYuan's own kernel does); nothing was done")
+	}
+}
+
 // mcpTools lists the tools sorted by name, as SiYuan's registry does.
 func (k *Kernel) mcpTools() []mcpTool {
-	return []mcpTool{
-		{Name: "notebook", Source: "native",
-			Description: "Notebook management. Actions: list().",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"Operation","enum":["list"]}},"required":["action"]}`),
-			handler:     k.mcpNotebook},
-		{Name: "outline", Source: "native",
-			Description: "Document outline (heading tree). Action: get(id).",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"Operation","enum":["get"]},"id":{"type":"string","description":"Document block ID"}},"required":["action","id"]}`),
-			handler:     k.mcpOutline},
+	k.mcpOnce.Do(func() { k.mcpList = k.buildMCPTools() })
+	return k.mcpList
+}
+
+func (k *Kernel) buildMCPTools() []mcpTool {
+	all := append(k.nativeTools(), []mcpTool{
 		{Name: ExamplePluginStamp, Title: "Stamp a block", Source: "plugin", EffectScope: "unknown",
 			Description: "Sets the " + StampAttr + " attribute of a block to value.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Block ID"},"value":{"type":"string","description":"Stamp value"}},"required":["id","value"]}`),
@@ -79,11 +166,9 @@ func (k *Kernel) mcpTools() []mcpTool {
 			Description: "Counts the words of a block or document.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"Block or document ID"}},"required":["id"]}`),
 			handler:     k.mcpWordCount},
-		{Name: "search", Source: "native", EffectScope: "local",
-			Description: "Search. Actions: fulltext(query, page=1, pageSize=20, notebook?, method?, orderBy?, groupBy?), semantic(query, page=1, pageSize=20, notebook?) — semantic needs AI embedding configured.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"Operation: fulltext or semantic","enum":["fulltext","semantic"]},"groupBy":{"type":"number","description":"Group by (fulltext only): 0=none 1=document (default 0)"},"method":{"type":"number","description":"Search method: fulltext 0=keyword 1=query-syntax 2=sql 3=regex (default 0)"},"notebook":{"type":"string","description":"Comma-separated notebook IDs to filter (optional)"},"orderBy":{"type":"number","description":"Sort order — fulltext: 0=type 1=created-asc 2=created-desc 3=updated-asc 4=updated-desc 5=content 6=relevance-asc 7=relevance-desc (default 0)"},"page":{"type":"number","description":"Page number (default 1)"},"pageSize":{"type":"number","description":"Results per page (default 20)"},"query":{"type":"string","description":"Search keywords (required)"}},"required":["action"]}`),
-			handler:     k.mcpSearch},
-	}
+	}...)
+	slices.SortFunc(all, func(a, b mcpTool) int { return strings.Compare(a.Name, b.Name) })
+	return all
 }
 
 // lookupMCPTool finds a tool as SiYuan's LookupTool does: the exact name,
@@ -131,11 +216,7 @@ func (k *Kernel) callMCPTool(r *http.Request, raw json.RawMessage) (any, *rpcErr
 	return t.handler(r.Context(), args), nil
 }
 
-func (k *Kernel) mcpNotebook(ctx context.Context, args map[string]any) mcpResult {
-	action, _ := args["action"].(string)
-	if action != "list" {
-		return errorResult("unknown action '" + action + "', expected one of: [list]")
-	}
+func (k *Kernel) mcpNotebook(ctx context.Context) mcpResult {
 	v, err := k.lsNotebooks(ctx, nil)
 	if err != nil {
 		return errorResult("list notebooks failed: " + err.Error())
@@ -236,10 +317,6 @@ type outlineEntry struct {
 // mcpOutline is the outline tool: the document's headings nested by level,
 // in document order.
 func (k *Kernel) mcpOutline(ctx context.Context, args map[string]any) mcpResult {
-	action, _ := args["action"].(string)
-	if action != "get" {
-		return errorResult("unknown action '" + action + "', expected one of: [get]")
-	}
 	id, _ := args["id"].(string)
 	if id == "" {
 		return errorResult("id is required")
@@ -326,4 +403,17 @@ func (k *Kernel) mcpStamp(ctx context.Context, args map[string]any) mcpResult {
 		return errorResult("stamp failed: " + err.Error())
 	}
 	return textResult("stamped " + id)
+}
+
+// mcpSystem is the system tool: the version, the current time (RFC 3339,
+// as SiYuan formats it) and the workspace summary. This kernel runs as
+// SiYuan's standard container.
+func (k *Kernel) mcpSystem(action string) mcpResult {
+	switch action {
+	case "version":
+		return textResult(Version)
+	case "current_time":
+		return textResult(time.Now().Format(time.RFC3339))
+	}
+	return textResult("Workspace: " + k.dir + "\nVersion: " + Version + "\nContainer: std")
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/djherbis/times"
+
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
@@ -27,10 +29,9 @@ func (k *Kernel) statAssetRoutes() map[string]route {
 // gives no reason for a refusal: a path that is neither an asset nor a
 // file:// URL, a file outside the workspace or a missing one all answer
 // code 1 with an empty message. A missing or non-string path fails its
-// unchecked read: code 0, data null. SiYuan reports a file's birth time as
-// created where the system keeps one; this kernel has only the
-// modification time, which is what SiYuan falls back to, and which is the
-// same for a file written once.
+// unchecked read: code 0, data null. created is the file's birth time
+// where the system keeps one (statx on Linux), else its modification time,
+// read with the library SiYuan reads it with.
 func (k *Kernel) statAsset(ctx context.Context, a args) (any, error) {
 	p, err := a.str("path")
 	if err != nil {
@@ -54,11 +55,19 @@ func (k *Kernel) statAsset(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, refused
 	}
-	mod := info.ModTime()
+	t, err := times.Stat(abs)
+	if err != nil {
+		return nil, refused
+	}
+	mod := t.ModTime()
 	ms, h := mod.UnixMilli(), mod.Format("2006-01-02 15:04:05")
+	born, hBorn := ms, h
+	if t.HasBirthTime() {
+		born, hBorn = t.BirthTime().UnixMilli(), t.BirthTime().Format("2006-01-02 15:04:05")
+	}
 	return map[string]any{
 		"size": info.Size(), "hSize": iBytesCeil(uint64(max(info.Size(), 0))),
-		"created": ms, "hCreated": h, "updated": ms, "hUpdated": h,
+		"created": born, "hCreated": hBorn, "updated": ms, "hUpdated": h,
 	}, nil
 }
 

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // mcpChecks cover SiYuan's own MCP endpoint (POST /mcp), which the
@@ -23,6 +25,7 @@ var mcpChecks = []check{
 	{"mcp_protocol_errors", checkMCPProtocolErrors},
 	{"mcp_legacy_sessions", checkMCPLegacySessions},
 	{"mcp_tools_list_native", checkMCPListNative},
+	{"mcp_native_calls", checkMCPNativeCalls},
 	{"mcp_outline_get", checkMCPOutline},
 	{"mcp_search_fulltext", checkMCPSearch},
 	{"mcp_call_errors", checkMCPCallErrors},
@@ -177,48 +180,72 @@ func checkMCPListNative(t *testing.T, s *suite) {
 	if !slices.IsSortedFunc(tools, func(a, b siyuan.MCPTool) int { return strings.Compare(a.Name, b.Name) }) {
 		t.Errorf("tools are not sorted by name")
 	}
-	type schema struct {
-		Type       string `json:"type"`
-		Properties map[string]struct {
-			Type string   `json:"type"`
-			Enum []string `json:"enum"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
-	for name, want := range map[string]struct {
-		effect   string
-		actions  []string
-		required []string
-	}{
-		"search":   {"local", []string{"fulltext", "semantic"}, []string{"action"}},
-		"outline":  {"", []string{"get"}, []string{"action", "id"}},
-		"notebook": {"", []string{"list"}, []string{"action"}},
-	} {
-		tool := findTool(tools, name)
-		if tool == nil {
-			t.Errorf("%s is not listed", name)
-			continue
-		}
-		var sc schema
-		if err := json.Unmarshal(tool.InputSchema, &sc); err != nil {
-			t.Errorf("%s schema: %v", name, err)
-			continue
-		}
-		// Native tools say their source and never readOnlyHint (3.7.3 sets
-		// it only for plugin tools registered read-only).
-		if tool.Source != "native" || tool.ReadOnlyHint || tool.EffectScope != want.effect || sc.Type != "object" ||
-			!slices.Equal(sc.Required, want.required) || sc.Properties["action"].Type != "string" {
-			t.Errorf("%s: %+v %s", name, tool, tool.InputSchema)
-		}
-		for _, a := range want.actions {
-			if !slices.Contains(sc.Properties["action"].Enum, a) {
-				t.Errorf("%s: action enum %v lacks %s", name, sc.Properties["action"].Enum, a)
-			}
-		}
-	}
 	for _, tool := range tools {
 		if tool.Source != "native" && tool.Source != "plugin" && tool.Source != "mcp" {
 			t.Errorf("%s: source %q", tool.Name, tool.Source)
+		}
+	}
+	// The native tools are 3.7.3's, each as the declaration the embedded
+	// kernel serves: names, order, titles, descriptions, input schemas
+	// (action enums included), source and effect scope; never readOnlyHint
+	// (3.7.3 sets it only for plugin tools registered read-only).
+	var want []siyuan.MCPTool
+	must(t, "decode the native tools", json.Unmarshal(endpoint.NativeMCPTools(), &want))
+	var got []siyuan.MCPTool
+	for _, tool := range tools {
+		if tool.Source == "native" {
+			got = append(got, tool)
+		}
+	}
+	names := func(l []siyuan.MCPTool) []string {
+		var out []string
+		for _, t := range l {
+			out = append(out, t.Name)
+		}
+		return out
+	}
+	if !slices.Equal(names(got), names(want)) {
+		t.Fatalf("native tools\n got %v\nwant %v", names(got), names(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Title != w.Title || g.Description != w.Description || g.Source != w.Source || g.EffectScope != w.EffectScope || g.ReadOnlyHint ||
+			!sameJSON(g.InputSchema, string(w.InputSchema)) {
+			t.Errorf("%s differs:\n got %+v %s\nwant %+v %s", w.Name, g, g.InputSchema, w, w.InputSchema)
+		}
+	}
+}
+
+// checkMCPNativeCalls: what a native tool answers where both kernels
+// answer the same: the system tool, and an action outside a tool's enum.
+func checkMCPNativeCalls(t *testing.T, s *suite) {
+	v, err := s.c.Version(t.Context())
+	must(t, "Version", err)
+	if text, isErr := s.callText(t, "system", map[string]any{"action": "version"}); isErr || text != v {
+		t.Errorf("system version: %q %v, want %q", text, isErr, v)
+	}
+	text, isErr := s.callText(t, "system", map[string]any{"action": "current_time"})
+	if _, err := time.Parse(time.RFC3339, text); isErr || err != nil {
+		t.Errorf("system current_time: %q %v", text, isErr)
+	}
+	text, isErr = s.callText(t, "system", map[string]any{"action": "workspace"})
+	if lines := strings.Split(text, "\n"); isErr || len(lines) != 3 || !strings.HasPrefix(lines[0], "Workspace: /") || lines[1] != "Version: "+v || !strings.HasPrefix(lines[2], "Container: ") {
+		t.Errorf("system workspace: %q %v", text, isErr)
+	}
+	for _, c := range []struct {
+		tool, action, want string
+	}{
+		{"notebook", "bogus", "unknown action 'bogus', expected one of: [list, open, close, create, rename, remove, set_icon, random_icon]"},
+		{"notebook", "", "unknown action '', expected one of: [list, open, close, create, rename, remove, set_icon, random_icon]"},
+		{"system", "reboot", "unknown action 'reboot', expected one of: [version, current_time, workspace]"},
+		{"search", "nearby", "unknown action 'nearby', expected one of: [fulltext, semantic, asset, getasset]"},
+	} {
+		args := map[string]any{}
+		if c.action != "" {
+			args["action"] = c.action
+		}
+		if text, isErr := s.callText(t, c.tool, args); !isErr || text != c.want {
+			t.Errorf("%s %q: %q %v, want %q", c.tool, c.action, text, isErr, c.want)
 		}
 	}
 }

@@ -1,11 +1,15 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
 
 // The checks of /api/asset/statAsset: an asset's size and times, by its
@@ -67,6 +71,16 @@ func checkStatAsset(t *testing.T, s *suite) {
 	}
 	if !regexp.MustCompile(`^\{"code":0,"msg":"","data":\{"created":\d+,"hCreated":"[^"]+","hSize":"[^"]+","hUpdated":"[^"]+","size":\d+,"updated":\d+\}\}$`).MatchString(first) {
 		t.Fatalf("statAsset %s = %s, want the six fields in name order", asset, first)
+	}
+	// Rewritten with an older modification time: updated follows it, and
+	// created is the file's birth time where the filesystem keeps one (the
+	// rewrite's, or the upload's), else the modification time too.
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.Local).UnixMilli()
+	must(t, "putFile the asset", s.c.PutFile(t.Context(), siyuan.PutFileRequest{Path: "/data/" + stored, ModTime: old, Body: bytes.NewReader(body)}))
+	must(t, "decode statAsset", json.Unmarshal([]byte(stat(asset)), &env))
+	if d2 := env.Data; d2.Updated != old || d2.Created != old && d2.Created < d.Created-2000 ||
+		d2.HUpdated != time.UnixMilli(old).Format("2006-01-02 15:04:05") || d2.Created == old && d2.HCreated != d2.HUpdated {
+		t.Fatalf("statAsset after a rewrite with modTime %d: %+v (first %+v)", old, d2, d)
 	}
 	// Every refusal is code 1 without a message: a missing asset, a path
 	// that is neither assets/ nor file://, a file outside the workspace.
