@@ -118,26 +118,12 @@ func (e *encoder) value(v any, depth int) error {
 	case float32:
 		e.buf, err = appendFloat32(e.buf, x)
 	case []string:
-		if x == nil {
-			e.buf = append(e.buf, "null"...)
-			return nil
-		}
-		if depth >= MaxDepth {
-			return ErrTooDeep
-		}
-		e.buf = append(e.buf, '[')
-		for i, s := range x {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
+		err = array(e, x, depth, func(s string) (err error) {
 			if e.buf, err = appendString(e.buf, s); err != nil {
 				return err
 			}
-			if err := e.maybeFlush(); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, ']')
+			return e.maybeFlush()
+		})
 	case map[string]string:
 		if x == nil {
 			e.buf = append(e.buf, "null"...)
@@ -149,23 +135,7 @@ func (e *encoder) value(v any, depth int) error {
 		}
 		return e.mapAny(m, depth)
 	case []map[string]any:
-		if x == nil {
-			e.buf = append(e.buf, "null"...)
-			return nil
-		}
-		if depth >= MaxDepth {
-			return ErrTooDeep
-		}
-		e.buf = append(e.buf, '[')
-		for i, m := range x {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			if err := e.mapAny(m, depth+1); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, ']')
+		err = array(e, x, depth, func(m map[string]any) error { return e.mapAny(m, depth+1) })
 	default:
 		raw, merr := json.Marshal(v)
 		if merr != nil {
@@ -214,6 +184,15 @@ func (e *encoder) mapAny(m map[string]any, depth int) error {
 }
 
 func (e *encoder) sliceAny(s []any, depth int) error {
+	if err := array(e, s, depth, func(v any) error { return e.value(v, depth+1) }); err != nil || s == nil {
+		return err
+	}
+	return e.maybeFlush()
+}
+
+// array encodes a slice as a JSON array (nil as null), each element by
+// each, refusing one deeper than MaxDepth.
+func array[T any](e *encoder, s []T, depth int, each func(T) error) error {
 	if s == nil {
 		e.buf = append(e.buf, "null"...)
 		return nil
@@ -226,12 +205,12 @@ func (e *encoder) sliceAny(s []any, depth int) error {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		if err := e.value(v, depth+1); err != nil {
+		if err := each(v); err != nil {
 			return err
 		}
 	}
 	e.buf = append(e.buf, ']')
-	return e.maybeFlush()
+	return nil
 }
 
 // raw canonicalises embedded JSON text.
