@@ -70,20 +70,11 @@ Example:
 					os.Exit(130)
 				}
 			}()
-			c, _, closeKernel, err := kf.openFront(ctx, log, ff.stateDir)
+			svc, _, _, done, err := openFront(cmd, log, &kf, &ff, &lf)
 			if err != nil {
 				return err
 			}
-			defer closeKernel()
-			local, err := lf.guard(cmd, c, ff.stateDir, kf.embedded)
-			if err != nil {
-				return err
-			}
-			svc, err := ff.service(c, kf.identity(), local, log)
-			if err != nil {
-				return err
-			}
-			defer svc.Close()
+			defer done()
 			res, err := svc.Runner.Run(ctx, authority.Call{Tool: pos[0], Args: json.RawMessage(args), CancelOnDone: true,
 				Confirmer: terminalConfirmer{yes: yes, out: cmd.ErrOrStderr()}})
 			if err != nil {

@@ -242,6 +242,24 @@ func (f *frontFlags) service(c *siyuan.Client, kernel string, local *localfs.Gua
 	return authority.NewService(cfg)
 }
 
+// openFront opens what a front runs on: its kernel client and, over it,
+// the front's service with the local-file rule. done closes both; desc
+// describes the kernel.
+func openFront(cmd *cobra.Command, log *slog.Logger, kf *kernelFlags, ff *frontFlags, lf *localFlags) (svc *authority.Service, local *localfs.Guard, desc string, done func(), err error) {
+	c, desc, closeKernel, err := kf.openFront(cmd.Context(), log, ff.stateDir)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	if local, err = lf.guard(cmd, c, ff.stateDir, kf.embedded); err == nil {
+		svc, err = ff.service(c, kf.identity(), local, log)
+	}
+	if err != nil {
+		closeKernel()
+		return nil, nil, "", nil, err
+	}
+	return svc, local, desc, func() { svc.Close(); closeKernel() }, nil
+}
+
 // localFlags are the folders a front's person allows agents: files an
 // upload may read, places an export may be saved.
 type localFlags struct {

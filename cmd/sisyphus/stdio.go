@@ -30,20 +30,11 @@ you confirm each such call, with the file or the destination named.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := g.logger()
 			ctx := cmd.Context()
-			c, desc, closeKernel, err := kf.openFront(ctx, log, ff.stateDir)
+			svc, local, desc, done, err := openFront(cmd, log, &kf, &ff, &lf)
 			if err != nil {
 				return err
 			}
-			defer closeKernel()
-			local, err := lf.guard(cmd, c, ff.stateDir, kf.embedded)
-			if err != nil {
-				return err
-			}
-			svc, err := ff.service(c, kf.identity(), local, log)
-			if err != nil {
-				return err
-			}
-			defer svc.Close()
+			defer done()
 			url, _ := svc.Delegator.Pinned()
 			if url == "" {
 				url = "none yet (discovered on the first write)"
