@@ -156,12 +156,7 @@ var create = tools.Write[createArgs, placeState]{
 		},
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload) (any, error) {
-		// A staged creation hands its readback only the receipt: read it checked.
-		avID, err := tools.PayloadKey[string](p, "avID")
-		if err != nil {
-			return nil, err
-		}
-		blockID, err := tools.PayloadKey[string](p, "blockID")
+		avID, blockID, err := createdDB(p)
 		if err != nil {
 			return nil, err
 		}
@@ -356,4 +351,15 @@ func hasRow(av *siyuan.AttributeView, item string) bool {
 		}
 	}
 	return false
+}
+
+// createdDB reads the database and block a staged creation made from its
+// receipt, checked: a staged creation hands its readback only the
+// receipt.
+func createdDB(p tools.Payload) (avID, blockID string, err error) {
+	if avID, err = tools.PayloadKey[string](p, "avID"); err != nil {
+		return "", "", err
+	}
+	blockID, err = tools.PayloadKey[string](p, "blockID")
+	return avID, blockID, err
 }

@@ -105,12 +105,7 @@ var duplicate = tools.Write[duplicateArgs, DBState]{
 		},
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a duplicateArgs, p tools.Payload) (any, error) {
-		// A staged creation hands its readback only the receipt: read it checked.
-		avID, err := tools.PayloadKey[string](p, "avID")
-		if err != nil {
-			return nil, err
-		}
-		blockID, err := tools.PayloadKey[string](p, "blockID")
+		avID, blockID, err := createdDB(p)
 		if err != nil {
 			return nil, err
 		}

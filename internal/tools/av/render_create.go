@@ -128,12 +128,7 @@ var renderCreate = tools.Write[renderCreateArgs, renderCreateState]{
 		},
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a renderCreateArgs, p tools.Payload) (any, error) {
-		// A staged creation hands its readback only the receipt: read it checked.
-		avID, err := tools.PayloadKey[string](p, "avID")
-		if err != nil {
-			return nil, err
-		}
-		blockID, err := tools.PayloadKey[string](p, "blockID")
+		avID, blockID, err := createdDB(p)
 		if err != nil {
 			return nil, err
 		}

@@ -170,11 +170,7 @@ var listPluginStorage = tools.Read[listStorageArgs]{
 	Example: map[string]any{"pluginName": "siyuan-plugin-example", "recursive": true},
 	Scope:   tools.Scope[listStorageArgs]{None: true},
 	Validate: func(l *listStorageArgs) error {
-		if err := trimPluginName(&l.PluginName); err != nil {
-			return err
-		}
-		var err error
-		if l.Path, err = CheckStoragePath(l.Path); err != nil {
+		if err := storagePlace(&l.PluginName, &l.Path); err != nil {
 			return err
 		}
 		switch {
@@ -291,11 +287,7 @@ var readPluginStorage = tools.Read[readStorageArgs]{
 	Example: map[string]any{"pluginName": "siyuan-plugin-example", "path": "config.json"},
 	Scope:   tools.Scope[readStorageArgs]{None: true},
 	Validate: func(r *readStorageArgs) error {
-		if err := trimPluginName(&r.PluginName); err != nil {
-			return err
-		}
-		var err error
-		if r.Path, err = CheckStoragePath(r.Path); err != nil {
+		if err := storagePlace(&r.PluginName, &r.Path); err != nil {
 			return err
 		}
 		if r.Path == "" {
@@ -347,4 +339,14 @@ func truncateChars(s string, n int) (string, bool) {
 		return s, false
 	}
 	return string(r[:n]), true
+}
+
+// storagePlace checks a plugin's name and a path inside its storage
+// folder, trimming the one and cleaning the other.
+func storagePlace(plugin, p *string) (err error) {
+	if err = trimPluginName(plugin); err != nil {
+		return err
+	}
+	*p, err = CheckStoragePath(*p)
+	return err
 }
