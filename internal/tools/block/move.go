@@ -15,6 +15,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
+	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
 )
 
 // docTree is the block structure of one document, read from its rendered
@@ -41,15 +42,7 @@ func parseDocTree(root, dom string) (*docTree, error) {
 				continue
 			}
 			p := parent
-			var id, typ string
-			for _, a := range n.Attr {
-				switch a.Key {
-				case "data-node-id":
-					id = a.Val
-				case "data-type":
-					typ = a.Val
-				}
-			}
+			id, typ := markup.BlockOf(n)
 			if id != "" {
 				t.parent[id] = parent
 				t.children[parent] = append(t.children[parent], id)

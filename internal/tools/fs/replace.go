@@ -157,15 +157,7 @@ func docLayout(dom string) (all, editableIDs []skippedBlock, complexBlocks []ski
 	var visit func(n *html.Node, inComplex bool)
 	visit = func(n *html.Node, inComplex bool) {
 		if n.Type == html.ElementNode {
-			var id, typ string
-			for _, a := range n.Attr {
-				switch a.Key {
-				case "data-node-id":
-					id = a.Val
-				case "data-type":
-					typ = a.Val
-				}
-			}
+			id, typ := markup.BlockOf(n)
 			if id != "" && typ != "" && typ != "NodeDocument" {
 				b := skippedBlock{id, typ}
 				all = append(all, b)

@@ -84,3 +84,17 @@ func BlockDOMText(dom, id string) string {
 	}
 	return DOMText(dom)
 }
+
+// BlockOf is the SiYuan block an element of its DOM is: its
+// data-node-id and data-type ("" on an element that is not a block).
+func BlockOf(n *html.Node) (id, typ string) {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "data-node-id":
+			id = a.Val
+		case "data-type":
+			typ = a.Val
+		}
+	}
+	return id, typ
+}
