@@ -48,15 +48,9 @@ var getChildSortMode = tools.Read[parentArgs]{
 	Example: map[string]any{"id": "20260812120000-docdocd"},
 	Scope:   tools.Scope[parentArgs]{Touches: func(a parentArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Run: func(ctx context.Context, env *tools.Env, a parentArgs) (any, error) {
-		loc, err := locateDoc(ctx, env, a.ID)
+		loc, err := locateDocument(ctx, env, a.ID, "id must identify a document, got the block %s inside one")
 		if err != nil {
 			return nil, err
-		}
-		switch {
-		case loc.Missing:
-			return nil, failure.Missing("document", a.ID)
-		case loc.NotDocument:
-			return nil, failure.Invalid("id must identify a document, got the block %s inside one", a.ID)
 		}
 		attrs, err := env.Kernel.GetBlockAttrs(ctx, a.ID)
 		if err != nil {

@@ -30,15 +30,8 @@ func (g *getDocArgs) check() error {
 
 // readHTML is get_doc mode html: SiYuan's filetree/getDoc of the document.
 func readHTML(ctx context.Context, env *tools.Env, a getDocArgs) (any, error) {
-	loc, err := locateDoc(ctx, env, a.ID)
-	if err != nil {
+	if _, err := locateDocument(ctx, env, a.ID, "%s is a block inside a document, not a document; read it with block.dom"); err != nil {
 		return nil, err
-	}
-	switch {
-	case loc.Missing:
-		return nil, failure.Missing("document", a.ID)
-	case loc.NotDocument:
-		return nil, failure.Invalid("%s is a block inside a document, not a document; read it with block.dom", a.ID)
 	}
 	size := 0 // SiYuan's default: every block
 	if a.Size != nil {

@@ -58,6 +58,22 @@ func locateDoc(ctx context.Context, env *tools.Env, id string) (docLoc, error) {
 	return docLoc{ID: id, Notebook: p.Notebook, Path: p.Path, HPath: hp}, nil
 }
 
+// locateDocument locates the document id names, refusing one that does
+// not exist (not_found) or a block inside a document (notDoc, formatted
+// with the id).
+func locateDocument(ctx context.Context, env *tools.Env, id, notDoc string) (docLoc, error) {
+	loc, err := locateDoc(ctx, env, id)
+	switch {
+	case err != nil:
+		return loc, err
+	case loc.Missing:
+		return loc, failure.Missing("document", id)
+	case loc.NotDocument:
+		return loc, failure.Invalid(notDoc, id)
+	}
+	return loc, nil
+}
+
 // checkDoc refuses what a document action cannot act on.
 func checkDoc(l docLoc, what string) error {
 	switch {
