@@ -95,24 +95,8 @@ func (f *replacer) block(node *ast.Node) {
 					mergeSamePreNext(n)
 				}
 			}
-		case ast.NodeLinkText:
-			if f.types["imgText"] {
-				f.tokens(n, f.replacement)
-			}
-		case ast.NodeLinkTitle:
-			if f.types["imgTitle"] {
-				f.tokens(n, f.replacement)
-			}
-		case ast.NodeCodeBlockCode:
-			if f.types["codeBlock"] {
-				f.tokens(n, f.replacement)
-			}
-		case ast.NodeMathBlockContent:
-			if f.types["mathBlock"] {
-				f.tokens(n, f.replacement)
-			}
-		case ast.NodeHTMLBlock:
-			if f.types["htmlBlock"] {
+		case ast.NodeLinkText, ast.NodeLinkTitle, ast.NodeCodeBlockCode, ast.NodeMathBlockContent, ast.NodeHTMLBlock:
+			if f.types[tokenKind(n.Type)] {
 				f.tokens(n, f.replacement)
 			}
 		case ast.NodeTextMark:
@@ -125,6 +109,24 @@ func (f *replacer) block(node *ast.Node) {
 	for _, n := range unlinks {
 		n.Unlink()
 	}
+}
+
+// tokenKind is the replace kind that enables replacing in a node's
+// tokens, by the node's type.
+func tokenKind(t ast.NodeType) string {
+	switch t {
+	case ast.NodeLinkText:
+		return "imgText"
+	case ast.NodeLinkTitle:
+		return "imgTitle"
+	case ast.NodeCodeBlockCode:
+		return "codeBlock"
+	case ast.NodeMathBlockContent:
+		return "mathBlock"
+	case ast.NodeHTMLBlock:
+		return "htmlBlock"
+	}
+	return ""
 }
 
 // tokens is SiYuan's replaceNodeTokens (case-sensitive).
