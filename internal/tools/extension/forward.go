@@ -50,9 +50,13 @@ func forwardAction(b *bridge, e *entry) *tools.Action {
 		return everyNotebook(ctx, env, need)
 	}}
 	if src == "native" && !workspaceNatives[name] {
-		// inbox and the web tools read no notebook; a configuration that
-		// cannot be read still refuses them.
-		scope = tools.Scope[fwd]{Global: true}
+		// inbox and the web tools read no notebook, so they need no
+		// notebook's permission; like every forward they do not run while
+		// a notebook is hidden, and a configuration that cannot be read
+		// refuses them.
+		scope = tools.Scope[fwd]{Resolve: func(ctx context.Context, _ *tools.Env, _ fwd) ([]tools.Touch, error) {
+			return nil, tools.RefuseWhileHidden(ctx, "a forwarded SiYuan tool")
+		}}
 	}
 	title := e.tool.Title
 	if title == "" {
