@@ -230,42 +230,18 @@ func (l *lane) next() *Call {
 func New(cfg Config) *Controller {
 	d := DefaultLimits()
 	l := cfg.Limits
-	if l.ReadConcurrency <= 0 {
-		l.ReadConcurrency = d.ReadConcurrency
-	}
-	if l.WriteConcurrency <= 0 {
-		l.WriteConcurrency = d.WriteConcurrency
-	}
-	if l.MaxInFlight <= 0 {
-		l.MaxInFlight = d.MaxInFlight
-	}
-	if l.MaxCallerInFlight <= 0 {
-		l.MaxCallerInFlight = max(1, l.MaxInFlight*3/4)
-	}
-	if l.ReadTimeout <= 0 {
-		l.ReadTimeout = d.ReadTimeout
-	}
-	if l.TaskTTL <= 0 {
-		l.TaskTTL = d.TaskTTL
-	}
-	if l.MaxTaskRecords <= 0 {
-		l.MaxTaskRecords = d.MaxTaskRecords
-	}
-	if l.MaxTaskBytes <= 0 {
-		l.MaxTaskBytes = d.MaxTaskBytes
-	}
-	if l.MaxResultBytes <= 0 {
-		l.MaxResultBytes = d.MaxResultBytes
-	}
-	if l.ResultWait <= 0 {
-		l.ResultWait = d.ResultWait
-	}
-	if l.ReadCalls <= 0 {
-		l.ReadCalls = d.ReadCalls
-	}
-	if l.ReadBytes <= 0 {
-		l.ReadBytes = d.ReadBytes
-	}
+	l.ReadConcurrency = positiveOr(l.ReadConcurrency, d.ReadConcurrency)
+	l.WriteConcurrency = positiveOr(l.WriteConcurrency, d.WriteConcurrency)
+	l.MaxInFlight = positiveOr(l.MaxInFlight, d.MaxInFlight)
+	l.MaxCallerInFlight = positiveOr(l.MaxCallerInFlight, max(1, l.MaxInFlight*3/4))
+	l.ReadTimeout = positiveOr(l.ReadTimeout, d.ReadTimeout)
+	l.TaskTTL = positiveOr(l.TaskTTL, d.TaskTTL)
+	l.MaxTaskRecords = positiveOr(l.MaxTaskRecords, d.MaxTaskRecords)
+	l.MaxTaskBytes = positiveOr(l.MaxTaskBytes, d.MaxTaskBytes)
+	l.MaxResultBytes = positiveOr(l.MaxResultBytes, d.MaxResultBytes)
+	l.ResultWait = positiveOr(l.ResultWait, d.ResultWait)
+	l.ReadCalls = positiveOr(l.ReadCalls, d.ReadCalls)
+	l.ReadBytes = positiveOr(l.ReadBytes, d.ReadBytes)
 	perms := cfg.Permissions
 	if perms == nil {
 		perms = func(context.Context, string) (Snapshot, error) { return Snapshot{}, nil }
@@ -660,4 +636,12 @@ func ValidTaskID(s string) bool {
 		}
 	}
 	return true
+}
+
+// positiveOr is v, or def when v is not positive (a limit left unset).
+func positiveOr[T int | int64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

@@ -15,6 +15,45 @@ import (
 
 // Cell values: formatting, text and defaults, as kernel/av/value.go.
 
+// currencies are the currency number formats, by SiYuan's names for
+// them: the locale SiYuan prints one with and its format.
+var currencies = map[string]struct {
+	tag    language.Tag
+	format string
+}{
+	"USD":            {language.English, "$%.2f"},
+	"usDollar":       {language.English, "$%.2f"},
+	"CNY":            {language.Chinese, "CN¥%.2f"},
+	"yuan":           {language.Chinese, "CN¥%.2f"},
+	"EUR":            {language.German, "€%.2f"},
+	"euro":           {language.German, "€%.2f"},
+	"GBP":            {language.English, "£%.2f"},
+	"pound":          {language.English, "£%.2f"},
+	"JPY":            {language.Japanese, "¥%.0f"},
+	"yen":            {language.Japanese, "¥%.0f"},
+	"RUB":            {language.Russian, "₽%.2f"},
+	"ruble":          {language.Russian, "₽%.2f"},
+	"INR":            {language.Hindi, "₹%.2f"},
+	"rupee":          {language.Hindi, "₹%.2f"},
+	"KRW":            {language.Korean, "₩%.0f"},
+	"won":            {language.Korean, "₩%.0f"},
+	"TRY":            {language.Turkish, "₺%.2f"},
+	"turkishLira":    {language.Turkish, "₺%.2f"},
+	"CAD":            {language.English, "CA$%.2f"},
+	"canadianDollar": {language.English, "CA$%.2f"},
+	"CHF":            {language.French, "CHF%.2f"},
+	"franc":          {language.French, "CHF%.2f"},
+	"THB":            {language.Thai, "฿%.2f"},
+	"AUD":            {language.English, "A$%.2f"},
+	"HKD":            {language.English, "HK$%.2f"},
+	"TWD":            {language.Chinese, "NT$%.2f"},
+	"MOP":            {language.Chinese, "MOP$%.2f"},
+	"SGD":            {language.English, "S$%.2f"},
+	"NZD":            {language.English, "NZ$%.2f"},
+	"ILS":            {language.Hebrew, "ILS₪%.2f"},
+	"SKK":            {language.Slovak, "SKK%.2f"},
+}
+
 // formatNumber is formatNumber of kernel/av: a number in a column's
 // format. Currency formats use the locale SiYuan prints them with.
 func formatNumber(content float64, format string) string {
@@ -27,46 +66,9 @@ func formatNumber(content float64, format string) string {
 		return trim(p(language.English, "%f"))
 	case "percent":
 		return trim(fmt.Sprintf("%.2f", content*100)) + "%"
-	case "USD", "usDollar":
-		return p(language.English, "$%.2f")
-	case "CNY", "yuan":
-		return p(language.Chinese, "CN¥%.2f")
-	case "EUR", "euro":
-		return p(language.German, "€%.2f")
-	case "GBP", "pound":
-		return p(language.English, "£%.2f")
-	case "JPY", "yen":
-		return p(language.Japanese, "¥%.0f")
-	case "RUB", "ruble":
-		return p(language.Russian, "₽%.2f")
-	case "INR", "rupee":
-		return p(language.Hindi, "₹%.2f")
-	case "KRW", "won":
-		return p(language.Korean, "₩%.0f")
-	case "TRY", "turkishLira":
-		return p(language.Turkish, "₺%.2f")
-	case "CAD", "canadianDollar":
-		return p(language.English, "CA$%.2f")
-	case "CHF", "franc":
-		return p(language.French, "CHF%.2f")
-	case "THB":
-		return p(language.Thai, "฿%.2f")
-	case "AUD":
-		return p(language.English, "A$%.2f")
-	case "HKD":
-		return p(language.English, "HK$%.2f")
-	case "TWD":
-		return p(language.Chinese, "NT$%.2f")
-	case "MOP":
-		return p(language.Chinese, "MOP$%.2f")
-	case "SGD":
-		return p(language.English, "S$%.2f")
-	case "NZD":
-		return p(language.English, "NZ$%.2f")
-	case "ILS":
-		return p(language.Hebrew, "ILS₪%.2f")
-	case "SKK":
-		return p(language.Slovak, "SKK%.2f")
+	}
+	if c, ok := currencies[format]; ok {
+		return p(c.tag, c.format)
 	}
 	return strconv.FormatFloat(content, 'f', -1, 64)
 }
