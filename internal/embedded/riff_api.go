@@ -346,7 +346,7 @@ func reviewedArg(a args) []string {
 	return out
 }
 
-func dueAnswer(cards []dueFlashcard, n, nNew, nOld int) map[string]any {
+func dueAnswer(cards []wire.DueCard, n, nNew, nOld int) map[string]any {
 	var c any = cards
 	if cards == nil {
 		c = nil
@@ -376,13 +376,13 @@ func (k *Kernel) dueOf(a args, deckID string, blocks map[string]bool, all bool) 
 	d := k.riff.decks[deckID]
 	if d == nil {
 		if all {
-			return dueAnswer([]dueFlashcard{}, 0, 0, 0), nil
+			return dueAnswer([]wire.DueCard{}, 0, 0, 0), nil
 		}
 		return dueAnswer(nil, 0, 0, 0), nil
 	}
 	cards, n, nNew, nOld := k.dueCardsLocked(d, reviewedArg(a), blocks)
 	now := time.Now()
-	out := []dueFlashcard{}
+	out := []wire.DueCard{}
 	for _, c := range cards {
 		out = append(out, newDueFlashcard(c, d.ID, now))
 	}

@@ -7,11 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	fsrs "github.com/open-spaced-repetition/go-fsrs/v3"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // Flashcards as SiYuan 3.7.3 keeps them (kernel/model/flashcard.go and
@@ -140,24 +143,12 @@ func deckData(d *riffDeck) map[string]any {
 	return map[string]any{"id": d.ID, "name": d.Name, "size": len(d.Cards), "created": format(d.Created), "updated": format(d.Updated)}
 }
 
-// dueFlashcard is the kernel's model.Flashcard.
-type dueFlashcard struct {
-	DeckID     string         `json:"deckID"`
-	CardID     string         `json:"cardID"`
-	BlockID    string         `json:"blockID"`
-	Lapses     int            `json:"lapses"`
-	Reps       int            `json:"reps"`
-	State      int            `json:"state"`
-	LastReview int64          `json:"lastReview"`
-	NextDues   map[int]string `json:"nextDues"`
-}
-
-func newDueFlashcard(c *riffCard, deckID string, now time.Time) dueFlashcard {
-	next := map[int]string{}
+func newDueFlashcard(c *riffCard, deckID string, now time.Time) wire.DueCard {
+	next := map[string]string{}
 	for rating, info := range riffScheduler().Repeat(c.C, now) {
-		next[int(rating)] = humanizeDiff(info.Card.Due, now)
+		next[strconv.Itoa(int(rating))] = humanizeDiff(info.Card.Due, now)
 	}
-	return dueFlashcard{DeckID: deckID, CardID: c.ID, BlockID: c.BlockID, Lapses: int(c.C.Lapses), Reps: int(c.C.Reps),
+	return wire.DueCard{DeckID: deckID, CardID: c.ID, BlockID: c.BlockID, Lapses: int(c.C.Lapses), Reps: int(c.C.Reps),
 		State: int(c.C.State), LastReview: c.C.LastReview.UnixMilli(), NextDues: next}
 }
 

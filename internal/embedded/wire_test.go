@@ -91,6 +91,9 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 		{"/api/filetree/createDailyNote", map[string]any{"notebook": nb.Notebook.ID}, new(siyuan.DailyNote)},
 		{"/api/filetree/duplicateDoc", map[string]any{"id": doc}, new(siyuan.DuplicatedDoc)},
 		{"/api/filetree/doc2Heading", map[string]any{"srcID": d2h, "targetID": blk, "after": false}, new(siyuan.Doc2Heading)},
+		{"/api/riff/addRiffCards", map[string]any{"deckID": siyuan.BuiltinDeckID, "blockIDs": []string{blk}}, new(any)},
+		{"/api/sqlite/flushTransaction", map[string]any{}, new(any)},
+		{"/api/riff/getRiffDueCards", map[string]any{"deckID": siyuan.BuiltinDeckID}, new(siyuan.DueCards)},
 		{"/api/block/insertBlock", map[string]any{"dataType": "markdown", "data": "ins", "previousID": blk}, txs},
 		{"/api/block/appendBlock", map[string]any{"dataType": "markdown", "data": "app", "parentID": doc}, txs},
 		{"/api/block/prependBlock", map[string]any{"dataType": "markdown", "data": "pre", "parentID": doc}, txs},
@@ -289,7 +292,7 @@ func wireType(name string) reflect.Type {
 		wire.AVTable{}, wire.AVColumn{}, wire.AVRow{}, wire.AVCell{}, wire.AVBlockKeys{}, wire.AVFilterSort{},
 		wire.AVSearchResult{}, wire.AVPrimaryKeyValues{}, wire.AVRefDefs{}, wire.AVDuplicate{},
 		wire.DailyNote{}, wire.DuplicatedDoc{}, wire.Doc2Heading{},
-		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{}, wire.Doc{}, wire.OutlinePath{},
+		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{}, wire.Doc{}, wire.OutlinePath{}, wire.DueCard{},
 	} {
 		if typ := reflect.TypeOf(v); typ.Name() == name {
 			return typ

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // Flashcards (riff), as SiYuan 3.7.3 keeps them: decks of cards, each card
@@ -34,20 +35,8 @@ type RiffDeck struct {
 	Updated string `json:"updated"`
 }
 
-// DueCard is one card of a due-card read. State is 0 new, 1 learning, 2
-// review, 3 relearning; LastReview is Unix milliseconds (-62135596800000,
-// the zero time, for a card never reviewed); NextDues are the intervals
-// each rating ("1" again … "4" easy) would give, humanized ("10 minutes").
-type DueCard struct {
-	DeckID     string            `json:"deckID"`
-	CardID     string            `json:"cardID"`
-	BlockID    string            `json:"blockID"`
-	Lapses     int               `json:"lapses"`
-	Reps       int               `json:"reps"`
-	State      int               `json:"state"`
-	LastReview int64             `json:"lastReview"`
-	NextDues   map[string]string `json:"nextDues"`
-}
+// DueCard is one card of a due-card read (see wire.DueCard).
+type DueCard = wire.DueCard
 
 // DueCards is a due-card read: the cards (nil for an unknown deck) and the
 // counts of the session's cards not reviewed yet.

@@ -282,3 +282,19 @@ type RenderedTemplate struct {
 	Content string `json:"content"`
 	Path    string `json:"path"`
 }
+
+// DueCard is one card of a due-card read (SiYuan's model.Flashcard).
+// State is 0 new, 1 learning, 2 review, 3 relearning; LastReview is Unix
+// milliseconds (-62135596800000, the zero time, for a card never
+// reviewed); NextDues are the intervals each rating ("1" again … "4" easy)
+// would give, humanized ("10 minutes").
+type DueCard struct {
+	DeckID     string            `json:"deckID"`
+	CardID     string            `json:"cardID"`
+	BlockID    string            `json:"blockID"`
+	Lapses     int               `json:"lapses"`
+	Reps       int               `json:"reps"`
+	State      int               `json:"state"`
+	LastReview int64             `json:"lastReview"`
+	NextDues   map[string]string `json:"nextDues"`
+}
