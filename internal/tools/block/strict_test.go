@@ -53,7 +53,7 @@ func TestStrictUpdateFlow(t *testing.T) {
 	s.WantErr(t, "block", args, failure.PreconditionRequired)
 	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"]), failure.PreconditionRequired)
 	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", "ffffffff", "expectedStateHash", cred), failure.PreconditionRequired)
-	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", "0000"), failure.PreflightLeaseInvalid)
+	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", tooltest.OtherCredential(cred)), failure.PreflightLeaseInvalid)
 	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", "xyz!"), failure.PreconditionRequired)
 
 	res := s.OK(t, "block", tooltest.CommitArgs(args, pre))

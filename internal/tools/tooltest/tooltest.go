@@ -295,6 +295,17 @@ func (f *Fixture) Text(t testing.TB, id string) string {
 	return kd.Kramdown
 }
 
+// OtherCredential is a well-formed credential that is not cred: "0000",
+// unless cred's digest happens to start so (one state in 65,536), then
+// "1111". A test of a wrong credential must not send the right one by
+// chance.
+func OtherCredential(cred string) string {
+	if strings.HasPrefix(strings.TrimPrefix(cred, "sha256:v1:"), "0000") {
+		return "1111"
+	}
+	return "0000"
+}
+
 // CopyArgs copies m and sets extra key, value pairs.
 func CopyArgs(m map[string]any, extra ...any) map[string]any {
 	out := map[string]any{}
