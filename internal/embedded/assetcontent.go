@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/88250/lute/ast"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // The asset content index of /api/search/fullTextSearchAssetContent and
@@ -113,21 +115,9 @@ func (k *Kernel) syncAssetContents(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// assetContent is SiYuan's model.AssetContent.
-type assetContent struct {
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	Ext     string `json:"ext"`
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	HSize   string `json:"hSize"`
-	Updated int64  `json:"updated"`
-	Content string `json:"content"`
-}
-
 // assetContentOf is SiYuan's fromSQLAssetContent: content HTML-escaped,
 // its marks made <mark>.
-func assetContentOf(r map[string]any) assetContent {
+func assetContentOf(r map[string]any) wire.AssetContent {
 	num := func(k string) int64 {
 		switch v := r[k].(type) {
 		case int64:
@@ -142,7 +132,7 @@ func assetContentOf(r map[string]any) assetContent {
 	}
 	content := html.EscapeString(sqlValueString(r["content"]))
 	content = strings.ReplaceAll(strings.ReplaceAll(content, sqlMarkLeft, "<mark>"), sqlMarkRight, "</mark>")
-	return assetContent{ID: sqlValueString(r["id"]), Name: sqlValueString(r["name"]), Ext: sqlValueString(r["ext"]), Path: sqlValueString(r["path"]),
+	return wire.AssetContent{ID: sqlValueString(r["id"]), Name: sqlValueString(r["name"]), Ext: sqlValueString(r["ext"]), Path: sqlValueString(r["path"]),
 		Size: num("size"), HSize: bytesCeil(uint64(num("size"))), Updated: num("updated"), Content: content}
 }
 
@@ -296,7 +286,7 @@ func (k *Kernel) fullTextSearchAssetContent(ctx context.Context, a args) (any, e
 		}
 		matched = k.assetCount(ctx, where, args)
 	}
-	out := []assetContent{}
+	out := []wire.AssetContent{}
 	for _, r := range rows {
 		out = append(out, assetContentOf(r))
 	}

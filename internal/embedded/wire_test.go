@@ -141,12 +141,24 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 		}
 		checkShape(t, tc.endpoint, reflect.TypeOf(into), anyJSON(t, data.Data), seen)
 	}
-	up := e.multipart("/api/asset/upload", ixPart{name: "assetsDirPath", value: "/assets/"}, ixPart{name: "file[]", file: "a.txt", data: []byte("a")})
+	up := e.multipart("/api/asset/upload", ixPart{name: "assetsDirPath", value: "/assets/"}, ixPart{name: "file[]", file: "a.txt", data: []byte("findme in the asset")})
 	var res siyuan.AssetUploadResult
 	if up.Code != 0 || strictDecode(up.Data, &res) != nil {
 		t.Fatalf("upload: %+v", up)
 	}
 	checkShape(t, "upload", reflect.TypeOf(res), anyJSON(t, up.Data), seen)
+	status, _, raw := e.raw("/api/search/fullTextSearchAssetContent", map[string]any{"query": "findme"})
+	var found struct {
+		Data siyuan.AssetContentResult `json:"data"`
+	}
+	if status != http.StatusOK || json.Unmarshal(raw, &found) != nil || len(found.Data.AssetContents) == 0 {
+		t.Fatalf("fullTextSearchAssetContent: HTTP %d %s", status, raw)
+	}
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	_ = json.Unmarshal(raw, &env)
+	checkShape(t, "fullTextSearchAssetContent", reflect.TypeOf(found.Data), anyJSON(t, env.Data), seen)
 
 	// Every wire type must have been met in an answer, so that a new one
 	// is checked too. AttrView (getDocInfo's databases), a date or time
@@ -292,7 +304,7 @@ func wireType(name string) reflect.Type {
 		wire.AVTable{}, wire.AVColumn{}, wire.AVRow{}, wire.AVCell{}, wire.AVBlockKeys{}, wire.AVFilterSort{},
 		wire.AVSearchResult{}, wire.AVPrimaryKeyValues{}, wire.AVRefDefs{}, wire.AVDuplicate{},
 		wire.DailyNote{}, wire.DuplicatedDoc{}, wire.Doc2Heading{},
-		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{}, wire.Doc{}, wire.OutlinePath{}, wire.DueCard{},
+		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{}, wire.Doc{}, wire.OutlinePath{}, wire.DueCard{}, wire.AssetContent{},
 	} {
 		if typ := reflect.TypeOf(v); typ.Name() == name {
 			return typ

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
 // ListInvalidBlockRefs pages the blocks holding a reference (block ref or
@@ -124,19 +125,8 @@ type AssetContentRequest struct {
 	PageSize int             `json:"pageSize,omitempty"`
 }
 
-// AssetContent is one indexed asset (data/assets only): Content is a
-// snippet (at most 64 tokens around the matches, "..." where cut) with
-// <mark> highlights, HTML-escaped; Updated is the file's mtime in seconds.
-type AssetContent struct {
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	Ext     string `json:"ext"`
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	HSize   string `json:"hSize"`
-	Updated int64  `json:"updated"`
-	Content string `json:"content"`
-}
+// AssetContent is one indexed asset (see wire.AssetContent).
+type AssetContent = wire.AssetContent
 
 // AssetContentResult is the answer of FullTextSearchAssetContent.
 type AssetContentResult struct {

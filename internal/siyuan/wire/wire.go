@@ -298,3 +298,18 @@ type DueCard struct {
 	LastReview int64             `json:"lastReview"`
 	NextDues   map[string]string `json:"nextDues"`
 }
+
+// AssetContent is one indexed asset (SiYuan's model.AssetContent, of
+// data/assets only): Content is a snippet (at most 64 tokens around the
+// matches, "..." where cut) with <mark> highlights, HTML-escaped; Updated
+// is the file's mtime in seconds.
+type AssetContent struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Ext     string `json:"ext"`
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	HSize   string `json:"hSize"`
+	Updated int64  `json:"updated"`
+	Content string `json:"content"`
+}
