@@ -105,8 +105,21 @@ func bind(action string, params []Param, fields map[string]json.RawMessage) (*bo
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		e := failure.Invalid("action %s does not take %s", action, strings.Join(unknown, ", "))
+		msg := fmt.Sprintf("action %s does not take %s", action, strings.Join(unknown, ", "))
+		var meant []string
+		for _, k := range unknown {
+			if m := nearest(k, params); m != "" && !slices.Contains(meant, m) {
+				meant = append(meant, m)
+			}
+		}
+		if len(meant) > 0 {
+			msg += " (did you mean " + strings.Join(meant, ", ") + "?)"
+		}
+		e := failure.Invalid("%s", msg)
 		e.Action = helpHint(action)
+		if len(meant) > 0 {
+			e = e.With("didYouMean", meant)
+		}
 		return nil, e
 	}
 	for _, p := range params {
@@ -148,6 +161,70 @@ func (p Param) checkFormat(v any) error {
 		}
 	}
 	return nil
+}
+
+// synonyms are names agents commonly send for an argument declared under
+// another name (upstream's, or another tool's): a refusal suggests the
+// declared one the action takes.
+var synonyms = map[string][]string{
+	"blockid": {"id"}, "block_id": {"id"}, "docid": {"id"}, "documentid": {"id"}, "rootid": {"id", "rootID"},
+	"content": {"data", "markdown", "content"}, "text": {"data", "markdown"}, "body": {"data", "markdown", "content"},
+	"markdown": {"data", "content"}, "notebookid": {"notebook"}, "box": {"notebook"}, "boxid": {"notebook"},
+	"expectedhash": {"expectedStateHash"}, "requestid": {"requestId"}, "validate": {"validateOnly"}, "dryrun": {"validateOnly"},
+	"limit": {"pageSize", "maxRows"}, "keyword": {"query", "k"}, "q": {"query", "k"},
+}
+
+// nearest is the declared parameter an unknown argument name probably
+// meant: the same name in another case or spelling (_ and - ignored), a
+// common synonym the action takes, or one edit or two away; "" when none
+// is close.
+func nearest(name string, params []Param) string {
+	fold := func(s string) string { return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s)) }
+	declared := func(n string) bool {
+		return slices.ContainsFunc(params, func(p Param) bool { return p.Name == n && !p.hidden })
+	}
+	for _, p := range params {
+		if !p.hidden && fold(p.Name) == fold(name) {
+			return p.Name
+		}
+	}
+	for _, s := range synonyms[fold(name)] {
+		if declared(s) {
+			return s
+		}
+	}
+	best, bestD := "", 3
+	for _, p := range params {
+		if p.hidden {
+			continue
+		}
+		if d := editDistance(fold(name), fold(p.Name)); d < bestD && d <= max(1, len(p.Name)/3) {
+			best, bestD = p.Name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes: names are
+// ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // textOf reads raw as json.Unmarshal into a string does (null reads as

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -160,4 +161,24 @@ func FuzzPageSlice(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNearest: a refused argument name suggests the declared one it
+// probably meant, and nothing when none is close.
+func TestNearest(t *testing.T) {
+	params := []Param{{Name: "id", Type: String}, {Name: "data", Type: String}, {Name: "dataType", Type: String},
+		{Name: "pageSize", Type: Integer}, {Name: "parentID", Type: String}, {Name: "validateOnly", Type: Boolean, hidden: true}}
+	for _, tt := range []struct{ name, want string }{
+		{"blockId", "id"}, {"content", "data"}, {"ID", "id"}, {"data_type", "dataType"}, {"datatype", "dataType"},
+		{"pagesize", "pageSize"}, {"pageSzie", "pageSize"}, {"parentId", "parentID"}, {"limit", "pageSize"},
+		{"colour", ""}, {"x", ""}, {"validate", ""}, // hidden parameters are not suggested
+	} {
+		if got := nearest(tt.name, params); got != tt.want {
+			t.Errorf("nearest(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	_, err := bind("update", params, map[string]json.RawMessage{"blockId": []byte(`"x"`), "content": []byte(`"y"`)})
+	if err == nil || !strings.Contains(err.Error(), "does not take blockId, content (did you mean id, data?)") {
+		t.Errorf("refusal: %v", err)
+	}
 }
