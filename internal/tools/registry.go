@@ -468,8 +468,36 @@ func (r *Registry) parse(pc *prepared) error {
 		return err
 	}
 	pc.args = args
+	if err := controlFields(a, args); err != nil {
+		return err
+	}
 	pc.parsed, err = a.parse(args)
 	return err
+}
+
+// controlFields checks a write's control fields against each other:
+// expectedHash (upstream's name) stands for expectedStateHash, and a call
+// that carries a requestId with validateOnly:true is refused rather than
+// run as a new preflight, which would answer another requestId and leave
+// the write undone.
+func controlFields(a *Action, args *boundArgs) error {
+	if a.Policy.Class == strict.Read {
+		return nil
+	}
+	if alias := args.str(fieldExpectedHash); alias != "" {
+		name := string(strict.ExpectedStateHash)
+		if cur := args.str(name); cur != "" && cur != alias {
+			return failure.Invalid("expectedHash and expectedStateHash differ; pass one (expectedHash is another name of expectedStateHash)").Attempted(false)
+		}
+		args.values[name] = alias
+	}
+	if args.flag(fieldValidateOnly) && args.str(fieldRequestID) != "" {
+		e := failure.Invalid("validateOnly:true with a requestId: a preflight issues a new requestId, so this call would only preflight again; nothing was run").
+			With("reason", "validate_only_with_request_id").Attempted(false)
+		e.Action = "to commit, repeat the call without validateOnly, with the requestId and the credential the preflight returned; to preflight again, drop requestId"
+		return e
+	}
+	return nil
 }
 
 // decideNotebooks works out what the call touches and decides its
@@ -795,6 +823,9 @@ func isRefusal(c failure.Code) bool {
 const (
 	fieldValidateOnly = "validateOnly"
 	fieldRequestID    = "requestId"
+	// fieldExpectedHash is upstream's name of expectedStateHash, accepted
+	// beside it.
+	fieldExpectedHash = "expectedHash"
 	// FieldConfirm is how a client without form elicitation says the
 	// person confirmed a dangerous call.
 	FieldConfirm = "confirm"
@@ -802,7 +833,7 @@ const (
 
 func isControl(name string) bool {
 	switch name {
-	case fieldValidateOnly, fieldRequestID, FieldConfirm, string(strict.ExpectedStateHash), string(strict.ExpectedStructureHash),
+	case fieldValidateOnly, fieldRequestID, FieldConfirm, fieldExpectedHash, string(strict.ExpectedStateHash), string(strict.ExpectedStructureHash),
 		string(strict.ExpectedManifestHash), string(strict.ExpectedSourceHash):
 		return true
 	}
@@ -835,6 +866,9 @@ func (a *Action) params(strictOn bool) []Param {
 	)
 	if f := a.Policy.Precondition; f != strict.NoPrecondition {
 		ps = append(ps, Param{Name: string(f), Type: String, Description: "the credential the preflight returned under this name (sha256:v1:<hex> or bare hex)"})
+		if f == strict.ExpectedStateHash {
+			ps = append(ps, Param{Name: fieldExpectedHash, Type: String, hidden: true})
+		}
 	}
 	return ps
 }

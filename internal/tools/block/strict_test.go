@@ -599,3 +599,32 @@ func TestStrictBatchUpdateKernelCalls(t *testing.T) {
 		t.Errorf("commit's kernel calls\n got %v\nwant %v", got, commit)
 	}
 }
+
+// TestStrictControlFieldForms: expectedHash (upstream's name) commits as
+// expectedStateHash; the two disagreeing is refused; a commit that still
+// carries validateOnly:true is refused instead of preflighting again.
+func TestStrictControlFieldForms(t *testing.T) {
+	s := newStrictFixture(t, false)
+	id := s.Blocks[0]
+	args := map[string]any{"action": "update", "id": id, "data": "by the alias"}
+	pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
+	cred := pre["expectedStateHash"].(string)
+
+	e := s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", cred, "validateOnly", true), failure.InvalidArguments)
+	if e.Details["reason"] != "validate_only_with_request_id" || e.WriteAttempted == nil || *e.WriteAttempted || !strings.Contains(e.Action, "without validateOnly") {
+		t.Fatalf("commit with validateOnly: %+v", e)
+	}
+	s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", cred, "expectedHash", tooltest.OtherCredential(cred)), failure.InvalidArguments)
+
+	res := s.OK(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedHash", cred))
+	if res["status"] != "committed" || res["requestId"] != pre["requestId"] {
+		t.Fatalf("commit with expectedHash: %v", res)
+	}
+	if !strings.Contains(s.Text(t, id), "by the alias") {
+		t.Fatal("the commit did not write")
+	}
+	// The replay answers the same with either name.
+	if rep := s.OK(t, "block", tooltest.CommitArgs(args, pre)); rep["replayed"] != true {
+		t.Fatalf("replay: %v", rep)
+	}
+}
