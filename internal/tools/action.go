@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -486,16 +488,52 @@ func (a *Action) complete() error {
 }
 
 // Action returns a tool's action by name.
+// A name upstream normalises (kebab-case, or a synonym: ls, mv, rm, del)
+// finds the action it stands for; the action answers under its own name.
 func (t *Tool) Action(name string) (*Action, bool) {
+	if a, ok := t.declared(name); ok {
+		return a, true
+	}
+	if t.Dynamic != nil && name != "help" {
+		if a, ok := t.Dynamic.Cached(name); ok {
+			return a, true
+		}
+	}
+	return t.declared(t.canonical(name))
+}
+
+func (t *Tool) declared(name string) (*Action, bool) {
 	for _, a := range t.Actions {
 		if a.Name == name {
 			return a, true
 		}
 	}
-	if t.Dynamic != nil && name != "help" {
-		return t.Dynamic.Cached(name)
-	}
 	return nil, false
+}
+
+// actionSynonyms are the action names upstream takes for one another: a
+// name of a group stands for whichever of the group the tool has.
+var actionSynonyms = [][]string{{"list", "ls"}, {"move", "mv"}, {"remove", "rm", "delete", "del"}}
+
+// canonical is the declared action name stands for, as upstream
+// normalises it: "-" read as "_", then a synonym the tool has; name
+// itself when none.
+func (t *Tool) canonical(name string) string {
+	n := strings.ReplaceAll(name, "-", "_")
+	if _, ok := t.declared(n); ok {
+		return n
+	}
+	for _, group := range actionSynonyms {
+		if !slices.Contains(group, n) {
+			continue
+		}
+		for _, g := range group {
+			if _, ok := t.declared(g); ok {
+				return g
+			}
+		}
+	}
+	return name
 }
 
 // ActionNames lists the tool's actions, help included.

@@ -314,6 +314,12 @@ func (r *Registry) prepare(ctx context.Context, tool string, in Input, overlap b
 	if pc.action, err = r.actionNamed(ctx, pc.tool, pc.policy, pc.fields, name); err != nil {
 		return pc, err
 	}
+	if pc.action.Name != name {
+		// An alias (rm, ls, kebab-case): the call runs, binds its request
+		// and answers under the action's own name.
+		pc.fields = maps.Clone(pc.fields)
+		pc.fields["action"], _ = json.Marshal(pc.action.Name)
+	}
 	pc.writes = pc.action.Policy.Class != strict.Read
 	if err := enabled(pc); err != nil {
 		return pc, err

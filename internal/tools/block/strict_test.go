@@ -628,3 +628,13 @@ func TestStrictControlFieldForms(t *testing.T) {
 		t.Fatalf("replay: %v", rep)
 	}
 }
+
+// TestKebabActionNames: get-kramdown is get_kramdown, as upstream
+// normalises action names.
+func TestKebabActionNames(t *testing.T) {
+	s := newStrictFixture(t, false)
+	res := s.OK(t, "block", map[string]any{"action": "get-kramdown", "id": s.Blocks[0]})
+	if res["id"] != s.Blocks[0] || res["kramdown"] == "" {
+		t.Fatalf("get-kramdown: %v", res)
+	}
+}

@@ -668,3 +668,28 @@ func TestDotSegmentsRefused(t *testing.T) {
 		t.Fatal("a document titled .. was created")
 	}
 }
+
+// TestActionAliases: upstream's action names (kebab-case, ls/list,
+// mv/move, rm/remove/delete/del) run the action they stand for, bind
+// their request under its own name (a preflight by one name commits by
+// the other) and show in help; a name that stands for nothing is unknown.
+func TestActionAliases(t *testing.T) {
+	s := newStrictFixture(t, false)
+	nb, ids := s.fsNotebook(t, "Al", "/Doc")
+	if got := names(t, s.OK(t, "fs", map[string]any{"action": "list", "path": "/Al"})); len(got) != 1 || got[0] != "Doc" {
+		t.Fatalf("list as ls: %v", got)
+	}
+	args := map[string]any{"action": "move", "from": "/Al/Doc", "to": "/Al/Moved"}
+	pre := s.OK(t, "fs", tooltest.CopyArgs(args, "validateOnly", true))
+	res := s.OK(t, "fs", tooltest.CommitArgs(tooltest.CopyArgs(args, "action", "mv"), pre))
+	if res["status"] != "committed" || res["id"] != ids["/Doc"] {
+		t.Fatalf("move committed as mv: %v", res)
+	}
+	if got, _ := s.C.GetIDsByHPath(context.Background(), nb, "/Moved"); len(got) != 1 {
+		t.Fatal("not moved")
+	}
+	if h := s.OK(t, "fs", map[string]any{"action": "help", "topic": "move"}); h["action"] != "mv" {
+		t.Fatalf("help topic move: %v", h)
+	}
+	s.WantErr(t, "fs", map[string]any{"action": "copy", "from": "/Al/Moved", "to": "/Al/X"}, failure.UnknownAction)
+}
