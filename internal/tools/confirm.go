@@ -127,8 +127,10 @@ func pendingOf(t *Tool, fields map[string]json.RawMessage) (Pending, bool) {
 	if !ok || !a.Dangerous {
 		return Pending{}, false
 	}
+	// A write's preflight changes nothing, and its commit is confirmed; a
+	// read sent with validateOnly runs as the read it is, confirmed.
 	var validateOnly bool
-	if v, ok := fields[fieldValidateOnly]; ok && json.Unmarshal(v, &validateOnly) == nil && validateOnly {
+	if v, ok := fields[fieldValidateOnly]; ok && json.Unmarshal(v, &validateOnly) == nil && validateOnly && a.Policy.Class != strict.Read {
 		return Pending{}, false
 	}
 	return pendingArgs(t.Name, a, fields), true

@@ -189,7 +189,23 @@ func (r *Registry) CallInput(ctx context.Context, tool string, in Input) (any, e
 	if err != nil {
 		return nil, KernelError(err)
 	}
+	if pc.args.flag(fieldValidateOnly) {
+		return readPreflight(v), nil
+	}
 	return v, nil
+}
+
+// readPreflight is the answer of a read sent with validateOnly:true, which
+// upstream runs as the read it is: the read's answer, saying that nothing
+// needed a preflight.
+func readPreflight(v any) any {
+	raw, err := json.Marshal(v)
+	var m map[string]any
+	if err != nil || json.Unmarshal(raw, &m) != nil || m == nil {
+		return v
+	}
+	m["preflight"] = "not needed: this action only reads, so it ran as a read (validateOnly is for writes)"
+	return m
 }
 
 // gate is a call's notebook decision still being made: its kernel lookups
@@ -860,7 +876,9 @@ func (a *Action) params(strictOn bool) []Param {
 				"(through stdio, sisyphus call or a front; clients without form elicitation; a client with it gets a form instead)"})
 	}
 	if a.Policy.Class == strict.Read {
-		return ps
+		// Accepted as upstream accepts it, to run the read (see
+		// readPreflight); not advertised.
+		return append(ps, Param{Name: fieldValidateOnly, Type: Boolean, hidden: true})
 	}
 	if a.Policy.Class == strict.External || !strictOn {
 		// Not advertised; accepted only to refuse a preflight clearly.

@@ -211,8 +211,11 @@ func TestRenderCreateIfNotExist(t *testing.T) {
 	}
 	s.WantErr(t, "av", map[string]any{"action": "render", "createIfNotExist": true, "validateOnly": true}, failure.InvalidArguments)
 	s.WantErr(t, "av", map[string]any{"action": "render", "blockID": tooltest.NewID(), "createIfNotExist": true, "validateOnly": true}, failure.NotFound)
-	// createIfNotExist:false stays a read (no requestId taken).
-	s.WantErr(t, "av", map[string]any{"action": "render", "id": id, "createIfNotExist": false, "validateOnly": true}, failure.InvalidArguments)
+	// createIfNotExist:false stays a read (no requestId taken); with
+	// validateOnly it runs as that read, as upstream's does, and says so.
+	if r := s.OK(t, "av", map[string]any{"action": "render", "id": id, "createIfNotExist": false, "validateOnly": true}); r["avID"] != id || r["requestId"] != nil || r["preflight"] == nil {
+		t.Fatalf("render with validateOnly: %v", r)
+	}
 	h := s.OK(t, "av", map[string]any{"action": "help", "topic": "render"})
 	if wf, _ := h["writeForm"].(map[string]any); wf["class"] != "additive" {
 		t.Fatalf("help %v", h)

@@ -638,3 +638,13 @@ func TestKebabActionNames(t *testing.T) {
 		t.Fatalf("get-kramdown: %v", res)
 	}
 }
+
+// TestReadWithValidateOnly: a read sent with validateOnly runs as the read
+// it is (upstream's behaviour) and says that nothing needed a preflight.
+func TestReadWithValidateOnly(t *testing.T) {
+	s := newStrictFixture(t, false)
+	res := s.OK(t, "block", map[string]any{"action": "get_kramdown", "id": s.Blocks[0], "validateOnly": true})
+	if res["id"] != s.Blocks[0] || res["kramdown"] == "" || res["requestId"] != nil || !strings.Contains(fmt.Sprint(res["preflight"]), "not needed") {
+		t.Fatalf("read with validateOnly: %v", res)
+	}
+}
