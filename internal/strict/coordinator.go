@@ -322,14 +322,21 @@ func (c *Coordinator) preflight(ctx context.Context, op Op) (Answer, error) {
 		"requestId": rec.RequestID, "requestIdExpiresAt": rec.ExpiresAt().UnixMilli(),
 		"targetCount": len(scope.Targets), "leaseExpiresAt": lease.ExpiresAt.UnixMilli(),
 	}
+	// The next call, exactly: this one without validateOnly, with what
+	// the commit needs added (its arguments are not echoed: a write's
+	// content may be large).
+	add := map[string]any{"requestId": rec.RequestID}
 	if op.Policy.Class == Mutation {
 		field := string(op.Policy.Precondition)
 		out["preconditionField"] = field
 		out[field] = lease.Credential
 		out["hashPrefixLength"] = len(lease.Credential)
+		add[field] = lease.Credential
+		out["nextStep"] = "repeat the call without validateOnly, with this requestId and " + field + " copied unchanged"
 	} else {
 		out["nextStep"] = "repeat the call without validateOnly, with this requestId; no hash is needed"
 	}
+	out["nextCall"] = map[string]any{"tool": op.Tool, "action": op.Action, "arguments": "the same as this call's", "remove": []string{"validateOnly"}, "add": add}
 	if op.Notes != nil {
 		for k, v := range op.Notes(st) {
 			if _, taken := out[k]; !taken {

@@ -609,6 +609,13 @@ func TestStrictControlFieldForms(t *testing.T) {
 	args := map[string]any{"action": "update", "id": id, "data": "by the alias"}
 	pre := s.OK(t, "block", tooltest.CopyArgs(args, "validateOnly", true))
 	cred := pre["expectedStateHash"].(string)
+	// The preflight names the next call exactly.
+	next, _ := pre["nextCall"].(map[string]any)
+	add, _ := next["add"].(map[string]any)
+	if next["tool"] != "block" || next["action"] != "update" || add["requestId"] != pre["requestId"] || add["expectedStateHash"] != cred ||
+		fmt.Sprint(next["remove"]) != "[validateOnly]" || !strings.Contains(fmt.Sprint(pre["nextStep"]), "expectedStateHash") {
+		t.Fatalf("nextCall: %v / %v", pre["nextCall"], pre["nextStep"])
+	}
 
 	e := s.WantErr(t, "block", tooltest.CopyArgs(args, "requestId", pre["requestId"], "expectedStateHash", cred, "validateOnly", true), failure.InvalidArguments)
 	if e.Details["reason"] != "validate_only_with_request_id" || e.WriteAttempted == nil || *e.WriteAttempted || !strings.Contains(e.Action, "without validateOnly") {
