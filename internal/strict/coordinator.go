@@ -429,8 +429,7 @@ func (c *Coordinator) commit(ctx context.Context, op Op) (Answer, error) {
 		lease, err = c.leases.ForRequest(scope, string(id), c.now())
 	}
 	if err != nil {
-		return Answer{}, fail(failure.PreflightLeaseInvalid, false, err, "no live preflight lease matches this call (expired, used, from another process, or other arguments)").
-			With("revalidateRequired", true)
+		return Answer{}, leaseFailure(err)
 	}
 	previous := lease.Digest
 	var state any
@@ -586,4 +585,27 @@ func (c *Coordinator) dispatchFailure(err error, id RequestID) *failure.Error {
 		f.RequestID = string(id)
 	}
 	return f
+}
+
+// leaseFailure is preflight_lease_invalid saying which check failed, when
+// the lease pool knows.
+func leaseFailure(err error) *failure.Error {
+	msg := "no live preflight lease matches this call (expired, used, from another process, or other arguments)"
+	var why *LeaseInvalidError
+	reason := LeaseNone
+	if errors.As(err, &why) {
+		reason = why.Reason
+		switch reason {
+		case LeaseUnknownCredential:
+			msg = "the credential was not issued by this authority's preflights (mistyped, or issued before Sisyphus restarted)"
+		case LeaseOtherArguments:
+			msg = "the preflight was made for other arguments or targets than this call's: the commit must repeat the preflight's arguments exactly"
+		case LeaseExpired:
+			msg = "the preflight's lease expired (ten minutes)"
+		case LeaseNone:
+			msg = "no live preflight lease matches this call: it expired, a commit used it, or Sisyphus restarted since"
+		}
+	}
+	return fail(failure.PreflightLeaseInvalid, false, err, "%s; nothing was written, run the preflight again", msg).
+		With("revalidateRequired", true).With("reason", reason)
 }

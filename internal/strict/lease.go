@@ -27,6 +27,35 @@ const (
 // validateOnly call again.
 var ErrLeaseInvalid = errors.New("strict: preflight lease is missing, expired, evicted or from another scope or process")
 
+// Why a lease is invalid, where the pool can tell ([LeaseInvalidError]).
+const (
+	// LeaseUnknownCredential: the credential names no hash this process
+	// issued (a typo, or one from before a restart).
+	LeaseUnknownCredential = "unknown_credential"
+	// LeaseOtherArguments: the lease exists for other arguments or
+	// targets than the call's.
+	LeaseOtherArguments = "other_arguments"
+	// LeaseExpired: the lease's ten minutes are over.
+	LeaseExpired = "expired"
+	// LeaseNone: no live lease: it expired and was dropped, a commit used
+	// it, or a previous process issued it.
+	LeaseNone = "no_live_lease"
+)
+
+// LeaseInvalidError is [ErrLeaseInvalid] with why, when the pool knows.
+type LeaseInvalidError struct {
+	Reason string // one of the Lease* reasons
+	Detail string
+}
+
+func (e *LeaseInvalidError) Error() string { return ErrLeaseInvalid.Error() + ": " + e.Detail }
+
+func (e *LeaseInvalidError) Unwrap() error { return ErrLeaseInvalid }
+
+func leaseInvalid(reason, format string, a ...any) error {
+	return &LeaseInvalidError{Reason: reason, Detail: fmt.Sprintf(format, a...)}
+}
+
 // Scope is what a lease and a ledger record are bound to: the tool, the
 // action, the digest of the business arguments (control fields excluded) and
 // the sorted, deduplicated target ids.
@@ -187,20 +216,29 @@ func (p *LeasePool) pruneLocked(now time.Time) {
 func (p *LeasePool) Take(scope Scope, credential Credential, now time.Time) (Lease, error) {
 	digest, ok := p.aliases.Resolve(credential)
 	if !ok {
-		return Lease{}, fmt.Errorf("%w: credential %q names no hash issued by this process", ErrLeaseInvalid, credential)
+		return Lease{}, leaseInvalid(LeaseUnknownCredential, "credential %q names no hash issued by this process", credential)
 	}
 	key := scope.Key()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	other := false
 	for _, e := range p.leases {
-		if e.key == key && e.Digest == digest {
-			if !now.Before(e.ExpiresAt) {
-				return Lease{}, fmt.Errorf("%w: the lease expired at %s", ErrLeaseInvalid, e.ExpiresAt.UTC().Format(time.RFC3339))
-			}
-			return e.Lease, nil
+		if e.Digest != digest {
+			continue
 		}
+		if e.key != key {
+			other = true
+			continue
+		}
+		if !now.Before(e.ExpiresAt) {
+			return Lease{}, leaseInvalid(LeaseExpired, "the lease expired at %s", e.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+		return e.Lease, nil
 	}
-	return Lease{}, fmt.Errorf("%w: no live lease for this credential in this tool, action, arguments and targets", ErrLeaseInvalid)
+	if other {
+		return Lease{}, leaseInvalid(LeaseOtherArguments, "the credential's lease is for another tool, action, arguments or targets")
+	}
+	return Lease{}, leaseInvalid(LeaseNone, "no live lease for this credential in this tool, action, arguments and targets")
 }
 
 // ForRequest finds the live additive lease a preflight issued with
@@ -212,15 +250,15 @@ func (p *LeasePool) ForRequest(scope Scope, requestID string, now time.Time) (Le
 	for _, e := range p.leases {
 		if e.RequestID == requestID && e.Digest == "" {
 			if e.key != key {
-				return Lease{}, fmt.Errorf("%w: request %s was preflighted for other arguments or targets", ErrLeaseInvalid, requestID)
+				return Lease{}, leaseInvalid(LeaseOtherArguments, "request %s was preflighted for other arguments or targets", requestID)
 			}
 			if !now.Before(e.ExpiresAt) {
-				return Lease{}, fmt.Errorf("%w: the lease expired at %s", ErrLeaseInvalid, e.ExpiresAt.UTC().Format(time.RFC3339))
+				return Lease{}, leaseInvalid(LeaseExpired, "the lease expired at %s", e.ExpiresAt.UTC().Format(time.RFC3339))
 			}
 			return e.Lease, nil
 		}
 	}
-	return Lease{}, fmt.Errorf("%w: no live additive lease for request %s", ErrLeaseInvalid, requestID)
+	return Lease{}, leaseInvalid(LeaseNone, "no live additive lease for request %s", requestID)
 }
 
 // Consume removes a lease returned by [LeasePool.Take] or

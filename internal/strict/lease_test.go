@@ -99,23 +99,24 @@ func TestLeaseTakeResolvesExactCredentialInScope(t *testing.T) {
 		cred  string
 		at    time.Time
 		err   error
+		why   string // the LeaseInvalidError reason
 	}{
-		{"alias", scope, l.Credential, now, nil},
-		{"upper case", scope, strings.ToUpper(l.Credential), now, nil},
-		{"prefixed", scope, canon.Prefix + l.Credential, now, nil},
-		{"full digest", scope, digest, now, nil},
-		{"full hex upper", scope, strings.ToUpper(digest[len(canon.Prefix):]), now, nil},
-		{"targets in another order", NewScope("block", "update", argsA, []string{"20260812120000-abcdefg", "20260812120000-abcdefg"}), l.Credential, now, nil},
-		{"last instant", scope, l.Credential, now.Add(LeaseTTL - time.Nanosecond), nil},
-		{"expired", scope, l.Credential, now.Add(LeaseTTL), ErrLeaseInvalid},
-		{"other action", NewScope("block", "delete", argsA, scope.Targets), l.Credential, now, ErrLeaseInvalid},
-		{"other args", NewScope("block", "update", canon.DigestBytes([]byte("{}")), scope.Targets), l.Credential, now, ErrLeaseInvalid},
-		{"other targets", NewScope("block", "update", argsA, []string{"20260812120000-zzzzzzz"}), l.Credential, now, ErrLeaseInvalid},
-		{"alias of a response hash", scope, otherAlias, now, ErrLeaseInvalid},
-		{"longer prefix than the alias", scope, digest[len(canon.Prefix) : len(canon.Prefix)+6], now, ErrLeaseInvalid},
-		{"unknown full digest", scope, canon.DigestBytes([]byte("never shown")), now, ErrLeaseInvalid},
-		{"malformed", scope, "8ac", now, ErrMalformedCredential},
-		{"empty", scope, "", now, ErrMalformedCredential},
+		{"alias", scope, l.Credential, now, nil, ""},
+		{"upper case", scope, strings.ToUpper(l.Credential), now, nil, ""},
+		{"prefixed", scope, canon.Prefix + l.Credential, now, nil, ""},
+		{"full digest", scope, digest, now, nil, ""},
+		{"full hex upper", scope, strings.ToUpper(digest[len(canon.Prefix):]), now, nil, ""},
+		{"targets in another order", NewScope("block", "update", argsA, []string{"20260812120000-abcdefg", "20260812120000-abcdefg"}), l.Credential, now, nil, ""},
+		{"last instant", scope, l.Credential, now.Add(LeaseTTL - time.Nanosecond), nil, ""},
+		{"expired", scope, l.Credential, now.Add(LeaseTTL), ErrLeaseInvalid, LeaseExpired},
+		{"other action", NewScope("block", "delete", argsA, scope.Targets), l.Credential, now, ErrLeaseInvalid, LeaseOtherArguments},
+		{"other args", NewScope("block", "update", canon.DigestBytes([]byte("{}")), scope.Targets), l.Credential, now, ErrLeaseInvalid, LeaseOtherArguments},
+		{"other targets", NewScope("block", "update", argsA, []string{"20260812120000-zzzzzzz"}), l.Credential, now, ErrLeaseInvalid, LeaseOtherArguments},
+		{"alias of a response hash", scope, otherAlias, now, ErrLeaseInvalid, LeaseNone},
+		{"longer prefix than the alias", scope, digest[len(canon.Prefix) : len(canon.Prefix)+6], now, ErrLeaseInvalid, LeaseUnknownCredential},
+		{"unknown full digest", scope, canon.DigestBytes([]byte("never shown")), now, ErrLeaseInvalid, LeaseUnknownCredential},
+		{"malformed", scope, "8ac", now, ErrMalformedCredential, ""},
+		{"empty", scope, "", now, ErrMalformedCredential, ""},
 	}
 	for _, tt := range tests {
 		// A credential is parsed once, at the edge, before any lookup.
@@ -126,8 +127,9 @@ func TestLeaseTakeResolvesExactCredentialInScope(t *testing.T) {
 			got, err = pool.Take(tt.scope, c, tt.at)
 		}
 		if tt.err != nil {
-			if !errors.Is(err, tt.err) {
-				t.Errorf("%s: Take = %+v, %v; want %v", tt.name, got, err, tt.err)
+			var why *LeaseInvalidError
+			if !errors.Is(err, tt.err) || tt.why != "" && (!errors.As(err, &why) || why.Reason != tt.why) {
+				t.Errorf("%s: Take = %+v, %v; want %v (%s)", tt.name, got, err, tt.err, tt.why)
 			}
 			continue
 		}
