@@ -374,7 +374,7 @@ func authorize(ctx context.Context, env *Env, p *Policy, touches []Touch) error 
 	for _, nb := range order {
 		need := needs[nb]
 		if have := p.Level(nb); have < need {
-			return denied(nb, have, need, why[nb])
+			return denied(nb, notebookName(ctx, env, nb), have, need, why[nb])
 		}
 	}
 	return nil
@@ -408,15 +408,41 @@ func needsLookup(p *Policy, touches []Touch) bool {
 
 // denied is the refusal of a touch of a visible notebook whose level is
 // below what the call needs (a hidden one is absent instead); why, when
-// set, says why the call needs that level there.
-func denied(notebook string, have, need Level, why string) *failure.Error {
-	msg := fmt.Sprintf("notebook %s is %q, and this call needs to %s there", notebook, have, need.need())
+// set, says why the call needs that level there. It names the notebook
+// (name, when known, and id) and the command a person runs to allow the
+// call: agents cannot change their permissions.
+func denied(notebook, name string, have, need Level, why string) *failure.Error {
+	which := "notebook " + notebook
+	if name != "" {
+		which = fmt.Sprintf("notebook %q (%s)", name, notebook)
+	}
+	msg := fmt.Sprintf("%s is %q, and this call needs to %s there", which, have, need.need())
 	if why != "" {
 		msg += ": " + why
 	}
+	grant := "sisyphus config permission " + notebook + " " + atLeast(need)
 	e := failure.New(failure.PermissionDenied, "%s; nothing was run", msg).
-		With("notebook", notebook).With("permission", have.String()).With("requiredPermission", atLeast(need))
+		With("notebook", notebook).With("permission", have.String()).With("requiredPermission", atLeast(need)).With("grantCommand", grant)
+	if name != "" {
+		e = e.With("notebookName", name)
+	}
+	e.Action = "ask the person whether to allow it; they can run: " + grant
 	return e.Attempted(false)
+}
+
+// notebookName is a notebook's name for a refusal ("" when SiYuan does
+// not answer it).
+func notebookName(ctx context.Context, env *Env, id string) string {
+	nbs, err := env.Kernel.ListNotebooks(ctx)
+	if err != nil {
+		return ""
+	}
+	for _, n := range nbs {
+		if n.ID == id {
+			return n.Name
+		}
+	}
+	return ""
 }
 
 // atLeast names the lowest level that allows need.

@@ -511,3 +511,26 @@ func asFailure(err error, fe **failure.Error) bool {
 }
 
 func sameBool(a, b *bool) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// TestDeniedNamesTheNotebookAndTheGrant: a permission refusal names the
+// notebook by name and id, and the command a person runs to allow the call.
+func TestDeniedNamesTheNotebookAndTheGrant(t *testing.T) {
+	s := tooltest.NewStrict(t, false, testTools)
+	s.Policy = policyAt(s.NB, tools.LevelRead)
+	e := s.WantErr(t, "block", map[string]any{"action": "update", "id": s.Blocks[0], "data": "x", "validateOnly": true}, failure.PermissionDenied)
+	nbs, err := s.C.ListNotebooks(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	for _, n := range nbs {
+		if n.ID == s.NB {
+			name = n.Name
+		}
+	}
+	grant := "sisyphus config permission " + s.NB + " rw"
+	if name == "" || e.Details["notebookName"] != name || e.Details["grantCommand"] != grant ||
+		!strings.Contains(e.Message, fmt.Sprintf("%q (%s)", name, s.NB)) || !strings.Contains(e.Action, grant) {
+		t.Fatalf("refusal %+v", e)
+	}
+}
