@@ -129,7 +129,15 @@ var create = tools.WriteWith[createArgs, struct{}, string]{Write: tools.Write[cr
 		if nb.ID == "" {
 			return nil, "", errors.New("the kernel answered createNotebook without a notebook id")
 		}
-		out := tools.Payload{"notebook": nb.ID}
+		// A new notebook starts at the configuration's default: say when
+		// the agent that made it cannot write in it.
+		level := tools.LevelOf(ctx, nb.ID)
+		out := tools.Payload{"notebook": nb.ID, "permission": level.String()}
+		if level < tools.LevelWrite {
+			out["writable"] = false
+			out["note"] = fmt.Sprintf("the new notebook is %q for agents (the configured default), so you cannot write in it; "+
+				"ask the person to allow it: sisyphus config permission %s rw", level, nb.ID)
+		}
 		if a.Icon != "" {
 			if err := env.Kernel.SetNotebookIcon(ctx, nb.ID, a.Icon); err != nil {
 				// The notebook exists already: not a clean rejection.

@@ -3,6 +3,7 @@ package notebook
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -293,4 +294,25 @@ func TestConfSaveBoxWhileHidden(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestCreateSaysWhenNotWritable: a notebook created where the configured
+// default does not let agents write says so, with the command that
+// allows it; one they may write in says nothing.
+func TestCreateSaysWhenNotWritable(t *testing.T) {
+	s := newStrictFixture(t, false)
+	s.Policy = &tools.Policy{Default: tools.LevelRead, AllActions: true, Strict: true, Version: "read-default"}
+	args := map[string]any{"action": "create", "name": "Read only"}
+	pre := s.OK(t, "notebook", tooltest.CopyArgs(args, "validateOnly", true))
+	res := s.OK(t, "notebook", tooltest.CommitArgs(args, pre))
+	id, _ := res["notebook"].(string)
+	if res["permission"] != "r" || res["writable"] != false || !strings.Contains(fmt.Sprint(res["note"]), "sisyphus config permission "+id+" rw") {
+		t.Fatalf("create at default r: %v", res)
+	}
+	s.Policy = &tools.Policy{Default: tools.LevelDelete, AllActions: true, Strict: true, Version: "rwd-default"}
+	args = map[string]any{"action": "create", "name": "Writable"}
+	pre = s.OK(t, "notebook", tooltest.CopyArgs(args, "validateOnly", true))
+	if res := s.OK(t, "notebook", tooltest.CommitArgs(args, pre)); res["permission"] != "rwd" || res["writable"] != nil || res["note"] != nil {
+		t.Fatalf("create at default rwd: %v", res)
+	}
 }
