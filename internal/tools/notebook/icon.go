@@ -11,8 +11,8 @@ import (
 )
 
 type iconArgs struct {
-	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
-	Icon     string `arg:"icon" help:"the icon: a Unicode code point in hex such as 1f4d4 (📔), or a custom icon path" required:""`
+	nbArgs
+	Icon string `arg:"icon" help:"the icon: a Unicode code point in hex such as 1f4d4 (📔), or a custom icon path" required:""`
 }
 
 var setIcon = tools.Write[iconArgs, nbState]{
@@ -49,7 +49,7 @@ var setIcon = tools.Write[iconArgs, nbState]{
 }
 
 type childDocsArgs struct {
-	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
+	nbArgs
 	tools.Paging
 }
 

@@ -165,8 +165,8 @@ var create = tools.WriteWith[createArgs, struct{}, string]{Write: tools.Write[cr
 // ---- rename ---------------------------------------------------------------
 
 type renameArgs struct {
-	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
-	Name     string `arg:"name" help:"the new name" required:""`
+	nbArgs
+	Name string `arg:"name" help:"the new name" required:""`
 }
 
 // nameNotEmpty refuses a name SiYuan would store as nothing.
@@ -236,8 +236,8 @@ var remove = tools.Write[nbArgs, nbState]{
 // ---- set_conf -------------------------------------------------------------
 
 type setConfArgs struct {
-	Notebook string         `arg:"notebook" help:"the notebook" id:"" required:""`
-	Patch    map[string]any `arg:"conf" help:"the fields to change; the others keep their values" required:""`
+	nbArgs
+	Patch map[string]any `arg:"conf" help:"the fields to change; the others keep their values" required:""`
 }
 
 var setConf = tools.Write[setConfArgs, nbState]{
@@ -285,8 +285,8 @@ var setConf = tools.Write[setConfArgs, nbState]{
 // ---- set_open_state -------------------------------------------------------
 
 type openArgs struct {
-	Notebook string `arg:"notebook" help:"the notebook" id:"" required:""`
-	Opened   bool   `arg:"opened" help:"true opens, false closes" required:""`
+	nbArgs
+	Opened bool `arg:"opened" help:"true opens, false closes" required:""`
 }
 
 var setOpenState = tools.Write[openArgs, nbState]{

@@ -66,7 +66,7 @@ var getPermissions = tools.Read[permArgs]{
 // ---- set_permission -------------------------------------------------------
 
 type setPermArgs struct {
-	Notebook   string `arg:"notebook" help:"the notebook" id:"" required:""`
+	nbArgs
 	Permission string `arg:"permission" help:"none, r, rw or rwd" enum:"none,r,rw,rwd" required:""`
 	Level      tools.Level
 }
