@@ -18,7 +18,7 @@ var (
 
 type assetContentArgs struct {
 	Query       string         `arg:"query" help:"words of the assets' text (with assetId: what to highlight)"`
-	AssetID     string         `arg:"assetId" help:"read one asset's whole text: an id a search answered (a SiYuan id)"`
+	AssetID     string         `arg:"assetId" help:"read one asset's whole text: an id a search answered (a SiYuan id)" id:""`
 	QueryMethod int            `arg:"queryMethod" help:"with assetId: 0 keyword, 1 query syntax" default:"0" min:"0" max:"3"`
 	GivenTypes  map[string]any `arg:"types" help:"extensions to keep, e.g. {\".txt\":true,\".pdf\":true}"`
 	methodArgs
@@ -42,11 +42,6 @@ func (assetSort) ArgEnum() []string {
 func parseAssetContent(c *assetContentArgs) error {
 	if c.Query == "" && c.AssetID == "" {
 		return failure.Invalid("give query (words of the assets' text) or assetId (an id a search answered)")
-	}
-	if c.AssetID != "" {
-		if err := tools.CheckID("assetId", c.AssetID); err != nil {
-			return err
-		}
 	}
 	c.Method, c.resolvedM = c.resolve()
 	if c.SortBy != "" {

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -59,4 +60,20 @@ func TestFulltextAssetContent(t *testing.T) {
 	}
 	f.WantErr(t, "search", map[string]any{"action": "fulltext_asset_content"}, failure.InvalidArguments)
 	f.WantErr(t, "search", map[string]any{"action": "fulltext_asset_content", "query": "DELETE FROM blocks", "method": 2}, failure.InvalidArguments)
+}
+
+// TestAssetIDCheckedWhenBound: a malformed assetId is refused with the
+// message the hand check gave, and "" is no asset id (query alone reads).
+func TestAssetIDCheckedWhenBound(t *testing.T) {
+	act := assetContentAction()
+	_, err := act.ParseArgs(json.RawMessage(`{"assetId":"nope","query":"x"}`))
+	if err == nil || !strings.Contains(err.Error(), `argument "assetId" must be a SiYuan id like 20260812120000-abcdefg, got "nope"`) {
+		t.Fatalf("malformed assetId: %v", err)
+	}
+	if _, err := act.ParseArgs(json.RawMessage(`{"assetId":"","query":"x"}`)); err != nil {
+		t.Fatalf("empty assetId with a query: %v", err)
+	}
+	if _, err := act.ParseArgs(json.RawMessage(`{"assetId":""}`)); err == nil || !strings.Contains(err.Error(), "give query") {
+		t.Fatalf("empty assetId alone: %v", err)
+	}
 }
