@@ -18,7 +18,7 @@ var (
 
 type assetContentArgs struct {
 	Query       string         `arg:"query" help:"words of the assets' text (with assetId: what to highlight)"`
-	AssetID     string         `arg:"assetId" help:"read one asset's whole text: an id a search answered (a SiYuan id)" id:""`
+	AssetID     string         `arg:"assetId" help:"read one asset's whole text: an id a search answered" id:""`
 	QueryMethod int            `arg:"queryMethod" help:"with assetId: 0 keyword, 1 query syntax" default:"0" min:"0" max:"3"`
 	GivenTypes  map[string]any `arg:"types" help:"extensions to keep, e.g. {\".txt\":true,\".pdf\":true}"`
 	methodArgs
