@@ -41,7 +41,26 @@ func (k *Kernel) listInvalidBlockRefs(ctx context.Context, a args) (any, error) 
 		// SiYuan slices past the end, panics and answers data null.
 		return nil, nil
 	}
-	rows, err := k.sql.blocksByID(ctx, ids[start:end])
+	// SiYuan walks the files of every notebook, closed ones too, so a
+	// holder in a closed notebook is counted; but closing a notebook drops
+	// its blocks from the SQL index and the block tree, so that holder is
+	// neither listed nor counted as a root. This kernel keeps a closed
+	// notebook indexed, so it leaves those out itself.
+	_, confs, err := k.boxIDs()
+	if err != nil {
+		return nil, err
+	}
+	closed := func(id string) bool {
+		loc, ok := k.lookup(id)
+		return !ok || confs[loc.Box] == nil || confs[loc.Box].Closed
+	}
+	var open []string
+	for _, id := range ids[start:end] {
+		if !closed(id) {
+			open = append(open, id)
+		}
+	}
+	rows, err := k.sql.blocksByID(ctx, open)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +70,7 @@ func (k *Kernel) listInvalidBlockRefs(ctx context.Context, a args) (any, error) 
 	}
 	roots := map[string]bool{}
 	for _, id := range ids {
-		if loc, ok := k.lookup(id); ok {
+		if loc, ok := k.lookup(id); ok && !closed(id) {
 			roots[loc.Root] = true
 		}
 	}

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 var searchChecks = append([]check{
 	{"search_invalid_refs_lists_dangling_holders", checkInvalidRefs},
 	{"search_invalid_refs_page_past_end_is_empty", checkInvalidRefsPastEnd},
+	{"search_invalid_refs_closed_notebook_counted_not_listed", checkInvalidRefsClosedNotebook},
 	{"search_embeddings_disabled_semantic_is_empty", checkSemanticDisabled},
 	{"search_refs_table_rows", checkRefsTable},
 	{"search_ref_block_candidates", checkRefSearch},
@@ -64,6 +66,42 @@ func checkInvalidRefs(t *testing.T, s *suite) {
 	must(t, "ListInvalidBlockRefs page size 1", err)
 	if len(one.Blocks) != 1 || one.PageCount != one.MatchedBlockCount {
 		t.Fatalf("page size 1: %d blocks, pageCount %d, matched %d", len(one.Blocks), one.PageCount, one.MatchedBlockCount)
+	}
+}
+
+// checkInvalidRefsClosedNotebook: SiYuan walks the files of every notebook,
+// closed ones too, so a holder in a closed notebook still counts in
+// matchedBlockCount; closing drops its blocks from the index, so it is not
+// listed (nor its document counted in matchedRootCount).
+func checkInvalidRefsClosedNotebook(t *testing.T, s *suite) {
+	ctx := t.Context()
+	nb, err := s.c.CreateNotebook(ctx, "invalid-ref-closed-"+s.tag)
+	must(t, "CreateNotebook", err)
+	t.Cleanup(func() {
+		if err := s.c.RemoveNotebook(context.Background(), nb.ID); err != nil {
+			t.Errorf("cleanup: RemoveNotebook(%s): %v", nb.ID, err)
+		}
+	})
+	_, ids := s.docWithParas(t, "invalid-ref-closed-target", "doomed target")
+	holderDoc, err := s.c.CreateDocWithMd(ctx, siyuan.CreateDocRequest{Notebook: nb.ID, Path: "/holder", Markdown: "ref to ((" + ids[0] + " 'gone'))"})
+	must(t, "CreateDocWithMd", err)
+	holder := s.childIDs(t, holderDoc)[0]
+	_, err = s.c.DeleteBlock(ctx, ids[0])
+	must(t, "DeleteBlock", err)
+	s.flush(t)
+	listed := func() (bool, siyuan.FullTextSearchResult) {
+		res, err := s.c.ListInvalidBlockRefs(ctx, 1, 4096)
+		must(t, "ListInvalidBlockRefs", err)
+		return slices.ContainsFunc(res.Blocks, func(b siyuan.Block) bool { return b.ID == holder }), res
+	}
+	s.eventually(t, "the holder listed while its notebook is open", func() bool { ok, _ := listed(); return ok })
+	must(t, "CloseNotebook", s.c.CloseNotebook(ctx, nb.ID))
+	s.flush(t)
+	var ok bool
+	var res siyuan.FullTextSearchResult
+	s.eventually(t, "the holder no longer listed", func() bool { ok, res = listed(); return !ok })
+	if res.MatchedBlockCount <= len(res.Blocks) {
+		t.Errorf("closed notebook: holder listed %v, matched %d with %d blocks listed; want it counted, not listed", ok, res.MatchedBlockCount, len(res.Blocks))
 	}
 }
 
