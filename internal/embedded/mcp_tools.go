@@ -28,7 +28,8 @@ import (
 // A call is checked as SiYuan checks it (an action outside the tool's
 // enum is refused with its message). The actions this kernel's data can
 // carry out answer as 3.7.3 does (notebook list, outline get, search
-// fulltext and semantic, system version, current_time and workspace); the
+// fulltext and semantic, system version, current_time and workspace, block
+// get, get_kramdown and get_children, attr get); the
 // others are refused with an error result that says so, never a success
 // that did nothing.
 
@@ -98,6 +99,23 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 				return mcpResult{}, false
 			}
 			return k.mcpSearch(ctx, args), true
+		},
+		"block": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
+			switch action {
+			case "get":
+				return k.mcpBlockGet(ctx, args), true
+			case "get_kramdown":
+				return k.mcpBlockKramdown(ctx, args), true
+			case "get_children":
+				return k.mcpBlockChildren(ctx, args), true
+			}
+			return mcpResult{}, false
+		},
+		"attr": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
+			if action != "get" {
+				return mcpResult{}, false
+			}
+			return k.mcpAttrGet(args), true
 		},
 		"system": func(ctx context.Context, action string, _ map[string]any) (mcpResult, bool) {
 			return k.mcpSystem(action), true
@@ -416,4 +434,93 @@ func (k *Kernel) mcpSystem(action string) mcpResult {
 		return textResult(time.Now().Format(time.RFC3339))
 	}
 	return textResult("Workspace: " + k.dir + "\nVersion: " + Version + "\nContainer: std")
+}
+
+// mcpID is a call's "id" argument, or the error 3.7.3's handlers answer
+// without one.
+func mcpID(args map[string]any) (string, *mcpResult) {
+	id, _ := args["id"].(string)
+	if id == "" {
+		r := errorResult("id is required")
+		return "", &r
+	}
+	return id, nil
+}
+
+// mcpBlockGet is block get: the block's index row in 3.7.3's layout. 3.7.3
+// reads the row without its times, so Created and Updated are always
+// empty. An unknown block is its "tree not found" error; a known one the
+// index does not hold yet is "indexing", what 3.7.3 answers while it
+// indexes.
+func (k *Kernel) mcpBlockGet(ctx context.Context, args map[string]any) mcpResult {
+	id, bad := mcpID(args)
+	if bad != nil {
+		return *bad
+	}
+	if _, ok := k.lookup(id); !ok {
+		return errorResult("get block failed: tree not found")
+	}
+	rows, err := k.sql.blocksByID(ctx, []string{id})
+	if err != nil || len(rows) == 0 {
+		return errorResult("get block failed: indexing")
+	}
+	r := rows[0]
+	str := func(col string) string { return sqlValueString(r[col]) }
+	return textResult(fmt.Sprintf("ID: %s\nType: %s\nHPath: %s\nContent: %s\nMarkdown: %s\nTags: %s\nCreated: \nUpdated: ",
+		str("id"), searchNodeTypes[str("type")], str("hpath"), str("content"), str("markdown"), str("tag")))
+}
+
+// mcpBlockKramdown is block get_kramdown: what /api/block/getBlockKramdown
+// answers; an unknown block is an error here.
+func (k *Kernel) mcpBlockKramdown(ctx context.Context, args map[string]any) mcpResult {
+	id, bad := mcpID(args)
+	if bad != nil {
+		return *bad
+	}
+	v, err := k.getBlockKramdown(ctx, args2(map[string]any{"id": id}))
+	if md, _ := v.(map[string]any)["kramdown"].(string); err == nil && md != "" {
+		return textResult(md)
+	}
+	return errorResult("block not found or empty: " + id)
+}
+
+// mcpBlockChildren is block get_children: /api/block/getChildBlocks as a
+// list of type, markdown and id; none (or an unknown block) is not an
+// error.
+func (k *Kernel) mcpBlockChildren(ctx context.Context, args map[string]any) mcpResult {
+	id, bad := mcpID(args)
+	if bad != nil {
+		return *bad
+	}
+	v, err := k.getChildBlocks(ctx, args2(map[string]any{"id": id}))
+	kids, _ := v.([]wire.ChildBlock)
+	if err != nil || len(kids) == 0 {
+		return textResult("no child blocks found")
+	}
+	var b strings.Builder
+	for _, c := range kids {
+		fmt.Fprintf(&b, "- [%s] %s (%s)\n", c.Type, c.Markdown, c.ID)
+	}
+	return textResult(b.String())
+}
+
+// mcpAttrGet is attr get: the block's attributes. 3.7.3 lists them in its
+// map's iteration order, which varies from call to call; this kernel lists
+// them in the block's own order, one of those 3.7.3 shows.
+func (k *Kernel) mcpAttrGet(args map[string]any) mcpResult {
+	id, bad := mcpID(args)
+	if bad != nil {
+		return *bad
+	}
+	_, node, err := k.viewOf(id)
+	if err != nil || len(node.KramdownIAL) == 0 {
+		return textResult("no custom attributes")
+	}
+	m, _ := k.attrsOf(id)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Attributes for %s:\n\n", id)
+	for _, kv := range node.KramdownIAL {
+		fmt.Fprintf(&b, "- %s: %s\n", kv[0], m[kv[0]])
+	}
+	return textResult(b.String())
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +29,8 @@ var mcpChecks = []check{
 	{"mcp_native_calls", checkMCPNativeCalls},
 	{"mcp_outline_get", checkMCPOutline},
 	{"mcp_search_fulltext", checkMCPSearch},
+	{"mcp_block_and_attr_reads", checkMCPBlockReads},
+	{"mcp_notebook_list", checkMCPNotebookList},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -393,4 +396,93 @@ func checkMCPPluginTools(t *testing.T, s *suite) {
 	if got, isErr := s.callText(t, stamp.Name, map[string]any{"id": ids[0]}); !isErr || got != "id and value are required" {
 		t.Errorf("stamp without value = %q %v", got, isErr)
 	}
+}
+
+// checkMCPBlockReads: block get, get_kramdown and get_children and attr
+// get on a document and its blocks, on both kernels. Only the updated
+// stamps vary; 3.7.3 lists attributes in a Go map's order, which changes
+// from call to call, so they are compared as a set.
+func checkMCPBlockReads(t *testing.T, s *suite) {
+	title := "mcp-block-" + s.tag
+	doc := s.newDoc(t, title, "# Head\n\nfirst para\n\nsecond para")
+	ids := s.childIDs(t, doc)
+	if len(ids) != 3 {
+		t.Fatalf("children %v", ids)
+	}
+	s.flush(t)
+	s.eventually(t, "the paragraph indexed", func() bool {
+		_, isErr := s.callText(t, "block", map[string]any{"action": "get", "id": ids[1]})
+		return !isErr
+	})
+	const unknown = "20200101000000-aaaaaaa"
+	for _, c := range []struct {
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		// 3.7.3 reads the row without its times: Created and Updated are
+		// always empty, and a document's markdown too.
+		{map[string]any{"action": "get", "id": ids[1]},
+			fmt.Sprintf("ID: %s\nType: NodeParagraph\nHPath: /%s\nContent: first para\nMarkdown: first para\nTags: \nCreated: \nUpdated: ", ids[1], title), false},
+		{map[string]any{"action": "get", "id": doc},
+			fmt.Sprintf("ID: %s\nType: NodeDocument\nHPath: /%s\nContent: %s\nMarkdown: \nTags: \nCreated: \nUpdated: ", doc, title, title), false},
+		{map[string]any{"action": "get", "id": unknown}, "get block failed: tree not found", true},
+		{map[string]any{"action": "get"}, "id is required", true},
+		{map[string]any{"action": "get_kramdown", "id": unknown}, "block not found or empty: " + unknown, true},
+		{map[string]any{"action": "get_kramdown"}, "id is required", true},
+		{map[string]any{"action": "get_children", "id": doc},
+			fmt.Sprintf("- [h] # Head (%s)\n- [p] first para (%s)\n- [p] second para (%s)\n", ids[0], ids[1], ids[2]), false},
+		{map[string]any{"action": "get_children", "id": ids[1]}, "no child blocks found", false},
+		{map[string]any{"action": "get_children", "id": unknown}, "no child blocks found", false},
+		{map[string]any{"action": "get_children"}, "id is required", true},
+	} {
+		if got, isErr := s.callText(t, "block", c.args); got != c.want || isErr != c.isErr {
+			t.Errorf("block %v = %q (isError %v), want %q (isError %v)", c.args, got, isErr, c.want, c.isErr)
+		}
+	}
+	kd := regexp.MustCompile(`^first para\n\{: id="` + ids[1] + `" updated="\d{14}"\}$`)
+	if got, isErr := s.callText(t, "block", map[string]any{"action": "get_kramdown", "id": ids[1]}); isErr || !kd.MatchString(got) {
+		t.Errorf("block get_kramdown = %q (isError %v), want %s", got, isErr, kd)
+	}
+	got, isErr := s.callText(t, "attr", map[string]any{"action": "get", "id": doc})
+	head, body, _ := strings.Cut(got, "\n\n")
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	slices.Sort(lines)
+	want := regexp.MustCompile(`^- id: ` + doc + `\n- title: ` + title + `\n- type: doc\n- updated: \d{14}$`)
+	if isErr || head != "Attributes for "+doc+":" || !strings.HasSuffix(body, "\n") || !want.MatchString(strings.Join(lines, "\n")) {
+		t.Errorf("attr get = %q (isError %v)", got, isErr)
+	}
+	for _, c := range []struct {
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{map[string]any{"action": "get", "id": unknown}, "no custom attributes", false},
+		{map[string]any{"action": "get"}, "id is required", true},
+	} {
+		if got, isErr := s.callText(t, "attr", c.args); got != c.want || isErr != c.isErr {
+			t.Errorf("attr %v = %q (isError %v), want %q (isError %v)", c.args, got, isErr, c.want, c.isErr)
+		}
+	}
+}
+
+// checkMCPNotebookList: notebook list is lsNotebooks in 3.7.3's layout
+// (asked again if another client changed the notebooks in between).
+func checkMCPNotebookList(t *testing.T, s *suite) {
+	var got, want string
+	var isErr bool
+	for range 3 {
+		nbs, err := s.c.ListNotebooks(t.Context())
+		must(t, "ListNotebooks", err)
+		var b strings.Builder
+		fmt.Fprintf(&b, "Notebooks (%d):\n\n", len(nbs))
+		for _, nb := range nbs {
+			fmt.Fprintf(&b, "- %s (id: %s, icon: %s, closed: %v)\n", nb.Name, nb.ID, nb.Icon, nb.Closed)
+		}
+		want = b.String()
+		if got, isErr = s.callText(t, "notebook", map[string]any{"action": "list"}); got == want && !isErr {
+			return
+		}
+	}
+	t.Errorf("notebook list = %q (isError %v), want %q", got, isErr, want)
 }
