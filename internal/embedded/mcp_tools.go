@@ -29,7 +29,8 @@ import (
 // enum is refused with its message). The actions this kernel's data can
 // carry out answer as 3.7.3 does (notebook list, outline get, search
 // fulltext and semantic, system version, current_time and workspace, block
-// get, get_kramdown and get_children, attr get); the
+// get, get_kramdown and get_children, attr get, document get, info and
+// list, sql query); the
 // others are refused with an error result that says so, never a success
 // that did nothing.
 
@@ -116,6 +117,20 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 				return mcpResult{}, false
 			}
 			return k.mcpAttrGet(args), true
+		},
+		"document": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
+			switch action {
+			case "get":
+				return k.mcpDocGet(ctx, args), true
+			case "info":
+				return k.mcpDocInfo(ctx, args), true
+			case "list":
+				return k.mcpDocList(ctx, args), true
+			}
+			return mcpResult{}, false
+		},
+		"sql": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
+			return k.mcpSQL(ctx, args), true
 		},
 		"system": func(ctx context.Context, action string, _ map[string]any) (mcpResult, bool) {
 			return k.mcpSystem(action), true
@@ -521,6 +536,137 @@ func (k *Kernel) mcpAttrGet(args map[string]any) mcpResult {
 	fmt.Fprintf(&b, "Attributes for %s:\n\n", id)
 	for _, kv := range node.KramdownIAL {
 		fmt.Fprintf(&b, "- %s: %s\n", kv[0], m[kv[0]])
+	}
+	return textResult(b.String())
+}
+
+// apiMsg is the message of a handler's refusal, as SiYuan's API would
+// send it.
+func apiMsg(err error) string {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.msg
+	}
+	return err.Error()
+}
+
+// mcpDocGet is document get: the block's index row in 3.7.3's layout,
+// whose Title, Created and Updated 3.7.3 leaves empty.
+func (k *Kernel) mcpDocGet(ctx context.Context, args map[string]any) mcpResult {
+	id, bad := mcpID(args)
+	if bad != nil {
+		return *bad
+	}
+	if _, ok := k.lookup(id); !ok {
+		return errorResult("load doc failed: tree not found")
+	}
+	rows, err := k.sql.blocksByID(ctx, []string{id})
+	if err != nil || len(rows) == 0 {
+		return errorResult("load doc failed: indexing")
+	}
+	r := rows[0]
+	str := func(col string) string { return sqlValueString(r[col]) }
+	return textResult(fmt.Sprintf("ID: %s\nTitle: \nHPath: %s\nBox: %s\nContent: %s\nMarkdown: %s\nType: %s\nCreated: \nUpdated: ",
+		str("id"), str("hpath"), str("box"), str("content"), str("markdown"), searchNodeTypes[str("type")]))
+}
+
+// mcpDocInfo is document info: /api/block/getDocInfo in 3.7.3's layout.
+// 3.7.3 lists the attributes in a Go map's order, which varies from call
+// to call; this kernel sorts them.
+func (k *Kernel) mcpDocInfo(ctx context.Context, args map[string]any) mcpResult {
+	id, bad := mcpID(args)
+	if bad != nil {
+		return *bad
+	}
+	v, err := k.getDocInfo(ctx, args2(map[string]any{"id": id}))
+	info, ok := v.(*wire.DocInfo)
+	if err != nil || !ok {
+		return errorResult("get doc info failed: tree not found")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "ID: %s\nRootID: %s\nName: %s\nRefCount: %d\nSubFileCount: %d\nIcon: %s\nIAL:",
+		info.ID, info.RootID, info.Name, info.RefCount, info.SubFileCount, info.Icon)
+	keys := make([]string, 0, len(info.IAL))
+	for key := range info.IAL {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		fmt.Fprintf(&b, "\n  %s: %s", key, info.IAL[key])
+	}
+	return textResult(b.String())
+}
+
+// mcpDocList is document list: the documents under a human-readable path
+// ("/" the notebook's top), each with its own.
+func (k *Kernel) mcpDocList(ctx context.Context, args map[string]any) mcpResult {
+	box, _ := args["notebook"].(string)
+	if box == "" {
+		return errorResult("notebook is required")
+	}
+	hp, _ := args["path"].(string)
+	if hp == "" {
+		hp = "/"
+	}
+	dir := "/"
+	if hp != "/" {
+		ids := k.docsByHPath(box, hp)
+		loc, ok := blockLoc{}, false
+		if len(ids) > 0 {
+			loc, ok = k.lookup(ids[0])
+		}
+		if !ok {
+			return errorResult("target path not found: " + hp)
+		}
+		dir = strings.TrimSuffix(loc.Path, ".sy")
+	}
+	v, err := k.listDocsByPath(ctx, args2(map[string]any{"notebook": box, "path": dir}))
+	if err != nil {
+		return errorResult("list docs failed: " + apiMsg(err))
+	}
+	files, _ := v.(map[string]any)["files"].([]wire.DocFile)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Documents in %s (hPath: %s):\n\n", box, hp)
+	for _, f := range files {
+		fmt.Fprintf(&b, "- %s (id: %s, hPath: %s)\n", f.Name, f.ID, strings.TrimSuffix(hp, "/")+"/"+f.Name)
+	}
+	return textResult(b.String())
+}
+
+// mcpSQL is sql query: a read-only statement's rows as a table. 3.7.3
+// orders the columns of the header and of each row as a Go map iterates,
+// differently from call to call and row to row; this kernel sorts them.
+func (k *Kernel) mcpSQL(ctx context.Context, args map[string]any) mcpResult {
+	stmt, _ := args["stmt"].(string)
+	if stmt == "" {
+		return errorResult("stmt is required")
+	}
+	v, err := k.querySQL(ctx, args2(map[string]any{"stmt": stmt, "mode": "readonly"}))
+	if err != nil {
+		return errorResult("readonly SQL required: " + apiMsg(err))
+	}
+	rows, _ := v.([]map[string]any)
+	if len(rows) == 0 {
+		return textResult("no results")
+	}
+	var cols []string
+	for col := range rows[0] {
+		cols = append(cols, col)
+	}
+	slices.Sort(cols)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Query results (%d rows):\n\n| %s |\n|%s\n", len(rows), strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+	for _, r := range rows {
+		cells := make([]string, len(cols))
+		for i, col := range cols {
+			switch x := r[col].(type) {
+			case []byte:
+				cells[i] = string(x)
+			default:
+				cells[i] = fmt.Sprint(x)
+			}
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return textResult(b.String())
 }

@@ -31,6 +31,8 @@ var mcpChecks = []check{
 	{"mcp_search_fulltext", checkMCPSearch},
 	{"mcp_block_and_attr_reads", checkMCPBlockReads},
 	{"mcp_notebook_list", checkMCPNotebookList},
+	{"mcp_document_reads", checkMCPDocReads},
+	{"mcp_sql_query", checkMCPSQL},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -485,4 +487,93 @@ func checkMCPNotebookList(t *testing.T, s *suite) {
 		}
 	}
 	t.Errorf("notebook list = %q (isError %v), want %q", got, isErr, want)
+}
+
+// checkMCPDocReads: document get, info and list on both kernels. 3.7.3
+// lists the attributes of info in a Go map's order, so they are compared
+// as a set.
+func checkMCPDocReads(t *testing.T, s *suite) {
+	title := "mcp-doc-" + s.tag
+	doc := s.newDoc(t, title, "body text")
+	kid := s.newDocAt(t, "/"+title+"/kid", "kid text")
+	para := s.childIDs(t, doc)[0]
+	s.flush(t)
+	s.eventually(t, "the document indexed", func() bool {
+		_, isErr := s.callText(t, "document", map[string]any{"action": "get", "id": doc})
+		return !isErr
+	})
+	const unknown = "20200101000000-aaaaaaa"
+	for _, c := range []struct {
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{map[string]any{"action": "get", "id": doc},
+			fmt.Sprintf("ID: %s\nTitle: \nHPath: /%s\nBox: %s\nContent: %s\nMarkdown: \nType: NodeDocument\nCreated: \nUpdated: ", doc, title, s.box, title), false},
+		{map[string]any{"action": "get", "id": para},
+			fmt.Sprintf("ID: %s\nTitle: \nHPath: /%s\nBox: %s\nContent: body text\nMarkdown: body text\nType: NodeParagraph\nCreated: \nUpdated: ", para, title, s.box), false},
+		{map[string]any{"action": "get", "id": unknown}, "load doc failed: tree not found", true},
+		{map[string]any{"action": "get"}, "id is required", true},
+		{map[string]any{"action": "info", "id": unknown}, "get doc info failed: tree not found", true},
+		{map[string]any{"action": "info"}, "id is required", true},
+		{map[string]any{"action": "list", "notebook": s.box, "path": "/" + title},
+			fmt.Sprintf("Documents in %s (hPath: /%s):\n\n- kid (id: %s, hPath: /%s/kid)\n", s.box, title, kid, title), false},
+		{map[string]any{"action": "list", "notebook": s.box, "path": "/" + title + "/kid"},
+			fmt.Sprintf("Documents in %s (hPath: /%s/kid):\n\n", s.box, title), false},
+		{map[string]any{"action": "list", "notebook": s.box, "path": "/nope-" + s.tag}, "target path not found: /nope-" + s.tag, true},
+		{map[string]any{"action": "list"}, "notebook is required", true},
+	} {
+		if got, isErr := s.callText(t, "document", c.args); got != c.want || isErr != c.isErr {
+			t.Errorf("document %v = %q (isError %v), want %q (isError %v)", c.args, got, isErr, c.want, c.isErr)
+		}
+	}
+	for _, id := range []string{doc, para} {
+		got, isErr := s.callText(t, "document", map[string]any{"action": "info", "id": id})
+		head, ial, _ := strings.Cut(got, "\nIAL:\n")
+		lines := strings.Split(ial, "\n")
+		slices.Sort(lines)
+		want := regexp.MustCompile(`^  id: ` + doc + `\n  title: ` + title + `\n  type: doc\n  updated: \d{14}$`)
+		if isErr || head != fmt.Sprintf("ID: %s\nRootID: %s\nName: %s\nRefCount: 0\nSubFileCount: 1\nIcon: ", id, doc, title) || !want.MatchString(strings.Join(lines, "\n")) {
+			t.Errorf("document info %s = %q (isError %v)", id, got, isErr)
+		}
+	}
+}
+
+// checkMCPSQL: sql query on both kernels. 3.7.3 orders the columns of the
+// header and of each row as a Go map iterates, so a table of several
+// columns is compared line by line as sets of cells.
+func checkMCPSQL(t *testing.T, s *suite) {
+	doc, ids := s.docWithParas(t, "mcp-sql-"+s.tag, "one", "two")
+	s.flush(t)
+	want := fmt.Sprintf("Query results (3 rows):\n\n| id |\n|---|\n| %s |\n| %s |\n| %s |\n", doc, ids[0], ids[1])
+	stmt := "SELECT id FROM blocks WHERE root_id = '" + doc + "' ORDER BY sort, content"
+	s.eventually(t, "the rows indexed", func() bool {
+		got, _ := s.callText(t, "sql", map[string]any{"action": "query", "stmt": stmt})
+		return got == want
+	})
+	got, isErr := s.callText(t, "sql", map[string]any{"action": "query",
+		"stmt": "SELECT count(*) AS n, 1.5 AS f, NULL AS z FROM blocks WHERE root_id = '" + doc + "'"})
+	cells := func(line string) []string {
+		l := strings.Split(strings.Trim(line, "| "), " | ")
+		slices.Sort(l)
+		return l
+	}
+	lines := strings.Split(got, "\n")
+	if isErr || len(lines) != 6 || lines[0] != "Query results (1 rows):" || lines[3] != "|---|---|---|" ||
+		!slices.Equal(cells(lines[2]), []string{"f", "n", "z"}) || !slices.Equal(cells(lines[4]), []string{"1.5", "3", "<nil>"}) {
+		t.Errorf("sql of three columns = %q (isError %v)", got, isErr)
+	}
+	for _, c := range []struct {
+		stmt, want string
+		isErr      bool
+	}{
+		{"SELECT id FROM blocks WHERE id = 'none-" + s.tag + "'", "no results", false},
+		{"", "stmt is required", true},
+		{"DELETE FROM blocks WHERE id = 'none'", "readonly SQL required: SQL statement is not a read-only query", true},
+		{"SELECT nope", "readonly SQL required: no such column: nope", true},
+	} {
+		if got, isErr := s.callText(t, "sql", map[string]any{"action": "query", "stmt": c.stmt}); got != c.want || isErr != c.isErr {
+			t.Errorf("sql %q = %q (isError %v), want %q (isError %v)", c.stmt, got, isErr, c.want, c.isErr)
+		}
+	}
 }
