@@ -30,7 +30,11 @@ import (
 // carry out answer as 3.7.3 does (notebook list, outline get, search
 // fulltext and semantic, system version, current_time and workspace, block
 // get, get_kramdown and get_children, attr get, document get, info and
-// list, sql query); the
+// list, sql query), and so do those whose answer on 3.7.3 is its state
+// without a data repo key, cloud sync or skills, the state this kernel is
+// always in (repo list, create, search, diff and tag refuse for the
+// missing key; sync reports itself disabled; skill list and load find no
+// skill), and frontend, question and todo_write without todos; the
 // others are refused with an error result that says so, never a success
 // that did nothing.
 
@@ -131,6 +135,29 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 		},
 		"sql": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
 			return k.mcpSQL(ctx, args), true
+		},
+		// Tools 3.7.3 answers the same way whatever its data: frontend and
+		// question belong to its agent chat and refuse direct calls.
+		"frontend": func(context.Context, string, map[string]any) (mcpResult, bool) {
+			return errorResult("frontend actions are only available in the interactive agent chat (not via direct tool invocation)"), true
+		},
+		"question": func(context.Context, string, map[string]any) (mcpResult, bool) {
+			return textResult("question tool: should be intercepted by agent loop"), true
+		},
+		"todo_write": func(_ context.Context, _ string, args map[string]any) (mcpResult, bool) {
+			if _, ok := args["todos"]; ok {
+				return mcpResult{}, false
+			}
+			return errorResult("todo_write error: missing 'todos' parameter"), true
+		},
+		"repo": func(_ context.Context, action string, args map[string]any) (mcpResult, bool) {
+			return mcpRepo(action, args)
+		},
+		"skill": func(_ context.Context, action string, args map[string]any) (mcpResult, bool) {
+			return mcpSkill(action, args)
+		},
+		"sync": func(_ context.Context, action string, _ map[string]any) (mcpResult, bool) {
+			return mcpSync(action)
 		},
 		"system": func(ctx context.Context, action string, _ map[string]any) (mcpResult, bool) {
 			return k.mcpSystem(action), true
@@ -669,4 +696,72 @@ func (k *Kernel) mcpSQL(ctx context.Context, args map[string]any) mcpResult {
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return textResult(b.String())
+}
+
+// mcpRepoKeyMissing is 3.7.3's refusal of a data repo action before a
+// repo key is set, the state this kernel is always in: it keeps no data
+// repo (snapshots).
+const mcpRepoKeyMissing = "Please initialize the data repo key first in [Settings - Account & Sync - Data repo key]"
+
+// mcpRepo answers the repo actions whose refusal was captured: each checks
+// its arguments, then fails for the missing key under its own verb.
+func mcpRepo(action string, args map[string]any) (mcpResult, bool) {
+	has := func(keys ...string) bool {
+		for _, key := range keys {
+			if v, _ := args[key].(string); v == "" {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case action == "list":
+		return errorResult("get snapshots failed: " + mcpRepoKeyMissing), true
+	case action == "create":
+		return errorResult("create snapshot failed: " + mcpRepoKeyMissing), true
+	case action == "search" && !has("keyword"):
+		return errorResult("keyword is required"), true
+	case action == "search":
+		return errorResult("search repo failed: " + mcpRepoKeyMissing), true
+	case action == "diff" && !has("left", "right"):
+		return errorResult("left and right are required"), true
+	case action == "diff":
+		return errorResult("diff failed: " + mcpRepoKeyMissing), true
+	case action == "tag" && !has("id", "name"):
+		return errorResult("id and name are required"), true
+	case action == "tag":
+		return errorResult("tag snapshot failed: " + mcpRepoKeyMissing), true
+	}
+	return mcpResult{}, false
+}
+
+// mcpSkill answers the skill reads: this kernel has no skills.
+func mcpSkill(action string, args map[string]any) (mcpResult, bool) {
+	switch action {
+	case "list":
+		return textResult("no skills available"), true
+	case "load":
+		name, _ := args["name"].(string)
+		if name == "" {
+			return errorResult("skill name is required"), true
+		}
+		return errorResult("skill not found: " + name), true
+	}
+	return mcpResult{}, false
+}
+
+// mcpSync answers as 3.7.3 does with cloud sync disabled (its default,
+// and this kernel has no cloud): the status of its default settings, and
+// perform, upload and download report done without syncing anything, as
+// 3.7.3 reports them then.
+func mcpSync(action string) (mcpResult, bool) {
+	switch action {
+	case "status":
+		return textResult("Sync Status:\n  Enabled: false\n  Mode: 1 (0/1=auto, 2=manual, 3=full-manual)\n  Provider: 0\n  Cloud: main\n  Perception: false\n  Interval: 30s\n  Synced: 0\n  Stat: "), true
+	case "perform":
+		return textResult("sync done: "), true
+	case "upload", "download":
+		return textResult("sync " + action + " done: "), true
+	}
+	return mcpResult{}, false
 }

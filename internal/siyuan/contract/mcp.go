@@ -33,6 +33,7 @@ var mcpChecks = []check{
 	{"mcp_notebook_list", checkMCPNotebookList},
 	{"mcp_document_reads", checkMCPDocReads},
 	{"mcp_sql_query", checkMCPSQL},
+	{"mcp_stateless_answers", checkMCPStatelessAnswers},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -574,6 +575,41 @@ func checkMCPSQL(t *testing.T, s *suite) {
 	} {
 		if got, isErr := s.callText(t, "sql", map[string]any{"action": "query", "stmt": c.stmt}); got != c.want || isErr != c.isErr {
 			t.Errorf("sql %q = %q (isError %v), want %q (isError %v)", c.stmt, got, isErr, c.want, c.isErr)
+		}
+	}
+}
+
+// checkMCPStatelessAnswers: the tools whose answer is the kernel's state
+// without a data repo key, cloud sync or skills (a fresh workspace's, and
+// the embedded kernel's always), and those that refuse direct calls. The
+// actions that would write or sync if that state changed (repo create,
+// sync perform) are left out.
+func checkMCPStatelessAnswers(t *testing.T, s *suite) {
+	const keyMissing = "Please initialize the data repo key first in [Settings - Account & Sync - Data repo key]"
+	for _, c := range []struct {
+		tool  string
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{"frontend", map[string]any{"action": "open"}, "frontend actions are only available in the interactive agent chat (not via direct tool invocation)", true},
+		{"frontend", nil, "frontend actions are only available in the interactive agent chat (not via direct tool invocation)", true},
+		{"question", map[string]any{"question": "why"}, "question tool: should be intercepted by agent loop", false},
+		{"todo_write", nil, "todo_write error: missing 'todos' parameter", true},
+		{"skill", map[string]any{"action": "list"}, "no skills available", false},
+		{"skill", map[string]any{"action": "load", "name": "nope-" + s.tag}, "skill not found: nope-" + s.tag, true},
+		{"skill", map[string]any{"action": "load"}, "skill name is required", true},
+		{"repo", map[string]any{"action": "list"}, "get snapshots failed: " + keyMissing, true},
+		{"repo", map[string]any{"action": "search", "keyword": "x"}, "search repo failed: " + keyMissing, true},
+		{"repo", map[string]any{"action": "search"}, "keyword is required", true},
+		{"repo", map[string]any{"action": "diff", "left": "a", "right": "b"}, "diff failed: " + keyMissing, true},
+		{"repo", map[string]any{"action": "diff"}, "left and right are required", true},
+		{"repo", map[string]any{"action": "tag", "id": "a", "name": "b"}, "tag snapshot failed: " + keyMissing, true},
+		{"repo", map[string]any{"action": "tag"}, "id and name are required", true},
+		{"sync", map[string]any{"action": "status"}, "Sync Status:\n  Enabled: false\n  Mode: 1 (0/1=auto, 2=manual, 3=full-manual)\n  Provider: 0\n  Cloud: main\n  Perception: false\n  Interval: 30s\n  Synced: 0\n  Stat: ", false},
+	} {
+		if got, isErr := s.callText(t, c.tool, c.args); got != c.want || isErr != c.isErr {
+			t.Errorf("%s %v = %q (isError %v), want %q (isError %v)", c.tool, c.args, got, isErr, c.want, c.isErr)
 		}
 	}
 }
