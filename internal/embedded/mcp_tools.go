@@ -30,7 +30,7 @@ import (
 // carry out answer as 3.7.3 does (notebook list, outline get, search
 // fulltext and semantic, system version, current_time and workspace, block
 // get, get_kramdown and get_children, attr get, document get, info and
-// list, sql query), and so do those whose answer on 3.7.3 is its state
+// list, sql query, ref backlinks, mentions and refresh), and so do those whose answer on 3.7.3 is its state
 // without a data repo key, cloud sync or skills, the state this kernel is
 // always in (repo list, create, search, diff and tag refuse for the
 // missing key; sync reports itself disabled; skill list and load find no
@@ -132,6 +132,9 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 				return k.mcpDocList(ctx, args), true
 			}
 			return mcpResult{}, false
+		},
+		"ref": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
+			return k.mcpRef(ctx, action, args), true
 		},
 		"sql": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
 			return k.mcpSQL(ctx, args), true
@@ -764,4 +767,35 @@ func mcpSync(action string) (mcpResult, bool) {
 		return textResult("sync " + action + " done: "), true
 	}
 	return mcpResult{}, false
+}
+
+// mcpRef is the ref tool: the documents of /api/ref/getBacklink2's
+// backlinks or backmentions, unfiltered. refresh has nothing to do here
+// (this kernel computes backlinks from the documents on every read), and
+// 3.7.3 answers it the same for any id.
+func (k *Kernel) mcpRef(ctx context.Context, action string, args map[string]any) mcpResult {
+	id, _ := args["id"].(string)
+	if action == "refresh" {
+		return textResult("backlink refreshed for: " + id)
+	}
+	key, title, none := "backlinks", "Backlinks", "no backlinks found"
+	if action == "mentions" {
+		key, title, none = "backmentions", "Mentions", "no mentions found"
+	}
+	var paths []*blPath
+	if id != "" {
+		v, err := k.getBacklink2(ctx, args2(map[string]any{"id": id, "k": "", "mk": ""}))
+		if m, ok := v.(map[string]any); ok && err == nil {
+			paths, _ = m[key].([]*blPath)
+		}
+	}
+	if len(paths) == 0 {
+		return textResult(none)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d):\n\n", title, len(paths))
+	for _, p := range paths {
+		fmt.Fprintf(&b, "- [%s] %s (id: %s)\n", p.NodeType, p.HPath, p.ID)
+	}
+	return textResult(b.String())
 }

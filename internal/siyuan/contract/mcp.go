@@ -34,6 +34,7 @@ var mcpChecks = []check{
 	{"mcp_document_reads", checkMCPDocReads},
 	{"mcp_sql_query", checkMCPSQL},
 	{"mcp_stateless_answers", checkMCPStatelessAnswers},
+	{"mcp_ref_backlinks", checkMCPRef},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -610,6 +611,55 @@ func checkMCPStatelessAnswers(t *testing.T, s *suite) {
 	} {
 		if got, isErr := s.callText(t, c.tool, c.args); got != c.want || isErr != c.isErr {
 			t.Errorf("%s %v = %q (isError %v), want %q (isError %v)", c.tool, c.args, got, isErr, c.want, c.isErr)
+		}
+	}
+}
+
+// checkMCPRef: ref backlinks and mentions list the documents of
+// getBacklink2, on both kernels; mentions search every notebook, so only
+// the suite's own document is looked for among them.
+func checkMCPRef(t *testing.T, s *suite) {
+	word := "mcpmention" + s.tag
+	target, ids := s.docWithParas(t, word, "target para")
+	srcTitle := "mcp-ref-src-" + s.tag
+	src := s.newDoc(t, srcTitle, "see (("+ids[0]+" 'it'))")
+	s.flush(t)
+	nbs, err := s.c.ListNotebooks(t.Context())
+	must(t, "ListNotebooks", err)
+	nb := s.boxName // as some check may have renamed it
+	for _, n := range nbs {
+		if n.ID == s.box {
+			nb = n.Name
+		}
+	}
+	want := fmt.Sprintf("Backlinks (1):\n\n- [NodeDocument] %s/%s (id: %s)\n", nb, srcTitle, src)
+	for _, id := range []string{ids[0], target} { // a document's backlinks hold its blocks'
+		var got string
+		s.eventually(t, "the backlink listed", func() bool {
+			got, _ = s.callText(t, "ref", map[string]any{"action": "backlinks", "id": id})
+			return got == want
+		})
+	}
+	// A document that names the target without linking it mentions it.
+	menTitle := "mcp-ref-mention-" + s.tag
+	men := s.newDoc(t, menTitle, "about "+word+" only")
+	s.flush(t)
+	mention := fmt.Sprintf("- [NodeDocument] %s/%s (id: %s)\n", nb, menTitle, men)
+	if got, isErr := s.callText(t, "ref", map[string]any{"action": "mentions", "id": target}); isErr || !strings.HasPrefix(got, "Mentions (") || !strings.Contains(got, mention) {
+		t.Errorf("ref mentions = %q (isError %v), want %q among them", got, isErr, mention)
+	}
+	const unknown = "20200101000000-aaaaaaa"
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "backlinks", "id": unknown}, "no backlinks found"},
+		{map[string]any{"action": "backlinks"}, "no backlinks found"},
+		{map[string]any{"action": "mentions", "id": unknown}, "no mentions found"},
+		{map[string]any{"action": "refresh", "id": unknown}, "backlink refreshed for: " + unknown},
+	} {
+		if got, isErr := s.callText(t, "ref", c.args); got != c.want || isErr {
+			t.Errorf("ref %v = %q (isError %v), want %q", c.args, got, isErr, c.want)
 		}
 	}
 }
