@@ -30,7 +30,8 @@ import (
 // carry out answer as 3.7.3 does (notebook list, outline get, search
 // fulltext and semantic, system version, current_time and workspace, block
 // get, get_kramdown and get_children, attr get, document get, info and
-// list, sql query, ref backlinks, mentions and refresh), and so do those whose answer on 3.7.3 is its state
+// list, sql query, ref backlinks, mentions and refresh, workspace list
+// and info), and so do those whose answer on 3.7.3 is its state
 // without a data repo key, cloud sync or skills, the state this kernel is
 // always in (repo list, create, search, diff and tag refuse for the
 // missing key; sync reports itself disabled; skill list and load find no
@@ -135,6 +136,9 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 		},
 		"ref": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
 			return k.mcpRef(ctx, action, args), true
+		},
+		"workspace": func(_ context.Context, action string, _ map[string]any) (mcpResult, bool) {
+			return k.mcpWorkspace(action), true
 		},
 		"sql": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
 			return k.mcpSQL(ctx, args), true
@@ -798,4 +802,14 @@ func (k *Kernel) mcpRef(ctx context.Context, action string, args map[string]any)
 		fmt.Fprintf(&b, "- [%s] %s (id: %s)\n", p.NodeType, p.HPath, p.ID)
 	}
 	return textResult(b.String())
+}
+
+// mcpWorkspace is the workspace tool. 3.7.3 lists the workspaces its
+// desktop install registered; this kernel belongs to no install, so it
+// lists its own workspace, the one it serves.
+func (k *Kernel) mcpWorkspace(action string) mcpResult {
+	if action == "list" {
+		return textResult("Registered workspaces (1):\n\n- " + k.dir + "\n")
+	}
+	return textResult("Path:    " + k.dir + "\nVersion: " + Version + "\nValid:   true\n")
 }

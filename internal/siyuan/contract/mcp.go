@@ -35,6 +35,7 @@ var mcpChecks = []check{
 	{"mcp_sql_query", checkMCPSQL},
 	{"mcp_stateless_answers", checkMCPStatelessAnswers},
 	{"mcp_ref_backlinks", checkMCPRef},
+	{"mcp_workspace", checkMCPWorkspace},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -661,5 +662,21 @@ func checkMCPRef(t *testing.T, s *suite) {
 		if got, isErr := s.callText(t, "ref", c.args); got != c.want || isErr {
 			t.Errorf("ref %v = %q (isError %v), want %q", c.args, got, isErr, c.want)
 		}
+	}
+}
+
+// checkMCPWorkspace: workspace info names the kernel's workspace, which
+// workspace list holds; the paths are each machine's.
+func checkMCPWorkspace(t *testing.T, s *suite) {
+	v, err := s.c.Version(t.Context())
+	must(t, "Version", err)
+	info, isErr := s.callText(t, "workspace", map[string]any{"action": "info"})
+	m := regexp.MustCompile(`^Path:    (/.*)\nVersion: ` + regexp.QuoteMeta(v) + `\nValid:   true\n$`).FindStringSubmatch(info)
+	if isErr || m == nil {
+		t.Fatalf("workspace info = %q (isError %v)", info, isErr)
+	}
+	list, isErr := s.callText(t, "workspace", map[string]any{"action": "list"})
+	if isErr || !regexp.MustCompile(`^Registered workspaces \(\d+\):\n\n(- /.*\n)+$`).MatchString(list) || !strings.Contains(list, "\n- "+m[1]+"\n") {
+		t.Errorf("workspace list = %q (isError %v), want it to hold %s", list, isErr, m[1])
 	}
 }
