@@ -31,7 +31,7 @@ import (
 // fulltext and semantic, system version, current_time and workspace, block
 // get, get_kramdown and get_children, attr get, document get, info and
 // list, sql query, ref backlinks, mentions and refresh, workspace list
-// and info), and so do those whose answer on 3.7.3 is its state
+// and info, tag list), and so do those whose answer on 3.7.3 is its state
 // without a data repo key, cloud sync or skills, the state this kernel is
 // always in (repo list, create, search, diff and tag refuse for the
 // missing key; sync reports itself disabled; skill list and load find no
@@ -139,6 +139,12 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 		},
 		"workspace": func(_ context.Context, action string, _ map[string]any) (mcpResult, bool) {
 			return k.mcpWorkspace(action), true
+		},
+		"tag": func(ctx context.Context, action string, _ map[string]any) (mcpResult, bool) {
+			if action != "list" {
+				return mcpResult{}, false
+			}
+			return k.mcpTagList(ctx), true
 		},
 		"sql": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
 			return k.mcpSQL(ctx, args), true
@@ -812,4 +818,29 @@ func (k *Kernel) mcpWorkspace(action string) mcpResult {
 		return textResult("Registered workspaces (1):\n\n- " + k.dir + "\n")
 	}
 	return textResult("Path:    " + k.dir + "\nVersion: " + Version + "\nValid:   true\n")
+}
+
+// mcpTagList is tag list: every tag a block carries, by its full label,
+// sorted; a parent label no block carries itself is not listed.
+func (k *Kernel) mcpTagList(ctx context.Context) mcpResult {
+	if err := k.flushForTags(ctx, false); err != nil {
+		return errorResult("list tags failed: " + err.Error())
+	}
+	labels, err := k.tagSpanLabels(ctx)
+	if err != nil {
+		return errorResult("list tags failed: " + err.Error())
+	}
+	var names []string
+	for l, n := range labels {
+		if n > 0 {
+			names = append(names, l)
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tags (%d):\n\n", len(names))
+	for _, l := range names {
+		fmt.Fprintf(&b, "- #%s\n", l)
+	}
+	return textResult(b.String())
 }

@@ -36,6 +36,7 @@ var mcpChecks = []check{
 	{"mcp_stateless_answers", checkMCPStatelessAnswers},
 	{"mcp_ref_backlinks", checkMCPRef},
 	{"mcp_workspace", checkMCPWorkspace},
+	{"mcp_tag_list", checkMCPTagList},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -678,5 +679,25 @@ func checkMCPWorkspace(t *testing.T, s *suite) {
 	list, isErr := s.callText(t, "workspace", map[string]any{"action": "list"})
 	if isErr || !regexp.MustCompile(`^Registered workspaces \(\d+\):\n\n(- /.*\n)+$`).MatchString(list) || !strings.Contains(list, "\n- "+m[1]+"\n") {
 		t.Errorf("workspace list = %q (isError %v), want it to hold %s", list, isErr, m[1])
+	}
+}
+
+// checkMCPTagList: tag list names every tag blocks carry by its full
+// label, sorted, without a parent label no block carries; other clients'
+// tags may be listed too.
+func checkMCPTagList(t *testing.T, s *suite) {
+	tag, child := "mcptag"+s.tag, "mcpparent"+s.tag+"/kid"
+	s.newDoc(t, "mcp-tags-"+s.tag, "x #"+tag+"# and #"+child+"#")
+	s.flush(t)
+	var got string
+	var isErr bool
+	s.eventually(t, "the tags listed", func() bool {
+		got, isErr = s.callText(t, "tag", map[string]any{"action": "list"})
+		return strings.Contains(got, "\n- #"+tag+"\n") && strings.Contains(got, "\n- #"+child+"\n")
+	})
+	head, body, _ := strings.Cut(got, "\n\n")
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if isErr || head != fmt.Sprintf("Tags (%d):", len(lines)) || !slices.IsSorted(lines) || strings.Contains(got, "\n- #mcpparent"+s.tag+"\n") {
+		t.Errorf("tag list = %q (isError %v)", got, isErr)
 	}
 }
