@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -31,7 +33,7 @@ import (
 // fulltext and semantic, system version, current_time and workspace, block
 // get, get_kramdown and get_children, attr get, document get, info and
 // list, sql query, ref backlinks, mentions and refresh, workspace list
-// and info, tag list), and so do those whose answer on 3.7.3 is its state
+// and info, tag list, bookmark list and labels), and so do those whose answer on 3.7.3 is its state
 // without a data repo key, cloud sync or skills, the state this kernel is
 // always in (repo list, create, search, diff and tag refuse for the
 // missing key; sync reports itself disabled; skill list and load find no
@@ -145,6 +147,12 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 				return mcpResult{}, false
 			}
 			return k.mcpTagList(ctx), true
+		},
+		"bookmark": func(ctx context.Context, action string, _ map[string]any) (mcpResult, bool) {
+			if action != "list" && action != "labels" {
+				return mcpResult{}, false
+			}
+			return k.mcpBookmarks(ctx, action), true
 		},
 		"sql": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
 			return k.mcpSQL(ctx, args), true
@@ -841,6 +849,48 @@ func (k *Kernel) mcpTagList(ctx context.Context) mcpResult {
 	fmt.Fprintf(&b, "Tags (%d):\n\n", len(names))
 	for _, l := range names {
 		fmt.Fprintf(&b, "- #%s\n", l)
+	}
+	return textResult(b.String())
+}
+
+// mcpBookmarkAttr finds a block's bookmark in its IAL as the index holds it.
+var mcpBookmarkAttr = regexp.MustCompile(`(?:^|\s)bookmark="([^"]*)"`)
+
+// mcpBookmarks is bookmark list (each bookmark with its number of blocks)
+// and labels (the names alone), sorted by name, from the index as 3.7.3
+// reads them.
+func (k *Kernel) mcpBookmarks(ctx context.Context, action string) mcpResult {
+	rows, err := k.sql.db.QueryContext(ctx, "SELECT ial FROM blocks WHERE ial LIKE '%bookmark=%'")
+	if err != nil {
+		return errorResult("get bookmarks failed: " + err.Error())
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var ial string
+		if rows.Scan(&ial) != nil {
+			continue
+		}
+		if m := mcpBookmarkAttr.FindStringSubmatch(ial); m != nil && m[1] != "" {
+			counts[html.UnescapeString(m[1])]++
+		}
+	}
+	names := make([]string, 0, len(counts))
+	for n := range counts {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	if action == "labels" {
+		fmt.Fprintf(&b, "Bookmark labels (%d):\n\n", len(names))
+		for _, n := range names {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+		return textResult(b.String())
+	}
+	fmt.Fprintf(&b, "Bookmarks (%d):\n\n", len(names))
+	for _, n := range names {
+		fmt.Fprintf(&b, "- %s: %d blocks\n", n, counts[n])
 	}
 	return textResult(b.String())
 }

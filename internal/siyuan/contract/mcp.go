@@ -37,6 +37,7 @@ var mcpChecks = []check{
 	{"mcp_ref_backlinks", checkMCPRef},
 	{"mcp_workspace", checkMCPWorkspace},
 	{"mcp_tag_list", checkMCPTagList},
+	{"mcp_bookmarks", checkMCPBookmarks},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -699,5 +700,29 @@ func checkMCPTagList(t *testing.T, s *suite) {
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	if isErr || head != fmt.Sprintf("Tags (%d):", len(lines)) || !slices.IsSorted(lines) || strings.Contains(got, "\n- #mcpparent"+s.tag+"\n") {
 		t.Errorf("tag list = %q (isError %v)", got, isErr)
+	}
+}
+
+// checkMCPBookmarks: bookmark list counts each bookmark's blocks and
+// labels names them, sorted; other clients' bookmarks may be listed too.
+func checkMCPBookmarks(t *testing.T, s *suite) {
+	name := "bm" + s.tag
+	_, ids := s.docWithParas(t, "mcp-bookmarks-"+s.tag, "one", "two")
+	for _, id := range ids {
+		must(t, "SetBlockAttrs", s.c.SetBlockAttrs(t.Context(), id, map[string]string{"bookmark": name}))
+	}
+	s.flush(t)
+	var list string
+	s.eventually(t, "the bookmark listed", func() bool {
+		list, _ = s.callText(t, "bookmark", map[string]any{"action": "list"})
+		return strings.Contains(list, "\n- "+name+": 2 blocks\n")
+	})
+	labels, isErr := s.callText(t, "bookmark", map[string]any{"action": "labels"})
+	for _, c := range []struct{ got, head, line string }{{list, "Bookmarks", "- " + name + ": 2 blocks"}, {labels, "Bookmark labels", "- " + name}} {
+		head, body, _ := strings.Cut(c.got, "\n\n")
+		lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+		if isErr || head != fmt.Sprintf("%s (%d):", c.head, len(lines)) || !slices.Contains(lines, c.line) {
+			t.Errorf("bookmark = %q (isError %v), want %q among its lines", c.got, isErr, c.line)
+		}
 	}
 }
