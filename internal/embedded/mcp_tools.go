@@ -31,7 +31,8 @@ import (
 // enum is refused with its message). The actions this kernel's data can
 // carry out answer as 3.7.3 does (notebook list, outline get, search
 // fulltext and semantic, system version, current_time and workspace, block
-// get, get_kramdown and get_children, attr get, document get, info and
+// get, get_kramdown and get_children, block insert, append, prepend,
+// update, delete and move, attr get, document get, info and
 // list, sql query, ref backlinks, mentions and refresh, workspace list
 // and info, tag list, bookmark list and labels), and so do those whose answer on 3.7.3 is its state
 // without a data repo key, cloud sync or skills, the state this kernel is
@@ -116,6 +117,8 @@ func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action strin
 				return k.mcpBlockKramdown(ctx, args), true
 			case "get_children":
 				return k.mcpBlockChildren(ctx, args), true
+			case "insert", "append", "prepend", "update", "delete", "move":
+				return k.mcpBlockWrite(ctx, action, args), true
 			}
 			return mcpResult{}, false
 		},
@@ -893,4 +896,76 @@ func (k *Kernel) mcpBookmarks(ctx context.Context, action string) mcpResult {
 		fmt.Fprintf(&b, "- %s: %d blocks\n", n, counts[n])
 	}
 	return textResult(b.String())
+}
+
+// mcpBlockWrite is block's writes over the API's handlers, serialised with
+// every other write as the API's are, with 3.7.3's argument checks and
+// answers. Where 3.7.3 answers success for a write that did nothing (an
+// update or delete of an unknown block, an insert without an anchor), this
+// kernel answers its API's refusal as an error instead.
+func (k *Kernel) mcpBlockWrite(ctx context.Context, action string, in map[string]any) mcpResult {
+	str := func(key string) string { v, _ := in[key].(string); return v }
+	dataType := str("dataType")
+	if dataType == "" {
+		dataType = "markdown"
+	}
+	a := args2(map[string]any{"data": str("data"), "dataType": dataType})
+	var run func(context.Context, args) (any, error)
+	var done string
+	switch action {
+	case "insert":
+		if str("data") == "" {
+			return errorResult("data is required")
+		}
+		for _, key := range []string{"parentID", "previousID", "nextID"} {
+			a[key] = str(key)
+		}
+		run, done = k.insertBlock, "block inserted"
+	case "append", "prepend":
+		switch {
+		case str("parentID") == "":
+			return errorResult("parentID is required")
+		case str("data") == "":
+			return errorResult("data is required")
+		}
+		if _, ok := k.lookup(str("parentID")); !ok {
+			return errorResult("parent block not found: " + str("parentID"))
+		}
+		a["parentID"] = str("parentID")
+		run, done = k.appendBlock, "block appended"
+		if action == "prepend" {
+			run, done = k.prependBlock, "block prepended"
+		}
+	case "update":
+		switch {
+		case str("id") == "":
+			return errorResult("id is required")
+		case str("data") == "":
+			return errorResult("data is required")
+		}
+		a["id"] = str("id")
+		run, done = k.updateBlock, "block updated"
+	case "delete":
+		if str("id") == "" {
+			return errorResult("id is required")
+		}
+		a = args2(map[string]any{"id": str("id")})
+		run, done = k.deleteBlock, "block deleted: "+str("id")
+	case "move":
+		switch {
+		case str("id") == "":
+			return errorResult("id is required")
+		case str("parentID") == "":
+			return errorResult("parentID is required")
+		}
+		a = args2(map[string]any{"id": str("id"), "parentID": str("parentID"), "previousID": str("previousID")})
+		run, done = k.moveBlock, "block moved: "+str("id")
+	}
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	k.applyPendingLocked()
+	if _, err := run(ctx, a); err != nil {
+		return errorResult(action + " block failed: " + apiMsg(err))
+	}
+	return textResult(done)
 }

@@ -38,6 +38,7 @@ var mcpChecks = []check{
 	{"mcp_workspace", checkMCPWorkspace},
 	{"mcp_tag_list", checkMCPTagList},
 	{"mcp_bookmarks", checkMCPBookmarks},
+	{"mcp_block_writes", checkMCPBlockWrites},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -724,5 +725,51 @@ func checkMCPBookmarks(t *testing.T, s *suite) {
 		if isErr || head != fmt.Sprintf("%s (%d):", c.head, len(lines)) || !slices.Contains(lines, c.line) {
 			t.Errorf("bookmark = %q (isError %v), want %q among its lines", c.got, isErr, c.line)
 		}
+	}
+}
+
+// checkMCPBlockWrites: block append, prepend, insert, update, move and
+// delete on both kernels: their answers, their argument checks, and the
+// document they leave.
+func checkMCPBlockWrites(t *testing.T, s *suite) {
+	doc, ids := s.docWithParas(t, "mcp-block-writes-"+s.tag, "first", "second")
+	for _, c := range []struct {
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{map[string]any{"action": "append", "parentID": doc, "data": "appended"}, "block appended", false},
+		{map[string]any{"action": "prepend", "parentID": doc, "data": "prepended"}, "block prepended", false},
+		{map[string]any{"action": "insert", "previousID": ids[0], "data": "inserted"}, "block inserted", false},
+		{map[string]any{"action": "update", "id": ids[1], "data": "second updated"}, "block updated", false},
+		{map[string]any{"action": "move", "id": ids[0], "parentID": doc, "previousID": ids[1]}, "block moved: " + ids[0], false},
+		{map[string]any{"action": "append", "parentID": "20200101000000-aaaaaaa", "data": "x"}, "parent block not found: 20200101000000-aaaaaaa", true},
+		{map[string]any{"action": "append", "data": "x"}, "parentID is required", true},
+		{map[string]any{"action": "prepend", "parentID": doc}, "data is required", true},
+		{map[string]any{"action": "insert"}, "data is required", true},
+		{map[string]any{"action": "update", "data": "x"}, "id is required", true},
+		{map[string]any{"action": "update", "id": ids[1]}, "data is required", true},
+		{map[string]any{"action": "delete"}, "id is required", true},
+		{map[string]any{"action": "move"}, "id is required", true},
+		{map[string]any{"action": "move", "id": ids[0]}, "parentID is required", true},
+	} {
+		if got, isErr := s.callText(t, "block", c.args); got != c.want || isErr != c.isErr {
+			t.Errorf("block %v = %q (isError %v), want %q (isError %v)", c.args, got, isErr, c.want, c.isErr)
+		}
+	}
+	s.flush(t)
+	var md []string
+	for _, k := range s.children(t, doc) {
+		md = append(md, k.Markdown)
+	}
+	if want := []string{"prepended", "inserted", "second updated", "first", "appended"}; !slices.Equal(md, want) {
+		t.Errorf("document after the writes: %q, want %q", md, want)
+	}
+	if got, isErr := s.callText(t, "block", map[string]any{"action": "delete", "id": ids[0]}); got != "block deleted: "+ids[0] || isErr {
+		t.Errorf("block delete = %q (isError %v)", got, isErr)
+	}
+	s.flush(t) // the delete is queued, as the API's writes are
+	if s.exists(t, ids[0]) {
+		t.Errorf("%s still exists after block delete", ids[0])
 	}
 }

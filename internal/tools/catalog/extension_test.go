@@ -21,12 +21,14 @@ func forwardedCases(t *testing.T, s *tooltest.Fixture) map[string]map[string]any
 	return map[string]map[string]any{
 		"search":  {"action": "fulltext", "query": "paragraph"},
 		"outline": {"action": "get", "id": outlined},
+		"ref":     {"action": "backlinks", "id": outlined},
 		// Allowlisted reads the embedded kernel lists as SiYuan does but
-		// does not carry out (see unbacked).
+		// answers with an error (see unbacked): it does not carry out
+		// history, image and inbox, and repo list fails as SiYuan's does
+		// without a data repo key.
 		"history":                       {"action": "list"},
 		"image":                         {"action": "list", "id": outlined},
 		"inbox":                         {"action": "list"},
-		"ref":                           {"action": "backlinks", "id": outlined},
 		"repo":                          {"action": "list"},
 		embedded.ExamplePluginWordCount: {"id": s.Doc},
 		embedded.ExamplePluginStamp:     {"id": s.Blocks[0], "value": "gate"},
@@ -34,9 +36,9 @@ func forwardedCases(t *testing.T, s *tooltest.Fixture) map[string]map[string]any
 }
 
 // unbacked are the forwarded natives the embedded kernel answers with an
-// error result (it does not carry them out): past the gate, the call
-// reaches the kernel and comes back as its tool's error.
-var unbacked = map[string]bool{"history": true, "image": true, "inbox": true, "ref": true, "repo": true}
+// error result: past the gate, the call reaches the kernel and comes back
+// as its tool's error.
+var unbacked = map[string]bool{"history": true, "image": true, "inbox": true, "repo": true}
 
 // discovered runs extension list and returns the forwarded actions.
 func discovered(t *testing.T, s *tooltest.Fixture) []*tools.Action {
