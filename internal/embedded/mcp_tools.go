@@ -29,7 +29,8 @@ import (
 //
 // A call is checked as SiYuan checks it (an action outside the tool's
 // enum is refused with its message). The actions this kernel's data can
-// carry out answer as 3.7.3 does (notebook list, outline get, search
+// carry out answer as 3.7.3 does (notebook list, create, open, close,
+// remove and set_icon, outline get, search
 // fulltext and semantic, system version, current_time and workspace, block
 // get, get_kramdown and get_children, block insert, append, prepend,
 // update, delete and move, attr get, document get, info and
@@ -95,10 +96,13 @@ type nativeTool struct {
 func (k *Kernel) mcpHandlers() map[string]func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
 	return map[string]func(ctx context.Context, action string, args map[string]any) (mcpResult, bool){
 		"notebook": func(ctx context.Context, action string, args map[string]any) (mcpResult, bool) {
-			if action != "list" {
-				return mcpResult{}, false
+			switch action {
+			case "list":
+				return k.mcpNotebook(ctx), true
+			case "create", "open", "close", "remove", "set_icon":
+				return k.mcpNotebookWrite(ctx, action, args), true
 			}
-			return k.mcpNotebook(ctx), true
+			return mcpResult{}, false
 		},
 		"outline": func(ctx context.Context, _ string, args map[string]any) (mcpResult, bool) {
 			return k.mcpOutline(ctx, args), true
@@ -968,4 +972,58 @@ func (k *Kernel) mcpBlockWrite(ctx context.Context, action string, in map[string
 		return errorResult(action + " block failed: " + apiMsg(err))
 	}
 	return textResult(done)
+}
+
+// mcpNotebookWrite is notebook's writes over the API's handlers, serialised
+// with every other write, with 3.7.3's argument checks and answers.
+func (k *Kernel) mcpNotebookWrite(ctx context.Context, action string, in map[string]any) mcpResult {
+	str := func(key string) string { v, _ := in[key].(string); return v }
+	id := str("id")
+	if action == "create" && str("name") == "" {
+		return errorResult("name is required")
+	}
+	if action != "create" && id == "" {
+		return errorResult("id is required")
+	}
+	if action == "open" {
+		if _, err := k.readBoxConf(id); err != nil {
+			// 3.7.3 opens the notebook's folder, and finds none.
+			return errorResult("open notebook failed: can not open file, just support open folder only")
+		}
+	}
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	k.applyPendingLocked()
+	a := args2(map[string]any{"notebook": id})
+	var err error
+	var v any
+	switch action {
+	case "create":
+		v, err = k.createNotebook(ctx, args2(map[string]any{"name": str("name")}))
+	case "open":
+		_, err = k.openNotebook(ctx, a)
+	case "close":
+		_, err = k.closeNotebook(ctx, a)
+	case "remove":
+		_, err = k.removeNotebook(ctx, a)
+	case "set_icon":
+		a["icon"] = str("icon")
+		_, err = k.setNotebookIcon(ctx, a)
+	}
+	if err != nil {
+		verb := strings.ReplaceAll(action, "_", " ")
+		return errorResult(verb + " notebook failed: " + apiMsg(err))
+	}
+	switch action {
+	case "create":
+		nb, _ := v.(map[string]any)["notebook"].(wire.Notebook)
+		return textResult(fmt.Sprintf("notebook created: %s (id: %s)", nb.Name, nb.ID))
+	case "open":
+		return textResult("notebook opened: " + id)
+	case "close":
+		return textResult("notebook closed: " + id)
+	case "remove":
+		return textResult("notebook removed: " + id)
+	}
+	return textResult("notebook icon set: " + id + " -> " + str("icon"))
 }

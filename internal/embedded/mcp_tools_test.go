@@ -68,7 +68,7 @@ func TestMCPNativeActions(t *testing.T) {
 		{"sync", map[string]any{"action": "upload"}, "sync upload done: ", false},
 		{"sync", map[string]any{"action": "download"}, "sync download done: ", false},
 		{"repo", map[string]any{"action": "create"}, "create snapshot failed: " + mcpRepoKeyMissing, true},
-		{"notebook", map[string]any{"action": "create", "name": "x"}, "the embedded kernel does not carry out notebook create (SiYuan's own kernel does); nothing was done", true},
+		{"notebook", map[string]any{"action": "rename", "id": "x", "name": "y"}, "the embedded kernel does not carry out notebook rename (SiYuan's own kernel does); nothing was done", true},
 	} {
 		if res := call(c.tool, c.args); res.Content[0].Text != c.want || res.IsError != c.isErr {
 			t.Errorf("%s %v = %+v, want %q (isError %v)", c.tool, c.args, res, c.want, c.isErr)

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,7 @@ var mcpChecks = []check{
 	{"mcp_tag_list", checkMCPTagList},
 	{"mcp_bookmarks", checkMCPBookmarks},
 	{"mcp_block_writes", checkMCPBlockWrites},
+	{"mcp_notebook_writes", checkMCPNotebookWrites},
 	{"mcp_call_errors", checkMCPCallErrors},
 	{"mcp_plugin_tools_embedded_only", checkMCPPluginTools},
 }
@@ -771,5 +773,56 @@ func checkMCPBlockWrites(t *testing.T, s *suite) {
 	s.flush(t) // the delete is queued, as the API's writes are
 	if s.exists(t, ids[0]) {
 		t.Errorf("%s still exists after block delete", ids[0])
+	}
+}
+
+// checkMCPNotebookWrites: notebook create, close, open, set_icon and
+// remove on both kernels, with their argument checks. rename is left
+// out: the embedded kernel does not back it, and a real kernel is not to
+// see a notebook removed right after renames in it.
+func checkMCPNotebookWrites(t *testing.T, s *suite) {
+	name := "mcp-nb-" + s.tag
+	got, isErr := s.callText(t, "notebook", map[string]any{"action": "create", "name": name})
+	m := regexp.MustCompile(`^notebook created: ` + regexp.QuoteMeta(name) + ` \(id: (\d{14}-[0-9a-z]{7})\)$`).FindStringSubmatch(got)
+	if isErr || m == nil {
+		t.Fatalf("notebook create = %q (isError %v)", got, isErr)
+	}
+	id := m[1]
+	removed := false
+	t.Cleanup(func() {
+		if !removed {
+			if err := s.c.RemoveNotebook(context.Background(), id); err != nil {
+				t.Errorf("cleanup: RemoveNotebook(%s): %v", id, err)
+			}
+		}
+	})
+	for _, c := range []struct {
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{map[string]any{"action": "close", "id": id}, "notebook closed: " + id, false},
+		{map[string]any{"action": "open", "id": id}, "notebook opened: " + id, false},
+		{map[string]any{"action": "set_icon", "id": id, "icon": "1f4d4"}, "notebook icon set: " + id + " -> 1f4d4", false},
+		{map[string]any{"action": "create"}, "name is required", true},
+		{map[string]any{"action": "close"}, "id is required", true},
+		{map[string]any{"action": "remove"}, "id is required", true},
+		{map[string]any{"action": "open", "id": "20200101000000-aaaaaaa"}, "open notebook failed: can not open file, just support open folder only", true},
+	} {
+		if got, isErr := s.callText(t, "notebook", c.args); got != c.want || isErr != c.isErr {
+			t.Errorf("notebook %v = %q (isError %v), want %q (isError %v)", c.args, got, isErr, c.want, c.isErr)
+		}
+	}
+	nbs, err := s.c.ListNotebooks(t.Context())
+	must(t, "ListNotebooks", err)
+	for _, nb := range nbs {
+		if nb.ID == id && (nb.Closed || nb.Icon != "1f4d4" || nb.Name != name) {
+			t.Errorf("notebook after the writes: %+v", nb)
+		}
+	}
+	if got, isErr := s.callText(t, "notebook", map[string]any{"action": "remove", "id": id}); got != "notebook removed: "+id || isErr {
+		t.Errorf("notebook remove = %q (isError %v)", got, isErr)
+	} else {
+		removed = true
 	}
 }
