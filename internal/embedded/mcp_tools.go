@@ -29,17 +29,17 @@ import (
 //
 // A call is checked as SiYuan checks it (an action outside the tool's
 // enum is refused with its message). The actions this kernel's data can
-// carry out answer as 3.7.3 does (notebook list, create, open, close,
-// remove and set_icon, outline get, search
-// fulltext and semantic, system version, current_time and workspace, block
-// get, get_kramdown and get_children, block insert, append, prepend,
-// update, delete and move, attr get, document get, info and
-// list, sql query, ref backlinks, mentions and refresh, workspace list
-// and info, tag list, bookmark list and labels), and so do those whose answer on 3.7.3 is its state
-// without a data repo key, cloud sync or skills, the state this kernel is
-// always in (repo list, create, search, diff and tag refuse for the
-// missing key; sync reports itself disabled; skill list and load find no
-// skill), and frontend, question and todo_write without todos; the
+// carry out answer as 3.7.3 does, with its texts and its argument errors:
+// notebook list, create, open, close, remove and set_icon; outline get;
+// search fulltext and semantic; system version, current_time and
+// workspace; block get, get_kramdown, get_children, insert, append,
+// prepend, update, delete and move; attr get; document get, info and
+// list; sql query; ref backlinks, mentions and refresh; workspace list and
+// info; tag list; bookmark list and labels. So do those whose answer on
+// 3.7.3 follows from a state this kernel is always in (no data repo key,
+// cloud sync disabled, no skills): repo list, create, search, diff and
+// tag; sync; skill list and load; and frontend, question and todo_write
+// without todos, which 3.7.3 answers the same whatever its data. The
 // others are refused with an error result that says so, never a success
 // that did nothing.
 
