@@ -151,6 +151,10 @@ func TestDocumentLookupIncludes(t *testing.T) {
 			docs := res["documents"].([]any)
 			return res["interpretedPathAs"] == "hpath" && len(docs) == 1 && docs[0].(map[string]any)["id"] == f.Child
 		}},
+		{"upstream's skills ask for the notebook, always answered", map[string]any{"id": f.Doc, "include": []string{"path", "hpath", "notebook"}}, func(res map[string]any) bool {
+			docs := res["documents"].([]any)
+			return len(docs) == 1 && docs[0].(map[string]any)["notebook"] == f.NB
+		}},
 		{"id without include has no docInfo", map[string]any{"id": f.Blocks[1]}, func(res map[string]any) bool {
 			_, has := res["docInfo"]
 			return !has && res["blockID"] == f.Blocks[1]

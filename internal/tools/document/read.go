@@ -18,15 +18,16 @@ type lookupArgs struct {
 	Path     string   `arg:"path" help:"a storage path like /20260812120000-abcdefg.sy (a human path here is read as hpath, with a hint)"`
 	HPath    string   `arg:"hpath" help:"a human path of titles like /Projects/Plan"`
 	HPathAka string   `arg:"hPath" help:"alias of hpath"`
-	Include  []string `arg:"include" help:"extra fields: \"docInfo\" (id, ids, path and hpath are always answered)"`
+	Include  []string `arg:"include" help:"extra fields: \"docInfo\" (id, ids, path, hpath and notebook are always answered)"`
 	DocInfo  bool
 	// PathAsHPath: a human path was passed as path, read as hpath.
 	PathAsHPath bool
 }
 
-// lookupIncludes are the values include takes (upstream's; only docInfo
-// adds to the answer, which always has the others).
-var lookupIncludes = map[string]bool{"id": true, "ids": true, "path": true, "hpath": true, "docInfo": true}
+// lookupIncludes are the values include takes: upstream's schema's, and
+// notebook, which upstream's own skills ask for. Only docInfo adds to the
+// answer, which always has the others.
+var lookupIncludes = map[string]bool{"id": true, "ids": true, "path": true, "hpath": true, "notebook": true, "docInfo": true}
 
 func (l *lookupArgs) complete() error {
 	if alias := l.HPathAka; alias != "" {
@@ -37,7 +38,7 @@ func (l *lookupArgs) complete() error {
 	}
 	for _, inc := range l.Include {
 		if !lookupIncludes[inc] {
-			return failure.Invalid("include takes id, ids, path, hpath or docInfo, got %q", inc)
+			return failure.Invalid("include takes id, ids, path, hpath, notebook or docInfo, got %q", inc)
 		}
 		l.DocInfo = l.DocInfo || inc == "docInfo"
 	}
