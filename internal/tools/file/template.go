@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -81,11 +82,14 @@ func checkBody(env *tools.Env, content string) error {
 }
 
 // readTemplateArgs and deleteTemplateArgs name one template by path
-// (Given), checked into Path.
+// (Given), checked into Path; a read returns a window of it (upstream
+// 0.6.8's offset and limit).
 type (
 	readTemplateArgs struct {
-		Given string `arg:"path" help:"the template, relative to data/templates (daily.md)" required:""`
-		Path  string
+		Given  string `arg:"path" help:"the template, relative to data/templates (daily.md)" required:""`
+		Offset int    `arg:"offset" help:"the first character to return, counted from 0 in Unicode code points (upstream 0.6.8 counts UTF-16 units: an emoji is one character here, two there)" default:"0" min:"0"`
+		Limit  int    `arg:"limit" help:"at most this many characters (Unicode code points); truncated and nextOffset say whether more follows" default:"8000" min:"1" max:"20000"`
+		Path   string
 	}
 	deleteTemplateArgs struct {
 		Given string `arg:"path" help:"the template, relative to data/templates" required:""`
@@ -94,20 +98,44 @@ type (
 )
 
 var listTemplates = tools.Read[listArgs]{
-	Name: "list_templates", Summary: "the templates in data/templates, optionally those whose name contains a keyword",
+	Name: "list_templates", Summary: "the templates in data/templates, optionally those whose name contains a keyword, one page at a time",
 	Example: map[string]any{"keyword": "daily"},
-	Scope:   tools.Scope[listArgs]{Global: true},
+	Validate: func(a *listArgs) (err error) {
+		a.Keyword, err = alias("keyword", a.Keyword, "query", a.Query)
+		return err
+	},
+	Scope: tools.Scope[listArgs]{Global: true},
 	Run: func(ctx context.Context, env *tools.Env, a listArgs) (any, error) {
 		hits, err := env.Kernel.SearchTemplate(ctx, a.Keyword)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"templates": hits, "count": len(hits)}, nil
+		p := tools.Paginate(hits, a.Page, a.PageSize)
+		page, _ := p.Data.([]siyuan.TemplateSearchResult)
+		return map[string]any{"templates": page, "count": len(page), "total": p.Total, "page": p.Page, "pageSize": p.PageSize,
+			"pageCount": p.PageCount, "hasNextPage": p.HasNextPage}, nil
 	},
 }
 
+// listArgs filter the templates by name (keyword, or upstream 0.6.8's
+// query) and page them with upstream's page size.
 type listArgs struct {
-	Keyword string `arg:"keyword" help:"filter by name"`
+	Keyword  string `arg:"keyword" help:"filter by name (query is an alias: give either, or both the same)"`
+	Query    string `arg:"query" help:"alias of keyword (upstream's name); refused when both are given and differ"`
+	Page     int    `arg:"page" help:"1-based page (a page past the last answers the last)" default:"1" min:"1"`
+	PageSize int    `arg:"pageSize" help:"templates per page" default:"20" min:"1" max:"128"`
+}
+
+// alias is the value of an argument that may also be given under another
+// name: either, or both when they agree. An empty string is not given.
+func alias(name, v, other, w string) (string, error) {
+	if v != "" && w != "" && v != w {
+		return "", failure.Invalid("%s and %s are the same argument under two names; pass one of them (got %q and %q)", name, other, v, w)
+	}
+	if v == "" {
+		return w, nil
+	}
+	return v, nil
 }
 
 var readTemplate = tools.Read[readTemplateArgs]{
@@ -134,19 +162,56 @@ var readTemplate = tools.Read[readTemplateArgs]{
 		if len(data) > env.TemplateBytes() {
 			return nil, failure.Invalid("the template is larger than the template budget (%d bytes); nothing was read", env.TemplateBytes())
 		}
-		return map[string]any{"path": a.Path, "content": string(data), "sha256": digestOf(string(data)), "size": len(data)}, nil
+		src := string(data)
+		text, total := window(src, a.Offset, a.Limit)
+		ret := map[string]any{"path": a.Path, "content": text, "sha256": digestOf(src), "size": len(data),
+			"offset": a.Offset, "limit": a.Limit, "totalChars": total, "truncated": a.Offset+utf8.RuneCountInString(text) < total}
+		if ret["truncated"] == true {
+			ret["nextOffset"] = a.Offset + utf8.RuneCountInString(text)
+		}
+		return ret, nil
 	},
 }
 
+// window is the text of s from its offset-th code point, at most limit
+// code points long, cut only between whole UTF-8 sequences, and the count
+// of s's code points (a byte that starts no valid sequence counts as one).
+func window(s string, offset, limit int) (text string, total int) {
+	from, to := len(s), len(s)
+	for i := range s {
+		switch total {
+		case offset:
+			from = i
+		case offset + limit:
+			to = i
+		}
+		total++
+	}
+	return s[from:to], total
+}
+
 // writeTemplateArgs are update_template's, and with overwrite
-// create_template's.
+// create_template's. The source comes as content or as markdown (upstream
+// 0.6.8's name), checked into Content.
 type writeTemplateArgs struct {
-	Given   string `arg:"path" help:"the template, relative to data/templates (daily.md, work/weekly.md)" required:""`
-	Content string `arg:"content" help:"the template's source (SiYuan template syntax: .action{...})" required:""`
-	Path    string // Given, checked
+	Given    string  `arg:"path" help:"the template, relative to data/templates (daily.md, work/weekly.md)" required:""`
+	Text     *string `arg:"content" help:"the template's source (SiYuan template syntax: .action{...}); markdown is an alias: give one of them"`
+	Markdown *string `arg:"markdown" help:"alias of content (upstream's name); refused when both are given and differ"`
+	Path     string  // Given, checked
+	Content  string  // Text or Markdown
 }
 
 func (a *writeTemplateArgs) parse() (err error) {
+	switch {
+	case a.Text == nil && a.Markdown == nil:
+		return failure.Invalid("missing argument \"content\" (the template's source; markdown is an alias)")
+	case a.Text != nil && a.Markdown != nil && *a.Text != *a.Markdown:
+		return failure.Invalid("content and markdown are the same argument under two names; pass one of them")
+	case a.Text != nil:
+		a.Content = *a.Text
+	default:
+		a.Content = *a.Markdown
+	}
 	a.Path, err = templatePath("path", a.Given)
 	return err
 }
