@@ -47,7 +47,8 @@ func Tool() *tools.Tool {
 			}.Action(),
 			tools.Read[assetArgs]{
 				Name: "search_assets", Summary: "assets (images, PDFs, ...) whose file name matches a keyword, newest first",
-				Example: map[string]any{"keyword": "diagram", "exts": []string{".png"}},
+				Example:  map[string]any{"keyword": "diagram", "exts": []string{".png"}},
+				Validate: (*assetArgs).resolve,
 				// Assets belong to the workspace; one under a notebook's own
 				// assets folder is left out while that notebook is hidden.
 				Scope: tools.Scope[assetArgs]{Global: true},
@@ -143,9 +144,31 @@ func checkPaths(ctx context.Context, env *tools.Env, paths []string) error {
 	return nil
 }
 
+// assetArgs name the keyword as keyword, or as upstream 0.6.8's query or
+// its legacy k. Upstream lets query override k; here names that disagree
+// are refused, so that a stale k never searches silently for the wrong
+// thing.
 type assetArgs struct {
-	Keyword string   `arg:"keyword" help:"words of the file name (empty: every asset)"`
+	Keyword string   `arg:"keyword" help:"the keyword (search_assets: words of the file name, empty for every asset; query and k are its aliases: give one, or several that agree)"`
+	Query   string   `arg:"query" help:"alias of keyword (upstream's name); refused when it differs from keyword or k (upstream lets query override k)"`
+	K       string   `arg:"k" help:"the keyword (for search_assets upstream's legacy name of keyword: refused when it differs from keyword or query)"`
 	Exts    []string `arg:"exts" help:"only these extensions, like .png or .pdf"`
+}
+
+// resolve settles the keyword from its three names.
+func (a *assetArgs) resolve() error {
+	given := ""
+	for _, n := range []struct{ name, v string }{{"keyword", a.Keyword}, {"query", a.Query}, {"k", a.K}} {
+		switch {
+		case n.v == "":
+		case given == "":
+			given = n.v
+		case n.v != given:
+			return failure.Invalid("keyword, query and k are one argument under three names, and they differ (%s is %q, not %q); pass one of them", n.name, n.v, given)
+		}
+	}
+	a.Keyword = given
+	return nil
 }
 
 func searchAssets(ctx context.Context, env *tools.Env, a assetArgs) (any, error) {
