@@ -2,8 +2,10 @@ package file
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -73,10 +75,35 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 			return nil, tools.WriteFailure(err, false)
 		}
 		p := tools.Payload{"path": zip, "paths": a.Paths}
-		if a.OutputPath != "" {
-			p["delivery"] = "download"
-			p["files"] = []tools.Download{{KernelPath: "/" + strings.TrimPrefix(zip, "/"), Dest: a.OutputPath}}
-			p["outputPath"] = a.OutputPath
+		kp := "/" + strings.TrimPrefix(zip, "/")
+		switch {
+		case a.Delivery == inline:
+			f, err := inlineFile(ctx, env, kp, inlineMaxBytes)
+			if err != nil {
+				return nil, failure.Wrap(failure.KernelError, err, "the ZIP was built in SiYuan's temp folder (%s) but could not be read to embed it", zip).Attempted(true)
+			}
+			if f.over {
+				e := failure.New(failure.ResultTooLarge, "the ZIP is %d bytes, more than delivery inline puts in an answer (%d); it lies in SiYuan's temp folder (%s), nothing was embedded",
+					f.size, inlineMaxBytes, zip).With("size", f.size).With("limit", inlineMaxBytes).With("path", zip)
+				e.Action = "call again with delivery download (a manifest to fetch the ZIP), or with outputPath to save it on the person's machine"
+				return nil, e.Attempted(true)
+			}
+			p["delivery"], p["dataBase64"], p["sha256"], p["bytes"] = string(inline), base64.StdEncoding.EncodeToString(f.data), digestOf(string(f.data)), f.size
+		case a.OutputPath != "" || a.Delivery == download:
+			// The ZIP's name as the caller gave it, without the prefix
+			// SiYuan adds to keep its temp names apart.
+			dest := a.OutputPath
+			switch {
+			case dest == "" && a.Name != "":
+				dest = strings.TrimSuffix(a.Name, ".zip") + ".zip"
+			case dest == "":
+				dest = base(zip)
+			}
+			p["delivery"] = string(download)
+			p["files"] = []tools.Download{{KernelPath: kp, Dest: dest}}
+			if a.OutputPath != "" {
+				p["outputPath"] = a.OutputPath
+			}
 		}
 		return p, nil
 	},
@@ -123,9 +150,60 @@ var exportResources = tools.Write[resourcesArgs, struct{}]{
 	},
 }
 
+// delivery is how an export reaches its caller: upstream 0.6.8's
+// argument of export_resources and extract_doc.
+type delivery string
+
+// The deliveries.
+const (
+	// inline puts the files themselves in the answer (base64).
+	inline delivery = "inline"
+	// download answers a manifest of kernel files to fetch and save.
+	download delivery = "download"
+)
+
+// ArgEnum implements tools.Enumerated.
+func (delivery) ArgEnum() []string { return []string{string(inline), string(download)} }
+
+// inlineMaxBytes bounds the file bytes delivery inline puts in one answer:
+// base64 adds a third, and the answer must stay below the 1 MiB a task
+// result keeps.
+const inlineMaxBytes = 512 << 10
+
+// inlined is a kernel file read for delivery inline: its bytes when it
+// fits, else only its size.
+type inlined struct {
+	data []byte
+	size int
+	over bool
+}
+
+// inlineFile reads a workspace file for delivery inline, up to max bytes;
+// a larger one is counted to the end (to say its size), not kept.
+func inlineFile(ctx context.Context, env *tools.Env, p string, max int) (inlined, error) {
+	body, _, err := env.Kernel.GetFile(ctx, p)
+	if err != nil {
+		return inlined{}, err
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, int64(max)+1))
+	if err != nil {
+		return inlined{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	if len(data) <= max {
+		return inlined{data: data, size: len(data)}, nil
+	}
+	rest, err := io.Copy(io.Discard, body)
+	if err != nil {
+		return inlined{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	return inlined{size: len(data) + int(rest), over: true}, nil
+}
+
 type extractArgs struct {
-	ID        string `arg:"id" help:"the document" id:"" required:""`
-	OutputDir string `arg:"outputDir" help:"a new folder to create on the person's machine, inside a folder they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; default ~/siyuan-extracted/<document id>, which must lie in an allowed folder too; the person confirms it"`
+	ID        string   `arg:"id" help:"the document" id:"" required:""`
+	OutputDir string   `arg:"outputDir" help:"a new folder to create on the person's machine, inside a folder they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; default ~/siyuan-extracted/<document id>, which must lie in an allowed folder too; the person confirms it"`
+	Delivery  delivery `arg:"delivery" help:"how the export reaches you (upstream 0.6.8's argument): download (as when omitted) answers the Markdown and a manifest of its assets (files: kernelPath, dest), which the stdio or call process saves in outputDir and a direct HTTP client fetches itself; inline answers the Markdown and the assets themselves (assets: path, dataBase64, sha256, bytes) and saves nothing on the person's machine, at most 512 KiB of assets, refused above that with their size, and refused with outputDir"`
 }
 
 var extractDoc = tools.Write[extractArgs, struct{}]{
@@ -138,7 +216,13 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	// while, as long as a transfer may.
 	Timeout: exportTimeout,
 	Example: map[string]any{"id": "20260812120000-docdocd", "outputDir": "./plan-export"},
-	Scope:   tools.Scope[extractArgs]{Touches: func(a extractArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
+	Validate: func(a *extractArgs) error {
+		if a.Delivery == inline && a.OutputDir != "" {
+			return failure.Invalid("delivery inline puts the document in the answer, outputDir saves it on the person's machine: pass one of them")
+		}
+		return nil
+	},
+	Scope: tools.Scope[extractArgs]{Touches: func(a extractArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
 	Execute: func(ctx context.Context, env *tools.Env, a extractArgs, _ struct{}) (tools.Payload, error) {
 		md, found, err := kernelview.ExportMarkdown(ctx, env, a.ID)
 		if treeMissing(err) || err == nil && !found {
@@ -173,6 +257,9 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 		if title == "" || title == "/" || title == "." {
 			title = a.ID
 		}
+		if a.Delivery == inline {
+			return extractInline(ctx, env, a, md, title, assets, skipped)
+		}
 		files := make([]tools.Download, 0, len(assets))
 		for _, as := range assets {
 			rel := strings.TrimPrefix(as, "/")
@@ -186,6 +273,9 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 		return p, nil
 	},
 	LocalEffects: func(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) ([]string, error) {
+		if delivery(textField(fields, "delivery")) == inline {
+			return nil, nil // the answer carries it; nothing lands on the disk
+		}
 		dir, err := extractDest(ctx, env, textField(fields, "id"), textField(fields, "outputDir"))
 		if err != nil {
 			return nil, err
@@ -195,10 +285,16 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 	// Decided again just before the authority exports: nothing is exported
 	// for a destination the front will not write.
 	Front: func(ctx context.Context, env *tools.Env, fields map[string]json.RawMessage) error {
+		if delivery(textField(fields, "delivery")) == inline {
+			return nil
+		}
 		_, err := extractDest(ctx, env, textField(fields, "id"), textField(fields, "outputDir"))
 		return err
 	},
 	Deliver: func(ctx context.Context, env *tools.Env, a extractArgs, res map[string]any) (any, error) {
+		if a.Delivery == inline {
+			return res, nil
+		}
 		ds, err := manifest(res)
 		if err != nil {
 			return nil, fmt.Errorf("the authority's manifest: %v", err)
@@ -218,6 +314,42 @@ var extractDoc = tools.Write[extractArgs, struct{}]{
 		res["outputDir"], res["saved"] = dir, saved
 		return res, nil
 	},
+}
+
+// extractInline is extract_doc's answer with delivery inline: the
+// Markdown and its assets' bytes, at most inlineMaxBytes of them. It only
+// reads, so a refusal leaves nothing behind.
+func extractInline(ctx context.Context, env *tools.Env, a extractArgs, md siyuan.MdContent, title string, assets, skipped []string) (tools.Payload, error) {
+	out := make([]map[string]any, 0, len(assets))
+	var missing []string
+	total := 0
+	for _, as := range assets {
+		f, err := inlineFile(ctx, env, workspace(strings.TrimPrefix(as, "/")), inlineMaxBytes-total)
+		if missingFile(err) {
+			missing = append(missing, as) // linked, but not in data/assets
+			continue
+		}
+		if err != nil {
+			return nil, tools.Refuse(err)
+		}
+		if f.over {
+			e := failure.New(failure.ResultTooLarge, "the document's assets come to at least %d bytes (%s alone is %d), more than delivery inline puts in an answer (%d); nothing was embedded",
+				total+f.size, as, f.size, inlineMaxBytes).With("size", total+f.size).With("limit", inlineMaxBytes)
+			e.Action = "call again with delivery download (the Markdown and a manifest of the assets)"
+			return nil, tools.Refuse(e)
+		}
+		total += f.size
+		out = append(out, map[string]any{"path": as, "dataBase64": base64.StdEncoding.EncodeToString(f.data), "sha256": digestOf(string(f.data)), "bytes": f.size})
+	}
+	p := tools.Payload{"id": a.ID, "hPath": md.HPath, "delivery": string(inline), "markdown": md.Content,
+		"markdownFile": safeName(title) + ".md", "assets": out, "bytes": total}
+	if len(skipped) > 0 {
+		p["skipped"] = skipped
+	}
+	if len(missing) > 0 {
+		p["missing"] = missing
+	}
+	return p, nil
 }
 
 // safeName turns a title into a file name.
