@@ -131,12 +131,6 @@ func (a *assetArg) parse() (err error) {
 	return err
 }
 
-// imageArg is an image asset named by path, and the path parsed.
-type imageArg struct {
-	Given string `arg:"path" help:"the image asset" required:""`
-	assetRef
-}
-
 var getDocAssets = tools.Read[docAssetsArgs]{
 	Name: "get_doc_assets", Summary: "the assets a document links (assetType all, or image for its images only)",
 	Scope: tools.Scope[docAssetsArgs]{Touches: func(a docAssetsArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelRead)} }},
@@ -158,15 +152,27 @@ var getDocAssets = tools.Read[docAssetsArgs]{
 	},
 }
 
-var getImageOCRText = tools.Read[imageArg]{
+// ocrArgs is get_image_ocr_text's image. Upstream 0.6.8 lets path be
+// omitted and answers an empty text then; so does this action.
+type ocrArgs struct {
+	Given *string `arg:"path" help:"the image asset (omitted: an empty text, as upstream 0.6.8 answers)"`
+	assetRef
+}
+
+var getImageOCRText = tools.Read[ocrArgs]{
 	Name: "get_image_ocr_text", Summary: "the OCR text SiYuan stores for an image asset (\"\" when it has none)",
 	Example: map[string]any{"path": "assets/scan-20260101000000-abcdefg.png"},
-	Validate: func(a *imageArg) (err error) {
-		a.assetRef, err = parseAsset("path", a.Given)
+	Validate: func(a *ocrArgs) (err error) {
+		if a.Given != nil {
+			a.assetRef, err = parseAsset("path", *a.Given)
+		}
 		return err
 	},
-	Scope: tools.Scope[imageArg]{Touches: func(a imageArg) []tools.Touch { return a.touch(tools.LevelRead) }},
-	Run: func(ctx context.Context, env *tools.Env, a imageArg) (any, error) {
+	Scope: tools.Scope[ocrArgs]{Touches: func(a ocrArgs) []tools.Touch { return a.touch(tools.LevelRead) }},
+	Run: func(ctx context.Context, env *tools.Env, a ocrArgs) (any, error) {
+		if a.Given == nil {
+			return map[string]any{"path": nil, "text": ""}, nil
+		}
 		text, err := env.Kernel.GetImageOCRText(ctx, a.Path)
 		if err != nil {
 			return nil, err

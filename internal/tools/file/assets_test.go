@@ -355,6 +355,11 @@ func TestImageOCRTextInFixture(t *testing.T) {
 		t.Fatalf("ocr: %v", res)
 	}
 	s.WantErr(t, "file", map[string]any{"action": "get_image_ocr_text", "path": "assets/"}, failure.InvalidArguments)
+	s.WantErr(t, "file", map[string]any{"action": "get_image_ocr_text", "path": ""}, failure.InvalidArguments)
+	// Upstream 0.6.8's form without a path: an empty text, no asset read.
+	if res := s.OK(t, "file", map[string]any{"action": "get_image_ocr_text"}); res["path"] != nil || res["text"] != "" {
+		t.Fatalf("ocr without a path: %v", res)
+	}
 	// A hidden notebook's asset is not read.
 	nb, err := s.C.CreateNotebook(context.Background(), "Hidden")
 	if err != nil {
