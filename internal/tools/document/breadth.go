@@ -158,13 +158,7 @@ var setAttr = tools.Write[setAttrArgs, DocState]{
 	},
 	Check: func(_ setAttrArgs, st DocState) error { return checkDoc(st.docLoc, "id") },
 	Execute: func(ctx context.Context, env *tools.Env, a setAttrArgs, _ DocState) (tools.Payload, error) {
-		data, err := json.Marshal(a.Attrs)
-		if err != nil {
-			return nil, fmt.Errorf("encode attributes: %w", err)
-		}
-		// As SiYuan's editor sets them: a setAttrs transaction.
-		tx := siyuan.Transaction{DoOperations: []siyuan.Operation{{Action: "setAttrs", ID: a.ID, Data: string(data)}}, UndoOperations: []siyuan.Operation{}}
-		if _, err := env.Kernel.Transactions(ctx, []siyuan.Transaction{tx}); err != nil {
+		if err := setDocAttrs(ctx, env, a.ID, a.Attrs); err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
 		out := tools.Payload{"id": a.ID}
@@ -196,4 +190,16 @@ var setAttr = tools.Write[setAttrArgs, DocState]{
 				return nil
 			})
 	},
+}
+
+// setDocAttrs sets a document's attributes as SiYuan's editor sets them:
+// one setAttrs transaction (queued: flush before reading them back).
+func setDocAttrs(ctx context.Context, env *tools.Env, id string, attrs map[string]string) error {
+	data, err := json.Marshal(attrs)
+	if err != nil {
+		return fmt.Errorf("encode attributes: %w", err)
+	}
+	tx := siyuan.Transaction{DoOperations: []siyuan.Operation{{Action: "setAttrs", ID: id, Data: string(data)}}, UndoOperations: []siyuan.Operation{}}
+	_, err = env.Kernel.Transactions(ctx, []siyuan.Transaction{tx})
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -121,6 +122,7 @@ var create = tools.WriteWith[createArgs, createPlan, createdDoc]{Write: tools.Wr
 		if a.HasTitle {
 			a.Title = *a.TitleArg
 		}
+		a.Icon = strings.TrimSpace(a.Icon)
 		return nil
 	},
 	Scope:   tools.Scope[createArgs]{Touches: func(a createArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
@@ -132,7 +134,16 @@ var create = tools.WriteWith[createArgs, createPlan, createdDoc]{Write: tools.Wr
 		if err != nil {
 			return nil, createdDoc{}, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"id": id, "notebook": plan.req.Notebook}, createdDoc{id, plan.req.Notebook}, nil
+		p := tools.Payload{"id": id, "notebook": plan.req.Notebook}
+		if a.Icon != "" {
+			// The document exists now: a failure here is never a clean
+			// rejection.
+			if err := setDocAttrs(ctx, env, id, map[string]string{"icon": a.Icon}); err != nil {
+				return nil, createdDoc{}, tools.WriteFailure(fmt.Errorf("set the icon of the new document %s: %w", id, err), true)
+			}
+			p["icon"] = a.Icon
+		}
+		return p, createdDoc{id, plan.req.Notebook}, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a createArgs, p tools.Payload, d createdDoc) (any, error) {
 		id, nb := d.ID, d.Notebook
@@ -146,9 +157,18 @@ var create = tools.WriteWith[createArgs, createPlan, createdDoc]{Write: tools.Wr
 		if err != nil {
 			return nil, err
 		}
+		if a.Icon != "" {
+			// The icon's transaction is queued: flush it before reading.
+			if err := env.Kernel.FlushTransaction(ctx); err != nil {
+				return nil, err
+			}
+		}
 		attrs, err := env.Kernel.GetBlockAttrs(ctx, id)
 		if err != nil {
 			return nil, err
+		}
+		if a.Icon != "" && attrs["icon"] != a.Icon {
+			return nil, fmt.Errorf("document %s reads back icon %q, want %q", id, attrs["icon"], a.Icon)
 		}
 		want := expectCreate(a)
 		switch {
@@ -174,25 +194,83 @@ var create = tools.WriteWith[createArgs, createPlan, createdDoc]{Write: tools.Wr
 }
 
 type renameArgs struct {
-	ID    string `arg:"id" help:"the document" id:"" required:""`
-	Title string `arg:"title" help:"the new title" required:""`
+	ID       string `arg:"id" help:"the document (or name it by notebook + path; when both are given they must name the same document, where upstream 0.6.8 takes id and ignores path)" id:""`
+	Notebook string `arg:"notebook" help:"with path: the document's notebook" id:""`
+	Path     string `arg:"path" help:"with notebook: the document's storage path, like /20260812120000-abcdefg.sy (document lookup answers it)"`
+	Title    string `arg:"title" help:"the new title" required:""`
+	// At is where notebook + path say the document is (nil with id alone).
+	At *storageRef
+}
+
+// complete reads rename's document: id, or notebook + a storage path,
+// which resolves to the id it ends with (both may be given when they name
+// the same document).
+func (a *renameArgs) complete() error {
+	if markup.NormalizeTitle(a.Title) == "" {
+		return failure.Invalid("title must not be empty")
+	}
+	at, err := pathRef(a.ID, a.Notebook, a.Path)
+	if err != nil {
+		return err
+	}
+	if at != nil {
+		a.ID, a.At = at.ID, at
+	}
+	return nil
+}
+
+// pathRef reads a document named by id, or by notebook + path (a storage
+// path): nil for id alone. Both may be given only when path ends with id.
+func pathRef(id, nb, p string) (*storageRef, error) {
+	switch {
+	case p == "" && nb != "":
+		return nil, failure.Invalid("notebook names a document only with path (its storage path); or pass id")
+	case p == "" && id == "":
+		return nil, failure.Invalid("pass id, or notebook + path (a storage path like /20260812120000-abcdefg.sy)")
+	case p == "":
+		return nil, nil
+	case nb == "":
+		return nil, failure.Invalid("path needs notebook (the notebook the storage path is in)")
+	}
+	pid, err := docAtPath("path", p)
+	if err != nil {
+		return nil, err
+	}
+	if id != "" && id != pid {
+		return nil, failure.Invalid("id %s and path %s name different documents; pass one of them", id, p)
+	}
+	return &storageRef{ID: pid, Notebook: nb, Path: p}, nil
+}
+
+// docTouches are the touches of a write to documents: each document's
+// notebook, and the notebook the call named, at need.
+func docTouches(ids []string, nb string, need tools.Level) []tools.Touch {
+	out := tools.OnBlocks(ids, need)
+	if nb != "" {
+		out = append(out, tools.OnNotebook(nb, need))
+	}
+	return out
 }
 
 var rename = tools.Write[renameArgs, DocState]{
-	Name: "rename", Summary: "set a document's title", Policy: guarded,
-	Example: map[string]any{"id": "20260812120000-docdocd", "title": "Plan (final)", "validateOnly": true},
-	Validate: func(a *renameArgs) error {
-		if markup.NormalizeTitle(a.Title) == "" {
-			return failure.Invalid("title must not be empty")
-		}
-		return nil
-	},
-	Scope:   tools.Scope[renameArgs]{Touches: func(a renameArgs) []tools.Touch { return []tools.Touch{tools.OnBlock(a.ID, tools.LevelWrite)} }},
+	Name: "rename", Summary: "set a document's title; name the document by id, or by notebook + path (its storage path)", Policy: guarded,
+	Example:  map[string]any{"id": "20260812120000-docdocd", "title": "Plan (final)", "validateOnly": true},
+	Validate: (*renameArgs).complete,
+	Scope: tools.Scope[renameArgs]{Touches: func(a renameArgs) []tools.Touch {
+		return docTouches([]string{a.ID}, a.Notebook, tools.LevelWrite)
+	}},
 	Targets: func(a renameArgs) []string { return []string{a.ID} },
 	State: func(ctx context.Context, env *tools.Env, a renameArgs) (DocState, error) {
 		return readDocState(ctx, env, a.ID, false)
 	},
-	Check: func(_ renameArgs, st DocState) error { return checkDoc(st.docLoc, "id") },
+	Check: func(a renameArgs, st DocState) error {
+		if a.At != nil {
+			if err := checkAt(st.docLoc, *a.At); err != nil {
+				return err
+			}
+		}
+		return checkDoc(st.docLoc, "id")
+	},
 	Execute: func(ctx context.Context, env *tools.Env, a renameArgs, _ DocState) (tools.Payload, error) {
 		if err := env.Kernel.RenameDocByID(ctx, a.ID, a.Title); err != nil {
 			return nil, tools.WriteFailure(err, false)
@@ -217,25 +295,67 @@ var rename = tools.Write[renameArgs, DocState]{
 }
 
 type removeArgs struct {
-	ID    string   `arg:"id" help:"the document" id:""`
-	Given []string `arg:"ids" help:"several documents" id:""`
-	IDs   []string // id or ids, checked
+	ID       string   `arg:"id" help:"the document" id:""`
+	Given    []string `arg:"ids" help:"several documents (1 to 50)" id:""`
+	Notebook string   `arg:"notebook" help:"with path: the document's notebook; with paths: the notebook every path is in (omitted: each path's own)" id:""`
+	Path     string   `arg:"path" help:"with notebook: the document's storage path, like /20260812120000-abcdefg.sy (document lookup answers it)"`
+	Paths    []string `arg:"paths" help:"several documents by storage path (1 to 50; upstream 0.6.8 sets no bound)"`
+	IDs      []string // the documents, from whichever form was given
+	// At are where path or paths say the documents are.
+	At []storageRef
+}
+
+// complete reads remove's documents: id, ids[], notebook + path, or
+// paths[] (with notebook or without), one form per call.
+func (a *removeArgs) complete() error {
+	forms := 0
+	for _, given := range []bool{a.ID != "", a.Given != nil, a.Path != "", a.Paths != nil} {
+		if given {
+			forms++
+		}
+	}
+	if forms != 1 {
+		return failure.Invalid("pass one of id, ids[], notebook + path, or paths[] (storage paths)")
+	}
+	switch {
+	case a.Path != "":
+		at, err := pathRef("", a.Notebook, a.Path)
+		if err != nil {
+			return err
+		}
+		a.IDs, a.At = []string{at.ID}, []storageRef{*at}
+		return nil
+	case a.Paths != nil:
+		if len(a.Paths) == 0 || len(a.Paths) > 50 {
+			return failure.Invalid("paths[] must hold 1 to 50 documents")
+		}
+		var err error
+		a.IDs, a.At, err = refsAtPaths("paths", a.Notebook, a.Paths)
+		return err
+	case a.Notebook != "":
+		return failure.Invalid("notebook goes with path or paths[] (storage paths)")
+	}
+	var err error
+	a.IDs, err = docIDs(a.ID, a.Given)
+	return err
 }
 
 var remove = tools.Write[removeArgs, []DocState]{
-	Name: "remove", Summary: "delete documents (id or ids[]) with their child documents (SiYuan keeps a copy in its history)", Policy: guarded, Destructive: true,
+	Name: "remove", Summary: "delete documents (id, ids[], notebook + path, or paths[]: storage paths) with their child documents (SiYuan keeps a copy in its history); one form per call: unlike upstream 0.6.8, which silently prefers one, mixed forms are refused", Policy: guarded, Destructive: true,
 	Dangerous: true, OffByDefault: true,
-	Example: map[string]any{"id": "20260812120000-docdocd", "validateOnly": true},
-	Validate: func(a *removeArgs) (err error) {
-		a.IDs, err = docIDs(a.ID, a.Given)
-		return err
-	},
-	Scope:   tools.Scope[removeArgs]{Touches: func(a removeArgs) []tools.Touch { return tools.OnBlocks(a.IDs, tools.LevelDelete) }},
+	Example:  map[string]any{"id": "20260812120000-docdocd", "validateOnly": true},
+	Validate: (*removeArgs).complete,
+	Scope: tools.Scope[removeArgs]{Touches: func(a removeArgs) []tools.Touch {
+		return docTouches(a.IDs, a.Notebook, tools.LevelDelete)
+	}},
 	Targets: func(a removeArgs) []string { return a.IDs },
 	State: func(ctx context.Context, env *tools.Env, a removeArgs) ([]DocState, error) {
 		return readDocStates(ctx, env, a.IDs, true)
 	},
-	Check: func(_ removeArgs, sts []DocState) error {
+	Check: func(a removeArgs, sts []DocState) error {
+		if err := checkAll(sts, a.At); err != nil {
+			return err
+		}
 		for _, st := range sts {
 			if err := checkDoc(st.docLoc, "id"); err != nil {
 				return err
@@ -250,7 +370,11 @@ var remove = tools.Write[removeArgs, []DocState]{
 				return nil, tools.WriteFailure(err, i > 0)
 			}
 		}
-		return tools.Payload{"ids": ids, "removed": len(ids)}, nil
+		p := tools.Payload{"ids": ids, "removed": len(ids)}
+		if a.Paths != nil || a.Path != "" {
+			p["paths"] = append(slices.Clone(a.Paths), nonEmpty(a.Path)...)
+		}
+		return p, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a removeArgs, p tools.Payload) (any, error) {
 		// Removal is proven by the block tree saying the document does not
@@ -268,20 +392,29 @@ var remove = tools.Write[removeArgs, []DocState]{
 }
 
 var move = tools.Write[moveArgs, DocMoveState]{
-	Name: "move", Summary: "move documents (fromIDs) under a document or to a notebook's root (toID)", Policy: structure, Destructive: true, Dangerous: true,
+	Name: "move", Summary: "move documents (fromIDs, or fromPaths: storage paths) under a document or to a notebook's root (toID, or toNotebook + toPath: the parent's storage path, / for the root)", Policy: structure, Destructive: true, Dangerous: true,
 	Example:  map[string]any{"fromIDs": []string{"20260812120000-docdocd"}, "toID": "20260812115959-nbnbnbn", "validateOnly": true},
-	Validate: func(a *moveArgs) error { return checkMoveArgs(*a) },
-	Scope:    tools.Scope[moveArgs]{Touches: func(a moveArgs) []tools.Touch { return either(a.targets(), tools.LevelWrite) }},
-	Targets:  moveArgs.targets,
+	Validate: (*moveArgs).complete,
+	Scope: tools.Scope[moveArgs]{Touches: func(a moveArgs) []tools.Touch {
+		return docTouches(a.targets(), a.ToNotebook, tools.LevelWrite)
+	}},
+	Targets: moveArgs.targets,
 	State: func(ctx context.Context, env *tools.Env, a moveArgs) (DocMoveState, error) {
 		return readDocMoveState(ctx, env, a.FromIDs, a.ToID)
 	},
-	Check: func(_ moveArgs, st DocMoveState) error { return st.check() },
+	Check: func(a moveArgs, st DocMoveState) error { return st.check(a) },
 	Execute: func(ctx context.Context, env *tools.Env, a moveArgs, _ DocMoveState) (tools.Payload, error) {
 		if err := env.Kernel.MoveDocsByID(ctx, a.FromIDs, a.ToID); err != nil {
 			return nil, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"fromIDs": a.FromIDs, "toID": a.ToID, "moved": len(a.FromIDs)}, nil
+		p := tools.Payload{"fromIDs": a.FromIDs, "toID": a.ToID, "moved": len(a.FromIDs)}
+		if a.FromPaths != nil {
+			p["fromPaths"] = a.FromPaths
+		}
+		if a.ToPath != "" {
+			p["toNotebook"], p["toPath"] = a.ToNotebook, a.ToPath
+		}
+		return p, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a moveArgs, p tools.Payload) (any, error) {
 		return tools.Await(ctx, func(ctx context.Context) (DocMoveState, error) { return readDocMoveState(ctx, env, a.FromIDs, a.ToID) },

@@ -335,12 +335,14 @@ func expectCreate(a createArgs) createExpect {
 
 // createArgs are document.create's arguments.
 type createArgs struct {
-	Notebook   string  `arg:"notebook" help:"the notebook" id:""`
-	Path       string  `arg:"path" help:"human path of the new document, like /Inbox/Weekly Note (missing parents are created empty)"`
-	ParentID   string  `arg:"parentID" help:"the parent document (or a notebook id for its root)" id:""`
-	ParentPath string  `arg:"parentPath" help:"with notebook: the parent as a human path (/Inbox) or a storage path (/20260812120000-abcdefg.sy)"`
-	TitleArg   *string `arg:"title" help:"the title, with parentID or parentPath"`
-	Markdown   string  `arg:"markdown" help:"the body; omit for an empty document" default:""`
+	Notebook   string   `arg:"notebook" help:"the notebook" id:""`
+	Path       string   `arg:"path" help:"human path of the new document, like /Inbox/Weekly Note (missing parents are created empty)"`
+	ParentID   string   `arg:"parentID" help:"the parent document (or a notebook id for its root)" id:""`
+	ParentPath string   `arg:"parentPath" help:"with notebook: the parent as a human path (/Inbox) or a storage path (/20260812120000-abcdefg.sy)"`
+	TitleArg   *string  `arg:"title" help:"the title, with parentID or parentPath"`
+	Markdown   string   `arg:"markdown" help:"the body; omit for an empty document" default:""`
+	Icon       string   `arg:"icon" help:"the new document's icon: an emoji code point in hex like 1f4d4 (📔; preferred: a raw emoji may not render), or a custom icon path; set with the document and read back"`
+	Sorts      []string `arg:"sorts" help:"accepted and ignored: upstream 0.6.8 keeps it for older callers and does not use it either"`
 	// Title is the title given; HasTitle whether one was.
 	Title    string
 	HasTitle bool
@@ -497,13 +499,59 @@ func checkPermutation(ordered []string, children []reorderChild) error {
 	return failure.Invalid("orderedIDs must list every visible child document exactly once (%s)", strings.Join(parts, "; "))
 }
 
-// moveArgs are document.move's arguments.
+// moveArgs are document.move's arguments: the documents (fromIDs, or
+// fromPaths: storage paths) and the new parent (toID, or toNotebook +
+// toPath: a storage path, or / for the notebook's root).
 type moveArgs struct {
-	FromIDs []string `arg:"fromIDs" help:"the documents to move" id:"" required:""`
-	ToID    string   `arg:"toID" help:"the new parent: a document, or a notebook for its root" id:"" required:""`
+	GivenIDs   []string `arg:"fromIDs" help:"the documents to move" id:""`
+	FromPaths  []string `arg:"fromPaths" help:"the documents to move, by storage path (document lookup answers them; 1 to 50, as fromIDs)"`
+	GivenTo    string   `arg:"toID" help:"the new parent: a document, or a notebook for its root" id:""`
+	ToNotebook string   `arg:"toNotebook" help:"with toPath: the notebook to move into" id:""`
+	ToPath     string   `arg:"toPath" help:"with toNotebook: the new parent's storage path, or / for the notebook's root"`
+	// FromIDs and ToID are the documents and the new parent, from either
+	// form; From and To where the storage paths say they are.
+	FromIDs []string
+	ToID    string
+	From    []storageRef
+	To      *storageRef
 }
 
 func (a moveArgs) targets() []string { return append(slices.Clone(a.FromIDs), a.ToID) }
+
+// complete reads the two forms of each end into ids.
+func (a *moveArgs) complete() error {
+	switch {
+	case (a.GivenIDs != nil) == (a.FromPaths != nil):
+		return failure.Invalid("pass the documents as fromIDs or as fromPaths (storage paths), one of them")
+	case a.FromPaths != nil:
+		if len(a.FromPaths) == 0 || len(a.FromPaths) > 50 {
+			return failure.Invalid("fromPaths must hold 1 to 50 documents")
+		}
+		var err error
+		if a.FromIDs, a.From, err = refsAtPaths("fromPaths", "", a.FromPaths); err != nil {
+			return err
+		}
+	default:
+		a.FromIDs = a.GivenIDs
+	}
+	switch {
+	case a.GivenTo != "" && (a.ToNotebook != "" || a.ToPath != ""):
+		return failure.Invalid("pass the new parent as toID or as toNotebook + toPath, one of them")
+	case a.GivenTo != "":
+		a.ToID = a.GivenTo
+	case a.ToNotebook == "" || a.ToPath == "":
+		return failure.Invalid("pass the new parent: toID, or toNotebook + toPath (a storage path, or / for the notebook's root)")
+	case a.ToPath == "/":
+		a.ToID = a.ToNotebook
+	default:
+		id, err := docAtPath("toPath", a.ToPath)
+		if err != nil {
+			return err
+		}
+		a.ToID, a.To = id, &storageRef{ID: id, Notebook: a.ToNotebook, Path: a.ToPath}
+	}
+	return checkMoveArgs(*a)
+}
 
 func checkMoveArgs(a moveArgs) error {
 	from, to := a.FromIDs, a.ToID
@@ -513,7 +561,7 @@ func checkMoveArgs(a moveArgs) error {
 	seen := map[string]bool{}
 	for _, id := range from {
 		if seen[id] {
-			return failure.Invalid("fromIDs lists %s twice", id)
+			return failure.Invalid("the documents to move name %s twice", id)
 		}
 		seen[id] = true
 		if id == to {
@@ -580,8 +628,24 @@ func readDocMoveState(ctx context.Context, env *tools.Env, from []string, to str
 	return st, nil
 }
 
-// check refuses a move the kernel would refuse or silently skip.
-func (st DocMoveState) check() error {
+// check refuses a move the kernel would refuse or silently skip, and one
+// whose storage paths do not name the documents where they are.
+func (st DocMoveState) check(a moveArgs) error {
+	for _, ref := range a.From {
+		i := slices.Index(a.FromIDs, ref.ID)
+		if err := checkAt(st.Docs[i], ref); err != nil {
+			return err
+		}
+	}
+	if a.ToPath == "/" && (st.Target.Missing || st.Target.Kind != "notebook") {
+		return failure.Missing("notebook", a.ToNotebook)
+	}
+	if to := a.To; to != nil {
+		t := st.Target
+		if t.Missing || t.Kind != "document" || t.Notebook != to.Notebook || t.Path != to.Path {
+			return failure.New(failure.NotFound, "toPath: no document at storage path %s in notebook %s", to.Path, to.Notebook)
+		}
+	}
 	switch {
 	case st.Target.Block:
 		return failure.Invalid("toID %s is a block inside a document, neither a notebook nor a document", st.Target.ID)
