@@ -40,27 +40,46 @@ func blockType(dom string) string {
 // splitIAL: see markup (fs.replace shares it).
 func splitIAL(kd string) (body, ial string) { return markup.SplitIAL(kd) }
 
-// replaceEdit is a planned block.replace.
+// replaceEdit is a planned block.replace: the block's body before and
+// after the edits, and how many occurrences each edit replaced.
 type replaceEdit struct {
 	body, newBody string
-	count         int
+	counts        []int
 }
 
-// replaceArgs are block.replace's arguments.
+// replaced is how many occurrences the edits replaced in all.
+func (e replaceEdit) replaced() int {
+	n := 0
+	for _, c := range e.counts {
+		n += c
+	}
+	return n
+}
+
+// maxReplaceEdits bounds one call's edits, as fs.replace's.
+const maxReplaceEdits = 64
+
+// replaceArgs are block.replace's arguments: one edit given flat (old,
+// new, replaceAll) or edit, one object or a list of them (upstream
+// 0.6.8's form).
 type replaceArgs struct {
-	ID         string `arg:"id" help:"the block" id:"" required:""`
-	Old        string `arg:"old" help:"the exact text to replace, as get_kramdown shows it; must occur once unless replaceAll" required:""`
-	New        string `arg:"new" help:"the replacement (may be empty)" required:""`
-	ReplaceAll bool   `arg:"replaceAll" help:"replace every occurrence" default:"false"`
+	ID         string           `arg:"id" help:"the block" id:"" required:""`
+	Edit       []map[string]any `arg:"edit" help:"{\"old\":..., \"new\":..., \"replace_all\":false} or a list of them (at most 64), applied in order, each on the text the ones before it left; each old must occur (once unless replace_all); all or nothing" oneOrMore:""`
+	Old        *string          `arg:"old" help:"one edit, without edit: the exact text to replace, as get_kramdown shows it; must occur once unless replaceAll"`
+	New        *string          `arg:"new" help:"with old: the replacement (may be empty)"`
+	ReplaceAll bool             `arg:"replaceAll" help:"with old: replace every occurrence" default:"false"`
+	// Edits are the edits asked, from old/new or from edit.
+	Edits []markup.TextEdit
 }
 
-// planReplace checks the edit against the block's current state. The
-// check that the edit keeps one block parses the new text; Execute, whose
-// state already passed that check, skips it (keepsOneBlock false) so that
-// nothing heavy runs after the ledger recorded the write as executing.
+// planReplace checks the edits against the block's current state, in
+// order, each on the text the ones before it left. The check that the
+// result is one block parses the new text; Execute, whose state already
+// passed that check, skips it (keepsOneBlock false) so that nothing heavy
+// runs after the ledger recorded the write as executing.
 func planReplace(st kernelview.BlockState, a replaceArgs, keepsOneBlock bool) (replaceEdit, error) {
 	var e replaceEdit
-	id, old, repl := a.ID, a.Old, a.New
+	id := a.ID
 	if st.Missing {
 		return e, failure.Missing("block", id)
 	}
@@ -69,18 +88,29 @@ func planReplace(st kernelview.BlockState, a replaceArgs, keepsOneBlock bool) (r
 			"super blocks, databases or containers such as lists and quotes: target the paragraph inside)", id, strings.TrimPrefix(typ, "Node"))
 	}
 	e.body, _ = splitIAL(st.Kramdown)
-	e.count = strings.Count(e.body, old)
-	switch {
-	case e.count == 0:
-		return e, failure.Invalid("old does not occur in block %s", id)
-	case e.count > 1 && !a.ReplaceAll:
-		return e, failure.Invalid("old occurs %d times in block %s: pass replaceAll:true or a longer old that occurs once", e.count, id)
+	text := e.body
+	for i, ed := range a.Edits {
+		which := "old"
+		if len(a.Edits) > 1 || a.Old == nil {
+			which = fmt.Sprintf("edit #%d's old", i+1)
+		}
+		count := strings.Count(text, ed.Old)
+		switch {
+		case count == 0 && i > 0:
+			return e, failure.Invalid("%s does not occur in block %s once the edits before it are applied", which, id)
+		case count == 0:
+			return e, failure.Invalid("%s does not occur in block %s", which, id)
+		case count > 1 && !ed.ReplaceAll:
+			return e, failure.Invalid("%s occurs %d times in block %s: pass replace_all:true (flat: replaceAll) or a longer old that occurs once", which, count, id)
+		}
+		n := 1
+		if ed.ReplaceAll {
+			n = -1
+		}
+		text = strings.Replace(text, ed.Old, ed.New, n)
+		e.counts = append(e.counts, count)
 	}
-	n := 1
-	if a.ReplaceAll {
-		n = -1
-	}
-	e.newBody = strings.Replace(e.body, old, repl, n)
+	e.newBody = text
 	if strings.TrimSpace(e.newBody) == "" {
 		return e, failure.Invalid("the edit would leave block %s empty: delete it with block.delete instead", id)
 	}
@@ -93,13 +123,37 @@ func planReplace(st kernelview.BlockState, a replaceArgs, keepsOneBlock bool) (r
 	return e, nil
 }
 
+// parseReplace reads the edits: flat old/new or edit, never both.
 func parseReplace(r *replaceArgs) error {
-	if r.Old == "" {
+	raw := r.Edit
+	switch {
+	case raw != nil && (r.Old != nil || r.New != nil || r.ReplaceAll):
+		return failure.Invalid("give either edit or old/new/replaceAll, not both")
+	case raw != nil:
+		if len(raw) == 0 || len(raw) > maxReplaceEdits {
+			return failure.Invalid("edit must hold 1 to %d edits, got %d", maxReplaceEdits, len(raw))
+		}
+		for i, m := range raw {
+			e, err := markup.ParseEdit(i, m)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(e.New, "{:") {
+				return failure.Invalid("edit #%d: new must not contain an attribute list ({: ...}); set attributes with set_attrs", i+1)
+			}
+			r.Edits = append(r.Edits, e)
+		}
+		return nil
+	case r.Old == nil && r.New == nil:
+		return failure.Invalid("missing argument \"edit\": {\"old\":...,\"new\":...} or a list of them (or old and new)")
+	case r.Old == nil || *r.Old == "":
 		return failure.Invalid("old must not be empty")
-	}
-	if strings.Contains(r.New, "{:") {
+	case r.New == nil:
+		return failure.Invalid("old needs new (the replacement; may be empty)")
+	case strings.Contains(*r.New, "{:"):
 		return failure.Invalid("new must not contain an attribute list ({: ...}); set attributes with set_attrs")
 	}
+	r.Edits = []markup.TextEdit{{Old: *r.Old, New: *r.New, ReplaceAll: r.ReplaceAll}}
 	return nil
 }
 
@@ -129,7 +183,7 @@ func textDigest(s string) string {
 }
 
 var replace = tools.WriteWith[replaceArgs, states, replaceDigests]{Write: tools.Write[replaceArgs, states]{
-	Name: "replace", Summary: "exact text edit inside one paragraph or heading: replace old with new in its kramdown (once, or every occurrence with replaceAll); attributes are kept",
+	Name: "replace", Summary: "exact text edits inside one paragraph or heading: replace old with new in its kramdown (once, or every occurrence with replaceAll), or apply edit (one {old, new, replace_all} or a list, in order, all or nothing); attributes are kept",
 	Policy:   strict.WritePolicy{Class: strict.Mutation, Precondition: strict.ExpectedStateHash},
 	Example:  map[string]any{"id": "20260812120000-abcdefg", "old": "teh", "new": "the", "validateOnly": true},
 	Validate: parseReplace,
@@ -168,7 +222,11 @@ var replace = tools.WriteWith[replaceArgs, states, replaceDigests]{Write: tools.
 				check.applied = textDigest(t)
 			}
 		}
-		return tools.Payload{"id": a.ID, "replaced": edit.count}, check, nil
+		p := tools.Payload{"id": a.ID, "replaced": edit.replaced()}
+		if a.Edit != nil {
+			p["edits"] = len(edit.counts)
+		}
+		return p, check, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a replaceArgs, _ tools.Payload, check replaceDigests) (any, error) {
 		expect, applied := check.expect, check.applied

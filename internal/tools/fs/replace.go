@@ -24,11 +24,8 @@ import (
 // is an edit with no match, and one with several matches without
 // replace_all. Only the blocks whose text changes are written, each once.
 
-// textEdit is one exact edit.
-type textEdit struct {
-	Old, New   string
-	ReplaceAll bool
-}
+// textEdit is one exact edit (block.replace takes the same).
+type textEdit = markup.TextEdit
 
 // replaceArgs are fs.replace's arguments.
 type replaceArgs struct {
@@ -74,7 +71,7 @@ func (r *replaceArgs) parse() error {
 		return failure.Invalid("at most %d edits per call, got %d", maxEdits, len(raw))
 	}
 	for i, m := range raw {
-		e, err := parseEdit(i, m)
+		e, err := markup.ParseEdit(i, m)
 		if err != nil {
 			return err
 		}
@@ -84,38 +81,6 @@ func (r *replaceArgs) parse() error {
 		r.Edits = append(r.Edits, e)
 	}
 	return nil
-}
-
-// parseEdit reads one edit object: old (non-empty), new, replace_all (or
-// replaceAll).
-func parseEdit(i int, m map[string]any) (textEdit, error) {
-	var e textEdit
-	old, ok := m["old"].(string)
-	if !ok || old == "" {
-		return e, failure.Invalid("edit #%d needs old, a non-empty string", i+1)
-	}
-	repl, ok := m["new"].(string)
-	if !ok {
-		return e, failure.Invalid("edit #%d needs new, a string (may be empty)", i+1)
-	}
-	e.Old, e.New = old, repl
-	for _, k := range []string{"replace_all", "replaceAll"} {
-		switch v := m[k].(type) {
-		case nil:
-		case bool:
-			e.ReplaceAll = e.ReplaceAll || v
-		default:
-			return e, failure.Invalid("edit #%d: %s must be a boolean", i+1, k)
-		}
-	}
-	for k := range m {
-		switch k {
-		case "old", "new", "replace_all", "replaceAll":
-		default:
-			return e, failure.Invalid("edit #%d has an unknown field %q (old, new, replace_all)", i+1, k)
-		}
-	}
-	return e, nil
 }
 
 // skippedBlock is a complex block the edits did not look into.
