@@ -116,6 +116,34 @@ func (c *Client) BatchUpdateBlock(ctx context.Context, blocks []BlockUpdate) ([]
 	return txs, nil
 }
 
+// BatchInsertBlock inserts several entries, each as InsertBlock would, in
+// one call: the kernel checks every entry before it applies any (a bad id,
+// a leaf parentID, bad data fail the whole call with nothing written),
+// then applies them in order, one transaction each, and answers them in
+// that order. An entry whose anchor does not exist inserts nothing and is
+// answered with an empty id, as InsertBlock's.
+func (c *Client) BatchInsertBlock(ctx context.Context, blocks []InsertBlockRequest) ([]Transaction, error) {
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("%w: %s needs at least one block", ErrInvalidArgument, endpoint.BatchInsertBlock)
+	}
+	for _, b := range blocks {
+		if err := checkDataType(endpoint.BatchInsertBlock, b.DataType); err != nil {
+			return nil, err
+		}
+		if b.NextID == "" && b.PreviousID == "" && b.ParentID == "" {
+			return nil, invalidArg(endpoint.BatchInsertBlock, "every entry needs one of nextID, previousID or parentID")
+		}
+	}
+	req := struct {
+		Blocks []InsertBlockRequest `json:"blocks"`
+	}{blocks}
+	var txs []Transaction
+	if err := c.invoke(ctx, endpoint.BatchInsertBlock, req, &txs); err != nil {
+		return nil, err
+	}
+	return txs, nil
+}
+
 // DeleteBlock deletes a block. The kernel queues the deletion without
 // waiting for it and answers code 0 even for an unknown ID; verify with
 // CheckBlockExist when it matters.

@@ -185,3 +185,40 @@ func checkBatchInsertErrors(t *testing.T, s *suite) {
 	s.flush(t)
 	requireOrder(t, "doc untouched by refused batches", s.childIDs(t, doc), ps)
 }
+
+// checkBatchInsertSharedAnchor: entries that share an anchor are each
+// placed right at it when applied, in order: before a nextID they keep
+// their order; after a previousID, and first in a parentID, the later
+// entry lands before the earlier one (block.insert's blocks[] sends those
+// last first to keep the order the call gave).
+func checkBatchInsertSharedAnchor(t *testing.T, s *suite) {
+	for _, c := range []struct {
+		anchor string
+		// want is the children after the batch, by index: -1, -2 the
+		// first and second entry's block, 0, 1 the paragraphs.
+		want []int
+	}{
+		{"previousID", []int{0, -2, -1, 1}},
+		{"nextID", []int{0, -1, -2, 1}},
+		{"parentID", []int{-2, -1, 0, 1}},
+	} {
+		doc, ps := s.docWithParas(t, "batchshared-"+randWord(6), "a", "b")
+		id := map[string]string{"previousID": ps[0], "nextID": ps[1], "parentID": doc}[c.anchor]
+		ops := s.batchCall(t, "/api/block/batchInsertBlock", []map[string]string{
+			{c.anchor: id, "dataType": "markdown", "data": "first"},
+			{c.anchor: id, "dataType": "markdown", "data": "second"},
+		})
+		var want []string
+		for _, i := range c.want {
+			switch i {
+			case -1:
+				want = append(want, ops[0].ID)
+			case -2:
+				want = append(want, ops[1].ID)
+			default:
+				want = append(want, ps[i])
+			}
+		}
+		requireOrder(t, "two entries sharing "+c.anchor, s.childIDs(t, doc), want)
+	}
+}

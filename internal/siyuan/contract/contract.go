@@ -242,6 +242,7 @@ var checks = []check{
 	{"block_batch_append_prepend", checkBatchAppendPrepend},
 	{"block_batch_insert", checkBatchInsert},
 	{"block_batch_insert_errors", checkBatchInsertErrors},
+	{"block_batch_insert_shared_anchor_order", checkBatchInsertSharedAnchor},
 	{"block_update_unknown_id_is_tree_not_found", checkUpdateUnknown},
 	{"block_batch_reads_equal_single_reads", checkBatchReadsEqualSingle},
 	{"block_indexes_place_blocks_in_the_first_ones_document", checkBlocksIndexes},

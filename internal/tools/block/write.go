@@ -457,18 +457,6 @@ func (a containerArgs) insert() insertArgs {
 	return insertArgs{Anchors: anchorsGiven("parentID", a.ParentID), DataType: a.DataType, Data: a.Data}
 }
 
-// insertAtArgs are insert's: one or more anchors and the content.
-type insertAtArgs struct {
-	PreviousID string `arg:"previousID" help:"insert after this block" id:""`
-	NextID     string `arg:"nextID" help:"insert before this block" id:""`
-	ParentID   string `arg:"parentID" help:"insert as the first child of this container" id:""`
-	requiredData
-}
-
-func (a insertAtArgs) insert() insertArgs {
-	return insertArgs{Anchors: anchorsGiven("previousID", a.PreviousID, "nextID", a.NextID, "parentID", a.ParentID), DataType: a.DataType, Data: a.Data}
-}
-
 // anchorsGiven are the anchors (name, id pairs) with an id.
 func anchorsGiven(pairs ...string) map[string]string {
 	out := map[string]string{}
@@ -516,7 +504,7 @@ func checkAnchors(_ insertArgs, st []anchor) error {
 	return nil
 }
 
-// insertWrite is the additive write shared by append, prepend and insert:
+// insertWrite is the additive write shared by append and prepend:
 // the new ids come back, and the readback proves they exist.
 func insertWrite[A inserting](name, summary string, anchors []string,
 	call func(context.Context, *siyuan.Client, insertArgs) ([]siyuan.Transaction, error)) tools.WriteWith[A, []anchor, []string] {
@@ -575,11 +563,4 @@ var prependBlock = insertWrite[containerArgs]("prepend", "add blocks as the firs
 	[]string{"parentID"},
 	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
 		return c.PrependBlock(ctx, a.DataType, a.Data, a.Anchors["parentID"])
-	})
-
-var insertBlock = insertWrite[insertAtArgs]("insert", "add blocks after previousID, before nextID, or first in parentID",
-	[]string{"previousID", "nextID", "parentID"},
-	func(ctx context.Context, c *siyuan.Client, a insertArgs) ([]siyuan.Transaction, error) {
-		return c.InsertBlock(ctx, siyuan.InsertBlockRequest{DataType: a.DataType, Data: a.Data,
-			PreviousID: a.Anchors["previousID"], NextID: a.Anchors["nextID"], ParentID: a.Anchors["parentID"]})
 	})
