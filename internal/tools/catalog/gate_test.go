@@ -197,6 +197,8 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"flashcard.create_card":             {map[string]any{"deckID": "", "blockIDs": []string{b0}}, write},
 		"flashcard.remove_card":             {map[string]any{"deckID": "", "blockIDs": []string{b1}}, del},
 		"extension.list":                    {map[string]any{}, free},
+		"extension.validate_package": {map[string]any{"package": map[string]any{"type": "theme", "manifest": map[string]any{"name": "t", "modes": []any{"dark"}},
+			"files": map[string]any{"theme.css": "a{}"}}}, free},
 	}
 	// Calls that reach every notebook at once are refused while one is
 	// hidden, whatever they name (a policy-only refusal).

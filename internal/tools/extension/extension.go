@@ -16,6 +16,9 @@
 // every notebook readable and a forwarded tool with effects rw on every
 // notebook; while a notebook is hidden from agents every forward is
 // refused, without naming it.
+//
+// validate_package is Sisyphus's own diagnostic, never forwarded: it
+// checks a package given inline.
 package extension
 
 import (
@@ -37,8 +40,10 @@ func Tool() *tools.Tool {
 			"Plugin tools are exposed by default; native SiYuan tools only with includeNativeTools, and only a read allowlist. " +
 			"A tool that does not declare readOnlyHint may change anything: a person confirms each call, it has no preflight, " +
 			"is sent once and never retried, and answers writeSafetyGuaranteed:false. Forwarded reads need every notebook readable, " +
-			"forwarded tools with effects rw on every notebook; none runs while a notebook is hidden.",
-		Actions: []*tools.Action{b.listAction()},
+			"forwarded tools with effects rw on every notebook; none runs while a notebook is hidden. " +
+			"validate_package (a package given inline) is a read-only diagnostic: " +
+			"it reads no path of the host and installs, enables, reloads or calls nothing.",
+		Actions: []*tools.Action{b.listAction(), validatePkg.Action()},
 		Dynamic: b,
 	}
 }
