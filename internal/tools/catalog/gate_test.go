@@ -199,6 +199,7 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"extension.list":                    {map[string]any{}, free},
 		"extension.validate_package": {map[string]any{"package": map[string]any{"type": "theme", "manifest": map[string]any{"name": "t", "modes": []any{"dark"}},
 			"files": map[string]any{"theme.css": "a{}"}}}, free},
+		"extension.diagnose_plugin_mcp": {map[string]any{"pluginName": "none"}, free},
 	}
 	// Calls that reach every notebook at once are refused while one is
 	// hidden, whatever they name (a policy-only refusal).

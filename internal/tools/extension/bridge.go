@@ -28,7 +28,7 @@ const selfPrefix = "plugin__siyuan_plugins_mcp_sisyphus__"
 
 // reserved are the extension tool's own action names: a discovered tool
 // with one of them is reported, never exposed.
-var reserved = map[string]bool{"help": true, "list": true, "validate_package": true}
+var reserved = map[string]bool{"help": true, "list": true, "validate_package": true, "diagnose_plugin_mcp": true}
 
 // entry is one discovered tool and what Sisyphus makes of it.
 type entry struct {

@@ -17,8 +17,10 @@
 // notebook; while a notebook is hidden from agents every forward is
 // refused, without naming it.
 //
-// validate_package is Sisyphus's own diagnostic, never forwarded: it
-// checks a package given inline.
+// Two actions are Sisyphus's own diagnostics, never forwarded:
+// validate_package checks a package given inline, and
+// diagnose_plugin_mcp explains why one plugin's tools are or are not
+// exposed here.
 package extension
 
 import (
@@ -41,9 +43,9 @@ func Tool() *tools.Tool {
 			"A tool that does not declare readOnlyHint may change anything: a person confirms each call, it has no preflight, " +
 			"is sent once and never retried, and answers writeSafetyGuaranteed:false. Forwarded reads need every notebook readable, " +
 			"forwarded tools with effects rw on every notebook; none runs while a notebook is hidden. " +
-			"validate_package (a package given inline) is a read-only diagnostic: " +
-			"it reads no path of the host and installs, enables, reloads or calls nothing.",
-		Actions: []*tools.Action{b.listAction(), validatePkg.Action()},
+			"validate_package (a package given inline) and diagnose_plugin_mcp (one plugin's tools) are read-only diagnostics: " +
+			"neither reads a path of the host, installs, enables, reloads or calls anything.",
+		Actions: []*tools.Action{b.listAction(), validatePkg.Action(), b.diagnoseAction()},
 		Dynamic: b,
 	}
 }

@@ -112,6 +112,7 @@ func TestSelect(t *testing.T) {
 		{Name: "plugin__a__write", Source: "plugin", InputSchema: schema},                     // plugin effect
 		{Name: "list", Source: "plugin"},                                                      // reserved
 		{Name: "validate_package", Source: "native", ReadOnlyHint: true},                      // reserved: Sisyphus's own
+		{Name: "diagnose_plugin_mcp", Source: "plugin"},                                       // reserved: Sisyphus's own
 		{Name: "remote", Source: "mcp"},                                                       // another server's
 		{Name: "plugin__siyuan_plugins_mcp_sisyphus__fs", Source: "plugin"},                   // upstream's own
 		{Name: "", Source: "plugin"},                                                          // nameless
@@ -121,7 +122,7 @@ func TestSelect(t *testing.T) {
 		exposable bool
 		class     strict.Class
 	}{
-		"document": {false, 0}, "list": {false, 0}, "validate_package": {false, 0}, "plugin__a__read": {true, strict.Read},
+		"document": {false, 0}, "list": {false, 0}, "validate_package": {false, 0}, "diagnose_plugin_mcp": {false, 0}, "plugin__a__read": {true, strict.Read},
 		"plugin__a__write": {true, strict.Read}, "search": {true, strict.Read}, "web_fetch": {false, 0}, "web_search": {true, strict.Read},
 	}
 	if len(got) != len(want) {
