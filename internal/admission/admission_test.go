@@ -368,6 +368,9 @@ func TestReadBudget(t *testing.T) {
 	call := admit(t, c, Request{Lane: LaneRead})
 	waitErr(t, started(call))
 	b := call.Budget()
+	if calls, bytes := b.Left(); calls != 128 || bytes != 8<<20 {
+		t.Fatalf("left before any read: %d calls, %d bytes", calls, bytes)
+	}
 	for i := 0; i < 128; i++ {
 		if err := b.ChargeCall("/api/x"); err != nil {
 			t.Fatalf("call %d: %v", i+1, err)
@@ -386,7 +389,13 @@ func TestReadBudget(t *testing.T) {
 
 	call = admit(t, c, Request{Lane: LaneRead})
 	waitErr(t, started(call))
-	if err := call.Budget().ChargeBytes("/api/x", 8<<20); err != nil {
+	if err := call.Budget().ChargeBytes("/api/x", 8<<20-10); err != nil {
+		t.Fatal(err)
+	}
+	if calls, bytes := call.Budget().Left(); calls != 128 || bytes != 10 {
+		t.Fatalf("left after 8 MiB - 10 bytes: %d calls, %d bytes", calls, bytes)
+	}
+	if err := call.Budget().ChargeBytes("/api/x", 10); err != nil {
 		t.Fatal(err)
 	}
 	if err := call.Budget().ChargeBytes("/api/x", 1); err == nil || call.Budget().Exceeded().Limit != "bytes" {

@@ -97,5 +97,12 @@ func (b *Budget) Exceeded() *BudgetError {
 	return b.exceeded.Load()
 }
 
+// Left returns the kernel calls and bytes the read may still use (0 once
+// spent): a read that can stop early and say where to continue (a
+// paginated export) asks it instead of failing past the budget.
+func (b *Budget) Left() (calls, bytes int64) {
+	return max(b.maxCalls-b.calls.Load(), 0), max(b.maxBytes-b.bytes.Load(), 0)
+}
+
 // Used returns the kernel calls and bytes charged so far.
 func (b *Budget) Used() (calls, bytes int64) { return b.calls.Load(), b.bytes.Load() }

@@ -230,6 +230,13 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		res.Meta = map[string]any{MetaTaskID: d.TaskID}
 		return res
 	}
+	if img, ok := v.(*tools.Image); ok {
+		// The metadata as every answer is sent, then the image for the
+		// model to look at.
+		res := mcp.StructuredResult(img.Meta)
+		res.Content = append(res.Content, mcp.ImageContent(img.Data, img.MimeType))
+		return res
+	}
 	return mcp.StructuredResult(v)
 }
 
