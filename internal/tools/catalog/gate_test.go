@@ -153,6 +153,8 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"file.list_unused_assets":           {map[string]any{}, free},
 		"file.get_doc_assets":               {map[string]any{"id": doc}, read},
 		"file.get_image_ocr_text":           {map[string]any{"path": "assets/x.png"}, free},
+		"file.read_image":                   {map[string]any{"path": "assets/x.png", "id": doc}, read},
+		"file.export_markdown_snapshot":     {map[string]any{"notebookID": nb, "roots": []string{"/"}}, read},
 		"file.remove_unused_assets":         {map[string]any{}, free},
 		"file.rename_asset":                 {map[string]any{"oldPath": "assets/x.png", "newName": "y"}, free},
 		"file.delete_asset":                 {map[string]any{"path": "assets/x.png"}, free},

@@ -36,7 +36,8 @@ func Tool() *tools.Tool {
 		Title: "Files: assets, templates, exports",
 		Description: "SiYuan's files: upload an asset (an image, a PDF) from a local file, rename or delete assets, list unused ones and a document's; " +
 			"list, read, create, update, delete and render templates, or save a document as one; export a document as Markdown, " +
-			"resources as a ZIP, or a document with its assets to a local folder. Writes are strict: call with validateOnly:true first, " +
+			"a notebook's documents as paginated Markdown with digests, resources as a ZIP, or a document with its assets to a local folder; " +
+			"show the model an image a document links. Writes are strict: call with validateOnly:true first, " +
 			"then repeat with the requestId (and the credential) it returns; exports are external effects without a preflight.",
 		Actions: []*tools.Action{
 			uploadAsset.Action(),
@@ -45,6 +46,7 @@ func Tool() *tools.Tool {
 			exportMd.Action(), exportResources.Action(), extractDoc.Action(),
 			listUnusedAssets.Action(), getDocAssets.Action(), getImageOCRText.Action(),
 			removeUnusedAssets.Action(), renameAsset.Action(), deleteAsset.Action(),
+			readImage.Action(), exportMarkdownSnapshot.Action(),
 		},
 	}
 }

@@ -109,7 +109,8 @@ func wantAttemptedFalse(t *testing.T, e *failure.Error) {
 // rely on.
 func TestActionClasses(t *testing.T) {
 	tool := Tool()
-	reads := []string{"list_templates", "read_template", "render", "export_md", "list_unused_assets", "get_doc_assets", "get_image_ocr_text"}
+	reads := []string{"list_templates", "read_template", "render", "export_md", "list_unused_assets", "get_doc_assets", "get_image_ocr_text",
+		"read_image", "export_markdown_snapshot"}
 	for _, n := range reads {
 		a, ok := tool.Action(n)
 		if !ok || a.Policy.Class != strict.Read || a.Dangerous {
@@ -148,7 +149,7 @@ func TestActionClasses(t *testing.T) {
 			t.Errorf("create_template overwrite %v: %v", overwrite, got)
 		}
 	}
-	if got := len(tool.Actions); got != 17 {
+	if got := len(tool.Actions); got != 19 {
 		t.Errorf("%d actions", got)
 	}
 }
