@@ -41,7 +41,7 @@ var readImage = tools.Read[readImageArgs]{
 	Summary: "one image a document shows, as an MCP image block (base64 data and mimeType) for the model to look at, after a text block with its metadata " +
 		"(documentID, path, mimeType, bytes, sha256); only an image the document links is read, and only PNG, JPEG, GIF or WebP as their bytes show them " +
 		"(SVG is refused: it is a text document that may carry scripts and links, and models do not take it as an image). " +
-		"Its bytes count against the call's read budget (8 MiB by default, which the person may change) with no extra allowance, at most 20 MiB; a larger image is refused with read_budget_exceeded before it is read whole",
+		"Its bytes count against the call's read budget (8 MiB of kernel replies per read) with no extra allowance, at most 20 MiB; a larger image is refused with read_budget_exceeded before it is read whole",
 	Example:  map[string]any{"path": "assets/question-20260101000000-abcdefg.png", "id": "20260812120000-docdocd"},
 	Validate: parseReadImage,
 	Scope: tools.Scope[readImageArgs]{Resolve: func(ctx context.Context, env *tools.Env, a readImageArgs) ([]tools.Touch, error) {
