@@ -80,11 +80,13 @@ type Action struct {
 	resolves bool
 
 	// writeForm is the write a read becomes when its writeWhen argument
-	// is true (av.render with createIfNotExist): the same name, its own
+	// is true (av.render with createIfNotExist), or is writeValue
+	// (ensure_link_targets with mode "create"): the same name, its own
 	// class, parameters and steps.
-	writeForm *Action
-	writeWhen string
-	writeIf   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) (bool, error)
+	writeForm  *Action
+	writeWhen  string
+	writeValue string
+	writeIf    func(ctx context.Context, env *Env, fields map[string]json.RawMessage) (bool, error)
 
 	budget  func(env *Env) int
 	front   func(ctx context.Context, env *Env, fields map[string]json.RawMessage) error
@@ -180,6 +182,11 @@ type Read[A any] struct {
 	// and a creation with createIfNotExist:true. It takes the read's name.
 	WriteForm *Action
 	WriteWhen string
+	// WriteValue, when set, makes WriteWhen a string argument and the
+	// call the write when it has this value: upstream's
+	// document.ensure_link_targets is a read, and a creation with mode
+	// "create".
+	WriteValue string
 	// WriteIf, when set, decides further (with the kernel's help) whether
 	// a call whose WriteWhen argument is true is the write: upstream's
 	// render with createIfNotExist of a database that exists is a render.
@@ -202,7 +209,7 @@ func (r Read[A]) Action() *Action {
 	r.Scope.set(act)
 	if r.WriteForm != nil {
 		r.WriteForm.Name = r.Name
-		act.writeForm, act.writeWhen, act.writeIf = r.WriteForm, r.WriteWhen, r.WriteIf
+		act.writeForm, act.writeWhen, act.writeValue, act.writeIf = r.WriteForm, r.WriteWhen, r.WriteValue, r.WriteIf
 	}
 	return act
 }
@@ -213,9 +220,20 @@ func (a *Action) form(ctx context.Context, env *Env, fields map[string]json.RawM
 	if a.writeForm == nil {
 		return a, nil
 	}
-	var on bool
-	if raw, ok := fields[a.writeWhen]; !ok || json.Unmarshal(raw, &on) != nil || !on {
+	raw, ok := fields[a.writeWhen]
+	if !ok {
 		return a, nil
+	}
+	if a.writeValue == "" {
+		var on bool
+		if json.Unmarshal(raw, &on) != nil || !on {
+			return a, nil
+		}
+	} else {
+		var v string
+		if json.Unmarshal(raw, &v) != nil || v != a.writeValue {
+			return a, nil
+		}
 	}
 	if a.writeIf != nil {
 		w, err := a.writeIf(ctx, env, fields)
@@ -229,6 +247,22 @@ func (a *Action) form(ctx context.Context, env *Env, fields map[string]json.RawM
 // WriteForm returns the write a read becomes and the argument that makes
 // it so (nil, "" for most actions).
 func (a *Action) WriteForm() (*Action, string) { return a.writeForm, a.writeWhen }
+
+// WriteOn is the value of the WriteForm argument that makes the call the
+// write: true, or the string a WriteValue names.
+func (a *Action) WriteOn() any {
+	if a.writeValue != "" {
+		return a.writeValue
+	}
+	return true
+}
+
+// WriteCondition says when the call is its write form, as help shows it:
+// createIfNotExist: true, mode: "create".
+func (a *Action) WriteCondition() string {
+	v, _ := json.Marshal(a.WriteOn())
+	return a.writeWhen + ": " + string(v)
+}
 
 // Write declares a write whose arguments parse into A and whose state
 // reader returns S. The coordinator decides when each step runs:

@@ -33,6 +33,8 @@ func (t *Tool) InputSchema(v View) map[string]any {
 				if _, ok := users[p.Name]; !ok {
 					names = append(names, p.Name)
 					props[p.Name] = p.schema()
+				} else {
+					widenEnum(props[p.Name].(map[string]any), p.Enum)
 				}
 				if !slices.Contains(users[p.Name], a.Name) {
 					users[p.Name] = append(users[p.Name], a.Name)
@@ -52,6 +54,27 @@ func (t *Tool) InputSchema(v View) map[string]any {
 		"required":             []string{"action"},
 		"additionalProperties": false,
 	}
+}
+
+// widenEnum lets a schema shared by several actions take every value one
+// of them takes: an argument one action enumerates (get_doc's mode) may be
+// another's with other values (ensure_link_targets' mode), or with any.
+func widenEnum(s map[string]any, enum []string) {
+	have, ok := s["enum"].([]string)
+	if !ok {
+		return
+	}
+	if len(enum) == 0 {
+		delete(s, "enum")
+		return
+	}
+	have = slices.Clone(have) // the first user's Param holds it
+	for _, v := range enum {
+		if !slices.Contains(have, v) {
+			have = append(have, v)
+		}
+	}
+	s["enum"] = have
 }
 
 func (p Param) schema() map[string]any {
@@ -157,7 +180,7 @@ func (t *Tool) help(pol *Policy, strictOn bool, fields map[string]json.RawMessag
 				wparams = append(wparams, m)
 			}
 		}
-		out["writeForm"] = map[string]any{"when": a.writeWhen + ": true", "summary": w.Summary, "class": w.Policy.Class.String(),
+		out["writeForm"] = map[string]any{"when": a.WriteCondition(), "summary": w.Summary, "class": w.Policy.Class.String(),
 			"arguments": wparams, "example": w.example()}
 	}
 	return out, nil

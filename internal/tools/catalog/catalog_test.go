@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,33 @@ func TestSchemas(t *testing.T) {
 		}
 		if ro := tool.Annotations(all).ReadOnly; ro != reads {
 			t.Errorf("%s: readOnlyHint = %v", tool.Name, ro)
+		}
+		// An argument several actions share takes, in the one schema,
+		// every value each of them takes (get_doc's mode and
+		// ensure_link_targets' mode): a client checking calls against it
+		// must not refuse one.
+		for _, a := range tool.Actions {
+			forms := []*tools.Action{a}
+			if w, _ := a.WriteForm(); w != nil {
+				forms = append(forms, w)
+			}
+			for _, f := range forms {
+				for _, p := range f.Params {
+					prop, _ := props[p.Name].(map[string]any)
+					published, limited := prop["enum"].([]string)
+					if !limited {
+						continue
+					}
+					if len(p.Enum) == 0 {
+						t.Errorf("%s.%s: %s takes any value, the schema only %v", tool.Name, a.Name, p.Name, published)
+					}
+					for _, v := range p.Enum {
+						if !slices.Contains(published, v) {
+							t.Errorf("%s.%s: %s takes %q, the schema only %v", tool.Name, a.Name, p.Name, v, published)
+						}
+					}
+				}
+			}
 		}
 	}
 }

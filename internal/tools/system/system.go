@@ -92,8 +92,8 @@ func bootstrap(ctx context.Context, env *tools.Env, _ tools.NoArgs) (any, error)
 			case strict.External:
 				external = append(external, full)
 			}
-			if w, when := a.WriteForm(); w != nil && w.Policy.Class == strict.Additive {
-				additive = append(additive, full+" ("+when+")")
+			if w, _ := a.WriteForm(); w != nil && w.Policy.Class == strict.Additive {
+				additive = append(additive, full+" ("+a.WriteCondition()+")")
 			}
 		}
 	}
