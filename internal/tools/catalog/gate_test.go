@@ -96,6 +96,7 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"document.get_child_blocks":     {map[string]any{"id": doc}, read},
 		"document.set_attr":             {map[string]any{"id": doc, "attrs": map[string]any{"icon": "1f4d4"}}, write},
 		"document.search_docs":          {map[string]any{"notebook": nb, "query": "Doc"}, read},
+		"document.ensure_link_targets":  {map[string]any{"notebook": nb, "parentId": doc, "mode": "resolve", "targets": []any{map[string]any{"key": "k", "id": b0}}}, read},
 		"block.get_kramdown":            {map[string]any{"id": b0}, read},
 		"block.get_children":            {map[string]any{"id": doc}, read},
 		"block.get_attrs":               {map[string]any{"id": b0}, read},

@@ -10,7 +10,8 @@ import (
 )
 
 // TestWriteForms: a read that becomes a write when one argument is true
-// (av.render with createIfNotExist) is gated as that write (its notebook
+// (av.render with createIfNotExist) or has one value
+// (document.ensure_link_targets with mode create) is gated as that write (its notebook
 // at the write's level, preflight included), refuses at preflight what a
 // read shows is wrong, and documents the write form in help with a valid
 // preflight example.
@@ -25,6 +26,8 @@ func TestWriteForms(t *testing.T) {
 	}{
 		"av.render": {map[string]any{"blockID": s.Doc, "createIfNotExist": true}, tools.LevelWrite,
 			map[string]any{"blockID": gone, "createIfNotExist": true}, failure.NotFound},
+		"document.ensure_link_targets": {map[string]any{"notebook": s.NB, "parentId": s.Doc, "mode": "create", "targets": []any{map[string]any{"key": "k", "title": "T"}}}, tools.LevelWrite,
+			map[string]any{"notebook": s.NB, "parentId": gone, "mode": "create", "targets": []any{map[string]any{"key": "k", "title": "T"}}}, failure.NotFound},
 	}
 	for _, tool := range s.R.Tools() {
 		for _, a := range tool.Actions {
@@ -39,7 +42,7 @@ func TestWriteForms(t *testing.T) {
 				continue
 			}
 			delete(cases, name)
-			if w.Policy.Class == strict.Read || c.args[when] != true {
+			if w.Policy.Class == strict.Read || c.args[when] != a.WriteOn() {
 				t.Errorf("%s: write form %+v, case %v", name, w.Policy, c.args)
 			}
 			for _, level := range []tools.Level{tools.LevelNone, tools.LevelRead, tools.LevelWrite, tools.LevelDelete} {
@@ -69,7 +72,7 @@ func TestWriteForms(t *testing.T) {
 			h := s.OK(t, tool.Name, map[string]any{"action": "help", "topic": a.Name})
 			wf, _ := h["writeForm"].(map[string]any)
 			ex, _ := wf["example"].(map[string]any)
-			if wf["class"] != w.Policy.Class.String() || ex[when] != true || ex["validateOnly"] != true {
+			if wf["class"] != w.Policy.Class.String() || ex[when] != a.WriteOn() || ex["validateOnly"] != true || wf["when"] != a.WriteCondition() {
 				t.Errorf("%s help: %v", name, h)
 			}
 			if _, err := s.Call(t, tool.Name, ex); err != nil && err.Code == failure.InvalidArguments {

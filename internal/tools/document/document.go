@@ -25,13 +25,14 @@ func Tool() *tools.Tool {
 		Description: "Find and read SiYuan documents: resolve ids and paths, read a document as editable Markdown " +
 			"in windows of whole blocks (or as HTML), list child documents and blocks, the document tree, the heading outline, titles by search " +
 			"and the child sort mode; create, rename, move, reorder, duplicate and remove documents, set their icon and cover, " +
-			"create today's daily note, turn a heading's section into a document and a document into a heading. Writes are strict: call with validateOnly:true first, then repeat with the requestId " +
+			"create today's daily note, turn a heading's section into a document and a document into a heading, and give an import " +
+			"its link targets among one document's children (by id, or created by title). Writes are strict: call with validateOnly:true first, then repeat with the requestId " +
 			"(and for guarded actions the credential) it returns.",
 		Actions: []*tools.Action{
 			lookupAction.Action(), getDoc.Action(), getChildDocsAction.Action(), listTreeAction.Action(), getOutlineAction.Action(),
 			create.Action(), rename.Action(), remove.Action(), move.Action(), reorder.Action(), setChildSortMode.Action(),
 			createDailyNote.Action(), duplicate.Action(), headingToDoc.Action(), docToHeading.Action(),
-			getChildSortMode.Action(), getChildBlocks.Action(), setAttr.Action(), searchDocs.Action(),
+			getChildSortMode.Action(), getChildBlocks.Action(), setAttr.Action(), searchDocs.Action(), ensureLinkTargets.Action(),
 		},
 	}
 }
