@@ -153,6 +153,7 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"file.extract_doc":                  {map[string]any{"id": doc}, read},
 		"file.list_unused_assets":           {map[string]any{}, free},
 		"file.get_doc_assets":               {map[string]any{"id": doc}, read},
+		"file.audit_image_refs":             {map[string]any{"id": doc, "expectedRefs": []string{"assets/x.png"}}, read},
 		"file.get_image_ocr_text":           {map[string]any{"path": "assets/x.png"}, free},
 		"file.read_image":                   {map[string]any{"path": "assets/x.png", "id": doc}, read},
 		"file.export_markdown_snapshot":     {map[string]any{"notebookID": nb, "roots": []string{"/"}}, read},

@@ -46,7 +46,7 @@ func Tool() *tools.Tool {
 			exportMd.Action(), exportResources.Action(), extractDoc.Action(),
 			listUnusedAssets.Action(), getDocAssets.Action(), getImageOCRText.Action(),
 			removeUnusedAssets.Action(), renameAsset.Action(), deleteAsset.Action(),
-			readImage.Action(), exportMarkdownSnapshot.Action(),
+			readImage.Action(), exportMarkdownSnapshot.Action(), auditImageRefs.Action(),
 		},
 	}
 }

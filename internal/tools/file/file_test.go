@@ -110,7 +110,7 @@ func wantAttemptedFalse(t *testing.T, e *failure.Error) {
 func TestActionClasses(t *testing.T) {
 	tool := Tool()
 	reads := []string{"list_templates", "read_template", "render", "export_md", "list_unused_assets", "get_doc_assets", "get_image_ocr_text",
-		"read_image", "export_markdown_snapshot"}
+		"read_image", "export_markdown_snapshot", "audit_image_refs"}
 	for _, n := range reads {
 		a, ok := tool.Action(n)
 		if !ok || a.Policy.Class != strict.Read || a.Dangerous {
@@ -149,7 +149,7 @@ func TestActionClasses(t *testing.T) {
 			t.Errorf("create_template overwrite %v: %v", overwrite, got)
 		}
 	}
-	if got := len(tool.Actions); got != 19 {
+	if got := len(tool.Actions); got != 20 {
 		t.Errorf("%d actions", got)
 	}
 }
