@@ -3,8 +3,10 @@ package document
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -246,3 +248,54 @@ func TestEnsureLinkTargetsPermission(t *testing.T) {
 		f.WantMissing(t, "document", args, absent)
 	}
 }
+
+// TestEnsureLinkTargetsResumes: the second document's creation loses its
+// reply, applied or not (outcome_unknown with the first created); after a
+// restart the replay of the same request finishes with each title made
+// once, under the ids the creation reserved.
+func TestEnsureLinkTargetsResumes(t *testing.T) {
+	for _, applied := range []bool{true, false} {
+		t.Run(fmt.Sprint("applied ", applied), func(t *testing.T) {
+			f := newLinkFixture(t)
+			var calls atomic.Int32
+			f.Wrap(func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path == "/api/filetree/createDocWithMd" && calls.Add(1) == 2 {
+						if applied {
+							next.ServeHTTP(discard{}, r)
+						}
+						panic(http.ErrAbortHandler) // the connection drops
+					}
+					next.ServeHTTP(w, r)
+				})
+			})
+			args := f.args("create", map[string]any{"key": "a", "title": "Alpha"}, map[string]any{"key": "b", "title": "Beta"})
+			pre := f.Preflight(t, "document", args, "", 1)
+			e := f.WantErr(t, "document", tooltest.CommitArgs(args, pre), failure.OutcomeUnknown)
+			receipt, _ := tooltest.AsJSON(t, e.Details)["receipt"].(map[string]any)
+			if made, _ := receipt["created"].([]any); len(made) != 1 || receipt["inDoubt"] != "doc:1" {
+				t.Fatalf("outcome_unknown %+v %v", e, e.Details)
+			}
+			f.CloseLedger()
+			f.Reopen(t, false)
+			res := f.OK(t, "document", tooltest.CommitArgs(args, pre))
+			if res["status"] != "committed" || res["createdCount"] != float64(2) {
+				t.Fatalf("resume: %v", res)
+			}
+			titles := map[string]int{}
+			for _, c := range f.children(t) {
+				titles[c.Name]++
+			}
+			if titles["Alpha"] != 1 || titles["Beta"] != 1 {
+				t.Fatalf("children after the resume: %v", titles)
+			}
+		})
+	}
+}
+
+// discard is a response writer that drops what the kernel says.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}
