@@ -34,8 +34,9 @@ import (
 //	hidden:""         accepted but not advertised
 //	oneOrMore:""      a []map[string]any that also takes one object
 //
-// Field types: string, int, bool (or pointers to them, nil when absent),
-// []string, map[string]any, []map[string]any, and a named string type. An
+// Field types: string, int, bool, float64 (or pointers to them, nil when
+// absent), any (a string or a number, nil when absent), []string,
+// map[string]any, []map[string]any, and a named string type. An
 // embedded struct's arguments are its embedder's (Paging).
 
 // Enumerated is a named string type whose values are a closed set: an
@@ -122,6 +123,7 @@ func (d *declaration) collect(t reflect.Type, prefix []int) error {
 }
 
 var (
+	anyType     = reflect.TypeFor[any]()
 	anyMapType  = reflect.TypeFor[map[string]any]()
 	anyMapsType = reflect.TypeFor[[]map[string]any]()
 	stringsType = reflect.TypeFor[[]string]()
@@ -150,6 +152,10 @@ func fieldParam(name string, sf reflect.StructField) (declaredField, error) {
 		p.Type = Integer
 	case ft.Kind() == reflect.Bool:
 		p.Type = Boolean
+	case ft.Kind() == reflect.Float64:
+		p.Type = Number
+	case ft == anyType && !ptr:
+		p.Type = TextOrNumber
 	case ptr:
 		return declaredField{}, fmt.Errorf("a pointer to %s is not an argument type", ft)
 	case ft == stringsType:

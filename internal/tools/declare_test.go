@@ -163,7 +163,7 @@ func TestDeclarationMistakes(t *testing.T) {
 		B string `arg:"a"`
 	}
 	type badType struct {
-		A float64 `arg:"a"`
+		A float32 `arg:"a"`
 	}
 	type badDefault struct {
 		N int `arg:"n" default:"many"`

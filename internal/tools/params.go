@@ -30,6 +30,12 @@ const (
 	// OneOrObjects is an object or an array of objects (upstream's
 	// fs.replace edit), bound as a list either way.
 	OneOrObjects ParamType = "object-or-array-of-objects"
+	// Number is a JSON number (a float64 field).
+	Number ParamType = "number"
+	// TextOrNumber is a string or a JSON number (an `any` field holding a
+	// string or a float64): upstream's dates, ISO text or epoch
+	// milliseconds.
+	TextOrNumber ParamType = "string-or-number"
 )
 
 // Param declares one argument of an action; schema, help and validation all
@@ -265,6 +271,21 @@ func (p Param) decode(raw json.RawMessage) (any, error) {
 			return nil, fmt.Errorf("argument %q must be between %s and %s", p.Name, bound(p.Min), bound(p.Max))
 		}
 		return n, nil
+	case Number:
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("argument %q must be a number", p.Name)
+		}
+		return f, nil
+	case TextOrNumber:
+		if s, ok := jsonobj.String(bytes.TrimSpace(raw)); ok {
+			return s, nil
+		}
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return nil, fmt.Errorf("argument %q must be a string or a number", p.Name)
+		}
+		return f, nil
 	case Boolean:
 		switch string(bytes.TrimSpace(raw)) {
 		case "true":

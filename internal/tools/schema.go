@@ -89,6 +89,9 @@ func (p Param) schema() map[string]any {
 		s["type"] = "array"
 		s["items"] = map[string]any{"type": "object"}
 	}
+	if p.Type == TextOrNumber {
+		s["type"] = []string{"string", "number"}
+	}
 	if p.Type == OneOrObjects {
 		delete(s, "type")
 		s["anyOf"] = []any{map[string]any{"type": "object"}, map[string]any{"type": "array", "items": map[string]any{"type": "object"}, "minItems": 1}}
