@@ -37,6 +37,9 @@ type RenderAVRequest struct {
 	PageSize   int    `json:"pageSize,omitempty"`
 	Query      string `json:"query,omitempty"`
 	IgnoreRows bool   `json:"ignoreRows,omitempty"`
+	// GroupPaging pages a grouped view's groups one by one: group ID to
+	// {page, pageSize}.
+	GroupPaging map[string]any `json:"groupPaging,omitempty"`
 }
 
 type renderAVWire struct {

@@ -29,6 +29,7 @@ type AddAVBlocksRequest struct {
 	AvID              string  `json:"avID"`
 	BlockID           string  `json:"blockID,omitempty"`
 	ViewID            string  `json:"viewID,omitempty"`
+	GroupID           string  `json:"groupID,omitempty"`
 	PreviousID        string  `json:"previousID,omitempty"`
 	Srcs              []AVSrc `json:"srcs"`
 	IgnoreDefaultFill bool    `json:"ignoreDefaultFill,omitempty"`

@@ -78,6 +78,26 @@ func dbTouches(ctx context.Context, env *tools.Env, avID string, need tools.Leve
 	return out, nil
 }
 
+// ctxBlock is upstream's blockID of a write: the database block the call
+// means, which must show the database. Permission is still that of every
+// notebook showing the database, as without it.
+type ctxBlock struct {
+	BlockID string `arg:"blockID" help:"a database block showing the database (upstream's exact context); refused when it does not show avID. The permission needed is still that of every notebook showing the database" id:""`
+}
+
+// dbTouchesAt is dbTouches that first refuses a blockID not showing the
+// database.
+func dbTouchesAt(ctx context.Context, env *tools.Env, avID, blockID string, need tools.Level) ([]tools.Touch, error) {
+	ts, err := dbTouches(ctx, env, avID, need)
+	if err != nil || blockID == "" {
+		return ts, err
+	}
+	if _, err := checkBlock(ctx, env, avID, blockID); err != nil {
+		return nil, err
+	}
+	return ts, nil
+}
+
 // scopeOn is the scope of an action on one database.
 func scopeOn[A any](avID func(A) string, need tools.Level) tools.Scope[A] {
 	return tools.Scope[A]{Resolve: func(ctx context.Context, env *tools.Env, a A) ([]tools.Touch, error) {

@@ -2,7 +2,9 @@ package av
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -18,44 +20,190 @@ import (
 // ---- set_cells ------------------------------------------------------------
 
 // cellEdit is one cell to set: the row (item ID), the column, the type the
-// caller expects it to have ("" takes the column's), and the value as sent.
+// caller expects it to have ("" takes the column's; upstream's
+// multi_select is read as mSelect), and the value as sent: value or
+// values, or one of upstream's typed fields (Field names it).
 type cellEdit struct {
 	Row, Key, Type string
 	// Value is a string, number or boolean; Values the options of an
-	// mSelect.
+	// mSelect or a relation's rows.
 	Value  any
 	Values []string
+	// Field is the typed field the value came in ("" for value or
+	// values); Assets an mAsset's files.
+	Field  string
+	Assets []*siyuan.AVValueAsset
+	// NumberFormat, EndDate and IncludeTime qualify a number or a date
+	// (nil when not given).
+	NumberFormat *string
+	EndDate      any
+	IncludeTime  *bool
+}
+
+// typedArgs are upstream 0.6.8's typed value fields, which set_cells takes
+// at top level (one cell) and in each object of cells or items.
+type typedArgs struct {
+	Text             *string          `arg:"text" help:"a text cell's text (valueType text; also a primary key's)"`
+	Number           *float64         `arg:"number" help:"a number cell's number (valueType number)"`
+	NumberFormat     *string          `arg:"numberFormat" help:"with number: the format stored on the cell (\"\", commas, percent, USD, CNY, EUR, GBP, JPY, …); SiYuan shows every number in its column's format, and rewrites the cell's on render"`
+	Date             any              `arg:"date" help:"a date cell (valueType date): ISO text or Unix milliseconds; YYYY-MM-DD is a date without time (local time unless the text says)"`
+	EndDate          any              `arg:"endDate" help:"with date (or value): the range's end, ISO text or Unix milliseconds"`
+	IncludeTime      *bool            `arg:"includeTime" help:"with date (or value): false stores the date without its time; true with it (default: whether the text has a time)"`
+	Checked          *bool            `arg:"checked" help:"a checkbox (valueType checkbox)"`
+	Option           *string          `arg:"option" help:"a select's option name (valueType select); a new name adds the option"`
+	Options          []string         `arg:"options" help:"a multi-select's option names in order (valueType multi_select or mSelect)"`
+	RelationBlockIDs []string         `arg:"relationBlockIDs" help:"a relation's related rows (valueType relation): their item IDs in the related database" id:""`
+	URL              *string          `arg:"url" help:"a URL cell (valueType url)"`
+	Email            *string          `arg:"email" help:"an email cell (valueType email)"`
+	Phone            *string          `arg:"phone" help:"a phone cell (valueType phone)"`
+	Assets           []map[string]any `arg:"assets" help:"an assets cell's files in order (valueType mAsset): [{type: image|file, content: a path like assets/x.png or a URL, name?}]; at least one (emptying is not available)"`
+}
+
+// fields puts the typed fields given into m, as a cell object holds them.
+func (t typedArgs) fields(m map[string]any) {
+	text := func(k string, p *string) {
+		if p != nil {
+			m[k] = *p
+		}
+	}
+	flag := func(k string, p *bool) {
+		if p != nil {
+			m[k] = *p
+		}
+	}
+	list := func(k string, l []string) {
+		if l != nil {
+			m[k] = anyList(l)
+		}
+	}
+	text("text", t.Text)
+	if t.Number != nil {
+		m["number"] = *t.Number
+	}
+	text("numberFormat", t.NumberFormat)
+	if t.Date != nil {
+		m["date"] = t.Date
+	}
+	if t.EndDate != nil {
+		m["endDate"] = t.EndDate
+	}
+	flag("includeTime", t.IncludeTime)
+	flag("checked", t.Checked)
+	text("option", t.Option)
+	list("options", t.Options)
+	list("relationBlockIDs", t.RelationBlockIDs)
+	text("url", t.URL)
+	text("email", t.Email)
+	text("phone", t.Phone)
+	if t.Assets != nil {
+		l := make([]any, 0, len(t.Assets))
+		for _, a := range t.Assets {
+			l = append(l, a)
+		}
+		m["assets"] = l
+	}
+}
+
+func anyList(l []string) []any {
+	out := make([]any, 0, len(l))
+	for _, s := range l {
+		out = append(out, s)
+	}
+	return out
 }
 
 type cellsArgs struct {
 	dbArg
-	RowID     string           `arg:"rowID" help:"one cell: the row (its item ID, as render shows it; not the bound block's ID)" id:""`
-	ColumnID  string           `arg:"columnID" help:"one cell: the column (keyID is an alias)" id:""`
-	KeyID     string           `arg:"keyID" help:"alias of columnID" id:""`
-	ValueType settableType     `arg:"valueType" help:"the column's type, checked when given"`
-	Value     *string          `arg:"value" help:"the value as text: a number, true/false, a date (YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339), an option name; \"\" empties a number, date or text"`
-	Values    []string         `arg:"values" help:"a multi-select's option names, in order; a relation's related rows (item IDs of the related database)"`
-	List      []map[string]any `arg:"cells" help:"many cells: [{rowID, columnID, value | values, valueType}] (value may be a JSON number or boolean); at most 100"`
-	Items     []map[string]any `arg:"items" help:"alias of cells"`
-	Cells     []cellEdit       // the cells set, checked
+	ctxBlock
+	RowID     string       `arg:"rowID" help:"one cell: the row (its item ID, as render shows it; not the bound block's ID)" id:""`
+	ColumnID  string       `arg:"columnID" help:"one cell: the column (keyID is an alias)" id:""`
+	KeyID     string       `arg:"keyID" help:"alias of columnID" id:""`
+	ValueType settableType `arg:"valueType" help:"the column's type, checked when given (upstream's multi_select is mSelect)"`
+	Value     *string      `arg:"value" help:"the value as text: a number, true/false, a date (YYYY-MM-DD, YYYY-MM-DD HH:MM, RFC 3339), an option name; \"\" empties a number, date or text; or pass upstream's typed field instead (text, number, date, checked, option, options, relationBlockIDs, url, email, phone, assets), not both"`
+	Values    []string     `arg:"values" help:"a multi-select's option names, in order; a relation's related rows (item IDs of the related database)"`
+	typedArgs
+	List  []map[string]any `arg:"cells" help:"many cells: [{rowID, columnID, valueType, value | values | a typed field (text, number + numberFormat, date + endDate + includeTime, checked, option, options, relationBlockIDs, url, email, phone, assets)}] (value may be a JSON number or boolean); at most 100"`
+	Items []map[string]any `arg:"items" help:"alias of cells"`
+	Cells []cellEdit       // the cells set, checked
 }
 
-// settableType is a column type set_cells writes.
+// settableType is a column type set_cells writes, by SiYuan's name or
+// upstream's.
 type settableType string
 
-func (settableType) ArgEnum() []string { return settable }
+func (settableType) ArgEnum() []string { return valueTypes }
 
 // settable are the column types set_cells writes; the others are computed
-// (template, rollup, created, updated, line number) or need another
-// database (relation) or assets (mAsset).
+// (template, rollup, created, updated, line number).
 var settable = []string{siyuan.AVKeyBlock, siyuan.AVKeyText, siyuan.AVKeyNumber, siyuan.AVKeyDate, siyuan.AVKeySelect,
-	siyuan.AVKeyMSelect, siyuan.AVKeyURL, siyuan.AVKeyEmail, siyuan.AVKeyPhone, siyuan.AVKeyCheckbox, siyuan.AVKeyRelation}
+	siyuan.AVKeyMSelect, siyuan.AVKeyURL, siyuan.AVKeyEmail, siyuan.AVKeyPhone, siyuan.AVKeyCheckbox, siyuan.AVKeyRelation, siyuan.AVKeyMAsset}
+
+// multiSelect is upstream 0.6.8's name of an mSelect column's values.
+const multiSelect = "multi_select"
+
+// valueTypes are the valueType names set_cells takes: SiYuan's and
+// upstream's multi_select.
+var valueTypes = append(slices.Clone(settable), multiSelect)
+
+// typedFields are upstream's typed value fields and the column types each
+// fills, in upstream's order.
+var typedFields = []struct {
+	name  string
+	types []string
+}{
+	{"text", []string{siyuan.AVKeyText, siyuan.AVKeyBlock}},
+	{"number", []string{siyuan.AVKeyNumber}},
+	{"date", []string{siyuan.AVKeyDate}},
+	{"checked", []string{siyuan.AVKeyCheckbox}},
+	{"option", []string{siyuan.AVKeySelect}},
+	{"options", []string{siyuan.AVKeyMSelect}},
+	{"relationBlockIDs", []string{siyuan.AVKeyRelation}},
+	{"url", []string{siyuan.AVKeyURL}},
+	{"email", []string{siyuan.AVKeyEmail}},
+	{"phone", []string{siyuan.AVKeyPhone}},
+	{"assets", []string{siyuan.AVKeyMAsset}},
+}
+
+// fieldFor is the typed field that fills a column type ("" for none).
+func fieldFor(colType string) string {
+	for _, f := range typedFields {
+		if f.types[0] == colType {
+			return f.name
+		}
+	}
+	return ""
+}
+
+// fieldFits reports whether a typed field fills a column type.
+func fieldFits(field, colType string) bool {
+	for _, f := range typedFields {
+		if f.name == field {
+			return slices.Contains(f.types, colType)
+		}
+	}
+	return false
+}
+
+// numberFormats are SiYuan 3.7.3's number formats.
+var numberFormats = []string{"", "commas", "percent", "USD", "CNY", "EUR", "GBP", "JPY", "RUB", "INR", "KRW", "TRY", "CAD",
+	"CHF", "THB", "AUD", "HKD", "TWD", "MOP", "SGD", "NZD", "ILS", "SKK"}
+
+// cellKeys are the keys a cell object takes.
+var cellKeys = []string{"rowID", "columnID", "keyID", "valueType", "value", "values", "numberFormat", "endDate", "includeTime",
+	"text", "number", "date", "checked", "option", "options", "relationBlockIDs", "url", "email", "phone", "assets"}
 
 func parseCell(field string, m map[string]any) (cellEdit, error) {
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	c := cellEdit{Row: str("rowID"), Key: str("columnID"), Type: str("valueType"), Value: m["value"]}
+	for k := range m {
+		if !slices.Contains(cellKeys, k) {
+			return c, failure.Invalid("%s does not take %s", strings.TrimSuffix(field, "."), k)
+		}
+	}
 	if c.Key == "" {
 		c.Key = str("keyID")
+	} else if k := str("keyID"); k != "" && k != c.Key {
+		return c, failure.Invalid("%scolumnID and keyID name the same column; pass one of them", field)
 	}
 	if err := tools.CheckID(field+"rowID", c.Row); err != nil {
 		return c, err
@@ -63,36 +211,206 @@ func parseCell(field string, m map[string]any) (cellEdit, error) {
 	if err := tools.CheckID(field+"columnID", c.Key); err != nil {
 		return c, err
 	}
-	if c.Type != "" && !slices.Contains(settable, c.Type) {
-		return c, failure.Invalid("%svalueType must be one of %s", field, strings.Join(settable, ", "))
+	if c.Type != "" && !slices.Contains(valueTypes, c.Type) {
+		return c, failure.Invalid("%svalueType must be one of %s", field, strings.Join(valueTypes, ", "))
+	}
+	if c.Type == multiSelect {
+		c.Type = siyuan.AVKeyMSelect
 	}
 	if raw, ok := m["values"]; ok && raw != nil {
-		l, ok := raw.([]any)
-		if !ok {
-			return c, failure.Invalid("%svalues must be an array of option names", field)
+		l, err := stringList(field+"values", raw)
+		if err != nil {
+			return c, err
 		}
-		for _, v := range l {
-			s, ok := v.(string)
-			if !ok {
-				return c, failure.Invalid("%svalues must be an array of option names", field)
-			}
-			c.Values = append(c.Values, s)
-		}
+		c.Values = l
 	}
 	switch c.Value.(type) {
 	case nil, string, float64, bool:
 	default:
 		return c, failure.Invalid("%svalue must be a string, a number or a boolean", field)
 	}
-	if c.Value == nil && c.Values == nil {
-		return c, failure.Invalid("%svalue (or values, for a multi-select) is required", field)
+	if err := parseTyped(field, m, &c); err != nil {
+		return c, err
 	}
-	for k := range m {
-		if !slices.Contains([]string{"rowID", "columnID", "keyID", "valueType", "value", "values"}, k) {
-			return c, failure.Invalid("%s does not take %s", strings.TrimSuffix(field, "."), k)
+	if c.Value == nil && c.Values == nil && c.Assets == nil {
+		if want := fieldFor(c.Type); want != "" {
+			return c, failure.Invalid("%s%s (or value) is required when valueType=%q", field, want, m["valueType"])
+		}
+		return c, failure.Invalid("%svalue (or values, or a typed field: text, number, date, checked, option, options, relationBlockIDs, url, email, phone, assets) is required", field)
+	}
+	return c, parseQualifiers(field, m, &c)
+}
+
+// parseTyped reads the typed field of a cell, if any: one at most, not
+// with value or values, and of the valueType when one is given.
+func parseTyped(field string, m map[string]any, c *cellEdit) error {
+	var given []string
+	for _, f := range typedFields {
+		if v, ok := m[f.name]; ok && v != nil {
+			given = append(given, f.name)
 		}
 	}
-	return c, nil
+	switch {
+	case len(given) == 0:
+		return nil
+	case len(given) > 1:
+		return failure.Invalid("%sa cell takes one value field; got %s", field, strings.Join(given, " and "))
+	case c.Value != nil || c.Values != nil:
+		return failure.Invalid("%spass value (or values) or the typed field %s, not both", field, given[0])
+	}
+	name := given[0]
+	if c.Type != "" && !fieldFits(name, c.Type) {
+		want := fieldFor(c.Type)
+		if want == "" {
+			want = "value"
+		}
+		return failure.Invalid("%svalueType %s takes %s, not %s", field, m["valueType"], want, name)
+	}
+	c.Field = name
+	raw := m[name]
+	where := field + name
+	switch name {
+	case "text", "option", "url", "email", "phone":
+		s, ok := raw.(string)
+		if !ok {
+			return failure.Invalid("%s must be a string", where)
+		}
+		c.Value = s
+	case "number":
+		n, ok := raw.(float64)
+		if !ok {
+			return failure.Invalid("%s must be a number", where)
+		}
+		c.Value = n
+	case "date":
+		switch raw.(type) {
+		case string, float64:
+		default:
+			return failure.Invalid("%s must be ISO text or Unix milliseconds", where)
+		}
+		c.Value = raw
+	case "checked":
+		b, ok := raw.(bool)
+		if !ok {
+			return failure.Invalid("%s must be true or false", where)
+		}
+		c.Value = b
+	case "options", "relationBlockIDs":
+		l, err := stringList(where, raw)
+		if err != nil {
+			return err
+		}
+		c.Values = l
+	case "assets":
+		l, err := assetsOf(where, raw)
+		if err != nil {
+			return err
+		}
+		c.Assets = l
+	}
+	return nil
+}
+
+// parseQualifiers reads numberFormat (of a number), endDate and
+// includeTime (of a date).
+func parseQualifiers(field string, m map[string]any, c *cellEdit) error {
+	qualifies := func(arg, typ, typed string) error {
+		if c.Type != "" && c.Type != typ || c.Field != "" && c.Field != typed || c.Values != nil {
+			return failure.Invalid("%s%s is for a %s cell (with %s or value)", field, arg, typ, typed)
+		}
+		return nil
+	}
+	if raw, ok := m["numberFormat"]; ok && raw != nil {
+		s, ok := raw.(string)
+		if !ok || !slices.Contains(numberFormats, s) {
+			return failure.Invalid("%snumberFormat must be one of \"\", %s", field, strings.Join(numberFormats[1:], ", "))
+		}
+		if err := qualifies("numberFormat", siyuan.AVKeyNumber, "number"); err != nil {
+			return err
+		}
+		c.NumberFormat = &s
+	}
+	if raw, ok := m["endDate"]; ok && raw != nil {
+		switch raw.(type) {
+		case string, float64:
+		default:
+			return failure.Invalid("%sendDate must be ISO text or Unix milliseconds", field)
+		}
+		if err := qualifies("endDate", siyuan.AVKeyDate, "date"); err != nil {
+			return err
+		}
+		c.EndDate = raw
+	}
+	if raw, ok := m["includeTime"]; ok && raw != nil {
+		b, ok := raw.(bool)
+		if !ok {
+			return failure.Invalid("%sincludeTime must be true or false", field)
+		}
+		if err := qualifies("includeTime", siyuan.AVKeyDate, "date"); err != nil {
+			return err
+		}
+		c.IncludeTime = &b
+	}
+	return nil
+}
+
+// stringList reads a JSON array of strings.
+func stringList(where string, raw any) ([]string, error) {
+	l, ok := raw.([]any)
+	if !ok {
+		return nil, failure.Invalid("%s must be an array of strings", where)
+	}
+	out := make([]string, 0, len(l))
+	for _, v := range l {
+		s, ok := v.(string)
+		if !ok {
+			return nil, failure.Invalid("%s must be an array of strings", where)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// assetsOf reads an mAsset cell's files: [{type: image|file, content,
+// name?}].
+func assetsOf(where string, raw any) ([]*siyuan.AVValueAsset, error) {
+	l, ok := raw.([]any)
+	if !ok {
+		return nil, failure.Invalid("%s must be an array of {type, content, name?}", where)
+	}
+	if len(l) == 0 {
+		// SiYuan's value carries no empty list of assets: the cell would
+		// keep its files.
+		return nil, failure.Invalid("%s must name at least one file (emptying an assets cell is not available)", where)
+	}
+	out := make([]*siyuan.AVValueAsset, 0, len(l))
+	for i, x := range l {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return nil, failure.Invalid("%s[%d] must be an object {type, content, name?}", where, i)
+		}
+		for k := range m {
+			if k != "type" && k != "content" && k != "name" {
+				return nil, failure.Invalid("%s[%d] does not take %s (type, content, name)", where, i, k)
+			}
+		}
+		a := &siyuan.AVValueAsset{}
+		a.Type, _ = m["type"].(string)
+		a.Content, _ = m["content"].(string)
+		name, isText := m["name"].(string)
+		if m["name"] != nil && !isText {
+			return nil, failure.Invalid("%s[%d].name must be a string", where, i)
+		}
+		a.Name = name
+		if a.Type != "image" && a.Type != "file" {
+			return nil, failure.Invalid("%s[%d].type must be image or file", where, i)
+		}
+		if strings.TrimSpace(a.Content) == "" {
+			return nil, failure.Invalid("%s[%d].content must name the asset (a path like assets/x.png, or a URL)", where, i)
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 func parseCells(out *cellsArgs) error {
@@ -108,23 +426,26 @@ func parseCells(out *cellsArgs) error {
 		return failure.Invalid("pass one cell (rowID, columnID, value) or many (cells[]), not both")
 	}
 	if single {
-		m := map[string]any{"rowID": out.RowID, "columnID": out.ColumnID, "valueType": string(out.ValueType)}
-		if out.ColumnID == "" {
-			m["columnID"] = out.KeyID
+		m := map[string]any{"rowID": out.RowID, "columnID": out.ColumnID}
+		if out.ValueType != "" {
+			m["valueType"] = string(out.ValueType)
+		}
+		if out.KeyID != "" {
+			m["keyID"] = out.KeyID
 		}
 		if out.Value != nil {
 			m["value"] = *out.Value
 		}
 		if out.Values != nil {
-			l := []any{}
-			for _, s := range out.Values {
-				l = append(l, s)
-			}
-			m["values"] = l
+			m["values"] = anyList(out.Values)
 		}
+		out.typedArgs.fields(m)
 		c, err := parseCell("", m)
 		out.Cells = []cellEdit{c}
 		return err
+	}
+	if out.ColumnID != "" || out.KeyID != "" || out.ValueType != "" || out.Value != nil || out.Values != nil || len(out.typedArgs.given()) > 0 {
+		return failure.Invalid("with cells[] (or items[]), each cell holds its own columnID and value; pass none at top level")
 	}
 	if len(raw) == 0 || len(raw) > 100 {
 		return failure.Invalid("%s[] must hold 1 to 100 cells", list)
@@ -144,6 +465,13 @@ func parseCells(out *cellsArgs) error {
 	return nil
 }
 
+// given are the names of the typed fields given at top level.
+func (t typedArgs) given() []string {
+	m := map[string]any{}
+	t.fields(m)
+	return slices.Sorted(maps.Keys(m))
+}
+
 // cellsState is set_cells' manifest: the columns and the cells it sets, as
 // stored (a row or key that is not there is marked).
 type cellsState struct {
@@ -161,6 +489,9 @@ type cellsState struct {
 	// hiddenLinks are, per relation cell set (row, key), the rows it links
 	// that the call cannot see: the write keeps them (not hashed).
 	hiddenLinks map[[2]string][]string
+	// formats are the stored number formats of the number cells set, by
+	// (row, key): not hashed (a render rewrites them), read back.
+	formats map[[2]string]string
 }
 
 type cellState struct {
@@ -171,11 +502,12 @@ type cellState struct {
 }
 
 func readCells(ctx context.Context, env *tools.Env, a cellsArgs) (cellsState, error) {
-	db, v, err := readDB(ctx, env, a.AvID)
+	db, v, av, err := readDBStored(ctx, env, a.AvID)
 	if err != nil {
 		return cellsState{}, err
 	}
 	st := cellsOf(db, a)
+	st.formats = numberFormatsOf(av, a)
 	for _, c := range a.Cells {
 		if ids := v.hiddenTargets(c.Row, c.Key); len(ids) > 0 {
 			if st.hiddenLinks == nil {
@@ -185,6 +517,31 @@ func readCells(ctx context.Context, env *tools.Env, a cellsArgs) (cellsState, er
 		}
 	}
 	return st, readRelated(ctx, env, a, db, &st)
+}
+
+// numberFormatsOf are the stored formats of the number cells a call sets
+// a numberFormat of.
+func numberFormatsOf(av *siyuan.AttributeView, a cellsArgs) map[[2]string]string {
+	if av == nil {
+		return nil
+	}
+	out := map[[2]string]string{}
+	for _, c := range a.Cells {
+		if c.NumberFormat == nil {
+			continue
+		}
+		for _, kv := range av.KeyValues {
+			if kv == nil || kv.Key == nil || kv.Key.ID != c.Key {
+				continue
+			}
+			for _, v := range kv.Values {
+				if v != nil && v.BlockID == c.Row && v.Number != nil {
+					out[[2]string{c.Row, c.Key}] = v.Number.Format
+				}
+			}
+		}
+	}
+	return out
 }
 
 func cellsOf(db DBState, a cellsArgs) cellsState {
@@ -228,6 +585,19 @@ func valueOf(c cellEdit, k KeyState) (*siyuan.AVValue, error) {
 	where := fmt.Sprintf("the cell of row %s in column %s (%s)", c.Row, k.Name, k.Type)
 	if c.Type != "" && c.Type != k.Type {
 		return nil, failure.Invalid("%s: valueType %s does not match the column's type %s", where, c.Type, k.Type)
+	}
+	if c.Field != "" && !fieldFits(c.Field, k.Type) {
+		want := fieldFor(k.Type)
+		if want == "" {
+			want = "value"
+		}
+		return nil, failure.Invalid("%s: %s does not fit a %s column; pass %s", where, c.Field, k.Type, want)
+	}
+	if c.NumberFormat != nil && k.Type != siyuan.AVKeyNumber || (c.EndDate != nil || c.IncludeTime != nil) && k.Type != siyuan.AVKeyDate {
+		return nil, failure.Invalid("%s: numberFormat is for a number column, endDate and includeTime for a date column", where)
+	}
+	if k.Type == siyuan.AVKeyMAsset && c.Assets == nil {
+		return nil, failure.Invalid("%s: an mAsset column takes assets ([{type, content, name?}])", where)
 	}
 	text := func() (string, error) {
 		switch v := c.Value.(type) {
@@ -280,6 +650,9 @@ func valueOf(c cellEdit, k KeyState) (*siyuan.AVValue, error) {
 		default:
 			return nil, failure.Invalid("%s needs a number", where)
 		}
+		if c.NumberFormat != nil {
+			v.Number.Format = *c.NumberFormat
+		}
 	case siyuan.AVKeyCheckbox:
 		switch x := c.Value.(type) {
 		case bool:
@@ -297,6 +670,19 @@ func valueOf(c cellEdit, k KeyState) (*siyuan.AVValue, error) {
 		d, err := dateOf(c.Value)
 		if err != nil {
 			return nil, failure.Invalid("%s: %s", where, err.Error())
+		}
+		if c.EndDate != nil {
+			end, err := dateOf(c.EndDate)
+			switch {
+			case err != nil:
+				return nil, failure.Invalid("%s: endDate: %s", where, err.Error())
+			case !d.IsNotEmpty || !end.IsNotEmpty:
+				return nil, failure.Invalid("%s: a range needs a date and an endDate", where)
+			}
+			d.Content2, d.IsNotEmpty2, d.HasEndDate = end.Content, true, true
+		}
+		if c.IncludeTime != nil && d.IsNotEmpty {
+			d.IsNotTime = !*c.IncludeTime
 		}
 		v.Date = d
 	case siyuan.AVKeySelect, siyuan.AVKeyMSelect:
@@ -334,6 +720,8 @@ func valueOf(c cellEdit, k KeyState) (*siyuan.AVValue, error) {
 			return nil, err
 		}
 		v.Relation = &siyuan.AVValueRelation{BlockIDs: ids}
+	case siyuan.AVKeyMAsset:
+		v.MAsset = c.Assets
 	default:
 		return nil, failure.Invalid("%s: set_cells does not set %s columns (settable: %s)", where, k.Type, strings.Join(settable, ", "))
 	}
@@ -384,7 +772,7 @@ func matches(stored, want *siyuan.AVValue) bool {
 	}
 	if stored == nil {
 		// An emptied cell may be stored as nothing at all.
-		return want.Number != nil && !want.Number.IsNotEmpty || want.Date != nil && !want.Date.IsNotEmpty ||
+		return want.Number != nil && !want.Number.IsNotEmpty || want.Date != nil && !want.Date.IsNotEmpty || want.MAsset != nil && len(want.MAsset) == 0 ||
 			want.Checkbox != nil && !want.Checkbox.Checked || content(want.Text)+content(want.URL)+content(want.Email)+content(want.Phone) == "" && want.MSelect == nil
 	}
 	switch {
@@ -403,8 +791,14 @@ func matches(stored, want *siyuan.AVValue) bool {
 		return stored.Checkbox != nil && stored.Checkbox.Checked == want.Checkbox.Checked ||
 			stored.Checkbox == nil && !want.Checkbox.Checked
 	case want.Date != nil:
-		d := stored.Date
-		return d != nil && d.IsNotEmpty == want.Date.IsNotEmpty && (!d.IsNotEmpty || d.Content == want.Date.Content)
+		d, w := stored.Date, want.Date
+		if d == nil || d.IsNotEmpty != w.IsNotEmpty {
+			return false
+		}
+		return !d.IsNotEmpty || d.Content == w.Content && d.HasEndDate == w.HasEndDate && (!w.HasEndDate || d.Content2 == w.Content2) &&
+			d.IsNotTime == w.IsNotTime
+	case want.MAsset != nil:
+		return sameAssets(stored.MAsset, want.MAsset)
 	case want.MSelect != nil:
 		if len(stored.MSelect) != len(want.MSelect) {
 			return false
@@ -417,6 +811,34 @@ func matches(stored, want *siyuan.AVValue) bool {
 		return true
 	}
 	return false
+}
+
+// formatted requires each number cell given a numberFormat to hold it, or
+// its column's format (which SiYuan's renders give every number cell).
+func formatted(a cellsArgs, st cellsState) error {
+	for _, c := range a.Cells {
+		if c.NumberFormat == nil {
+			continue
+		}
+		k, _ := st.key(c.Key)
+		if f := st.formats[[2]string{c.Row, c.Key}]; f != *c.NumberFormat && f != k.NumberFormat {
+			return fmt.Errorf("the number of row %s in column %s has the format %q, want %q", c.Row, c.Key, f, *c.NumberFormat)
+		}
+	}
+	return nil
+}
+
+// sameAssets reports whether stored assets are those set, in order.
+func sameAssets(stored, want []*siyuan.AVValueAsset) bool {
+	if len(stored) != len(want) {
+		return false
+	}
+	for i, w := range want {
+		if stored[i] == nil || *stored[i] != *w {
+			return false
+		}
+	}
+	return true
 }
 
 // buildCells turns the edits into the kernel's updates, against the
@@ -454,7 +876,7 @@ var setCells = tools.WriteWith[cellsArgs, cellsState, cellsSet]{Write: tools.Wri
 	// key the call sets: SiYuan writes that text onto the bound block, which
 	// may live in another notebook.
 	Scope: tools.Scope[cellsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a cellsArgs) ([]tools.Touch, error) {
-		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelWrite)
+		ts, err := dbTouchesAt(ctx, env, a.AvID, a.BlockID, tools.LevelWrite)
 		if err != nil {
 			return nil, err
 		}
@@ -524,6 +946,9 @@ var setCells = tools.WriteWith[cellsArgs, cellsState, cellsSet]{Write: tools.Wri
 				}
 			}
 			if last == nil {
+				last = formatted(a, st)
+			}
+			if last == nil {
 				last = backLinked(a, st)
 			}
 			return last == nil, nil
@@ -547,6 +972,7 @@ var setCells = tools.WriteWith[cellsArgs, cellsState, cellsSet]{Write: tools.Wri
 
 type removeRowsArgs struct {
 	dbArg
+	ctxBlock
 	SrcIDs []string `arg:"srcIDs" help:"the rows' item IDs (as render shows them; not the bound blocks' IDs); at most 100" id:"" required:""`
 }
 
@@ -607,7 +1033,7 @@ var removeRows = tools.Write[removeRowsArgs, rowsState]{
 	// Delete in the notebooks of the database's blocks; the bound blocks
 	// of the rows lose their binding (an attribute): write in theirs.
 	Scope: tools.Scope[removeRowsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a removeRowsArgs) ([]tools.Touch, error) {
-		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelDelete)
+		ts, err := dbTouchesAt(ctx, env, a.AvID, a.BlockID, tools.LevelDelete)
 		if err != nil {
 			return nil, err
 		}
@@ -672,13 +1098,76 @@ var removeRows = tools.Write[removeRowsArgs, rowsState]{
 
 type removeColumnArgs struct {
 	dbArg
-	Key    string `arg:"keyID" help:"the column" id:""`
-	Column string `arg:"columnID" help:"alias of keyID" id:""`
+	ctxBlock
+	Key        string `arg:"keyID" help:"the column" id:""`
+	Column     string `arg:"columnID" help:"alias of keyID" id:""`
+	RemoveDest bool   `arg:"removeRelationDest" help:"a two-way relation column: true also removes its back column in the related database (with its cells); false keeps that column, made one-way (SiYuan's removeRelationDest)" default:"false"`
 }
 
-// removeColumn hands its readback the database as it was before.
-var removeColumn = tools.WriteWith[removeColumnArgs, DBState, DBState]{Write: tools.Write[removeColumnArgs, DBState]{
-	Name: "remove_column", Summary: "remove a column (key) with all its cells; not the primary key (a person must confirm)",
+// backOf is the back column a two-way relation column has ("" when none)
+// and the database holding it.
+func backOf(k KeyState) (avID, keyID string) {
+	if k.Type != siyuan.AVKeyRelation || k.Relation == nil || !k.Relation.IsTwoWay {
+		return "", ""
+	}
+	return k.Relation.AvID, k.Relation.BackKeyID
+}
+
+// readRemoveColumn reads the database and, for a two-way relation column
+// with another database, that database (whose back column changes).
+func readRemoveColumn(ctx context.Context, env *tools.Env, a removeColumnArgs) (colState, error) {
+	db, err := ReadDBState(ctx, env, a.AvID)
+	if err != nil {
+		return colState{}, err
+	}
+	st := colState{DB: db}
+	if k, ok := db.key(a.Key); ok {
+		if other, _ := backOf(k); other != "" && other != a.AvID {
+			r, err := ReadDBState(ctx, env, other)
+			if err != nil {
+				return colState{}, err
+			}
+			st.Related = &r
+		}
+	}
+	return st, nil
+}
+
+// removedColumn is the state remove_column leaves: the column gone and,
+// for a two-way relation, its back column removed (removeRelationDest)
+// or made one-way, wherever it is.
+func removedColumn(a removeColumnArgs, before colState) colState {
+	k, _ := before.DB.key(a.Key)
+	other, back := backOf(k)
+	want := colState{DB: before.DB.without(nil, []string{a.Key})}
+	if before.Related != nil {
+		r := before.Related.clone()
+		want.Related = &r
+	}
+	target := &want.DB
+	if other != a.AvID {
+		target = want.Related
+	}
+	if back == "" || target == nil {
+		return want
+	}
+	if a.RemoveDest {
+		*target = target.without(nil, []string{back})
+		return want
+	}
+	for i, bk := range target.Keys {
+		if bk.ID == back && bk.Relation != nil && bk.Relation.AvID == a.AvID && bk.Relation.IsTwoWay {
+			r := *bk.Relation
+			r.IsTwoWay, r.BackKeyID = false, ""
+			target.Keys[i].Relation = &r
+		}
+	}
+	return want
+}
+
+// removeColumn hands its readback the state as it was before.
+var removeColumn = tools.WriteWith[removeColumnArgs, colState, colState]{Write: tools.Write[removeColumnArgs, colState]{
+	Name: "remove_column", Summary: "remove a column (key) with all its cells; not the primary key; a two-way relation's back column is made one-way, or removed with removeRelationDest:true, and both databases' hashes are answered (a person must confirm)",
 	Policy: guarded, Destructive: true, Dangerous: true,
 	Example: map[string]any{"avID": "20260812120000-abcdefg", "keyID": "20260812120200-opqrstu", "validateOnly": true},
 	Validate: func(out *removeColumnArgs) error {
@@ -693,51 +1182,109 @@ var removeColumn = tools.WriteWith[removeColumnArgs, DBState, DBState]{Write: to
 		return tools.CheckID("keyID", out.Key)
 	},
 	Scope: tools.Scope[removeColumnArgs]{Resolve: func(ctx context.Context, env *tools.Env, a removeColumnArgs) ([]tools.Touch, error) {
-		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelDelete)
+		ts, err := dbTouchesAt(ctx, env, a.AvID, a.BlockID, tools.LevelDelete)
 		if err != nil {
 			return nil, err
 		}
-		return ts, refuseWithheld(ctx, env, a.AvID, "removing a column removes their cells too")
+		if err := refuseWithheld(ctx, env, a.AvID, "removing a column removes their cells too"); err != nil {
+			return nil, err
+		}
+		// A two-way relation's back column changes in the related
+		// database: write there, or delete with removeRelationDest.
+		keys, err := env.Kernel.GetAttributeViewKeysByAvID(ctx, a.AvID)
+		if err != nil {
+			return nil, fmt.Errorf("read the columns of database %s: %w", a.AvID, err)
+		}
+		for _, k := range keys {
+			if k.ID != a.Key || k.Type != siyuan.AVKeyRelation || k.Relation == nil || !k.Relation.IsTwoWay || k.Relation.AvID == a.AvID {
+				continue
+			}
+			need := tools.LevelWrite
+			if a.RemoveDest {
+				need = tools.LevelDelete
+			}
+			other, err := dbTouches(ctx, env, k.Relation.AvID, need)
+			var fe *failure.Error
+			if err != nil && !(errors.As(err, &fe) && fe.Code == failure.NotFound) {
+				// A related database that is gone changes nothing.
+				return nil, err
+			}
+			if a.RemoveDest {
+				if err := refuseWithheld(ctx, env, k.Relation.AvID, "removing the back column removes their cells too"); err != nil {
+					return nil, err
+				}
+			}
+			ts = append(ts, other...)
+		}
+		return ts, nil
 	}},
 	Targets: func(a removeColumnArgs) []string { return []string{a.AvID} },
-	State: func(ctx context.Context, env *tools.Env, a removeColumnArgs) (DBState, error) {
-		return ReadDBState(ctx, env, a.AvID)
-	},
-	Check: func(a removeColumnArgs, st DBState) error {
-		if err := exists(st); err != nil {
+	State:   readRemoveColumn,
+	Check: func(a removeColumnArgs, st colState) error {
+		if err := exists(st.DB); err != nil {
 			return err
 		}
-		k, ok := st.key(a.Key)
+		k, ok := st.DB.key(a.Key)
 		switch {
 		case !ok:
 			return failure.New(failure.NotFound, "keyID %s: database %s has no such column", a.Key, a.AvID)
 		case k.Type == siyuan.AVKeyBlock:
 			return failure.Invalid("column %s is the primary key, which a database cannot lose", a.Key)
-		case k.Type == siyuan.AVKeyRelation && k.Relation != nil && k.Relation.IsTwoWay:
-			// Removing it changes the other database too, whose hashes this
-			// version does not report.
-			return failure.Invalid("column %s is a two-way relation with database %s; removing it would change that database too, which is not available yet", a.Key, k.Relation.AvID)
 		}
 		return nil
 	},
 },
-	Execute: func(ctx context.Context, env *tools.Env, a removeColumnArgs, st DBState) (tools.Payload, DBState, error) {
-		if err := env.Kernel.RemoveAttributeViewKey(ctx, a.AvID, a.Key, false); err != nil {
+	Execute: func(ctx context.Context, env *tools.Env, a removeColumnArgs, st colState) (tools.Payload, colState, error) {
+		if err := env.Kernel.RemoveAttributeViewKey(ctx, a.AvID, a.Key, a.RemoveDest); err != nil {
 			return nil, st, tools.WriteFailure(err, false)
 		}
-		return tools.Payload{"avID": a.AvID, "keyID": a.Key, "removed": true}, st, nil
+		p := tools.Payload{"avID": a.AvID, "keyID": a.Key, "removed": true}
+		if k, _ := st.DB.key(a.Key); k.Relation != nil && k.Relation.IsTwoWay {
+			p["backKeyID"], p["removeRelationDest"] = k.Relation.BackKeyID, a.RemoveDest
+		}
+		return p, st, nil
 	},
-	Readback: func(ctx context.Context, env *tools.Env, a removeColumnArgs, _ tools.Payload, before DBState) (any, error) {
-		return readChanged(ctx, env, a.AvID, func(st DBState) error {
-			if _, ok := st.key(a.Key); ok {
+	Readback: func(ctx context.Context, env *tools.Env, a removeColumnArgs, p tools.Payload, before colState) (any, error) {
+		want := removedColumn(a, before)
+		var after colState
+		_, err := tools.Await(ctx, func(ctx context.Context) (colState, error) {
+			st := colState{}
+			db, err := ReadDBState(ctx, env, a.AvID)
+			if err != nil {
+				return st, err
+			}
+			st.DB = db
+			if before.Related != nil {
+				r, err := ReadDBState(ctx, env, before.Related.ID)
+				if err != nil {
+					return st, err
+				}
+				st.Related = &r
+			}
+			after = st
+			return st, nil
+		}, func(st colState) error {
+			if _, ok := st.DB.key(a.Key); ok {
 				return fmt.Errorf("database %s still has column %s", a.AvID, a.Key)
 			}
-			want := shapeOf(before.without(nil, []string{a.Key}))
-			if !same(shapeOf(st), want) {
+			if !same(shapeOf(st.DB), shapeOf(want.DB)) {
 				return fmt.Errorf("database %s changed beyond the removed column", a.AvID)
+			}
+			if want.Related != nil && (st.Related == nil || !same(shapeOf(*st.Related), shapeOf(*want.Related))) {
+				return fmt.Errorf("the related database %s changed beyond the back column", want.Related.ID)
 			}
 			return nil
 		})
+		if err != nil {
+			return nil, err
+		}
+		if before.Related != nil && after.Related != nil {
+			if h, err := dbHashes(map[string]DBState{a.AvID: before.DB, before.Related.ID: *before.Related},
+				map[string]DBState{a.AvID: after.DB, after.Related.ID: *after.Related}); err == nil {
+				p["hashes"] = h
+			}
+		}
+		return after, nil
 	},
 }
 

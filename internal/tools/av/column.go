@@ -27,6 +27,8 @@ var addColumnTypes = append(append([]string{}, columnTypes...), siyuan.AVKeyRela
 
 type addColumnArgs struct {
 	dbArg
+	ctxBlock
+	KeyID    string     `arg:"keyID" help:"the column's ID: for add_column, the new column's (default: a new one; refused when the database already has a column with it)" id:""`
 	Name     string     `arg:"keyName" help:"the column's name" required:""`
 	Type     columnType `arg:"keyType" help:"the column's type" required:""`
 	Icon     string     `arg:"keyIcon" help:"an emoji code (optional)"`
@@ -75,7 +77,7 @@ var addColumn = tools.WriteWith[addColumnArgs, colState, addedColumn]{Write: too
 				return nil, err
 			}
 		}
-		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelWrite)
+		ts, err := dbTouchesAt(ctx, env, a.AvID, a.BlockID, tools.LevelWrite)
 		if err != nil || a.RelationAvID == "" || a.RelationAvID == a.AvID {
 			return ts, err
 		}
@@ -105,7 +107,10 @@ var addColumn = tools.WriteWith[addColumnArgs, colState, addedColumn]{Write: too
 		if prev == "" {
 			prev = lastColumn(st.DB)
 		}
-		id := newID()
+		id := a.KeyID
+		if id == "" {
+			id = newID()
+		}
 		err := env.Kernel.AddAttributeViewKey(ctx, siyuan.AddAVKeyRequest{AvID: a.AvID, KeyID: id, KeyName: a.Name, KeyType: string(a.Type), KeyIcon: a.Icon, PreviousKeyID: prev})
 		if err != nil {
 			return nil, addedColumn{}, tools.WriteFailure(err, false)
@@ -213,6 +218,9 @@ func readColState(ctx context.Context, env *tools.Env, a addColumnArgs) (colStat
 func checkAddColumn(a addColumnArgs, st colState) error {
 	if err := exists(st.DB); err != nil {
 		return err
+	}
+	if _, ok := st.DB.key(a.KeyID); ok && a.KeyID != "" {
+		return failure.Invalid("keyID %s: database %s already has a column with that ID; pick another or omit keyID", a.KeyID, a.AvID)
 	}
 	if a.Previous != "" {
 		if _, ok := st.DB.key(a.Previous); !ok {

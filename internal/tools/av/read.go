@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,13 +103,72 @@ var get = tools.Read[getArgs]{
 type renderArgs struct {
 	avRef
 	blockArg
-	ViewID     string `arg:"viewID" help:"the view to render (default: the block's view, else the current one); rendering a view makes it current" id:""`
-	Page       int    `arg:"page" help:"1-based page" default:"1" min:"1"`
-	PageSize   int    `arg:"pageSize" help:"rows per page" default:"10" min:"1" max:"500"`
-	Query      string `arg:"query" help:"keep the rows one of whose cells contains every word (case-insensitive)"`
-	IgnoreRows bool   `arg:"ignoreRows" help:"answer the columns only" default:"false"`
-	Verbose    bool   `arg:"verbose" help:"answer SiYuan's full render (every value's fields) instead of cell texts" default:"false"`
+	ViewID      string         `arg:"viewID" help:"the view to render (default: the block's view, else the current one); rendering a view makes it current" id:""`
+	Page        int            `arg:"page" help:"1-based page" default:"1" min:"1"`
+	PageSize    int            `arg:"pageSize" help:"rows per page, 1 to 500; -1 is the view's own page size (SiYuan's default; the answer says which), bounded as every read by the call's read budget" default:"10" min:"-1" max:"500"`
+	Query       string         `arg:"query" help:"keep the rows one of whose cells contains every word (case-insensitive)"`
+	IgnoreRows  bool           `arg:"ignoreRows" help:"answer the columns only" default:"false"`
+	Verbose     bool           `arg:"verbose" help:"answer SiYuan's full render (every value's fields) instead of cell texts" default:"false"`
+	GroupPaging map[string]any `arg:"groupPaging" help:"a grouped view: each group's own page, {\"<groupID>\": {\"page\": n, \"pageSize\": n}} (pageSize as above); other groups take page and pageSize"`
 	createFlag
+}
+
+// checkPaging refuses a pageSize of 0 and a groupPaging not of SiYuan's
+// shape (which its render would fail on).
+func checkPaging(a *renderArgs) error {
+	if a.PageSize == 0 {
+		return failure.Invalid("pageSize is 1 to 500, or -1 for the view's own page size")
+	}
+	for id, v := range a.GroupPaging {
+		if err := tools.CheckID("groupPaging key", id); err != nil {
+			return err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return failure.Invalid("groupPaging[%s] must be an object {page, pageSize}", id)
+		}
+		for k, x := range m {
+			n, ok := x.(float64)
+			switch {
+			case k != "page" && k != "pageSize":
+				return failure.Invalid("groupPaging[%s] does not take %s (page, pageSize)", id, k)
+			case !ok || n != math.Trunc(n):
+				return failure.Invalid("groupPaging[%s].%s must be an integer", id, k)
+			case k == "page" && n < 1:
+				return failure.Invalid("groupPaging[%s].page must be at least 1", id)
+			case k == "pageSize" && (n == 0 || n < -1 || n > 500):
+				return failure.Invalid("groupPaging[%s].pageSize is 1 to 500, or -1 for the view's own page size", id)
+			}
+		}
+	}
+	return nil
+}
+
+// groupPage is the page and page size of a group: its groupPaging entry's,
+// else the call's.
+func (a renderArgs) groupPage(id string) (page, size int) {
+	page, size = a.Page, a.PageSize
+	if m, ok := a.GroupPaging[id].(map[string]any); ok {
+		if n, ok := m["page"].(float64); ok {
+			page = int(n)
+		}
+		if n, ok := m["pageSize"].(float64); ok {
+			size = int(n)
+		}
+	}
+	return page, size
+}
+
+// pageSizeOf is a page size as SiYuan applies it: below 1, the view's own;
+// that below 1 too, every row.
+func pageSizeOf(size, viewSize, rows int) int {
+	if size < 1 {
+		size = viewSize
+	}
+	if size < 1 {
+		size = max(rows, 1)
+	}
+	return size
 }
 
 var render = tools.Read[renderArgs]{
@@ -117,8 +177,13 @@ var render = tools.Read[renderArgs]{
 	// With createIfNotExist:true, render creates a database: a strict
 	// additive write (renderCreate).
 	WriteForm: renderCreate.Action(), WriteWhen: "createIfNotExist", WriteIf: createsDatabase,
-	Validate: func(a *renderArgs) error { return a.resolve() },
-	Scope:    scopeOn(func(a renderArgs) string { return a.AvID }, tools.LevelRead),
+	Validate: func(a *renderArgs) error {
+		if err := a.resolve(); err != nil {
+			return err
+		}
+		return checkPaging(a)
+	},
+	Scope: scopeOn(func(a renderArgs) string { return a.AvID }, tools.LevelRead),
 	Run: func(ctx context.Context, env *tools.Env, a renderArgs) (any, error) {
 		if _, err := checkBlock(ctx, env, a.AvID, a.BlockID); err != nil {
 			return nil, err
@@ -127,7 +192,7 @@ var render = tools.Read[renderArgs]{
 			return renderVeiled(ctx, env, a)
 		}
 		r, err := env.Kernel.RenderAttributeView(ctx, siyuan.RenderAVRequest{ID: a.AvID, BlockID: a.BlockID, ViewID: a.ViewID,
-			Page: a.Page, PageSize: a.PageSize, Query: a.Query, IgnoreRows: a.IgnoreRows})
+			Page: a.Page, PageSize: a.PageSize, Query: a.Query, IgnoreRows: a.IgnoreRows, GroupPaging: a.GroupPaging})
 		if err != nil {
 			return nil, notFoundAV(err, a.AvID)
 		}
@@ -191,7 +256,7 @@ func veilView(view siyuan.AVTable, v *veil, a renderArgs, w *withheld) (siyuan.A
 	view.Columns = columnsWithoutResults(view.Columns)
 	view.GroupCalc = nil
 	view.RowCount = len(rows)
-	view.Rows = tools.PageSlice(rows, a.Page, a.PageSize)
+	view.Rows = tools.PageSlice(rows, a.Page, pageSizeOf(a.PageSize, view.PageSize, len(rows)))
 	if a.IgnoreRows {
 		view.Rows = []*siyuan.AVRow{}
 	}
@@ -214,7 +279,8 @@ func veilView(view siyuan.AVTable, v *veil, a renderArgs, w *withheld) (siyuan.A
 		c.Columns = columnsWithoutResults(g.Columns)
 		c.GroupCalc = nil
 		c.RowCount = len(rows)
-		c.Rows = tools.PageSlice(rows, a.Page, a.PageSize)
+		page, size := a.groupPage(g.ID)
+		c.Rows = tools.PageSlice(rows, page, pageSizeOf(size, view.PageSize, len(rows)))
 		if a.IgnoreRows {
 			c.Rows = []*siyuan.AVRow{}
 		}
@@ -343,6 +409,10 @@ func notFoundAV(err error, avID string) error {
 func compact(r siyuan.AVRender, a renderArgs) (map[string]any, error) {
 	out := map[string]any{"avID": r.ID, "name": r.Name, "viewID": r.ViewID, "viewType": r.ViewType, "isMirror": r.IsMirror,
 		"page": a.Page, "pageSize": a.PageSize}
+	viewSize := 0
+	if r.View != nil {
+		viewSize = r.View.PageSize
+	}
 	views := make([]map[string]any, 0, len(r.Views))
 	for _, v := range r.Views {
 		views = append(views, map[string]any{"id": v.ID, "name": v.Name, "type": v.Type})
@@ -371,9 +441,11 @@ func compact(r siyuan.AVRender, a renderArgs) (map[string]any, error) {
 	}
 	out["columns"] = cols
 	out["rowCount"] = r.View.RowCount
-	pages := func(n int) int { return max(1, (n+a.PageSize-1)/a.PageSize) }
-	out["pageCount"] = pages(r.View.RowCount)
-	out["hasNextPage"] = a.Page*a.PageSize < r.View.RowCount
+	size := pageSizeOf(a.PageSize, viewSize, r.View.RowCount)
+	out["pageSize"] = size
+	pages := func(n, size int) int { return max(1, (n+size-1)/size) }
+	out["pageCount"] = pages(r.View.RowCount, size)
+	out["hasNextPage"] = a.Page*size < r.View.RowCount
 	groups, err := groupsOf(r.View)
 	if err != nil {
 		return nil, err
@@ -384,8 +456,13 @@ func compact(r siyuan.AVRender, a renderArgs) (map[string]any, error) {
 		out["pageCount"], out["hasNextPage"] = 1, false
 		gs := make([]map[string]any, 0, len(groups))
 		for _, g := range groups {
-			m := map[string]any{"id": g.ID, "name": g.Name, "rowCount": g.RowCount, "pageCount": pages(g.RowCount),
-				"hasNextPage": a.Page*a.PageSize < g.RowCount}
+			page, size := a.groupPage(g.ID)
+			size = pageSizeOf(size, viewSize, g.RowCount)
+			m := map[string]any{"id": g.ID, "name": g.Name, "rowCount": g.RowCount, "pageCount": pages(g.RowCount, size),
+				"hasNextPage": page*size < g.RowCount}
+			if _, ok := a.GroupPaging[g.ID]; ok {
+				m["page"], m["pageSize"] = page, size
+			}
 			if g.GroupHidden != 0 {
 				m["hidden"] = true
 			}
@@ -395,8 +472,8 @@ func compact(r siyuan.AVRender, a renderArgs) (map[string]any, error) {
 			if !a.IgnoreRows && !a.Verbose {
 				m["rows"] = compactRows(g.Rows)
 			}
-			out["pageCount"] = max(out["pageCount"].(int), pages(g.RowCount))
-			out["hasNextPage"] = out["hasNextPage"].(bool) || a.Page*a.PageSize < g.RowCount
+			out["pageCount"] = max(out["pageCount"].(int), pages(g.RowCount, size))
+			out["hasNextPage"] = out["hasNextPage"].(bool) || page*size < g.RowCount
 			gs = append(gs, m)
 		}
 		out["groups"] = gs

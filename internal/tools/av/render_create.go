@@ -57,13 +57,14 @@ type renderCreateArgs struct {
 	avRef
 	Parent string `arg:"blockID" help:"the document (or container block) the new database block goes first in" id:"" required:""`
 	createFlag
-	ViewID     string `arg:"viewID" help:"ignored when creating" id:""`
-	Page       *int   `arg:"page" help:"ignored when creating" min:"1"`
-	PageSize   *int   `arg:"pageSize" help:"ignored when creating" min:"1" max:"500"`
-	Query      string `arg:"query" help:"ignored when creating"`
-	IgnoreRows bool   `arg:"ignoreRows" help:"ignored when creating"`
-	Verbose    bool   `arg:"verbose" help:"ignored when creating"`
-	Generated  bool   // no id given: one is reserved
+	ViewID      string         `arg:"viewID" help:"ignored when creating" id:""`
+	Page        *int           `arg:"page" help:"ignored when creating" min:"1"`
+	PageSize    *int           `arg:"pageSize" help:"ignored when creating" min:"-1" max:"500"`
+	Query       string         `arg:"query" help:"ignored when creating"`
+	IgnoreRows  bool           `arg:"ignoreRows" help:"ignored when creating"`
+	Verbose     bool           `arg:"verbose" help:"ignored when creating"`
+	GroupPaging map[string]any `arg:"groupPaging" help:"ignored when creating"`
+	Generated   bool           // no id given: one is reserved
 }
 
 // renderCreateState is whether the parent exists and the database does.

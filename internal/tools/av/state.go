@@ -94,22 +94,29 @@ func ReadDBState(ctx context.Context, env *tools.Env, avID string) (DBState, err
 // readDB is ReadDBState and the veil it was read through (nil when no
 // notebook is hidden).
 func readDB(ctx context.Context, env *tools.Env, avID string) (DBState, *veil, error) {
+	st, v, _, err := readDBStored(ctx, env, avID)
+	return st, v, err
+}
+
+// readDBStored is readDB and the database as stored (nil when Missing),
+// for what the state leaves out.
+func readDBStored(ctx context.Context, env *tools.Env, avID string) (DBState, *veil, *siyuan.AttributeView, error) {
 	st, av, err := readStored(ctx, env, avID)
 	if err != nil || st.Missing || !tools.Hiding(ctx) {
-		return st, nil, err
+		return st, nil, av, err
 	}
 	shown, err := tools.VisibleBlocks(ctx, env, st.Blocks)
 	if err != nil {
-		return st, nil, err
+		return st, nil, nil, err
 	}
 	if len(st.Blocks) > 0 && len(shown) == 0 {
-		return DBState{ID: avID, Blocks: []string{}, Missing: true}, nil, nil
+		return DBState{ID: avID, Blocks: []string{}, Missing: true}, nil, nil, nil
 	}
 	v, err := veilOf(ctx, env, av)
 	if err != nil {
-		return st, nil, err
+		return st, nil, nil, err
 	}
-	return v.state(canonical(av, shown)), v, nil
+	return v.state(canonical(av, shown)), v, av, nil
 }
 
 // readStored reads a database and every block showing it, unveiled.

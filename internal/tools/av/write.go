@@ -2,6 +2,7 @@ package av
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -142,16 +143,89 @@ func lastColumn(st DBState) string {
 
 // ---- add_rows -------------------------------------------------------------
 
+// checkPlacement refuses a viewID, groupID or previousID the database
+// does not have: SiYuan would put the rows last for an unknown previousID
+// and fail in the middle of the write for an unknown view.
+func checkPlacement(a addRowsArgs, st addState) error {
+	if a.ViewID != "" && !slices.ContainsFunc(st.DB.Views, func(v ViewState) bool { return v.ID == a.ViewID }) {
+		return failure.New(failure.NotFound, "viewID %s: database %s has no such view", a.ViewID, a.AvID)
+	}
+	if a.GroupID != "" {
+		found := false
+		for view, groups := range st.groups {
+			found = found || (a.ViewID == "" || view == a.ViewID) && slices.Contains(groups, a.GroupID)
+		}
+		if !found {
+			return failure.New(failure.NotFound, "groupID %s: no grouped view of database %s has such a group", a.GroupID, a.AvID)
+		}
+	}
+	if a.Previous != "" {
+		if _, ok := st.DB.row(a.Previous); !ok {
+			return failure.New(failure.NotFound, "previousID %s: database %s has no such row (row IDs are item IDs, as render shows them)", a.Previous, a.AvID)
+		}
+	}
+	return nil
+}
+
+// placed requires the new rows, in order, right after previousID in every
+// view holding it, or first in every view.
+func placed(a addRowsArgs, st DBState, added []string) error {
+	for _, v := range st.Views {
+		at := 0
+		if a.Previous != "" {
+			i := slices.Index(v.ItemIDs, a.Previous)
+			if i < 0 {
+				continue
+			}
+			at = i + 1
+		}
+		if at+len(added) > len(v.ItemIDs) || !slices.Equal(v.ItemIDs[at:at+len(added)], added) {
+			return fmt.Errorf("view %s of database %s does not show the new rows where asked", v.ID, a.AvID)
+		}
+	}
+	return nil
+}
+
 type addRowsArgs struct {
 	dbArg
 	BlockIDs []string `arg:"blockIDs" help:"blocks to add as rows (bound: the row's primary key shows the block); at most 100" id:""`
 	Texts    []string `arg:"primaryKeyTexts" help:"detached rows, one per text; at most 100"`
+	BlockID  string   `arg:"blockID" help:"the database block whose view the rows are added in (default: the first showing the database); refused when it does not show avID. The permission needed is still that of every notebook showing the database" id:""`
+	ViewID   string   `arg:"viewID" help:"the view whose filters and groups give the new rows' default values (default: blockID's view)" id:""`
+	GroupID  string   `arg:"groupID" help:"a group of that view the rows go in: its value is their default (a kanban's column)" id:""`
+	Previous string   `arg:"previousID" help:"add_rows: a row (item ID) the new rows follow, in order, in every view holding it (default: first in every view); create, duplicate: the block the database block goes after" id:""`
+	NoFill   bool     `arg:"ignoreDefaultFill" help:"true skips filling the new rows' cells from the view's filters and group" default:"false"`
 }
 
-// addState is the database and whether each block to bind exists.
+// addState is the database and whether each block to bind exists; groups
+// are each view's group IDs (not hashed: an additive write has no hash).
 type addState struct {
 	DB     DBState
 	Exists map[string]bool
+	groups map[string][]string
+}
+
+// viewGroups are the group IDs of each view of a stored database.
+func viewGroups(av *siyuan.AttributeView) map[string][]string {
+	out := map[string][]string{}
+	if av == nil {
+		return out
+	}
+	for _, v := range av.Views {
+		if v == nil || len(v.Groups) == 0 {
+			continue
+		}
+		var groups []struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(v.Groups, &groups) != nil {
+			continue
+		}
+		for _, g := range groups {
+			out[v.ID] = append(out[v.ID], g.ID)
+		}
+	}
+	return out
 }
 
 // addedRows are what add_rows hands its readback: the database before,
@@ -180,7 +254,7 @@ var addRows = tools.WriteWith[addRowsArgs, addState, addedRows]{Write: tools.Wri
 	// The database's blocks, and each bound block, which binding marks
 	// (custom-avs): write in every notebook holding one.
 	Scope: tools.Scope[addRowsArgs]{Resolve: func(ctx context.Context, env *tools.Env, a addRowsArgs) ([]tools.Touch, error) {
-		ts, err := dbTouches(ctx, env, a.AvID, tools.LevelWrite)
+		ts, err := dbTouchesAt(ctx, env, a.AvID, a.BlockID, tools.LevelWrite)
 		if err != nil {
 			return nil, err
 		}
@@ -188,11 +262,11 @@ var addRows = tools.WriteWith[addRowsArgs, addState, addedRows]{Write: tools.Wri
 	}},
 	Targets: func(a addRowsArgs) []string { return []string{a.AvID} },
 	State: func(ctx context.Context, env *tools.Env, a addRowsArgs) (addState, error) {
-		db, err := ReadDBState(ctx, env, a.AvID)
+		db, _, av, err := readDBStored(ctx, env, a.AvID)
 		if err != nil {
 			return addState{}, err
 		}
-		st := addState{DB: db, Exists: map[string]bool{}}
+		st := addState{DB: db, Exists: map[string]bool{}, groups: viewGroups(av)}
 		for _, id := range a.BlockIDs {
 			ok, err := env.Kernel.CheckBlockExist(ctx, id)
 			if err != nil {
@@ -208,6 +282,12 @@ var addRows = tools.WriteWith[addRowsArgs, addState, addedRows]{Write: tools.Wri
 		}
 		if len(st.DB.Blocks) == 0 {
 			return failure.Invalid("database %s is shown by no database block; nothing was added", a.AvID)
+		}
+		if a.BlockID != "" && !slices.Contains(st.DB.Blocks, a.BlockID) {
+			return failure.Invalid("block %s does not show database %s (its database blocks: %s)", a.BlockID, a.AvID, strings.Join(st.DB.Blocks, ", "))
+		}
+		if err := checkPlacement(a, st); err != nil {
+			return err
 		}
 		for _, id := range a.BlockIDs {
 			if !st.Exists[id] {
@@ -237,7 +317,12 @@ var addRows = tools.WriteWith[addRowsArgs, addState, addedRows]{Write: tools.Wri
 			detached = append(detached, item)
 			srcs = append(srcs, siyuan.AVSrc{ItemID: item, Detached: true, Content: text})
 		}
-		err := env.Kernel.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: a.AvID, BlockID: st.DB.Blocks[0], Srcs: srcs})
+		block := a.BlockID
+		if block == "" {
+			block = st.DB.Blocks[0]
+		}
+		err := env.Kernel.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: a.AvID, BlockID: block, ViewID: a.ViewID,
+			GroupID: a.GroupID, PreviousID: a.Previous, Srcs: srcs, IgnoreDefaultFill: a.NoFill})
 		if err != nil {
 			// SiYuan adds the rows one by one: a failure after the first
 			// may leave some added.
@@ -270,7 +355,7 @@ var addRows = tools.WriteWith[addRowsArgs, addState, addedRows]{Write: tools.Wri
 			if !same(shapeOf(st.without(append(slices.Clone(bound), detached...), nil)), shapeOf(before)) {
 				return fmt.Errorf("database %s changed beyond the new rows", a.AvID)
 			}
-			return nil
+			return placed(a, st, append(slices.Clone(bound), detached...))
 		})
 		return addState{DB: st}, err
 	},
