@@ -104,13 +104,9 @@ func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64
 			return nil
 		}
 	}
-	bv := &wire.AVValue{ID: ast.NewNodeID(), KeyID: bkv.Key.ID, BlockID: itemID, Type: wire.AVKeyBlock, IsDetached: detached,
-		CreatedAt: now, UpdatedAt: now, Block: &wire.AVValueBlock{Icon: icon, Content: content, Created: now, Updated: now}}
-	if !detached {
-		bv.Block.ID = boundID
-	}
-	bkv.Values = append(bkv.Values, bv)
-
+	// The kernel appends the row's primary value before it looks the view
+	// up, and returns without saving when it is not found: the row is not
+	// added. Looking it up first leaves nothing to undo.
 	view, err := avCurrentView(av, k.blockViewID(dbBlockID))
 	if err != nil {
 		return err
@@ -120,6 +116,13 @@ func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64
 			return errAVViewNotFound
 		}
 	}
+	bv := &wire.AVValue{ID: ast.NewNodeID(), KeyID: bkv.Key.ID, BlockID: itemID, Type: wire.AVKeyBlock, IsDetached: detached,
+		CreatedAt: now, UpdatedAt: now, Block: &wire.AVValueBlock{Icon: icon, Content: content, Created: now, Updated: now}}
+	if !detached {
+		bv.Block.ID = boundID
+	}
+	bkv.Values = append(bkv.Values, bv)
+
 	// Filling default values renders the view (to find the row next to
 	// the new one): the kernel then saves its database as rendered, less
 	// the values the render filled in.

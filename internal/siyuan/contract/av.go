@@ -40,6 +40,7 @@ var avChecks = []check{
 	{"av_primary_key_values", checkAVPrimaryKeyValues},
 	{"av_duplicate_database_block", checkAVDuplicate},
 	{"av_api_forms_of_the_operations", checkAVAPIForms},
+	{"av_add_rows_placement_arguments", checkAVAddRowsPlacement},
 	{"av_render_whole_view", checkAVRenderWhole},
 	{"av_export_md_database_block", checkExportMdDatabase},
 	{"av_delete_database_block_unbinds_rows", checkAVDeleteBlock},

@@ -418,6 +418,35 @@ func checkAVAPIForms(t *testing.T, s *suite) {
 	}
 }
 
+// checkAVAddRowsPlacement: addAttributeViewBlocks puts rows after
+// previousID, in order, in every view; takes viewID, a groupID (of no
+// group: the view is not grouped) and ignoreDefaultFill; refuses an
+// unknown viewID with "view not found", the row not added.
+func checkAVAddRowsPlacement(t *testing.T, s *suite) {
+	db, _ := s.newDB(t, "placement")
+	ctx := t.Context()
+	a, b, c, d := freshID(), freshID(), freshID(), freshID()
+	must(t, "AddAttributeViewBlocks", s.c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.av, BlockID: db.block,
+		Srcs: []siyuan.AVSrc{{ItemID: a, Detached: true, Content: "a"}, {ItemID: b, Detached: true, Content: "b"}}}))
+	view := s.storedAV(t, db.av).Views[0].ID
+	must(t, "AddAttributeViewBlocks after a", s.c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.av, BlockID: db.block,
+		ViewID: view, GroupID: freshID(), PreviousID: a, IgnoreDefaultFill: true,
+		Srcs: []siyuan.AVSrc{{ItemID: c, Detached: true, Content: "c"}, {ItemID: d, Detached: true, Content: "d"}}}))
+	requireOrder(t, "items", s.storedAV(t, db.av).Views[0].ItemIDs, []string{a, c, d, b})
+	err := s.c.AddAttributeViewBlocks(ctx, siyuan.AddAVBlocksRequest{AvID: db.av, BlockID: db.block, ViewID: freshID(),
+		Srcs: []siyuan.AVSrc{{ItemID: freshID(), Detached: true, Content: "e"}}})
+	if api := apiError(t, "add to an unknown view", err); api.Msg != "view not found" {
+		t.Fatalf("add to an unknown view: %v", err)
+	}
+	av := s.storedAV(t, db.av)
+	requireOrder(t, "items after the refusal", av.Views[0].ItemIDs, []string{a, c, d, b})
+	for _, kv := range av.KeyValues {
+		if kv.Key.ID == db.pk && len(kv.Values) != 4 {
+			t.Fatalf("primary key values after the refusal: %d, want 4", len(kv.Values))
+		}
+	}
+}
+
 // checkAVDeleteBlock: deleting a database's last block unbinds its rows'
 // blocks (the database stays, rows and all); a mirror keeps them bound;
 // inserting a block for the database again binds them again and shows
