@@ -22,7 +22,7 @@ const maxExpectedRefs = 4096
 
 type auditRefsArgs struct {
 	ID       string   `arg:"id" help:"the document (or a block of it) whose image references are compared" id:"" required:""`
-	Expected []string `arg:"expectedRefs" help:"the image references the source Markdown holds (up to 4096, each non-empty), such as assets/x.png or a URL: compared, never read. Matched by file name, each occurrence once; a SiYuan -<timestamp>-<7 chars> suffix, a query and a fragment are ignored, and percent-encoding is decoded (upstream 0.6.8 compares encoded names as written)" required:""`
+	Expected []string `arg:"expectedRefs" help:"the image references the source Markdown holds (up to 4096: assets/x.png, a URL), compared by file name, never read; SiYuan's -<timestamp>-<id> suffix, a query and a fragment are ignored, %-escapes decoded (upstream: as written)" required:""`
 }
 
 func (a *auditRefsArgs) check() error {

@@ -203,7 +203,7 @@ func inlineFile(ctx context.Context, env *tools.Env, p string, max int) (inlined
 type extractArgs struct {
 	ID        string   `arg:"id" help:"the document" id:"" required:""`
 	OutputDir string   `arg:"outputDir" help:"a new folder to create on the person's machine, inside a folder they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; default ~/siyuan-extracted/<document id>, which must lie in an allowed folder too; the person confirms it"`
-	Delivery  delivery `arg:"delivery" help:"how the export reaches you (upstream 0.6.8's argument): download (as when omitted) answers the Markdown and a manifest of its assets (files: kernelPath, dest), which the stdio or call process saves in outputDir and a direct HTTP client fetches itself; inline answers the Markdown and the assets themselves (assets: path, dataBase64, sha256, bytes) and saves nothing on the person's machine, at most 512 KiB of assets, refused above that with their size, and refused with outputDir"`
+	Delivery  delivery `arg:"delivery" help:"download (as omitted): the Markdown and a manifest of its assets (files: kernelPath, dest), saved in outputDir by the stdio or call process; inline: the Markdown and the assets as base64 (assets: path, dataBase64, sha256, bytes), at most 512 KiB, saving nothing (not with outputDir)"`
 }
 
 var extractDoc = tools.Write[extractArgs, struct{}]{

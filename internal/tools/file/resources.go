@@ -58,7 +58,7 @@ type resourcesArgs struct {
 	Given      []string `arg:"paths" help:"workspace paths under data/assets, data/templates, data/emojis or data/<notebook id> (assets/x.png, data/<notebook>/<doc>.sy, ...); data/storage, plugins, widgets, snippets and public are never exported" required:""`
 	Name       string   `arg:"name" help:"the ZIP's name (without .zip)"`
 	OutputPath string   `arg:"outputPath" help:"where to save the ZIP on the person's machine: a new file inside a folder they allowed (--allow-dir; sisyphus call: its working directory), never in the workspace, the state dir or a hidden folder; refused if it exists; the person confirms it"`
-	Delivery   delivery `arg:"delivery" help:"how the export reaches you (upstream 0.6.8's argument): download answers a manifest (files: kernelPath to fetch with your own SiYuan access, dest) and no bytes, which the stdio or call process saves at a local destination (outputPath, outputDir); inline puts the files in the answer as base64, at most 512 KiB, refused above that with the size, and refused with a local destination. export_resources without delivery answers the ZIP's temp path (a manifest with outputPath); inline answers dataBase64, sha256 and bytes"`
+	Delivery   delivery `arg:"delivery" help:"download: a manifest (files: kernelPath, dest), no bytes, saved by the stdio or call process at outputPath/outputDir; inline: the files as base64 in the answer (at most 512 KiB; not with outputPath/outputDir); omitted: the ZIP's temp path"`
 	Paths      []string // "/data/..." workspace paths, from Given
 }
 

@@ -44,10 +44,10 @@ const (
 
 type snapshotArgs struct {
 	NotebookID  string   `arg:"notebookID" help:"the notebook that holds every exported document" id:"" required:""`
-	Roots       []string `arg:"roots" help:"1 to 64 storage paths of the notebook to export: / for the whole notebook, or a document's storage path (/<id>.sy, /<id>/<id>.sy as document.lookup answers it; .sy optional) for that document and every document below it; give roots or documentIDs"`
+	Roots       []string `arg:"roots" help:"1 to 64 storage paths: / for the whole notebook, or a document's (/<id>.sy, as document.lookup answers) for it and every document below; give roots or documentIDs"`
 	DocumentIDs []string `arg:"documentIDs" help:"1 to 500 documents to export, all of notebookID (each is checked when its page is exported); give roots or documentIDs" id:""`
 	Limit       int      `arg:"limit" help:"documents per page (a page may stop earlier, at the read's budget or 4 MiB of Markdown, and then gives a cursor)" default:"20" min:"1" max:"200"`
-	Cursor      string   `arg:"cursor" help:"page.nextCursor of the previous page, with the same notebookID and roots or documentIDs; refused if it was changed, belongs to another scope, or the documents changed since (start again without it)" maxLen:"512"`
+	Cursor      string   `arg:"cursor" help:"page.nextCursor of the previous page, same notebookID and roots/documentIDs; refused when edited, from another scope, or the documents changed (start again)" maxLen:"512"`
 
 	roots []string // normalised: "/" or "/<id>/<id>", sorted, each once
 	ids   []string // sorted, each once
