@@ -87,8 +87,8 @@ func TestExtensionThroughTheBinary(t *testing.T) {
 	kids := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)
 	para := kids[1].(map[string]any)["id"].(string)
 
-	if enum := extensionEnum(t, a); !slices.Equal(enum, []string{"help", "list"}) {
-		t.Fatalf("before discovery the enum is help and list: %v", enum)
+	if enum := extensionEnum(t, a); !slices.Equal(enum, []string{"help", "list", "validate_package", "diagnose_plugin_mcp"}) {
+		t.Fatalf("before discovery the enum is the built-in actions: %v", enum)
 	}
 	list := a.ok("extension", map[string]any{"action": "list", "refresh": true})
 	exposed := fmt.Sprint(list["exposed"])
@@ -99,7 +99,7 @@ func TestExtensionThroughTheBinary(t *testing.T) {
 	// poll (every 2 s), announcing list_changed.
 	// SiYuan 3.7.3's native tools on the read allowlist, and the example
 	// plugin's, in the order SiYuan lists them.
-	want := []string{"help", "list", "history", "image", "inbox", "outline", stampTool, wordCount, "ref", "repo", "search"}
+	want := []string{"help", "list", "validate_package", "diagnose_plugin_mcp", "history", "image", "inbox", "outline", stampTool, wordCount, "ref", "repo", "search"}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		enum := extensionEnum(t, a)
 		if slices.Equal(enum, want) {
