@@ -108,6 +108,10 @@ func TestReads(t *testing.T) {
 	if keys["count"] != float64(3) {
 		t.Fatalf("keys: %v", keys)
 	}
+	// Upstream 0.6.8's skills pass the database as id.
+	if byID := s.OK(t, "av", map[string]any{"action": "get_attribute_view_keys", "id": av}); byID["avID"] != av || byID["count"] != float64(3) {
+		t.Fatalf("keys by id: %v", byID)
+	}
 	if err := s.C.AddAttributeViewBlocks(context.Background(), siyuan.AddAVBlocksRequest{AvID: av, BlockID: s.db.Block,
 		Srcs: []siyuan.AVSrc{{ItemID: tooltest.NewID(), ID: s.Blocks[0]}}}); err != nil {
 		t.Fatal(err)

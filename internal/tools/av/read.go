@@ -613,7 +613,32 @@ func endDate(d *siyuan.AVValueDate) string {
 
 type keysArgs struct {
 	AvID    string `arg:"avID" help:"the database: its keys (columns) in stored order" id:""`
-	BlockID string `arg:"id" help:"a block bound to databases: each database with the block's row's cells" id:""`
+	BlockID string `arg:"id" help:"a block bound to databases: each database with the block's row's cells; a database's id here is read as avID (upstream 0.6.8's alias)" id:""`
+}
+
+// asDatabase completes a call whose id names a database the agent may
+// see: upstream 0.6.8 documents id as an alias of avID, SiYuan's endpoint
+// takes a block there, and the two never share an id. A database only a
+// hidden notebook shows stays a block id that names nothing, so that the
+// answer does not tell it exists.
+func (a *keysArgs) asDatabase(ctx context.Context, env *tools.Env) error {
+	if a.BlockID == "" {
+		return nil
+	}
+	blocks, err := env.Kernel.GetMirrorDatabaseBlocks(ctx, a.BlockID)
+	if err != nil {
+		return fmt.Errorf("find the blocks showing database %s: %w", a.BlockID, err)
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	if tools.Hiding(ctx) {
+		if blocks, err = tools.VisibleBlocks(ctx, env, blocks); err != nil || len(blocks) == 0 {
+			return err
+		}
+	}
+	a.AvID, a.BlockID = a.BlockID, ""
+	return nil
 }
 
 var getKeys = tools.Read[keysArgs]{
@@ -626,6 +651,9 @@ var getKeys = tools.Read[keysArgs]{
 		return nil
 	},
 	Scope: tools.Scope[keysArgs]{Resolve: func(ctx context.Context, env *tools.Env, a keysArgs) ([]tools.Touch, error) {
+		if err := a.asDatabase(ctx, env); err != nil {
+			return nil, err
+		}
 		if a.AvID != "" {
 			return dbTouches(ctx, env, a.AvID, tools.LevelRead)
 		}
@@ -653,6 +681,9 @@ var getKeys = tools.Read[keysArgs]{
 		return out, nil
 	}},
 	Run: func(ctx context.Context, env *tools.Env, a keysArgs) (any, error) {
+		if err := a.asDatabase(ctx, env); err != nil {
+			return nil, err
+		}
 		if a.AvID != "" {
 			av, err := env.Kernel.GetAttributeView(ctx, a.AvID)
 			if err != nil {

@@ -247,6 +247,7 @@ func TestDatabaseShownOnlyInHiddenNotebooks(t *testing.T) {
 		{"action": "render", "avID": db.AV},
 		{"action": "render", "avID": db.AV, "blockID": s.Doc, "createIfNotExist": true},
 		{"action": "get_attribute_view_keys", "avID": db.AV},
+		{"action": "get_attribute_view_keys", "id": db.AV}, // upstream's alias: as a block id that names nothing
 		{"action": "get_attribute_view_filter_sort", "avID": db.AV},
 		{"action": "get_primary_key_values", "avID": db.AV},
 		{"action": "rename", "avID": db.AV, "name": "x", "validateOnly": true},
