@@ -129,3 +129,47 @@ func TestKramdownDOMText(t *testing.T) {
 		})
 	}
 }
+
+// TestDOMTextLeavesAttributeBarsOut: a block's attribute bar is not its
+// text. A real SiYuan 3.7.3 answered an update of a database-bound block
+// with the database's name in the bar, and getBlockDOM right after without
+// it: the two must read as the same text.
+func TestDOMTextLeavesAttributeBarsOut(t *testing.T) {
+	const open = `<div data-node-id="20260101000000-aaaaaaa" data-type="NodeParagraph" class="p" custom-avs="20260101000000-bbbbbbb">` +
+		`<div contenteditable="true" spellcheck="false">v3 &amp; <strong>more</strong></div>`
+	for _, tc := range []struct{ name, dom, want string }{
+		{"bar with the database's name", open + `<div class="protyle-attr" contenteditable="false"><div class="protyle-attr--av"><svg><use xlink:href="#iconDatabase"></use></svg>Untitled</div>` + "\u200b</div></div>", "v3 & more"},
+		{"bar without it", open + `<div class="protyle-attr" contenteditable="false"><div class="protyle-attr--av"><svg><use xlink:href="#iconDatabase"></use></svg></div>` + "\u200b</div></div>", "v3 & more"},
+		{"name, alias, memo and refcount", open + `<div class="protyle-attr" contenteditable="false"><div class="protyle-attr--name"><svg><use xlink:href="#iconN"></use></svg>nm</div>` +
+			`<div class="protyle-attr--alias">al</div><div class="protyle-attr--memo" data-type="a">memo<br></div><div class="protyle-attr--refcount popover__block">3</div>` + "\u200b</div></div>", "v3 & more"},
+		{"two blocks, text after a bar kept", open + `<div class="protyle-attr"><div class="protyle-attr--av">X</div></div></div><div class="p"><div>next</div></div>`, "v3 & more next"},
+		{"the class named in text stays", `<div contenteditable="true">protyle-attr--av is a class</div>`, "protyle-attr--av is a class"},
+		{"a nested class list", `<div class="x protyle-attr y"><div class="protyle-attr--av">gone</div></div>kept`, "kept"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := DOMText(tc.dom); got != tc.want {
+				t.Fatalf("DOMText = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if a, b := BlockDOMText(open+`<div class="protyle-attr"><div class="protyle-attr--av">Untitled</div></div></div>`, "20260101000000-aaaaaaa"), "v3 & more"; a != b {
+		t.Fatalf("BlockDOMText = %q, want %q", a, b)
+	}
+}
+
+// FuzzDOMText: any DOM a kernel answers reads as text without a panic,
+// and leaving the bars out never adds text.
+func FuzzDOMText(f *testing.F) {
+	f.Add(`<div class="p"><div>a</div><div class="protyle-attr"><div class="protyle-attr--av">X</div></div></div>`)
+	f.Add(`<div class="protyle-attr"><img src=x><div class="protyle-attr--memo">m<br>m</div></div>after`)
+	f.Add(`<div class="protyle-attr"><div class="protyle-attr--`)
+	f.Fuzz(func(t *testing.T, dom string) {
+		got := DOMText(dom)
+		if !strings.Contains(dom, "protyle-attr--") && got != DOMText(dom+"") {
+			t.Fatal("not deterministic")
+		}
+		if len(got) > len(dom)+len(dom)/2+8 {
+			t.Fatalf("text %q longer than its DOM %q", got, dom)
+		}
+	})
+}
