@@ -30,10 +30,11 @@ import (
 // their column's format, relation values their contents. Where the kernel
 // saves that copy after rendering, so does this kernel.
 //
-// Not rendered here: gallery and kanban views (an error), groups, filter
-// and sort rules (the kernel applies them; this kernel shows every row in
-// manual order), column calculations (kept as stored), the line-number
-// column's numbers.
+// The view rendered then has its filters applied (av_filter.go).
+//
+// Not rendered here: gallery and kanban views (an error), groups, sort
+// rules (rows stay in manual order), column calculations (kept as
+// stored), the line-number column's numbers.
 
 // avRenderer is one render request: the databases it parsed, the tables it
 // rendered (by database and view, as the kernel's RenderedViewables) and

@@ -25,6 +25,8 @@ import (
 //	updateAttrViewColRollup        avID, id (rollup key), parentID (relation key), keyID (target key), data {calc}
 //	doUpdateUpdated      id (a block), data (its new updated time)
 //
+// and the view settings of av_viewops.go.
+//
 // Creating a database is an insert of a NodeAttributeView block DOM with
 // data-av-id, then renderAttributeView, which writes the file.
 
@@ -91,7 +93,7 @@ func (k *Kernel) applyAVOp(op *wire.Operation) (handled bool, err error) {
 	case "doUpdateUpdated":
 		err = k.doUpdateUpdated(op)
 	default:
-		return false, nil
+		return k.applyAVViewOp(op)
 	}
 	if err != nil {
 		return true, &txFailure{op.Action, err}

@@ -114,3 +114,55 @@ func UpdateAttrViewColRollupOp(avID, keyID, relationKeyID, targetKeyID, operator
 func DoUpdateUpdatedOp(blockID, updated string) Operation {
 	return Operation{Action: "doUpdateUpdated", ID: blockID, Data: updated}
 }
+
+// SetAttrViewFiltersOp replaces the filters of the view the database
+// block dbBlockID shows: one root group ({combination:"and"|"or",
+// filters:[…]}, groups nesting at most three deep) whose leaves name a
+// column, an operator ("=", "Contains", "Is empty"…) and a value of the
+// column's type. Leaves sent without a root group are put in an "and" one.
+func SetAttrViewFiltersOp(avID, dbBlockID string, filters []*AVViewFilter) Operation {
+	if filters == nil {
+		filters = []*AVViewFilter{}
+	}
+	return Operation{Action: "setAttrViewFilters", AvID: avID, BlockID: dbBlockID, Data: filters}
+}
+
+// SetAttrViewSortsOp replaces the sorts of the view dbBlockID shows
+// (order "ASC" or "DESC"; the first rule sorts first).
+func SetAttrViewSortsOp(avID, dbBlockID string, sorts []*AVViewSort) Operation {
+	if sorts == nil {
+		sorts = []*AVViewSort{}
+	}
+	return Operation{Action: "setAttrViewSorts", AvID: avID, BlockID: dbBlockID, Data: sorts}
+}
+
+// SetAttrViewColCalcOp sets the calculation of a column of the table
+// view dbBlockID shows ("" removes it; "Count all", "Sum", "Percent
+// checked"…).
+func SetAttrViewColCalcOp(avID, dbBlockID, keyID, operator string) Operation {
+	return Operation{Action: "setAttrViewColCalc", AvID: avID, BlockID: dbBlockID, ID: keyID,
+		Data: map[string]any{"operator": operator}}
+}
+
+// SetAttrViewPageSizeOp sets how many rows a page of the view dbBlockID
+// shows holds.
+func SetAttrViewPageSizeOp(avID, dbBlockID string, size int) Operation {
+	return Operation{Action: "setAttrViewPageSize", AvID: avID, BlockID: dbBlockID, Data: size}
+}
+
+// SetAttrViewColHiddenOp hides or shows a column of the view dbBlockID
+// shows.
+func SetAttrViewColHiddenOp(avID, dbBlockID, keyID string, hidden bool) Operation {
+	return Operation{Action: "setAttrViewColHidden", AvID: avID, BlockID: dbBlockID, ID: keyID, Data: hidden}
+}
+
+// SortAttrViewColOp moves a column of the view dbBlockID shows after the
+// column previousKeyID ("" puts it first).
+func SortAttrViewColOp(avID, dbBlockID, keyID, previousKeyID string) Operation {
+	return Operation{Action: "sortAttrViewCol", AvID: avID, BlockID: dbBlockID, ID: keyID, PreviousID: previousKeyID}
+}
+
+// SetAttrViewViewNameOp renames a view (trimmed).
+func SetAttrViewViewNameOp(avID, viewID, name string) Operation {
+	return Operation{Action: "setAttrViewViewName", AvID: avID, ID: viewID, Data: name}
+}

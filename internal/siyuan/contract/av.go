@@ -49,6 +49,8 @@ var avChecks = []check{
 	{"av_create_block_after_previous", checkAVCreateAfter},
 	{"av_relation_cells_by_the_api_form", checkAVRelationCellsAPI},
 	{"av_spin_block_dom", checkAVSpinBlockDOM},
+	// What a view's settings do to its render (av_views.go).
+	{"av_view_filters_each_operator", checkAVFilters},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

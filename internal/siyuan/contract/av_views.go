@@ -1,0 +1,243 @@
+package contract
+
+// Databases: what a view's settings do to its render. Filters, sorts and
+// column calculations are set as the editor sets them (by transaction, on
+// the view the database block shows) and the rows a render answers, in
+// their order, compared with what SiYuan 3.7.3 answers.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+)
+
+// viewDB is a database of five detached rows r0…r4 with a column of most
+// types, for the view checks:
+//
+//	     text           num   date (12:00 UTC)   select  mSelect  done   url
+//	r0   "Apple pie"    10    2025-01-10          A       x, y     true   https://a.com
+//	r1   "banana"       -5    2025-03-01          B       y        false  ""
+//	r2   —              —     —                   —       —        —      —
+//	r3   "apple"        10.5  2025-01-10 18:00    A       z        —      —
+//	r4   "Cherry APPLE" 0     2024-12-31          C       —        true   —
+type viewDB struct {
+	avDB
+	text, num, date, ms, cb, url string
+	items                        []string // r0…r4
+	names                        map[string]string
+}
+
+func (s *suite) newViewDB(t *testing.T) viewDB {
+	t.Helper()
+	db, _ := s.newDB(t)
+	v := viewDB{avDB: db, text: freshID(), num: freshID(), date: freshID(), ms: freshID(), cb: freshID(), url: freshID(),
+		names: map[string]string{}}
+	s.addCols(t, db, [3]string{v.text, "Text", "text"}, [3]string{v.num, "Num", "number"}, [3]string{v.date, "Date", "date"},
+		[3]string{v.ms, "Tags", "mSelect"}, [3]string{v.cb, "Done", "checkbox"}, [3]string{v.url, "URL", "url"})
+	var srcs []siyuan.AVSrc
+	for i := range 5 {
+		id := freshID()
+		v.items = append(v.items, id)
+		v.names[id] = fmt.Sprintf("r%d", i)
+		srcs = append(srcs, siyuan.AVSrc{ItemID: id, Detached: true, Content: fmt.Sprintf("r%d", i)})
+	}
+	// Each row is inserted after the one before, so the manual order is r0…r4.
+	for i, src := range srcs {
+		prev := ""
+		if i > 0 {
+			prev = v.items[i-1]
+		}
+		s.tx(t, siyuan.InsertAttrViewBlockOp(db.av, db.block, []siyuan.AVSrc{src}, prev))
+	}
+	it := v.items
+	s.setCells(t, db,
+		[3]string{v.text, it[0], `{"text":{"content":"Apple pie"}}`},
+		[3]string{v.text, it[1], `{"text":{"content":"banana"}}`},
+		[3]string{v.text, it[3], `{"text":{"content":"apple"}}`},
+		[3]string{v.text, it[4], `{"text":{"content":"Cherry APPLE"}}`},
+		[3]string{v.num, it[0], `{"number":{"content":10,"isNotEmpty":true}}`},
+		[3]string{v.num, it[1], `{"number":{"content":-5,"isNotEmpty":true}}`},
+		[3]string{v.num, it[3], `{"number":{"content":10.5,"isNotEmpty":true}}`},
+		[3]string{v.num, it[4], `{"number":{"content":0,"isNotEmpty":true}}`},
+		[3]string{v.date, it[0], dateCell(2025, 1, 10, 12, true)},
+		[3]string{v.date, it[1], dateCell(2025, 3, 1, 12, true)},
+		[3]string{v.date, it[3], dateCell(2025, 1, 10, 18, false)},
+		[3]string{v.date, it[4], dateCell(2024, 12, 31, 12, true)},
+		[3]string{db.sel, it[0], `{"mSelect":[{"content":"A","color":"1"}]}`},
+		[3]string{db.sel, it[1], `{"mSelect":[{"content":"B","color":"2"}]}`},
+		[3]string{db.sel, it[3], `{"mSelect":[{"content":"A","color":"1"}]}`},
+		[3]string{db.sel, it[4], `{"mSelect":[{"content":"C","color":"3"}]}`},
+		[3]string{v.ms, it[0], `{"mSelect":[{"content":"x","color":"1"},{"content":"y","color":"2"}]}`},
+		[3]string{v.ms, it[1], `{"mSelect":[{"content":"y","color":"2"}]}`},
+		[3]string{v.ms, it[3], `{"mSelect":[{"content":"z","color":"3"}]}`},
+		[3]string{v.cb, it[0], `{"checkbox":{"checked":true}}`},
+		[3]string{v.cb, it[1], `{"checkbox":{"checked":false}}`},
+		[3]string{v.cb, it[4], `{"checkbox":{"checked":true}}`},
+		[3]string{v.url, it[0], `{"url":{"content":"https://a.com"}}`},
+		[3]string{v.url, it[1], `{"url":{"content":""}}`})
+	return v
+}
+
+// dateMs is a UTC hour of a day in milliseconds: noon is the same day in
+// every time zone within eleven hours of UTC, which the kernel's
+// day-based date filters rely on.
+func dateMs(y, m, d, h int) int64 {
+	return time.Date(y, time.Month(m), d, h, 0, 0, 0, time.UTC).UnixMilli()
+}
+
+func dateCell(y, m, d, h int, dateOnly bool) string {
+	return fmt.Sprintf(`{"date":{"content":%d,"isNotEmpty":true,"isNotTime":%t}}`, dateMs(y, m, d, h), dateOnly)
+}
+
+// rows are the names of the rows a render answers, in order.
+func (v viewDB) rows(r siyuan.AVRender) string {
+	var names []string
+	for _, row := range r.View.Rows {
+		names = append(names, v.names[row.ID])
+	}
+	return strings.Join(names, " ")
+}
+
+// leaf is a filter on a column: value is the filter's value as JSON
+// ("" for none).
+func leaf(t *testing.T, column, operator, value string) *siyuan.AVViewFilter {
+	t.Helper()
+	f := &siyuan.AVViewFilter{Column: column, Operator: operator}
+	if value != "" {
+		f.Value = &siyuan.AVValue{}
+		mustJSON(t, value, f.Value)
+	}
+	return f
+}
+
+func group(combination string, fs ...*siyuan.AVViewFilter) *siyuan.AVViewFilter {
+	if fs == nil {
+		fs = []*siyuan.AVViewFilter{}
+	}
+	return &siyuan.AVViewFilter{Combination: combination, Filters: fs}
+}
+
+func textValue(typ, s string) string {
+	data, _ := json.Marshal(s)
+	return fmt.Sprintf(`{"type":%q,%q:{"content":%s}}`, typ, typ, data)
+}
+
+// checkAVFilters: each filter operator of each column type, "and"/"or"
+// groups nested, an empty "or" group and a value of the wrong type, by
+// the rows a render keeps.
+func checkAVFilters(t *testing.T, s *suite) {
+	v := s.newViewDB(t)
+	num := func(f float64) string {
+		return fmt.Sprintf(`{"type":"number","number":{"content":%v,"isNotEmpty":true}}`, f)
+	}
+	date := func(ms, ms2 int64) string {
+		return fmt.Sprintf(`{"type":"date","date":{"content":%d,"isNotEmpty":true,"content2":%d,"isNotEmpty2":%t}}`, ms, ms2, ms2 != 0)
+	}
+	sel := func(typ string, opts ...string) string {
+		var parts []string
+		for _, o := range opts {
+			parts = append(parts, fmt.Sprintf(`{"content":%q,"color":"1"}`, o))
+		}
+		return fmt.Sprintf(`{"type":%q,"mSelect":[%s]}`, typ, strings.Join(parts, ","))
+	}
+	relDate := func(f *siyuan.AVViewFilter, rel string) *siyuan.AVViewFilter {
+		f.RelativeDate = json.RawMessage(rel)
+		return f
+	}
+	jan10 := dateMs(2025, 1, 10, 12)
+	for _, tc := range []struct {
+		name    string
+		filters []*siyuan.AVViewFilter
+		want    string
+	}{
+		{"no filter", nil, "r0 r1 r2 r3 r4"},
+		{"text =", []*siyuan.AVViewFilter{leaf(t, v.text, "=", textValue("text", "APPLE"))}, "r3"},
+		{"text !=", []*siyuan.AVViewFilter{leaf(t, v.text, "!=", textValue("text", "apple"))}, "r0 r1 r2 r4"},
+		{"text Contains", []*siyuan.AVViewFilter{leaf(t, v.text, "Contains", textValue("text", "aPPle"))}, "r0 r3 r4"},
+		{"text Does not contains", []*siyuan.AVViewFilter{leaf(t, v.text, "Does not contains", textValue("text", "apple"))}, "r1 r2"},
+		{"text Starts with", []*siyuan.AVViewFilter{leaf(t, v.text, "Starts with", textValue("text", "APP"))}, "r0 r3"},
+		{"text Ends with", []*siyuan.AVViewFilter{leaf(t, v.text, "Ends with", textValue("text", "apple"))}, "r3 r4"},
+		{"text Is empty", []*siyuan.AVViewFilter{leaf(t, v.text, "Is empty", textValue("text", ""))}, "r2"},
+		{"text Is not empty", []*siyuan.AVViewFilter{leaf(t, v.text, "Is not empty", textValue("text", ""))}, "r0 r1 r3 r4"},
+		{"text Contains blank", []*siyuan.AVViewFilter{leaf(t, v.text, "Contains", textValue("text", " "))}, "r0 r1 r2 r3 r4"},
+		{"text no value", []*siyuan.AVViewFilter{leaf(t, v.text, "Contains", "")}, "r0 r1 r2 r3 r4"},
+		{"text value of another type", []*siyuan.AVViewFilter{leaf(t, v.text, "=", num(1))}, "r0 r1 r2 r3 r4"},
+		{"primary key Contains", []*siyuan.AVViewFilter{leaf(t, v.pk, "Contains", `{"type":"block","block":{"content":"R1"}}`)}, "r1"},
+		{"url Contains", []*siyuan.AVViewFilter{leaf(t, v.url, "Contains", textValue("url", "A.COM"))}, "r0"},
+		{"url Is empty", []*siyuan.AVViewFilter{leaf(t, v.url, "Is empty", textValue("url", ""))}, "r1 r2 r3 r4"},
+		{"number =", []*siyuan.AVViewFilter{leaf(t, v.num, "=", num(10))}, "r0"},
+		{"number !=", []*siyuan.AVViewFilter{leaf(t, v.num, "!=", num(10))}, "r1 r2 r3 r4"},
+		{"number >", []*siyuan.AVViewFilter{leaf(t, v.num, ">", num(0))}, "r0 r3"},
+		// An empty number counts as 0 in the comparisons.
+		{"number >=", []*siyuan.AVViewFilter{leaf(t, v.num, ">=", num(0))}, "r0 r2 r3 r4"},
+		{"number <", []*siyuan.AVViewFilter{leaf(t, v.num, "<", num(0))}, "r1"},
+		{"number <=", []*siyuan.AVViewFilter{leaf(t, v.num, "<=", num(10))}, "r0 r1 r2 r4"},
+		{"number Is between", []*siyuan.AVViewFilter{leaf(t, v.num, "Is between", num(-10))}, ""},
+		{"number Is empty", []*siyuan.AVViewFilter{leaf(t, v.num, "Is empty", `{"type":"number","number":{"content":0,"isNotEmpty":false}}`)}, "r2"},
+		{"number empty value", []*siyuan.AVViewFilter{leaf(t, v.num, ">", `{"type":"number","number":{"content":5,"isNotEmpty":false}}`)}, "r0 r1 r2 r3 r4"},
+		{"date =", []*siyuan.AVViewFilter{leaf(t, v.date, "=", date(jan10, 0))}, "r0 r3"},
+		{"date !=", []*siyuan.AVViewFilter{leaf(t, v.date, "!=", date(jan10, 0))}, "r1 r4"},
+		{"date >", []*siyuan.AVViewFilter{leaf(t, v.date, ">", date(jan10, 0))}, "r1"},
+		{"date >=", []*siyuan.AVViewFilter{leaf(t, v.date, ">=", date(jan10, 0))}, "r0 r1 r3"},
+		{"date <", []*siyuan.AVViewFilter{leaf(t, v.date, "<", date(jan10, 0))}, "r4"},
+		{"date <=", []*siyuan.AVViewFilter{leaf(t, v.date, "<=", date(jan10, 0))}, "r0 r3 r4"},
+		{"date Is between", []*siyuan.AVViewFilter{leaf(t, v.date, "Is between", date(dateMs(2025, 2, 1, 12), dateMs(2025, 1, 1, 12)))}, "r0 r3"},
+		{"date Is empty", []*siyuan.AVViewFilter{leaf(t, v.date, "Is empty", date(0, 0))}, "r2"},
+		{"date Is not empty", []*siyuan.AVViewFilter{leaf(t, v.date, "Is not empty", date(0, 0))}, "r0 r1 r3 r4"},
+		{"date relative this year", []*siyuan.AVViewFilter{relDate(leaf(t, v.date, "=", date(0, 0)), `{"count":1,"unit":3,"direction":0}`)}, ""},
+		{"date relative before 100 years", []*siyuan.AVViewFilter{relDate(leaf(t, v.date, ">=", date(0, 0)), `{"count":100,"unit":3,"direction":-1}`)}, "r0 r1 r3 r4"},
+		{"date relative after", []*siyuan.AVViewFilter{relDate(leaf(t, v.date, "<", date(0, 0)), `{"count":2,"unit":0,"direction":1}`)}, "r0 r1 r3 r4"},
+		{"select =", []*siyuan.AVViewFilter{leaf(t, v.sel, "=", sel("select", "A"))}, "r0 r3"},
+		{"select !=", []*siyuan.AVViewFilter{leaf(t, v.sel, "!=", sel("select", "A"))}, "r1 r2 r4"},
+		{"select Contains", []*siyuan.AVViewFilter{leaf(t, v.sel, "Contains", sel("select", "B", "C"))}, "r1 r4"},
+		{"select Is empty", []*siyuan.AVViewFilter{leaf(t, v.sel, "Is empty", sel("select"))}, "r2"},
+		{"select no option", []*siyuan.AVViewFilter{leaf(t, v.sel, "=", sel("select"))}, "r0 r1 r2 r3 r4"},
+		{"mSelect Contains", []*siyuan.AVViewFilter{leaf(t, v.ms, "Contains", sel("mSelect", "y"))}, "r0 r1"},
+		{"mSelect Does not contains", []*siyuan.AVViewFilter{leaf(t, v.ms, "Does not contains", sel("mSelect", "y"))}, "r2 r3 r4"},
+		{"mSelect Is not empty", []*siyuan.AVViewFilter{leaf(t, v.ms, "Is not empty", sel("mSelect"))}, "r0 r1 r3"},
+		{"checkbox Is true", []*siyuan.AVViewFilter{leaf(t, v.cb, "Is true", `{"type":"checkbox","checkbox":{"checked":true}}`)}, "r0 r4"},
+		{"checkbox Is false", []*siyuan.AVViewFilter{leaf(t, v.cb, "Is false", `{"type":"checkbox","checkbox":{"checked":false}}`)}, "r1 r2 r3"},
+		{"or group", []*siyuan.AVViewFilter{group("or", leaf(t, v.text, "Contains", textValue("text", "apple")),
+			leaf(t, v.num, "<", num(0)))}, "r0 r1 r3 r4"},
+		{"and group", []*siyuan.AVViewFilter{group("and", leaf(t, v.text, "Contains", textValue("text", "apple")),
+			leaf(t, v.num, ">=", num(10)))}, "r0 r3"},
+		{"nested groups", []*siyuan.AVViewFilter{group("and", leaf(t, v.sel, "=", sel("select", "A")),
+			group("or", leaf(t, v.num, ">", num(10)), leaf(t, v.cb, "Is true", `{"type":"checkbox","checkbox":{"checked":true}}`)))}, "r0 r3"},
+		{"leaves without a root group", []*siyuan.AVViewFilter{leaf(t, v.text, "Contains", textValue("text", "apple")),
+			leaf(t, v.num, ">", num(0))}, "r0 r3"},
+		// The render drops empty groups before filtering: an empty "or"
+		// root lets every row through.
+		{"empty or group", []*siyuan.AVViewFilter{group("or")}, "r0 r1 r2 r3 r4"},
+		{"or group with an empty group", []*siyuan.AVViewFilter{group("or", group("or"),
+			leaf(t, v.num, "<", num(0)))}, "r1"},
+		{"empty and group", []*siyuan.AVViewFilter{group("and")}, "r0 r1 r2 r3 r4"},
+	} {
+		s.tx(t, siyuan.SetAttrViewFiltersOp(v.av, v.block, tc.filters))
+		r := s.render(t, siyuan.RenderAVRequest{ID: v.av, BlockID: v.block})
+		if got := v.rows(r); got != tc.want {
+			t.Errorf("%s: rows %q, want %q", tc.name, got, tc.want)
+		}
+		if r.View.RowCount != len(r.View.Rows) {
+			t.Errorf("%s: rowCount %d for %d rows", tc.name, r.View.RowCount, len(r.View.Rows))
+		}
+	}
+	// The filters as stored: always one root group.
+	s.tx(t, siyuan.SetAttrViewFiltersOp(v.av, v.block, []*siyuan.AVViewFilter{leaf(t, v.num, ">", num(0))}))
+	stored := s.storedAV(t, v.av).Views[0].Filters
+	if len(stored) != 1 || stored[0].Combination != "and" || len(stored[0].Filters) != 1 || stored[0].Filters[0].Column != v.num {
+		t.Fatalf("stored filters = %s", normJSON(t, stored, nil))
+	}
+	got := normJSON(t, stored, map[string]string{v.num: "NUM"})
+	wantEqual(t, "stored filters", got, `[{"column":"","operator":"","value":null,"combination":"and","filters":[{"column":"NUM","operator":"\u003e","value":{"type":"number","number":{"content":0,"isNotEmpty":true,"format":"","formattedContent":""}}}]}]`)
+	// Groups nest at most three deep under the root: a deeper tree is
+	// refused and the filters stay.
+	deep := group("and", group("and", group("and", group("and", group("and", leaf(t, v.num, ">", num(0)))))))
+	s.tx(t, siyuan.SetAttrViewFiltersOp(v.av, v.block, []*siyuan.AVViewFilter{deep}))
+	if again := normJSON(t, s.storedAV(t, v.av).Views[0].Filters, map[string]string{v.num: "NUM"}); again != got {
+		t.Fatalf("filters after a too deep tree:\n got %s\nwant %s", again, got)
+	}
+}
