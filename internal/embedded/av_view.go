@@ -61,9 +61,10 @@ func (k *Kernel) renderAV(ctx context.Context, blockID, avID, viewID, query stri
 		}
 	} else {
 		t = r.view(av, view, query)
-		// renderViewableInstance: filters apply to the view rendered,
-		// not to the views its rollups render.
+		// renderViewableInstance: filters and sorts apply to the view
+		// rendered, not to the views its rollups render.
 		filterRows(t)
+		sortRows(av, t)
 		t.RowCount = len(t.Rows)
 		t.PageSize = view.PageSize
 		if pageSize < 1 {

@@ -51,6 +51,7 @@ var avChecks = []check{
 	{"av_spin_block_dom", checkAVSpinBlockDOM},
 	// What a view's settings do to its render (av_views.go).
 	{"av_view_filters_each_operator", checkAVFilters},
+	{"av_view_sorts_each_type", checkAVSorts},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
