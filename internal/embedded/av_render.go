@@ -30,11 +30,11 @@ import (
 // their column's format, relation values their contents. Where the kernel
 // saves that copy after rendering, so does this kernel.
 //
-// The view rendered then has its filters and sorts applied (av_filter.go,
-// av_sort.go).
+// The view rendered then has its filters, sorts and column calculations
+// applied (av_filter.go, av_sort.go, av_calc.go).
 //
-// Not rendered here: gallery and kanban views (an error), groups, column
-// calculations (kept as stored), the line-number column's numbers.
+// Not rendered here: gallery and kanban views (an error), groups, the
+// line-number column's numbers.
 
 // avRenderer is one render request: the databases it parsed, the tables it
 // rendered (by database and view, as the kernel's RenderedViewables) and

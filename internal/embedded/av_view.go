@@ -61,10 +61,11 @@ func (k *Kernel) renderAV(ctx context.Context, blockID, avID, viewID, query stri
 		}
 	} else {
 		t = r.view(av, view, query)
-		// renderViewableInstance: filters and sorts apply to the view
-		// rendered, not to the views its rollups render.
+		// renderViewableInstance: filters, sorts and calculations apply
+		// to the view rendered, not to the views its rollups render.
 		filterRows(t)
 		sortRows(av, t)
+		calcColumns(t)
 		t.RowCount = len(t.Rows)
 		t.PageSize = view.PageSize
 		if pageSize < 1 {

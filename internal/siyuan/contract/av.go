@@ -52,6 +52,7 @@ var avChecks = []check{
 	// What a view's settings do to its render (av_views.go).
 	{"av_view_filters_each_operator", checkAVFilters},
 	{"av_view_sorts_each_type", checkAVSorts},
+	{"av_view_column_calculations", checkAVCalcs},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

@@ -295,3 +295,98 @@ func checkAVSorts(t *testing.T, s *suite) {
 		t.Fatalf("stored sorts %s, page size %d", got, stored.PageSize)
 	}
 }
+
+// checkAVCalcs: column calculations of each type, in the render's
+// columns, over the rows left after filtering.
+func checkAVCalcs(t *testing.T, s *suite) {
+	v := s.newViewDB(t)
+	cols := []string{v.pk, v.sel, v.text, v.num, v.date, v.ms, v.cb, v.url}
+	names := map[string]string{v.pk: "PK", v.sel: "SEL", v.text: "TEXT", v.num: "NUM", v.date: "DATE", v.ms: "MS", v.cb: "CB", v.url: "URL"}
+	calcs := func(r siyuan.AVRender) string {
+		var parts []string
+		for _, c := range r.View.Columns {
+			parts = append(parts, names[c.ID]+"="+string(c.Calc))
+		}
+		return strings.Join(parts, "\n")
+	}
+	for i, tc := range []struct {
+		ops    [8]string // the operators of cols, in order
+		filter []*siyuan.AVViewFilter
+		want   string
+	}{
+		{ops: [8]string{"Count all", "Count unique values", "Count values", "Sum", "Earliest", "Count values", "Percent checked", "Percent empty"},
+			want: avCalcs1},
+		{ops: [8]string{"Count empty", "Percent not empty", "Count unique values", "Average", "Latest", "Count unique values", "Unchecked", "Count not empty"},
+			want: avCalcs2},
+		{ops: [8]string{"Count values", "Count empty", "Percent unique values", "Median", "Count values", "Percent empty", "Checked", "Count unique values"},
+			want: avCalcs3},
+		{ops: [8]string{"Percent empty", "Sum", "Min", "Max", "Count empty", "Count not empty", "Percent unchecked", "Sum"},
+			want: avCalcs4},
+		{ops: [8]string{"", "Count all", "Percent not empty", "Range", "Percent unique values", "Count all", "Count all", ""},
+			filter: []*siyuan.AVViewFilter{leaf(t, v.num, ">", `{"type":"number","number":{"content":0,"isNotEmpty":true}}`)},
+			want:   avCalcs5},
+	} {
+		ops := []siyuan.Operation{siyuan.SetAttrViewFiltersOp(v.av, v.block, tc.filter)}
+		for j, op := range tc.ops {
+			ops = append(ops, siyuan.SetAttrViewColCalcOp(v.av, v.block, cols[j], op))
+		}
+		s.tx(t, ops...)
+		r := s.render(t, siyuan.RenderAVRequest{ID: v.av, BlockID: v.block})
+		if got := calcs(r); got != tc.want {
+			t.Errorf("calculations %d:\n got %s\nwant %s", i+1, got, tc.want)
+		}
+	}
+	// The stored calculation: the operator, with the result the render
+	// computed left out of the file.
+	stored := s.storedAV(t, v.av).Views[0].Table.Columns
+	var got []string
+	for _, c := range stored {
+		got = append(got, names[c.ID]+"="+string(c.Calc))
+	}
+	wantEqual(t, "stored calculations", strings.Join(got, " "), avCalcsStored)
+}
+
+// The calculations of checkAVCalcs as SiYuan 3.7.3 renders them.
+const (
+	avCalcs1 = `PK={"operator":"Count all","result":{"number":{"content":5,"isNotEmpty":true,"format":"","formattedContent":"5"}}}
+SEL={"operator":"Count unique values","result":{"number":{"content":3,"isNotEmpty":true,"format":"","formattedContent":"3"}}}
+TEXT={"operator":"Count values","result":{"number":{"content":4,"isNotEmpty":true,"format":"","formattedContent":"4"}}}
+NUM={"operator":"Sum","result":{"number":{"content":15.5,"isNotEmpty":true,"format":"","formattedContent":"15.5"}}}
+DATE={"operator":"Earliest","result":{"date":{"content":1735646400000,"isNotEmpty":true,"hasEndDate":false,"isNotTime":true,"content2":0,"isNotEmpty2":true,"formattedContent":"2024-12-31"}}}
+MS={"operator":"Count values","result":{"number":{"content":4,"isNotEmpty":true,"format":"","formattedContent":"4"}}}
+CB={"operator":"Percent checked","result":{"number":{"content":0.4,"isNotEmpty":true,"format":"percent","formattedContent":"40%"}}}
+URL={"operator":"Percent empty","result":{"number":{"content":0.8,"isNotEmpty":true,"format":"percent","formattedContent":"80%"}}}`
+	avCalcs2 = `PK={"operator":"Count empty","result":{"number":{"content":0,"isNotEmpty":true,"format":"","formattedContent":"0"}}}
+SEL={"operator":"Percent not empty","result":{"number":{"content":0.8,"isNotEmpty":true,"format":"percent","formattedContent":"80%"}}}
+TEXT={"operator":"Count unique values","result":{"number":{"content":4,"isNotEmpty":true,"format":"","formattedContent":"4"}}}
+NUM={"operator":"Average","result":{"number":{"content":3.875,"isNotEmpty":true,"format":"","formattedContent":"3.875"}}}
+DATE={"operator":"Latest","result":{"date":{"content":1740830400000,"isNotEmpty":true,"hasEndDate":false,"isNotTime":true,"content2":0,"isNotEmpty2":true,"formattedContent":"2025-03-01"}}}
+MS={"operator":"Count unique values","result":{"number":{"content":3,"isNotEmpty":true,"format":"","formattedContent":"3"}}}
+CB={"operator":"Unchecked","result":{"number":{"content":3,"isNotEmpty":true,"format":"","formattedContent":"3"}}}
+URL={"operator":"Count not empty","result":{"number":{"content":1,"isNotEmpty":true,"format":"","formattedContent":"1"}}}`
+	avCalcs3 = `PK={"operator":"Count values","result":{"number":{"content":5,"isNotEmpty":true,"format":"","formattedContent":"5"}}}
+SEL={"operator":"Count empty","result":{"number":{"content":1,"isNotEmpty":true,"format":"","formattedContent":"1"}}}
+TEXT={"operator":"Percent unique values","result":{"number":{"content":0.8,"isNotEmpty":true,"format":"percent","formattedContent":"80%"}}}
+NUM={"operator":"Median","result":{"number":{"content":5,"isNotEmpty":true,"format":"","formattedContent":"5"}}}
+DATE={"operator":"Count values","result":{"number":{"content":4,"isNotEmpty":true,"format":"","formattedContent":"4"}}}
+MS={"operator":"Percent empty","result":{"number":{"content":0.4,"isNotEmpty":true,"format":"percent","formattedContent":"40%"}}}
+CB={"operator":"Checked","result":{"number":{"content":2,"isNotEmpty":true,"format":"","formattedContent":"2"}}}
+URL={"operator":"Count unique values","result":{"number":{"content":1,"isNotEmpty":true,"format":"","formattedContent":"1"}}}`
+	avCalcs4 = `PK={"operator":"Percent empty","result":{"number":{"content":0,"isNotEmpty":true,"format":"percent","formattedContent":"0%"}}}
+SEL={"operator":"Sum","result":null}
+TEXT={"operator":"Min","result":null}
+NUM={"operator":"Max","result":{"number":{"content":10.5,"isNotEmpty":true,"format":"","formattedContent":"10.5"}}}
+DATE={"operator":"Count empty","result":{"number":{"content":1,"isNotEmpty":true,"format":"","formattedContent":"1"}}}
+MS={"operator":"Count not empty","result":{"number":{"content":3,"isNotEmpty":true,"format":"","formattedContent":"3"}}}
+CB={"operator":"Percent unchecked","result":{"number":{"content":0.6,"isNotEmpty":true,"format":"percent","formattedContent":"60%"}}}
+URL={"operator":"Sum","result":null}`
+	avCalcs5 = `PK={"operator":"","result":null}
+SEL={"operator":"Count all","result":{"number":{"content":2,"isNotEmpty":true,"format":"","formattedContent":"2"}}}
+TEXT={"operator":"Percent not empty","result":{"number":{"content":1,"isNotEmpty":true,"format":"percent","formattedContent":"100%"}}}
+NUM={"operator":"Range","result":{"number":{"content":0.5,"isNotEmpty":true,"format":"","formattedContent":"0.5"}}}
+DATE={"operator":"Percent unique values","result":{"number":{"content":1,"isNotEmpty":true,"format":"percent","formattedContent":"100%"}}}
+MS={"operator":"Count all","result":{"number":{"content":2,"isNotEmpty":true,"format":"","formattedContent":"2"}}}
+CB={"operator":"Count all","result":{"number":{"content":2,"isNotEmpty":true,"format":"","formattedContent":"2"}}}
+URL={"operator":"","result":null}`
+	avCalcsStored = `PK={"operator":"","result":null} SEL={"operator":"Count all","result":null} TEXT={"operator":"Percent not empty","result":null} NUM={"operator":"Range","result":null} DATE={"operator":"Percent unique values","result":null} MS={"operator":"Count all","result":null} CB={"operator":"Count all","result":null} URL={"operator":"","result":null}`
+)
