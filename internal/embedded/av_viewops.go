@@ -19,6 +19,7 @@ import (
 //	setAttrViewColHidden avID, blockID, id (a key), data (a bool)
 //	sortAttrViewCol      avID, blockID, id (a key), previousID (the key it follows; "" first)
 //	setAttrViewViewName  avID, id (a view), data (the name, trimmed)
+//	addAttrViewView      avID, id (the new view), blockID, layout ("" or table; gallery and kanban are refused here)
 
 // avMaxFilterDepth is MaxFilterNestingDepth: how deep filter groups nest
 // below the root.
@@ -118,6 +119,8 @@ func (k *Kernel) applyAVViewOp(op *wire.Operation) (handled bool, err error) {
 			v.Name = strings.TrimSpace(name)
 			return nil
 		})
+	case "addAttrViewView":
+		err = k.avAddView(op.AvID, op.ID, op.BlockID, op.Layout)
 	default:
 		return false, nil
 	}
@@ -125,6 +128,43 @@ func (k *Kernel) applyAVViewOp(op *wire.Operation) (handled bool, err error) {
 		return true, &txFailure{op.Action, err}
 	}
 	return true, nil
+}
+
+// avAddView is addAttrViewView: a new table view, with the first view's
+// columns (their widths and alignments) and row order, becomes the
+// current view and the one the database block shows. A database without
+// views, or a block that is gone, changes nothing.
+func (k *Kernel) avAddView(avID, viewID, blockID, layout string) error {
+	if layout == "" {
+		layout = "table"
+	}
+	if layout != "table" {
+		return errAVLayout
+	}
+	return k.editAV(avID, func(av *wire.AttributeView) error {
+		if len(av.Views) == 0 {
+			return errAVNoSave
+		}
+		first := av.Views[0]
+		v := newTableView("")
+		v.ID = viewID
+		v.Table.Columns = nil
+		if first.Table != nil {
+			for _, c := range first.Table.Columns {
+				v.Table.Columns = append(v.Table.Columns, &wire.AVViewColumn{ID: c.ID, Width: c.Width, Align: c.Align})
+			}
+		}
+		v.ItemIDs = first.ItemIDs
+		av.ViewID = viewID
+		av.Views = append(av.Views, v)
+		tree, node, err := k.loadTreeOf(blockID)
+		if err != nil {
+			return errAVNoSave
+		}
+		node.AttributeViewType = v.LayoutType
+		node.SetIALAttr(avAttrView, viewID)
+		return k.writeTree(tree)
+	})
 }
 
 // avEditBlockView edits the view a database block shows and saves.

@@ -166,3 +166,10 @@ func SortAttrViewColOp(avID, dbBlockID, keyID, previousKeyID string) Operation {
 func SetAttrViewViewNameOp(avID, viewID, name string) Operation {
 	return Operation{Action: "setAttrViewViewName", AvID: avID, ID: viewID, Data: name}
 }
+
+// AddAttrViewViewOp adds a view (layout "table", "gallery" or "kanban")
+// with the first view's fields and row order; it becomes the current view
+// and the one the database block dbBlockID shows.
+func AddAttrViewViewOp(avID, viewID, dbBlockID, layout string) Operation {
+	return Operation{Action: "addAttrViewView", AvID: avID, ID: viewID, BlockID: dbBlockID, Layout: layout}
+}

@@ -53,6 +53,7 @@ var avChecks = []check{
 	{"av_view_filters_each_operator", checkAVFilters},
 	{"av_view_sorts_each_type", checkAVSorts},
 	{"av_view_column_calculations", checkAVCalcs},
+	{"av_view_added_and_its_settings", checkAVViewSettings},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

@@ -390,3 +390,69 @@ CB={"operator":"Count all","result":{"number":{"content":2,"isNotEmpty":true,"fo
 URL={"operator":"","result":null}`
 	avCalcsStored = `PK={"operator":"","result":null} SEL={"operator":"Count all","result":null} TEXT={"operator":"Percent not empty","result":null} NUM={"operator":"Range","result":null} DATE={"operator":"Percent unique values","result":null} MS={"operator":"Count all","result":null} CB={"operator":"Count all","result":null} URL={"operator":"","result":null}`
 )
+
+// checkAVViewSettings: a second table view added to a database, shown by
+// its block; the settings of that view (hidden and moved columns, page
+// size, name, filters) leave the first view as it was.
+func checkAVViewSettings(t *testing.T, s *suite) {
+	v := s.newViewDB(t)
+	first := s.storedAV(t, v.av).ViewID
+	second := freshID()
+	s.tx(t, siyuan.AddAttrViewViewOp(v.av, second, v.block, "table"))
+	r := s.render(t, siyuan.RenderAVRequest{ID: v.av, BlockID: v.block})
+	if r.ViewID != second || r.ViewType != "table" || len(r.Views) != 2 || r.Views[1].ID != second || r.Views[1].Name != "Table" {
+		t.Fatalf("render after addAttrViewView: viewID %s, views %s", r.ViewID, normJSON(t, r.Views, nil))
+	}
+	if got := v.rows(r); got != "r0 r1 r2 r3 r4" {
+		t.Fatalf("second view rows %q", got)
+	}
+	if a := s.treeAttrs(t, v.block); a["custom-sy-av-view"] != second {
+		t.Fatalf("database block attrs %v", a)
+	}
+	s.tx(t, siyuan.SetAttrViewColHiddenOp(v.av, v.block, v.num, true),
+		siyuan.SortAttrViewColOp(v.av, v.block, v.url, ""),
+		siyuan.SortAttrViewColOp(v.av, v.block, v.text, v.date),
+		siyuan.SortAttrViewColOp(v.av, v.block, v.ms, v.ms),
+		siyuan.SetAttrViewPageSizeOp(v.av, v.block, 3),
+		siyuan.SetAttrViewViewNameOp(v.av, second, "  Second  "),
+		siyuan.SetAttrViewFiltersOp(v.av, v.block, []*siyuan.AVViewFilter{leaf(t, v.cb, "Is true", `{"type":"checkbox","checkbox":{"checked":true}}`)}))
+	names := map[string]string{v.pk: "PK", v.sel: "SEL", v.text: "TEXT", v.num: "NUM", v.date: "DATE", v.ms: "MS", v.cb: "CB", v.url: "URL"}
+	cols := func(r siyuan.AVRender) string {
+		var parts []string
+		for _, c := range r.View.Columns {
+			p := names[c.ID]
+			if c.Hidden {
+				p += "(hidden)"
+			}
+			parts = append(parts, p)
+		}
+		return strings.Join(parts, " ")
+	}
+	r = s.render(t, siyuan.RenderAVRequest{ID: v.av, BlockID: v.block})
+	wantEqual(t, "second view columns", cols(r), "URL PK SEL NUM(hidden) DATE TEXT MS CB")
+	if r.View.Name != "Second" || r.View.PageSize != 3 || r.Views[1].PageSize != 3 || v.rows(r) != "r0 r4" {
+		t.Fatalf("second view: name %q, page size %d/%d, rows %q", r.View.Name, r.View.PageSize, r.Views[1].PageSize, v.rows(r))
+	}
+	r = s.render(t, siyuan.RenderAVRequest{ID: v.av, ViewID: first})
+	wantEqual(t, "first view columns", cols(r), "PK SEL TEXT NUM DATE MS CB URL")
+	if r.ViewID != first || r.View.PageSize != 50 || v.rows(r) != "r0 r1 r2 r3 r4" {
+		t.Fatalf("first view: %s, page size %d, rows %q", r.ViewID, r.View.PageSize, v.rows(r))
+	}
+	// Rendering a view by its ID makes it the current one.
+	av := s.storedAV(t, v.av)
+	if av.ViewID != first {
+		t.Fatalf("current view after rendering the first = %s", av.ViewID)
+	}
+	// The second view as stored, field for field.
+	names[second] = "VIEW"
+	for i, id := range v.items {
+		names[id] = fmt.Sprintf("r%d", i)
+	}
+	sv := av.Views[1]
+	names[sv.Table.ID] = "TABLE"
+	wantEqual(t, "stored second view", normJSON(t, sv, names), avSecondView)
+}
+
+// avSecondView is the view checkAVViewSettings adds, as SiYuan 3.7.3
+// stores it.
+const avSecondView = `{"id":"VIEW","icon":"","name":"Second","hideAttrViewName":false,"desc":"","filters":[{"column":"","operator":"","value":null,"combination":"and","filters":[{"column":"CB","operator":"Is true","value":{"type":"checkbox","checkbox":{"checked":true}}}]}],"pageSize":3,"type":"table","table":{"spec":0,"id":"TABLE","showIcon":true,"wrapField":false,"columns":[{"id":"URL","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"PK","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"SEL","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"NUM","wrap":false,"hidden":true,"pin":false,"width":""},{"id":"DATE","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"TEXT","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"MS","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"CB","wrap":false,"hidden":false,"pin":false,"width":""}],"rowIds":null},"itemIds":["r0","r1","r2","r3","r4"],"groupCreated":0,"groupItemIds":null,"groupFolded":false,"groupHidden":0,"groupSort":0}`
