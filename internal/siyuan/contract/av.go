@@ -51,6 +51,7 @@ var avChecks = []check{
 	{"av_spin_block_dom", checkAVSpinBlockDOM},
 	// What a view's settings do to its render (av_views.go).
 	{"av_view_filters_each_operator", checkAVFilters},
+	{"av_view_filters_generated_columns", checkAVFiltersGenerated},
 	{"av_view_sorts_each_type", checkAVSorts},
 	{"av_view_column_calculations", checkAVCalcs},
 	{"av_view_added_and_its_settings", checkAVViewSettings},

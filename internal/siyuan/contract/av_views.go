@@ -456,3 +456,69 @@ func checkAVViewSettings(t *testing.T, s *suite) {
 // avSecondView is the view checkAVViewSettings adds, as SiYuan 3.7.3
 // stores it.
 const avSecondView = `{"id":"VIEW","icon":"","name":"Second","hideAttrViewName":false,"desc":"","filters":[{"column":"","operator":"","value":null,"combination":"and","filters":[{"column":"CB","operator":"Is true","value":{"type":"checkbox","checkbox":{"checked":true}}}]}],"pageSize":3,"type":"table","table":{"spec":0,"id":"TABLE","showIcon":true,"wrapField":false,"columns":[{"id":"URL","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"PK","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"SEL","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"NUM","wrap":false,"hidden":true,"pin":false,"width":""},{"id":"DATE","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"TEXT","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"MS","wrap":false,"hidden":false,"pin":false,"width":""},{"id":"CB","wrap":false,"hidden":false,"pin":false,"width":""}],"rowIds":null},"itemIds":["r0","r1","r2","r3","r4"],"groupCreated":0,"groupItemIds":null,"groupFolded":false,"groupHidden":0,"groupSort":0}`
+
+// checkAVFiltersGenerated: filters on template, asset, relation and
+// rollup columns, with the rollup and asset quantifiers.
+func checkAVFiltersGenerated(t *testing.T, s *suite) {
+	v := s.newViewDB(t)
+	b, _ := s.newDB(t)
+	tpl, assets, rel, roll, bnum, back := freshID(), freshID(), freshID(), freshID(), freshID(), freshID()
+	s.addCols(t, v.avDB, [3]string{tpl, "Tpl", "template"}, [3]string{assets, "Files", "mAsset"},
+		[3]string{rel, "Rel", "relation"}, [3]string{roll, "Roll", "rollup"})
+	s.addCols(t, b, [3]string{bnum, "BNum", "number"})
+	j0, j1 := freshID(), freshID()
+	s.tx(t, siyuan.UpdateAttrViewColTemplateOp(v.av, tpl, `.action{.Text}`),
+		siyuan.UpdateAttrViewColRelationOp(v.av, rel, "Rel", b.av, false, back, ""),
+		siyuan.UpdateAttrViewColRollupOp(v.av, roll, rel, bnum, ""),
+		siyuan.InsertAttrViewBlockOp(b.av, b.block, []siyuan.AVSrc{{ItemID: j0, Detached: true, Content: "B0"},
+			{ItemID: j1, Detached: true, Content: "B1"}}, ""))
+	s.setCells(t, b, [3]string{bnum, j0, `{"number":{"content":1.5,"isNotEmpty":true}}`},
+		[3]string{bnum, j1, `{"number":{"content":2,"isNotEmpty":true}}`})
+	it := v.items
+	s.setCells(t, v.avDB,
+		[3]string{rel, it[0], `{"relation":{"blockIDs":["` + j0 + `","` + j1 + `"]}}`},
+		[3]string{rel, it[1], `{"relation":{"blockIDs":["` + j1 + `"]}}`},
+		[3]string{assets, it[0], `{"mAsset":[{"type":"image","name":"","content":"assets/pic-1.png"}]}`},
+		[3]string{assets, it[1], `{"mAsset":[{"type":"file","name":"Report","content":"assets/report.pdf"},{"type":"file","name":"pic notes","content":"assets/n.txt"}]}`},
+		[3]string{assets, it[3], `{"mAsset":[{"type":"file","name":"x","content":"https://example.com/x"}]}`})
+	rollVal := func(f float64) string {
+		return fmt.Sprintf(`{"type":"rollup","rollup":{"contents":[{"type":"number","number":{"content":%v,"isNotEmpty":true}}]}}`, f)
+	}
+	q := func(f *siyuan.AVViewFilter, quantifier string) *siyuan.AVViewFilter {
+		f.Qualifier = quantifier
+		return f
+	}
+	for _, tc := range []struct {
+		name   string
+		filter *siyuan.AVViewFilter
+		want   string
+	}{
+		{"template Contains (case kept)", leaf(t, tpl, "Contains", textValue("template", "apple")), "r3"},
+		{"template =", leaf(t, tpl, "=", textValue("template", "banana")), "r1"},
+		{"template >", leaf(t, tpl, ">", textValue("template", "b")), "r1"},
+		{"template Is empty", leaf(t, tpl, "Is empty", textValue("template", "")), "r2"},
+		{"template blank value", leaf(t, tpl, "Starts with", textValue("template", "  ")), "r0 r1 r2 r3 r4"},
+		{"assets Contains", leaf(t, assets, "Contains", `{"type":"mAsset","mAsset":[{"type":"file","name":"","content":"PIC"}]}`), "r0 r1"},
+		// No asset of r0 passes, so the kernel then compares whole
+		// addresses: none equals "pic", and r0 passes after all.
+		{"assets Does not contains", leaf(t, assets, "Does not contains", `{"type":"mAsset","mAsset":[{"type":"file","name":"","content":"pic"}]}`), "r0 r1 r3"},
+		{"assets Is empty", leaf(t, assets, "Is empty", `{"type":"mAsset","mAsset":[]}`), "r2 r4"},
+		{"assets All Contains", q(leaf(t, assets, "Contains", `{"type":"mAsset","mAsset":[{"type":"file","name":"","content":"assets/"}]}`), "All"), "r0 r1 r2 r4"},
+		{"assets None Contains", q(leaf(t, assets, "Contains", `{"type":"mAsset","mAsset":[{"type":"file","name":"","content":"pic"}]}`), "None"), "r2 r3 r4"},
+		{"relation Contains", leaf(t, rel, "Contains", `{"type":"relation","relation":{"blockIDs":["b0"]}}`), "r0"},
+		{"relation Does not contains", leaf(t, rel, "Does not contains", `{"type":"relation","relation":{"blockIDs":["b0"]}}`), "r1 r2 r3 r4"},
+		{"relation Is empty", leaf(t, rel, "Is empty", `{"type":"relation","relation":{"blockIDs":[]}}`), "r2 r3 r4"},
+		{"rollup >", leaf(t, roll, ">", rollVal(1.8)), "r0 r1"},
+		{"rollup Any >", q(leaf(t, roll, ">", rollVal(1.8)), "Any"), "r0 r1"},
+		{"rollup All >", q(leaf(t, roll, ">", rollVal(1.8)), "All"), "r1 r2 r3 r4"},
+		{"rollup None >", q(leaf(t, roll, ">", rollVal(1.8)), "None"), "r2 r3 r4"},
+		{"rollup Is empty", leaf(t, roll, "Is empty", rollVal(0)), "r2 r3 r4"},
+		{"rollup All Is not empty", q(leaf(t, roll, "Is not empty", rollVal(0)), "All"), "r0 r1"},
+	} {
+		s.tx(t, siyuan.SetAttrViewFiltersOp(v.av, v.block, []*siyuan.AVViewFilter{tc.filter}))
+		r := s.render(t, siyuan.RenderAVRequest{ID: v.av, BlockID: v.block})
+		if got := v.rows(r); got != tc.want {
+			t.Errorf("%s: rows %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
