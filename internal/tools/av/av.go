@@ -29,12 +29,13 @@ func Tool() *tools.Tool {
 		Title: "Databases (attribute views)",
 		Description: "SiYuan's databases (attribute views): get one whole, render a view as a compact table, list its columns, " +
 			"filters and sorts or primary-key values, search databases by name; rename a database, add rows (bound to blocks or " +
-			"detached), remove rows, add and remove columns, set cells; create a database (create, or render with createIfNotExist:true) and duplicate one. Row IDs (rowID, srcIDs) are the database's item IDs, not block IDs. " +
+			"detached), remove rows, add and remove columns, set cells; create a database (create, or render with createIfNotExist:true) and duplicate one; shape the view a database block shows (add_view, filters, sorts, group, column visibility and order). Row IDs (rowID, srcIDs) are the database's item IDs, not block IDs. " +
 			"Writes are strict: call with validateOnly:true first, then repeat with the requestId (and the credential) it returns.",
 		Actions: []*tools.Action{
 			get.Action(), render.Action(), getKeys.Action(), getFilterSort.Action(), search.Action(), getPrimaryKeyValues.Action(),
 			rename.Action(), addColumn.Action(), addRows.Action(), setCells.Action(), removeRows.Action(), removeColumn.Action(),
 			create.Action(), duplicate.Action(),
+			addView.Action(), setFilters.Action(), setSorts.Action(), setGroup.Action(), setColumnVisibility.Action(), setColumnOrder.Action(),
 		},
 	}
 }
