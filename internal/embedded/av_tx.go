@@ -93,6 +93,9 @@ func (k *Kernel) applyAVOp(op *wire.Operation) (handled bool, err error) {
 	case "doUpdateUpdated":
 		err = k.doUpdateUpdated(op)
 	default:
+		if handled, err := k.applyAVRowOp(op); handled {
+			return true, err
+		}
 		return k.applyAVViewOp(op)
 	}
 	if err != nil {

@@ -55,6 +55,9 @@ var avChecks = []check{
 	{"av_view_sorts_each_type", checkAVSorts},
 	{"av_view_column_calculations", checkAVCalcs},
 	{"av_view_added_and_its_settings", checkAVViewSettings},
+	// What set_column_options and duplicate_rows rely on (av_rowops.go).
+	{"av_column_options_replaced", checkAVColOptions},
+	{"av_duplicate_row", checkAVDuplicateRow},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

@@ -1,0 +1,33 @@
+package siyuan
+
+// Operations of /api/transactions for a select column's options and for
+// copying rows, as SiYuan 3.7.3's editor sends them.
+
+// UpdateAttrViewColOptionsOp sends a select or mSelect column's options:
+// options the column has (by name) take the colour and description sent;
+// names it lacks are appended in the order sent. Only when no name is new
+// does the kernel reorder the column's options as sent. Empty names are
+// dropped, and an empty list changes nothing; options not sent are kept.
+func UpdateAttrViewColOptionsOp(avID, keyID string, options []*AVSelectOption) Operation {
+	if options == nil {
+		options = []*AVSelectOption{}
+	}
+	return Operation{Action: "updateAttrViewColOptions", AvID: avID, ID: keyID, Data: options}
+}
+
+// RemoveAttrViewColOptionOp removes a select or mSelect column's option by
+// name, and that option from the column's cells and from the views'
+// filters on the column (a filter left with no option goes).
+func RemoveAttrViewColOptionOp(avID, keyID, name string) Operation {
+	return Operation{Action: "removeAttrViewColOption", AvID: avID, ID: keyID, Data: name}
+}
+
+// DuplicateAttrViewRowOp copies row srcItemID as a new detached row
+// newItemID (the caller chooses it; the kernel does not check it is new),
+// put after previousItemID in every view ("" or an unknown one: last).
+// The copy's primary key is the source's text; every cell but rollup,
+// created and updated is copied, and a two-way relation cell adds the
+// copy to the related rows' back relation.
+func DuplicateAttrViewRowOp(avID, srcItemID, newItemID, previousItemID string) Operation {
+	return Operation{Action: "duplicateAttrViewRow", AvID: avID, SrcIDs: []string{srcItemID}, ID: newItemID, PreviousID: previousItemID}
+}
