@@ -168,13 +168,3 @@ func rowopsJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
-
-// avBlockValues are the primary key's values.
-func avBlockValues(av *siyuan.AttributeView) []*siyuan.AVValue {
-	for _, kv := range av.KeyValues {
-		if kv.Key.Type == siyuan.AVKeyBlock {
-			return kv.Values
-		}
-	}
-	return nil
-}
