@@ -91,4 +91,16 @@ func avRowsFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
 		t.Fatalf("options %q", got)
 	}
 	a.fails("av", map[string]any{"action": "set_column_options", "avID": av, "keyID": rows[0], "options": []map[string]any{}, "validateOnly": true}, "not_found")
+
+	// duplicate_rows: copies after the first row, in order.
+	res := confirmedDo(t, a, map[string]any{"action": "duplicate_rows", "avID": av, "sourceRowIDs": rows, "previousID": rows[0]})
+	copies := res["rowIDs"].([]any)
+	order := stored().Views[0].ItemIDs
+	if len(copies) != 2 || len(order) != 4 || order[1] != copies[0] || order[2] != copies[1] {
+		t.Fatalf("copies %v, order %v", copies, order)
+	}
+	if r := a.ok("av", map[string]any{"action": "render", "id": av}); r["rowCount"] != float64(4) {
+		t.Fatalf("render after copies: %v", r)
+	}
+	a.fails("av", map[string]any{"action": "duplicate_rows", "avID": av, "sourceRowIDs": []string{av}, "validateOnly": true}, "not_found")
 }
