@@ -45,6 +45,8 @@ func (k *Kernel) applyAVRowOp(op *wire.Operation) (handled bool, err error) {
 		} else {
 			err = k.avDuplicateRow(op.AvID, op.PreviousID, src, op.ID)
 		}
+	case "setAttrViewNewItemTemplates":
+		err = k.avSetNewItemTemplates(op.AvID, op.Data)
 	default:
 		return false, nil
 	}

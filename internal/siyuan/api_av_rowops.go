@@ -1,5 +1,7 @@
 package siyuan
 
+import "github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
+
 // Operations of /api/transactions for a select column's options and for
 // copying rows, as SiYuan 3.7.3's editor sends them.
 
@@ -30,4 +32,24 @@ func RemoveAttrViewColOptionOp(avID, keyID, name string) Operation {
 // copy to the related rows' back relation.
 func DuplicateAttrViewRowOp(avID, srcItemID, newItemID, previousItemID string) Operation {
 	return Operation{Action: "duplicateAttrViewRow", AvID: avID, SrcIDs: []string{srcItemID}, ID: newItemID, PreviousID: previousItemID}
+}
+
+// New-item templates of a database.
+type (
+	AVNewItemTemplate        = wire.AVNewItemTemplate
+	AVNewItemFieldValue      = wire.AVNewItemFieldValue
+	AVNewItemSaveLocation    = wire.AVNewItemSaveLocation
+	AVNewItemTemplatesConfig = wire.AVNewItemTemplatesConfig
+)
+
+// SetAttrViewNewItemTemplatesOp replaces a database's new-item templates
+// and its default template. The kernel checks the whole list (ids, names,
+// target types, each field value against its key) and refuses it whole;
+// it trims names, icons and paths, drops the icon of a detached target and
+// normalises each static value to its key's type.
+func SetAttrViewNewItemTemplatesOp(avID string, config AVNewItemTemplatesConfig) Operation {
+	if config.Templates == nil {
+		config.Templates = []*AVNewItemTemplate{}
+	}
+	return Operation{Action: "setAttrViewNewItemTemplates", AvID: avID, Data: config}
 }

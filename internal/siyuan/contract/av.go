@@ -58,6 +58,7 @@ var avChecks = []check{
 	// What set_column_options and duplicate_rows rely on (av_rowops.go).
 	{"av_column_options_replaced", checkAVColOptions},
 	{"av_duplicate_row", checkAVDuplicateRow},
+	{"av_new_item_templates", checkAVNewItemTemplates},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

@@ -168,3 +168,78 @@ func rowopsJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// checkAVNewItemTemplates: setAttrViewNewItemTemplates stores the list as
+// sent less what the kernel normalises (trimmed names and icons, no icon
+// on a detached target, each static value reduced to its key's part with
+// the key's number format, one option of a select, currentTime without a
+// value, a static field without a value dropped), and the default's ID;
+// a list with one bad entry (an unknown key, currentTime on text) changes
+// nothing; an empty list clears both.
+func checkAVNewItemTemplates(t *testing.T, s *suite) {
+	db, _ := s.newDB(t)
+	txt, num, when := freshID(), freshID(), freshID()
+	s.addCols(t, db, [3]string{txt, "Text", "text"}, [3]string{num, "Num", "number"}, [3]string{when, "When", "date"})
+	s.tx(t, siyuan.UpdateAttrViewColNumberFormatOp(db.av, num, "percent"))
+	t1, t2 := freshID(), freshID()
+	var config siyuan.AVNewItemTemplatesConfig
+	mustJSON(t, `{"templates":[
+		{"id":"`+t1+`","name":"  Task ","icon":"1f600","targetType":"detached","primaryKeyTemplate":"Task {{now | date \"2006\"}}",
+		 "fieldValues":{"`+txt+`":{"mode":"static","value":{"id":"x","type":"text","text":{"content":"hi"},"number":{"content":3}}},
+		  "`+num+`":{"value":{"number":{"content":0.5,"isNotEmpty":true,"format":"","formattedContent":"50%"}}},
+		  "`+db.sel+`":{"mode":"static","value":{"mSelect":[{"content":"","color":"1"},{"content":"Todo","color":"4"},{"content":"Done","color":"2"}]}},
+		  "`+when+`":{"mode":"currentTime","value":{"date":{"content":1}}}}},
+		{"id":"`+t2+`","name":"Doc","icon":" 1f4c4 ","targetType":"document","saveLocation":{"pathTemplate":" /Items/ "},"contentTemplatePath":" /x.md ",
+		 "fieldValues":{"`+txt+`":{"mode":"static"}}}],
+		"defaultTemplateID":"`+t2+`"}`, &config)
+	s.tx(t, siyuan.SetAttrViewNewItemTemplatesOp(db.av, config))
+	av := s.storedAV(t, db.av)
+	want := `[{"id":"` + t1 + `","name":"Task","targetType":"detached","primaryKeyTemplate":"Task {{now | date \"2006\"}}","fieldValues":{` +
+		`"` + db.sel + `":{"mode":"static","value":{"type":"select","mSelect":[{"content":"Todo","color":"4"}]}},` +
+		`"` + txt + `":{"mode":"static","value":{"type":"text","text":{"content":"hi"}}},` +
+		`"` + num + `":{"mode":"static","value":{"type":"number","number":{"content":0.5,"isNotEmpty":true,"format":"percent","formattedContent":""}}},` +
+		`"` + when + `":{"mode":"currentTime"}}},` +
+		`{"id":"` + t2 + `","name":"Doc","icon":"1f4c4","targetType":"document","saveLocation":{"pathTemplate":"/Items/"},"contentTemplatePath":"/x.md"}]`
+	wantEqual(t, "templates", compactJSON(t, av.NewItemTemplates), compactJSON(t, []byte(want)))
+	wantEqual(t, "default", av.DefaultTemplateID, t2)
+	r := s.render(t, siyuan.RenderAVRequest{ID: db.av})
+	wantEqual(t, "rendered templates", compactJSON(t, r.NewItemTemplates), compactJSON(t, []byte(want)))
+
+	// One bad entry: nothing changes.
+	for _, bad := range []string{
+		`{"templates":[{"id":"` + t1 + `","name":"A","targetType":"detached","fieldValues":{"` + freshID() + `":{"mode":"static"}}}]}`,
+		`{"templates":[{"id":"` + t1 + `","name":"A","targetType":"detached","fieldValues":{"` + txt + `":{"mode":"currentTime"}}}]}`,
+		`{"templates":[{"id":"` + t1 + `","name":"A","targetType":"detached","fieldValues":{"` + txt + `":{"mode":"static","value":{"number":{"content":1}}}}}]}`,
+		`{"templates":[{"id":"` + t1 + `","name":"A","targetType":"row"}]}`,
+		`{"templates":[{"id":"` + t1 + `","name":" ","targetType":"detached"}]}`,
+		`{"templates":[{"id":"` + t1 + `","name":"A","targetType":"detached"}],"defaultTemplateID":"` + t2 + `"}`,
+	} {
+		var c siyuan.AVNewItemTemplatesConfig
+		mustJSON(t, bad, &c)
+		s.tx(t, siyuan.SetAttrViewNewItemTemplatesOp(db.av, c))
+		if got := s.storedAV(t, db.av); compactJSON(t, got.NewItemTemplates) != compactJSON(t, []byte(want)) || got.DefaultTemplateID != t2 {
+			t.Fatalf("after %s: %s, default %q", bad, got.NewItemTemplates, got.DefaultTemplateID)
+		}
+	}
+
+	s.tx(t, siyuan.SetAttrViewNewItemTemplatesOp(db.av, siyuan.AVNewItemTemplatesConfig{}))
+	av = s.storedAV(t, db.av)
+	if len(av.NewItemTemplates) != 0 || av.DefaultTemplateID != "" {
+		t.Fatalf("after clearing: %s, default %q", av.NewItemTemplates, av.DefaultTemplateID)
+	}
+}
+
+// compactJSON is raw JSON re-encoded (objects' keys sorted; "" when
+// empty).
+func compactJSON(t *testing.T, raw []byte) string {
+	t.Helper()
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
