@@ -21,12 +21,12 @@ func (k *Kernel) avSetNewItemTemplates(avID string, data any) error {
 	if err != nil {
 		return err
 	}
-	var config wire.AVNewItemTemplatesConfig
+	var config itemTemplatesConfig
 	if err := json.Unmarshal(raw, &config); err != nil {
 		return err
 	}
 	return k.editAV(avID, func(av *wire.AttributeView) error {
-		templates := []*wire.AVNewItemTemplate{}
+		templates := []*itemTemplate{}
 		ids := map[string]bool{}
 		for _, t := range config.Templates {
 			if t == nil {
@@ -83,12 +83,12 @@ var itemTemplateKeyTypes = map[string]bool{wire.AVKeyText: true, wire.AVKeyNumbe
 // normalizeItemFieldValues is normalizeNewItemTemplateFieldValues: an
 // unknown or non-editable key fails; a nil value, or a static one without
 // a value, is dropped; currentTime is for dates only.
-func normalizeItemFieldValues(av *wire.AttributeView, t *wire.AVNewItemTemplate) error {
+func normalizeItemFieldValues(av *wire.AttributeView, t *itemTemplate) error {
 	if len(t.FieldValues) == 0 {
 		t.FieldValues = nil
 		return nil
 	}
-	out := map[string]*wire.AVNewItemFieldValue{}
+	out := map[string]*itemFieldValue{}
 	for keyID, fv := range t.FieldValues {
 		key := avKey(av, keyID)
 		if key == nil {
@@ -200,4 +200,41 @@ func normalizeItemValue(value *wire.AVValue, key *wire.AVKey) (*wire.AVValue, er
 		return nil, fmt.Errorf("unsupported value type [%s]", key.Type)
 	}
 	return v, nil
+}
+
+// The templates as the kernel stores them (kernel/av NewItemTemplate and
+// its parts), in its field order.
+
+// itemTemplate is one template: what a new item of the database made
+// from it is (a detached row, or a row bound to a new document), its
+// primary key (a Go template rendered at creation) and field values.
+type itemTemplate struct {
+	ID                  string                     `json:"id"`
+	Name                string                     `json:"name"`
+	Icon                string                     `json:"icon,omitempty"`
+	TargetType          string                     `json:"targetType"` // detached, document
+	PrimaryKeyTemplate  string                     `json:"primaryKeyTemplate,omitempty"`
+	FieldValues         map[string]*itemFieldValue `json:"fieldValues,omitempty"`
+	SaveLocation        *itemSaveLocation          `json:"saveLocation,omitempty"`
+	ContentTemplatePath string                     `json:"contentTemplatePath,omitempty"`
+}
+
+// itemFieldValue is a field's value in a template: static (Value) or
+// the creation time (currentTime, date fields).
+type itemFieldValue struct {
+	Mode  string        `json:"mode"`
+	Value *wire.AVValue `json:"value,omitempty"`
+}
+
+// itemSaveLocation is where a document-bound item's document goes.
+type itemSaveLocation struct {
+	BoxID        string `json:"boxID,omitempty"`
+	PathTemplate string `json:"pathTemplate"`
+}
+
+// itemTemplatesConfig is the data of setAttrViewNewItemTemplates: the
+// complete list and the default template's ID ("" for none).
+type itemTemplatesConfig struct {
+	Templates         []*itemTemplate `json:"templates"`
+	DefaultTemplateID string          `json:"defaultTemplateID,omitempty"`
 }

@@ -1,7 +1,5 @@
 package siyuan
 
-import "github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
-
 // Operations of /api/transactions for a select column's options and for
 // copying rows, as SiYuan 3.7.3's editor sends them.
 
@@ -34,13 +32,43 @@ func DuplicateAttrViewRowOp(avID, srcItemID, newItemID, previousItemID string) O
 	return Operation{Action: "duplicateAttrViewRow", AvID: avID, SrcIDs: []string{srcItemID}, ID: newItemID, PreviousID: previousItemID}
 }
 
-// New-item templates of a database.
-type (
-	AVNewItemTemplate        = wire.AVNewItemTemplate
-	AVNewItemFieldValue      = wire.AVNewItemFieldValue
-	AVNewItemSaveLocation    = wire.AVNewItemSaveLocation
-	AVNewItemTemplatesConfig = wire.AVNewItemTemplatesConfig
-)
+// New-item templates of a database (SiYuan 3.7.3 kernel/av:
+// NewItemTemplate and its parts), in the kernel's field order;
+// [AttributeView] keeps them as raw JSON.
+
+// AVNewItemTemplate is one template: what a new item of the database made
+// from it is (a detached row, or a row bound to a new document), its
+// primary key (a Go template rendered at creation) and field values.
+type AVNewItemTemplate struct {
+	ID                  string                          `json:"id"`
+	Name                string                          `json:"name"`
+	Icon                string                          `json:"icon,omitempty"`
+	TargetType          string                          `json:"targetType"` // detached, document
+	PrimaryKeyTemplate  string                          `json:"primaryKeyTemplate,omitempty"`
+	FieldValues         map[string]*AVNewItemFieldValue `json:"fieldValues,omitempty"`
+	SaveLocation        *AVNewItemSaveLocation          `json:"saveLocation,omitempty"`
+	ContentTemplatePath string                          `json:"contentTemplatePath,omitempty"`
+}
+
+// AVNewItemFieldValue is a field's value in a template: static (Value) or
+// the creation time (currentTime, date fields).
+type AVNewItemFieldValue struct {
+	Mode  string   `json:"mode"`
+	Value *AVValue `json:"value,omitempty"`
+}
+
+// AVNewItemSaveLocation is where a document-bound item's document goes.
+type AVNewItemSaveLocation struct {
+	BoxID        string `json:"boxID,omitempty"`
+	PathTemplate string `json:"pathTemplate"`
+}
+
+// AVNewItemTemplatesConfig is the data of setAttrViewNewItemTemplates: the
+// complete list and the default template's ID ("" for none).
+type AVNewItemTemplatesConfig struct {
+	Templates         []*AVNewItemTemplate `json:"templates"`
+	DefaultTemplateID string               `json:"defaultTemplateID,omitempty"`
+}
 
 // SetAttrViewNewItemTemplatesOp replaces a database's new-item templates
 // and its default template. The kernel checks the whole list (ids, names,
