@@ -103,4 +103,13 @@ func avRowsFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
 		t.Fatalf("render after copies: %v", r)
 	}
 	a.fails("av", map[string]any{"action": "duplicate_rows", "avID": av, "sourceRowIDs": []string{av}, "validateOnly": true}, "not_found")
+
+	// set_new_item_templates: stored as sent.
+	tpl := freshNodeID()
+	confirmedDo(t, a, map[string]any{"action": "set_new_item_templates", "avID": av, "blockID": db["blockID"], "defaultTemplateID": tpl,
+		"templates": []map[string]any{{"id": tpl, "name": "Task", "targetType": "detached", "primaryKeyTemplate": "Task",
+			"fieldValues": map[string]any{tags: map[string]any{"mode": "static", "value": map[string]any{"mSelect": []map[string]any{{"content": "c", "color": "3"}}}}}}}})
+	if v := stored(); v.DefaultTemplateID != tpl || len(v.NewItemTemplates) < 10 {
+		t.Fatalf("templates %s, default %q", v.NewItemTemplates, v.DefaultTemplateID)
+	}
 }

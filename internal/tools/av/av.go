@@ -38,6 +38,7 @@ func Tool() *tools.Tool {
 			addView.Action(), setFilters.Action(), setSorts.Action(), setGroup.Action(), setColumnVisibility.Action(), setColumnOrder.Action(),
 			setColumnOptions.Action(),
 			setColumnOptions.Action(), duplicateRows.Action(),
+			setColumnOptions.Action(), duplicateRows.Action(), setNewItemTemplates.Action(),
 		},
 	}
 }
