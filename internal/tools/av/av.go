@@ -36,8 +36,6 @@ func Tool() *tools.Tool {
 			rename.Action(), addColumn.Action(), addRows.Action(), setCells.Action(), removeRows.Action(), removeColumn.Action(),
 			create.Action(), duplicate.Action(),
 			addView.Action(), setFilters.Action(), setSorts.Action(), setGroup.Action(), setColumnVisibility.Action(), setColumnOrder.Action(),
-			setColumnOptions.Action(),
-			setColumnOptions.Action(), duplicateRows.Action(),
 			setColumnOptions.Action(), duplicateRows.Action(), setNewItemTemplates.Action(),
 		},
 	}
