@@ -317,13 +317,18 @@ func (k *Kernel) avSetRollup(avID, rollupKeyID, relationKeyID, targetKeyID strin
 // errAVNoSave ends an edit without saving and without an error.
 var errAVNoSave = errors.New("no save")
 
-// removeFiltersOn drops the filter leaves on a column, at every depth.
+// removeFiltersOn drops the filter leaves on a column, at every depth,
+// and every group left empty (or empty already), as RemoveFiltersByColumn.
 func removeFiltersOn(fs []*wire.AVViewFilter, column string) []*wire.AVViewFilter {
 	var ret []*wire.AVViewFilter
 	for _, f := range fs {
+		if f == nil {
+			continue
+		}
 		if isFilterGroup(f) {
-			f.Filters = removeFiltersOn(f.Filters, column)
-			ret = append(ret, f)
+			if f.Filters = removeFiltersOn(f.Filters, column); len(f.Filters) > 0 {
+				ret = append(ret, f)
+			}
 			continue
 		}
 		if f.Column != column {

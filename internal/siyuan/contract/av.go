@@ -59,6 +59,9 @@ var avChecks = []check{
 	{"av_column_options_replaced", checkAVColOptions},
 	{"av_duplicate_row", checkAVDuplicateRow},
 	{"av_new_item_templates", checkAVNewItemTemplates},
+	// Configuring existing relation and rollup columns (av_relations2.go).
+	{"av_relation_reconfigured_two_way", checkAVRelationReconfigured},
+	{"av_rollup_reconfigured_drops_filters", checkAVRollupReconfiguredFilters},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
