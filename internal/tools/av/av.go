@@ -37,6 +37,7 @@ func Tool() *tools.Tool {
 			create.Action(), duplicate.Action(),
 			addView.Action(), setFilters.Action(), setSorts.Action(), setGroup.Action(), setColumnVisibility.Action(), setColumnOrder.Action(),
 			setColumnOptions.Action(), duplicateRows.Action(), setNewItemTemplates.Action(),
+			configureTwoWayAction.Action(), configureRollupAction.Action(), setRelationAction.Action(),
 		},
 	}
 }

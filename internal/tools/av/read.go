@@ -94,6 +94,11 @@ var get = tools.Read[getArgs]{
 			out["withheld"] = w
 		}
 		out["av"] = av
+		c := dbContext{avID: a.AvID, blockID: a.BlockID, blocks: blocks, columns: keysOf(av), bound: boundBlocks(av),
+			columnsAt: "av.keyValues[].key.id", rowsAt: "av.keyValues[].values[].blockID (a value's blockID is its row's item ID)"}
+		if out["databaseContext"], err = c.answer(ctx, env); err != nil {
+			return nil, err
+		}
 		return out, nil
 	},
 }
@@ -196,7 +201,14 @@ var render = tools.Read[renderArgs]{
 		if err != nil {
 			return nil, notFoundAV(err, a.AvID)
 		}
-		return compact(r, a)
+		out, err := compact(r, a)
+		if err != nil {
+			return nil, err
+		}
+		if out["databaseContext"], err = renderContext(ctx, env, a, out); err != nil {
+			return nil, err
+		}
+		return out, nil
 	},
 }
 
@@ -238,6 +250,9 @@ func renderVeiled(ctx context.Context, env *tools.Env, a renderArgs) (any, error
 		return nil, err
 	}
 	out["withheld"] = w
+	if out["databaseContext"], err = renderContext(ctx, env, a, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -707,7 +722,16 @@ var getKeys = tools.Read[keysArgs]{
 					}
 				}
 			}
-			return map[string]any{"avID": a.AvID, "keys": keys, "count": len(keys)}, nil
+			blocks, err := tools.DatabaseBlocks(ctx, env, a.AvID)
+			if err != nil {
+				return nil, err
+			}
+			c := dbContext{avID: a.AvID, blocks: blocks, columns: keys, columnsAt: "keys[].id"}
+			dc, err := c.answer(ctx, env)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"avID": a.AvID, "keys": keys, "count": len(keys), "databaseContext": dc}, nil
 		}
 		ok, err := env.Kernel.CheckBlockExist(ctx, a.BlockID)
 		if err != nil {
@@ -785,14 +809,20 @@ var getFilterSort = tools.Read[getArgs]{
 	Example:  map[string]any{"avID": "20260812120000-abcdefg"},
 	Validate: parseGet, Scope: readGet,
 	Run: func(ctx context.Context, env *tools.Env, a getArgs) (any, error) {
-		if _, _, err := a.read(ctx, env); err != nil {
+		blocks, av, err := a.read(ctx, env)
+		if err != nil {
 			return nil, err
 		}
 		fs, err := env.Kernel.GetAttributeViewFilterSort(ctx, a.AvID, a.BlockID)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"avID": a.AvID, "filters": fs.Filters, "sorts": fs.Sorts}, nil
+		c := dbContext{avID: a.AvID, blockID: a.BlockID, blocks: blocks, columns: keysOf(av), columnsAt: "filters[].column, sorts[].column"}
+		dc, err := c.answer(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"avID": a.AvID, "filters": fs.Filters, "sorts": fs.Sorts, "databaseContext": dc}, nil
 	},
 }
 

@@ -384,6 +384,11 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"flashcard.create_card":        {map[string]any{"deckID": "", "blockIDs": []string{gone}}, failure.NotFound},
 		"flashcard.remove_card":        {map[string]any{"deckID": "", "blockIDs": []string{gone}}, failure.NotFound},
 		"search.find_replace":          {map[string]any{"k": "x", "r": "y", "ids": []string{gone}}, failure.NotFound},
+		"av.configure_two_way_relation": {map[string]any{"avID": gone, "blockID": gone, "keyID": gone, "destinationAvID": gone, "backRelationKeyID": blk,
+			"sourceName": "s", "destinationName": "d"}, failure.NotFound},
+		"av.configure_rollup": {map[string]any{"avID": gone, "blockID": gone, "keyID": gone, "relationKeyID": gone, "destinationKeyID": gone,
+			"calc": map[string]any{"operator": "Sum"}}, failure.NotFound},
+		"av.set_relation": {map[string]any{"avID": gone, "blockID": gone, "itemID": gone, "keyID": gone, "relatedItemIDs": []string{}}, failure.NotFound},
 	}
 	before := s.Text(t, doc)
 	for _, tool := range s.R.Tools() {
