@@ -68,7 +68,7 @@ func (k *Kernel) renderAttributeView(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return k.renderAV(ctx, blockID, id, viewID, query, page, pageSize, create, ignoreRows)
+	return k.renderAV(ctx, blockID, id, viewID, query, page, pageSize, parseGroupPaging(a["groupPaging"]), create, ignoreRows)
 }
 
 // getAttributeView answers the stored database as it is, or null.
@@ -301,7 +301,8 @@ func (k *Kernel) addAttributeViewBlocks(ctx context.Context, a args) (any, error
 			return nil, err
 		}
 	}
-	if _, err := a.optStr("groupID"); err != nil {
+	groupID, err := a.optStr("groupID")
+	if err != nil {
 		return nil, err
 	}
 	list, ok := a["srcs"].([]any)
@@ -320,7 +321,7 @@ func (k *Kernel) addAttributeViewBlocks(ctx context.Context, a args) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return nil, k.avAddRows(ctx, srcs, avID, blockID, viewID, previousID, ignore)
+	return nil, k.avAddRows(ctx, srcs, avID, blockID, viewID, groupID, previousID, ignore)
 }
 
 func (k *Kernel) removeAttributeViewBlocks(ctx context.Context, a args) (any, error) {

@@ -42,6 +42,7 @@ func (k *Kernel) avSetCell(avID, keyID, itemID string, data any) (*wire.AVValue,
 	if err != nil || !save {
 		return val, err
 	}
+	k.regenGroups(av, nil) // a changed value may move its row to another group
 	return val, k.saveAV(av)
 }
 
@@ -73,6 +74,7 @@ func (k *Kernel) avSetCells(avID string, values []any) error {
 			return err
 		}
 	}
+	k.regenGroups(av, nil)
 	return k.saveAV(av)
 }
 

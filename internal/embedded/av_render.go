@@ -33,7 +33,7 @@ import (
 // The view rendered then has its filters, sorts and column calculations
 // applied (av_filter.go, av_sort.go, av_calc.go).
 //
-// Not rendered here: gallery and kanban views (an error), groups, the
+// Not rendered here: gallery and kanban views (an error), the
 // line-number column's numbers.
 
 // avRenderer is one render request: the databases it parsed, the tables it
@@ -131,6 +131,18 @@ func (r *avRenderer) table(av *wire.AttributeView, view *wire.AVView, query stri
 	}
 
 	items, order := avItems(av)
+	if view.GroupItemIDs != nil {
+		// A group's view holds its own rows only.
+		in := make(map[string]bool, len(view.GroupItemIDs))
+		for _, id := range view.GroupItemIDs {
+			in[id] = true
+		}
+		for id := range items {
+			if !in[id] {
+				delete(items, id)
+			}
+		}
+	}
 	r.dropMissingItems(items)
 	for _, itemID := range order {
 		kvs, ok := items[itemID]
@@ -493,12 +505,16 @@ func filterRowsByQuery(query string, t *wire.AVTable) {
 	t.Rows = rows
 }
 
-// manualSort orders rows by the view's item order; an item the order does
+// manualSort orders rows by the view's (or group's) item order; an item the order does
 // not name sorts as if it were first, and ties go by item ID (the kernel's
 // comparator, kept as it is).
 func manualSort(view *wire.AVView, t *wire.AVTable) {
 	pos := map[string]int{}
-	for i, id := range view.ItemIDs {
+	ids := view.ItemIDs
+	if len(view.GroupItemIDs) > 0 {
+		ids = view.GroupItemIDs // a group's rows in the group's order
+	}
+	for i, id := range ids {
 		pos[id] = i
 	}
 	sort.SliceStable(t.Rows, func(i, j int) bool {

@@ -22,7 +22,7 @@ import (
 // operation lists them reversed; a block that is already bound is bound
 // again and its src's itemID becomes the existing row's. Callers hold
 // writeMu.
-func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbBlockID, viewID, previousItemID string, ignoreDefaultFill bool) error {
+func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbBlockID, viewID, groupID, previousItemID string, ignoreDefaultFill bool) error {
 	slices.Reverse(srcs)
 	now := time.Now().UnixMilli()
 	k.avMu.Lock()
@@ -73,7 +73,7 @@ func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbB
 			}
 		}
 		content, _ := src["content"].(string)
-		if err := k.avAddRow(ctx, av, now, dbBlockID, viewID, previousItemID, itemID, boundID, content, src, detached, ignoreDefaultFill); err != nil {
+		if err := k.avAddRow(ctx, av, now, dbBlockID, viewID, groupID, previousItemID, itemID, boundID, content, src, detached, ignoreDefaultFill); err != nil {
 			return errors.Join(err, save())
 		}
 	}
@@ -81,7 +81,7 @@ func (k *Kernel) avAddRows(ctx context.Context, srcs []map[string]any, avID, dbB
 }
 
 // avAddRow adds one row to av (in memory). Callers hold writeMu and avMu.
-func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64, dbBlockID, viewID, previousItemID, itemID, boundID, content string,
+func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64, dbBlockID, viewID, groupID, previousItemID, itemID, boundID, content string,
 	src map[string]any, detached, ignoreDefaultFill bool) error {
 	avID := av.ID
 	var icon string
@@ -123,12 +123,17 @@ func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64
 	}
 	bkv.Values = append(bkv.Values, bv)
 
-	// Filling default values renders the view (to find the row next to
-	// the new one): the kernel then saves its database as rendered, less
-	// the values the render filled in.
+	// Filling default values renders the view or the group the row goes
+	// to (to find the row next to the new one): the kernel then saves
+	// its database as rendered, less the values the render filled in.
+	groupView := view
+	if g := groupByID(view, groupID); g != nil {
+		groupView = g
+	}
 	r := k.newAVRenderer(ctx, av)
-	if !ignoreDefaultFill && len(view.Filters) > 0 && view.Table != nil {
-		r.view(av, view, "")
+	if !ignoreDefaultFill && view.Table != nil {
+		near := r.nearItem(av, view, groupView, previousItemID)
+		r.fillGroupDefault(av, view, groupView, near, itemID, now)
 	}
 	for _, kv := range av.KeyValues {
 		if kv.Key.Type != wire.AVKeyDate || kv.Key.Date == nil || !kv.Key.Date.AutoFillNow {
@@ -143,15 +148,25 @@ func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64
 			delete(r.autoFill, v)
 		}
 	}
-	r.strip(av)
 	if !detached {
 		if err := k.bindBlock(avID, boundID); err != nil {
+			r.strip(av)
 			return err
 		}
 	}
 	for _, v := range av.Views {
 		v.ItemIDs = insertItem(v.ItemIDs, itemID, previousItemID)
+		// Every group takes the row too, so that the regeneration below
+		// keeps it where it was put.
+		if gs := viewGroups(v); gs != nil {
+			for _, g := range gs {
+				g.GroupItemIDs = insertItem(g.GroupItemIDs, itemID, previousItemID)
+			}
+			setViewGroups(v, gs)
+		}
 	}
+	k.regenGroups(av, r)
+	r.strip(av)
 	return nil
 }
 
@@ -199,6 +214,7 @@ func (k *Kernel) avRemoveRows(srcIDs []string, avID string) error {
 	for _, v := range av.Views {
 		v.ItemIDs = slices.DeleteFunc(v.ItemIDs, func(id string) bool { return remove[id] })
 	}
+	k.regenGroups(av, nil)
 	return k.saveAV(av)
 }
 

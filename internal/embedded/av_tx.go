@@ -60,7 +60,7 @@ func (k *Kernel) applyAVOp(op *wire.Operation) (handled bool, err error) {
 	}
 	switch op.Action {
 	case "insertAttrViewBlock":
-		err = k.avAddRows(ctx, op.Srcs, op.AvID, op.BlockID, op.ViewID, op.PreviousID, op.IgnoreDefaultFill)
+		err = k.avAddRows(ctx, op.Srcs, op.AvID, op.BlockID, op.ViewID, op.GroupID, op.PreviousID, op.IgnoreDefaultFill)
 	case "removeAttrViewBlock":
 		err = k.avRemoveRows(op.SrcIDs, op.AvID)
 	case "addAttrViewCol":

@@ -18,7 +18,7 @@ import (
 // becomes the current one. The answer's page size is always the view's,
 // whatever pageSize asked for.
 func (k *Kernel) renderAV(ctx context.Context, blockID, avID, viewID, query string, page, pageSize int,
-	createIfNotExist, ignoreRows bool) (*wire.AVRender, error) {
+	groupPaging map[string]avGroupPage, createIfNotExist, ignoreRows bool) (*wire.AVRender, error) {
 	if !validID(avID) {
 		return nil, errf("invalid id")
 	}
@@ -77,6 +77,11 @@ func (k *Kernel) renderAV(ctx context.Context, blockID, avID, viewID, query stri
 		start := min(len(t.Rows), max(0, (page-1)*pageSize))
 		end := min(len(t.Rows), start+pageSize)
 		t.Rows = t.Rows[start:end]
+		if r.renderGroups(av, view, t, query, page, pageSize, groupPaging) {
+			if err := r.save(av); err != nil {
+				return nil, err
+			}
+		}
 	}
 	ret := &wire.AVRender{DefaultTemplateID: av.DefaultTemplateID, ID: av.ID, IsMirror: k.isMirror(av.ID), Name: av.Name,
 		NewItemTemplates: av.NewItemTemplates, View: t, ViewID: view.ID, ViewType: view.LayoutType, Views: []*wire.AVViewData{}}

@@ -122,7 +122,7 @@ func (k *Kernel) applyAVViewOp(op *wire.Operation) (handled bool, err error) {
 	case "addAttrViewView":
 		err = k.avAddView(op.AvID, op.ID, op.BlockID, op.Layout)
 	default:
-		return false, nil
+		return k.applyAVGroupOp(op)
 	}
 	if err != nil {
 		return true, &txFailure{op.Action, err}

@@ -62,6 +62,7 @@ var avChecks = []check{
 	// Configuring existing relation and rollup columns (av_relations2.go).
 	{"av_relation_reconfigured_two_way", checkAVRelationReconfigured},
 	{"av_rollup_reconfigured_drops_filters", checkAVRollupReconfiguredFilters},
+	{"av_view_groups", checkAVGroups},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
