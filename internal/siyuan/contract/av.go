@@ -63,6 +63,7 @@ var avChecks = []check{
 	{"av_relation_reconfigured_two_way", checkAVRelationReconfigured},
 	{"av_rollup_reconfigured_drops_filters", checkAVRollupReconfiguredFilters},
 	{"av_view_groups", checkAVGroups},
+	{"av_rollup_change_drops_its_filters", checkAVRollupFiltersDropped},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
