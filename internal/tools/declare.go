@@ -228,12 +228,18 @@ func defaultJSON(t ParamType, v string) string {
 	return v
 }
 
+// The suffixes idHelp gives the description of an id argument.
+const (
+	idSuffix  = " (a SiYuan id like 20260812120000-abcdefg)"
+	idsSuffix = " (SiYuan ids like 20260812120000-abcdefg)"
+)
+
 // idHelp is the description of an id argument.
 func idHelp(desc string, many bool) string {
 	if many {
-		return desc + " (SiYuan ids like 20260812120000-abcdefg)"
+		return desc + idsSuffix
 	}
-	return desc + " (a SiYuan id like 20260812120000-abcdefg)"
+	return desc + idSuffix
 }
 
 // params are the declared arguments, in field order.

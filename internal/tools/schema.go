@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
 
 // InputSchema is the JSON Schema (2020-12) of the tool's arguments under a
@@ -42,10 +43,28 @@ func (t *Tool) InputSchema(v View) map[string]any {
 			}
 		}
 	}
+	var all, writes []string
+	for _, a := range t.enabled(v.Policy) {
+		all = append(all, a.Name)
+		if a.Policy.Class != strict.Read || a.writeForm != nil {
+			writes = append(writes, a.Name)
+		}
+	}
+	ids := false
 	for _, n := range names {
 		s := props[n].(map[string]any)
 		desc, _ := s["description"].(string)
-		s["description"] = strings.TrimSpace(desc + " (actions: " + strings.Join(users[n], ", ") + ")")
+		// The id format is said once, on action, rather than on each id.
+		if d, ok := strings.CutSuffix(desc, idSuffix); ok {
+			desc, ids = d+" (an id)", true
+		} else if d, ok := strings.CutSuffix(desc, idsSuffix); ok {
+			desc, ids = d+" (ids)", true
+		}
+		s["description"] = strings.TrimSpace(desc + usedBy(users[n], all, writes))
+	}
+	if ids {
+		act := props["action"].(map[string]any)
+		act["description"] = act["description"].(string) + " Ids are SiYuan ids like 20260812120000-abcdefg."
 	}
 	return map[string]any{
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",
@@ -54,6 +73,33 @@ func (t *Tool) InputSchema(v View) map[string]any {
 		"required":             []string{"action"},
 		"additionalProperties": false,
 	}
+}
+
+// usedBy names the actions that take an argument, as briefly as it can
+// (the schema is read by a model on every connection): nothing when every
+// action takes it, "every write" when exactly the writes do, else the
+// actions or, when shorter, the actions that do not.
+func usedBy(users, all, writes []string) string {
+	if len(users) == len(all) {
+		return ""
+	}
+	same := func(a, b []string) bool {
+		return len(a) == len(b) && !slices.ContainsFunc(a, func(x string) bool { return !slices.Contains(b, x) })
+	}
+	if same(users, writes) {
+		return " (every write)"
+	}
+	list := " (actions: " + strings.Join(users, ", ") + ")"
+	var others []string
+	for _, a := range all {
+		if !slices.Contains(users, a) {
+			others = append(others, a)
+		}
+	}
+	if but := " (all actions but " + strings.Join(others, ", ") + ")"; len(but) < len(list) {
+		return but
+	}
+	return list
 }
 
 // widenEnum lets a schema shared by several actions take every value one
