@@ -137,9 +137,6 @@ func TestViewWrites(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := newFix(t)
-			if c.name == "set_group" && !groupsStored(t, s) {
-				t.Skip("the embedded kernel does not store a view's grouping (setAttrViewGroup) yet")
-			}
 			fresh := tooltest.NewID()
 			view := s.view(t)
 			args := c.args(s, view, fresh)
@@ -167,20 +164,6 @@ func TestViewWrites(t *testing.T) {
 			}
 		})
 	}
-}
-
-// groupsStored probes whether the kernel stores a view's grouping, on a
-// database of its own.
-func groupsStored(t *testing.T, s *fix) bool {
-	t.Helper()
-	db := s.MkDatabase(t, s.Doc)
-	_, err := s.C.Transactions(context.Background(), []siyuan.Transaction{{DoOperations: []siyuan.Operation{
-		{Action: "setAttrViewGroup", AvID: db.AV, BlockID: db.Block, Data: viewGroup{Field: db.Select}}}}})
-	if err != nil {
-		return false
-	}
-	av, err := s.C.GetAttributeView(context.Background(), db.AV)
-	return err == nil && av != nil && len(av.Views) > 0 && groupOf(av.Views[0]) != nil
 }
 
 // write preflights and commits a view write (a commit that changes
