@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
-	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestAVCreateThroughTheBinary: create, render with createIfNotExist and
@@ -50,17 +48,8 @@ func TestAVCreateThroughTheBinary(t *testing.T) {
 // TestAVCreateLive runs the same flow against a real SiYuan when
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set.
 func TestAVCreateLive(t *testing.T) {
-	url, tok := testvars.Live(t)
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-avcreate-%d", time.Now().UnixNano())})["notebook"].(string)
-	s.config(t, "permission", nb, "rwd")
-	s.config(t, "enable", "notebook.remove")
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
-	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Databases", "markdown": "a row block\n\nsecond"})["id"].(string)
-	para := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)[0].(map[string]any)["id"].(string)
-	c := kernelClient(t, url, tok)
-	avCreateFlow(t, a, c, doc, para, nil)
+	a, c, doc := liveDatabaseDoc(t, "avcreate", "/Databases", "a row block\n\nsecond")
+	avCreateFlow(t, a, c, doc, firstChild(a, doc), nil)
 }
 
 // countDBFiles counts the embedded kernel's database files.

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestAVToolThroughTheBinary walks every action of the av tool through the
@@ -28,16 +26,8 @@ func TestAVToolThroughTheBinary(t *testing.T) {
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in a
 // notebook it creates and removes (and the database file with it).
 func TestAVToolLive(t *testing.T) {
-	url, tok := testvars.Live(t)
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-av-%d", time.Now().UnixNano())})["notebook"].(string)
-	s.config(t, "permission", nb, "rwd")
-	s.config(t, "enable", "notebook.remove")
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
-	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Databases", "markdown": "a row block\n\nsecond"})["id"].(string)
-	para := a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)[0].(map[string]any)["id"].(string)
-	avFlow(t, a, kernelClient(t, url, tok), doc, para)
+	a, c, doc := liveDatabaseDoc(t, "av", "/Databases", "a row block\n\nsecond")
+	avFlow(t, a, c, doc, firstChild(a, doc))
 }
 
 // avFlow walks every av action on a database it makes first in doc (para

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestAVRelationThroughTheBinary: two databases made with create, a
@@ -26,15 +24,8 @@ func TestAVRelationThroughTheBinary(t *testing.T) {
 
 // TestAVRelationLive is the same against a real SiYuan.
 func TestAVRelationLive(t *testing.T) {
-	url, tok := testvars.Live(t)
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-avrel-%d", time.Now().UnixNano())})["notebook"].(string)
-	s.config(t, "permission", nb, "rwd")
-	s.config(t, "enable", "notebook.remove")
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
-	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Related", "markdown": "first"})["id"].(string)
-	avRelationFlow(t, a, kernelClient(t, url, tok), doc)
+	a, c, doc := liveDatabaseDoc(t, "avrel", "/Related", "first")
+	avRelationFlow(t, a, c, doc)
 }
 
 // bothHashes requires each database's previousHash and resultHash, and

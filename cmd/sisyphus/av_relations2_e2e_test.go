@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestAVRelationActionsThroughTheBinary: a one-way relation made two-way
@@ -27,15 +26,8 @@ func TestAVRelationActionsThroughTheBinary(t *testing.T) {
 
 // TestAVRelationActionsLive is the same against a real SiYuan.
 func TestAVRelationActionsLive(t *testing.T) {
-	url, tok := testvars.Live(t)
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-avrel2-%d", time.Now().UnixNano())})["notebook"].(string)
-	s.config(t, "permission", nb, "rwd")
-	s.config(t, "enable", "notebook.remove")
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
-	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Related2", "markdown": "first"})["id"].(string)
-	avRelationActionsFlow(t, a, kernelClient(t, url, tok), doc)
+	a, c, doc := liveDatabaseDoc(t, "avrel2", "/Related2", "first")
+	avRelationActionsFlow(t, a, c, doc)
 }
 
 func avRelationActionsFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestAVRowsThroughTheBinary walks set_column_options and duplicate_rows
@@ -27,15 +24,8 @@ func TestAVRowsThroughTheBinary(t *testing.T) {
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in a
 // notebook it creates and removes.
 func TestAVRowsLive(t *testing.T) {
-	url, tok := testvars.Live(t)
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-avrows-%d", time.Now().UnixNano())})["notebook"].(string)
-	s.config(t, "permission", nb, "rwd")
-	s.config(t, "enable", "notebook.remove")
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
-	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Rows", "markdown": "first"})["id"].(string)
-	avRowsFlow(t, a, kernelClient(t, url, tok), doc)
+	a, c, doc := liveDatabaseDoc(t, "avrows", "/Rows", "first")
+	avRowsFlow(t, a, c, doc)
 }
 
 // confirmedDo preflights a dangerous write, sees the commit refused

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestAVViewsThroughTheBinary shapes a database's view through the binary
@@ -26,15 +23,8 @@ func TestAVViewsThroughTheBinary(t *testing.T) {
 // TestAVViewsLive runs the same walk against a real SiYuan, and adds a
 // gallery and a kanban view, grouped, which only it renders.
 func TestAVViewsLive(t *testing.T) {
-	url, tok := testvars.Live(t)
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-views-%d", time.Now().UnixNano())})["notebook"].(string)
-	s.config(t, "permission", nb, "rwd")
-	s.config(t, "enable", "notebook.remove")
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
-	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Views", "markdown": "a paragraph"})["id"].(string)
-	avViewsFlow(t, a, kernelClient(t, url, tok), doc, true)
+	a, c, doc := liveDatabaseDoc(t, "views", "/Views", "a paragraph")
+	avViewsFlow(t, a, c, doc, true)
 }
 
 func avViewsFlow(t *testing.T, a *agent, c *siyuan.Client, doc string, live bool) {
