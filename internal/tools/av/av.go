@@ -36,7 +36,7 @@ func Tool() *tools.Tool {
 			rename.Action(), addColumn.Action(), addRows.Action(), setCells.Action(), removeRows.Action(), removeColumn.Action(),
 			create.Action(), duplicate.Action(),
 			addView.Action(), setFilters.Action(), setSorts.Action(), setGroup.Action(), setColumnVisibility.Action(), setColumnOrder.Action(),
-			setColumnOptions.Action(), duplicateRows.Action(), setNewItemTemplates.Action(),
+			setColumnOptions.Action(), duplicateRows.Action(), setNewItemTemplates.Action(), createFromTemplate.Action(),
 			configureTwoWayAction.Action(), configureRollupAction.Action(), setRelationAction.Action(),
 		},
 	}

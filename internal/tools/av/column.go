@@ -28,7 +28,7 @@ var addColumnTypes = append(append([]string{}, columnTypes...), siyuan.AVKeyRela
 type addColumnArgs struct {
 	dbArg
 	ctxBlock
-	KeyID    string     `arg:"keyID" help:"the column's ID: for add_column, the new column's (default: a new one; refused when the database already has a column with it)" id:""`
+	KeyID    string     `arg:"keyID" help:"the column's ID: for add_column, the new one's (default: a new ID; refused if taken)" id:""`
 	Name     string     `arg:"keyName" help:"the column's name" required:""`
 	Type     columnType `arg:"keyType" help:"the column's type" required:""`
 	Icon     string     `arg:"keyIcon" help:"an emoji code (optional)"`

@@ -23,7 +23,7 @@ import (
 type itemTemplatesArgs struct {
 	dbArg
 	Block     string           `arg:"blockID" help:"a database block showing the database" id:"" required:""`
-	Given     []map[string]any `arg:"templates" help:"the complete ordered list (may be empty): [{id, name, icon?, targetType detached|document, primaryKeyTemplate?, fieldValues? {keyID: {mode static|currentTime, value?}}, saveLocation? {boxID?, pathTemplate}, contentTemplatePath?}]; a static value is SiYuan's cell value of the column's type, e.g. {\"text\":{\"content\":\"x\"}}" required:""`
+	Given     []map[string]any `arg:"templates" help:"the complete ordered list (may be empty): [{id, name, icon?, targetType detached|document, primaryKeyTemplate?, fieldValues? {keyID: {mode static|currentTime, value?}}, saveLocation? {boxID?, pathTemplate}, contentTemplatePath?}]; a static value is a cell value of its column's type, e.g. {\"text\":{\"content\":\"x\"}}" required:""`
 	Default   string           `arg:"defaultTemplateID" help:"the default template's id, or \"\" for none" default:""`
 	Templates []*siyuan.AVNewItemTemplate
 }

@@ -18,7 +18,7 @@ import (
 // createFlag is render's createIfNotExist, which makes the call its write
 // form.
 type createFlag struct {
-	CreateIfNotExist bool `arg:"createIfNotExist" help:"true creates a database unless id names one that exists (then it renders it): a strict write (preflight with validateOnly first) making a database block first in blockID that shows database id (omit id and one is reserved; while a notebook is hidden from agents, only without id)" default:"false"`
+	CreateIfNotExist bool `arg:"createIfNotExist" help:"true creates a database unless id names one that exists (then it renders it): a strict write making a database block first in blockID that shows database id (omit id and one is reserved; while a notebook is hidden from agents, only without id)" default:"false"`
 }
 
 // createsDatabase tells whether a render with createIfNotExist:true

@@ -35,7 +35,7 @@ const maxViewRules = 100
 
 type setFiltersArgs struct {
 	viewArgs
-	Given []map[string]any       `arg:"filters" help:"the complete filter tree replacing the view's: leaves {column, operator, value (a typed SiYuan value or null), quantifier?, relativeDate?, relativeDate2?} and groups {combination: and|or, filters}; groups nest at most 4 levels (the root counts); leaves without a root group go in an and one; [] clears" required:""`
+	Given []map[string]any       `arg:"filters" help:"the complete filter tree replacing the view's: leaves {column, operator, value (a typed SiYuan value or null), quantifier?, relativeDate?, relativeDate2?} and groups {combination: and|or, filters}; groups nest at most 4 levels (the root counts); [] clears" required:""`
 	Tree  []*siyuan.AVViewFilter // checked, as sent
 	Want  []*siyuan.AVViewFilter // as SiYuan stores it
 }
@@ -316,7 +316,7 @@ var setSorts = tools.Write[setSortsArgs, viewsState]{
 
 type setGroupArgs struct {
 	viewArgs
-	Given map[string]any `arg:"group" help:"{field (a column's key ID; \"\" clears), method (0 value, 1 number range, 2 relative date, 3 day, 4 week, 5 month, 6 year), range? {numStart, numEnd, numStep} (method 1 needs it), order (0 ascending, 1 descending, 2 manual, 3 select options), hideEmpty}; grouping a select or multi-select column first sets order 3, a checkbox 2 (SiYuan's rule)" required:""`
+	Given map[string]any `arg:"group" help:"{field (a column's key ID; \"\" clears), method (0 value, 1 number range, 2 relative date, 3 day, 4 week, 5 month, 6 year), range? {numStart, numEnd, numStep} (method 1 needs it), order (0 ascending, 1 descending, 2 manual, 3 select options), hideEmpty}" required:""`
 	Group viewGroup
 }
 

@@ -376,6 +376,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"av.set_column_options":        {map[string]any{"avID": gone, "keyID": gone, "options": []map[string]any{}}, failure.NotFound},
 		"av.duplicate_rows":            {map[string]any{"avID": gone, "sourceRowIDs": []string{gone}}, failure.NotFound},
 		"av.set_new_item_templates":    {map[string]any{"avID": gone, "blockID": gone, "templates": []map[string]any{}}, failure.NotFound},
+		"av.create_from_template":      {map[string]any{"avID": gone, "blockID": gone, "templateID": gone}, failure.NotFound},
 		"system.perform_sync":          {map[string]any{"upload": true}, failure.InvalidArguments},
 		"feedback.submit":              {map[string]any{"description": " "}, failure.InvalidArguments},
 		"tag.rename":                   {map[string]any{"oldLabel": "nosuchtag", "newLabel": "x"}, failure.NotFound},

@@ -186,6 +186,7 @@ func TestEveryActionChecksItsNotebook(t *testing.T) {
 		"av.set_column_options":             {map[string]any{"avID": db.AV, "keyID": db.Select, "options": []map[string]any{{"name": "x"}}}, write},
 		"av.duplicate_rows":                 {map[string]any{"avID": db.AV, "sourceRowIDs": []string{row}}, write},
 		"av.set_new_item_templates":         {map[string]any{"avID": db.AV, "blockID": db.Block, "templates": []map[string]any{}}, write},
+		"av.create_from_template":           {map[string]any{"avID": db.AV, "blockID": db.Block, "templateID": tooltest.NewID()}, write},
 		"system.get_version":                {map[string]any{}, free},
 		"system.get_current_time":           {map[string]any{}, free},
 		"system.changelog":                  {map[string]any{}, free},

@@ -1,0 +1,396 @@
+package av
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
+)
+
+// create_from_template makes one item of a database from one of its
+// new-item templates, as SiYuan 3.7.3's createAttributeViewItem does,
+// but composed from operations whose ids this call chooses.
+//
+// createAttributeViewItem picks the item's id itself (and the bound
+// document's), so after a lost reply nothing identifies what it made:
+// another client's item, made in the same seconds with the same values,
+// looks the same, and the ledger cannot hold the list of items before.
+// So the item is a staged creation (tools.Stages) of one stage: Reserve
+// pins the item id, and the stage sends the transaction SiYuan itself
+// builds (insertAttrViewBlock with that item id and the rendered primary
+// key, one updateAttrViewCell per field value in column order,
+// doUpdateUpdated of the database block) through /api/transactions. Its
+// Present check is the reserved item showing: a replay after a lost
+// reply finds it and finishes without a second item; when it does not
+// show, the stage is never sent again (outcome_unknown).
+//
+// The primary key is rendered by the kernel itself (/api/template/
+// renderSprig: SiYuan's RenderGoTemplate, the function map createAttribute
+// ViewItem uses, at the time of the call rather than the item's creation
+// time, the same second or so), trimmed; a template without {{ is its
+// own text. The stage learns the text's digest, so the readback requires
+// exactly that text; a resumed creation (no digest learned) requires it
+// only of a template without actions.
+//
+// Document targets (a new document bound to the item: its path template,
+// content template and icon) are not composed yet: refused at preflight.
+
+const idItem = "item"
+
+type templateItemArgs struct {
+	dbArg
+	Block    string `arg:"blockID" help:"a database block showing the database" id:"" required:""`
+	Template string `arg:"templateID" help:"a new-item template" id:"" required:""`
+	View     string `arg:"viewID" help:"the view placing the item" id:""`
+	Previous string `arg:"previousID" help:"the row (item ID) the item follows" id:""`
+	Group    string `arg:"groupID" help:"the group of the view the item goes in" id:""`
+}
+
+// templateItemState is what the item is made from: the template, the
+// values it gives (relation values keep only rows their database has, as
+// SiYuan's), the database's rows and the views with their groups. db and
+// the rendered primary key are for Check, not hashed.
+type templateItemState struct {
+	Missing   bool                        `json:"missing,omitempty"`
+	Blocks    []string                    `json:"blocks"`
+	Template  *siyuan.AVNewItemTemplate   `json:"template,omitempty"`
+	Values    map[string]*siyuan.AVValue  `json:"values,omitempty"`
+	Rows      []string                    `json:"rows"`
+	Views     map[string][]string         `json:"views"`
+	dateKeys  map[string]*wire.AVDateConf `json:"-"`
+	db        DBState
+	primary   string
+	renderErr error
+}
+
+func readTemplateItem(ctx context.Context, env *tools.Env, a templateItemArgs) (templateItemState, error) {
+	tpls, err := readItemTemplates(ctx, env, a.AvID)
+	if err != nil {
+		return templateItemState{}, err
+	}
+	db := tpls.db
+	st := templateItemState{Missing: db.Missing, Blocks: db.Blocks, Rows: []string{}, Views: map[string][]string{}, db: db}
+	if db.Missing {
+		return st, nil
+	}
+	for _, r := range db.Rows {
+		st.Rows = append(st.Rows, r.ID)
+	}
+	raw, err := env.Kernel.GetAttributeView(ctx, a.AvID)
+	if err != nil {
+		return st, err
+	}
+	st.dateKeys = map[string]*wire.AVDateConf{}
+	if raw != nil {
+		for _, kv := range raw.KeyValues {
+			if kv != nil && kv.Key != nil && kv.Key.Date != nil {
+				st.dateKeys[kv.Key.ID] = kv.Key.Date
+			}
+		}
+		for _, v := range raw.Views {
+			if v == nil {
+				continue
+			}
+			groups := []string{}
+			var gs []struct {
+				ID string `json:"id"`
+			}
+			if len(v.Groups) > 0 && json.Unmarshal(v.Groups, &gs) == nil {
+				for _, g := range gs {
+					groups = append(groups, g.ID)
+				}
+			}
+			st.Views[v.ID] = groups
+		}
+	}
+	for _, t := range tpls.Templates {
+		if t != nil && t.ID == a.Template {
+			st.Template = t
+		}
+	}
+	if st.Template == nil {
+		return st, nil
+	}
+	st.Values = map[string]*siyuan.AVValue{}
+	for keyID, fv := range st.Template.FieldValues {
+		k, ok := db.key(keyID)
+		if !ok || fv == nil || fv.Mode != "static" || fv.Value == nil {
+			continue
+		}
+		v := *fv.Value
+		if k.Type == siyuan.AVKeyRelation && k.Relation != nil && v.Relation != nil {
+			target := db
+			if k.Relation.AvID != a.AvID {
+				if target, err = ReadDBState(ctx, env, k.Relation.AvID); err != nil {
+					return st, err
+				}
+			}
+			rel := *v.Relation
+			rel.BlockIDs = nil
+			for _, id := range v.Relation.BlockIDs {
+				if _, ok := target.row(id); ok {
+					rel.BlockIDs = append(rel.BlockIDs, id)
+				}
+			}
+			if len(rel.BlockIDs) == 0 {
+				continue
+			}
+			v.Relation = &rel
+		}
+		st.Values[keyID] = &v
+	}
+	st.primary, st.renderErr = renderPrimary(ctx, env, st.Template.PrimaryKeyTemplate)
+	return st, nil
+}
+
+// renderPrimary renders a primary-key template as SiYuan does, trimmed.
+func renderPrimary(ctx context.Context, env *tools.Env, src string) (string, error) {
+	if !strings.Contains(src, "{{") {
+		return strings.TrimSpace(src), nil
+	}
+	out, err := env.Kernel.RenderSprig(ctx, src)
+	return strings.TrimSpace(out), err
+}
+
+func digestText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func checkTemplateItem(a templateItemArgs, st templateItemState) error {
+	if st.Missing {
+		return failure.Missing("database", a.AvID)
+	}
+	if !slices.Contains(st.Blocks, a.Block) {
+		return failure.Invalid("block %s does not show database %s", a.Block, a.AvID)
+	}
+	if st.Template == nil {
+		return failure.New(failure.NotFound, "templateID %s: database %s has no such new-item template", a.Template, a.AvID)
+	}
+	if st.Template.TargetType == "document" {
+		return failure.Invalid("template %s makes a document-bound item: not supported yet (only detached targets)", a.Template)
+	}
+	if st.renderErr != nil {
+		return failure.Invalid("template %s: its primaryKeyTemplate does not render: %v", a.Template, tools.KernelError(st.renderErr))
+	}
+	if a.View != "" {
+		if _, ok := st.Views[a.View]; !ok {
+			return failure.New(failure.NotFound, "viewID %s: database %s has no such view", a.View, a.AvID)
+		}
+	}
+	if a.Group != "" {
+		found := false
+		for v, groups := range st.Views {
+			if (a.View == "" || v == a.View) && slices.Contains(groups, a.Group) {
+				found = true
+			}
+		}
+		if !found {
+			return failure.New(failure.NotFound, "groupID %s: no view of database %s has such a group", a.Group, a.AvID)
+		}
+	}
+	if a.Previous != "" && !slices.Contains(st.Rows, a.Previous) {
+		return failure.New(failure.NotFound, "previousID %s: database %s has no such row (row IDs are item IDs)", a.Previous, a.AvID)
+	}
+	return nil
+}
+
+// itemOps is the transaction createAttributeViewItem builds for a
+// detached item, with the reserved item id.
+func itemOps(a templateItemArgs, st templateItemState, item, primary string, now time.Time) []siyuan.Operation {
+	ins := siyuan.InsertAttrViewBlockOp(a.AvID, a.Block, []siyuan.AVSrc{{ItemID: item, ID: item, Detached: true, Content: primary}}, a.Previous)
+	ins.ViewID, ins.GroupID = a.View, a.Group
+	ops := []siyuan.Operation{ins}
+	for _, k := range st.db.Keys {
+		fv := st.Template.FieldValues[k.ID]
+		if fv == nil {
+			continue
+		}
+		v := st.Values[k.ID]
+		if fv.Mode == "currentTime" && k.Type == siyuan.AVKeyDate {
+			notTime := true
+			if d := st.dateKeys[k.ID]; d != nil {
+				notTime = !d.FillSpecificTime
+			}
+			v = &siyuan.AVValue{Type: siyuan.AVKeyDate, Date: &siyuan.AVValueDate{Content: now.UnixMilli(), IsNotEmpty: true, IsNotTime: notTime}}
+		}
+		if v == nil {
+			continue
+		}
+		ops = append(ops, siyuan.UpdateAttrViewCellOp(a.AvID, k.ID, item, v))
+	}
+	return append(ops, siyuan.DoUpdateUpdatedOp(a.Block, now.Format("20060102150405")))
+}
+
+var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
+	Name: "create_from_template", Summary: "make one item from a new-item template (detached only); answers its itemID",
+	Policy: guarded, Dangerous: true,
+	Example:  map[string]any{"avID": "20260812120000-abcdefg", "blockID": "20260812120000-hijklmn", "templateID": "20260812120000-opqrstu", "validateOnly": true},
+	Validate: func(*templateItemArgs) error { return nil },
+	// The primary-key template runs in the kernel: it passes the guard
+	// file.render's templates pass.
+	Scope: tools.Scope[templateItemArgs]{Resolve: func(ctx context.Context, env *tools.Env, a templateItemArgs) ([]tools.Touch, error) {
+		ts, err := dbTouchesAt(ctx, env, a.AvID, a.Block, tools.LevelWrite)
+		if err != nil {
+			return nil, err
+		}
+		tpls, err := readItemTemplates(ctx, env, a.AvID)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tpls.Templates {
+			if t != nil && t.ID == a.Template && strings.Contains(t.PrimaryKeyTemplate, "{{") {
+				if err := tplguard.Check(ctx, t.PrimaryKeyTemplate, tplguard.Sprig); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return ts, nil
+	}},
+	Targets: func(a templateItemArgs) []string { return []string{a.AvID} },
+	State:   readTemplateItem,
+	Check:   checkTemplateItem,
+	Stages: &tools.Stages[templateItemArgs, templateItemState]{
+		Reserve: func(a templateItemArgs, st templateItemState) (map[string]string, error) {
+			return map[string]string{idAV: a.AvID, idItem: newID(), "rows": strconv.Itoa(len(st.Rows))}, nil
+		},
+		Steps: func(templateItemArgs) []tools.Step[templateItemArgs] {
+			return []tools.Step[templateItemArgs]{{Name: idItem,
+				// The state is read again (the coordinator is serial and
+				// has just found it unchanged) and sent once.
+				Do: func(ctx context.Context, env *tools.Env, a templateItemArgs, ids map[string]string) (map[string]string, error) {
+					st, err := readTemplateItem(ctx, env, a)
+					if err != nil {
+						return nil, tools.Refuse(err)
+					}
+					if err := checkTemplateItem(a, st); err != nil {
+						return nil, tools.Refuse(err)
+					}
+					ops := itemOps(a, st, ids[idItem], st.primary, time.Now())
+					_, err = env.Kernel.Transactions(ctx, []siyuan.Transaction{{DoOperations: ops}})
+					if err != nil {
+						return nil, tools.WriteFailure(err, false)
+					}
+					return map[string]string{"text": digestText(st.primary)}, nil
+				},
+				Present: func(ctx context.Context, env *tools.Env, _ templateItemArgs, ids map[string]string) (bool, error) {
+					return avPresent(ctx, env, ids[idAV], func(av *siyuan.AttributeView) bool { return hasRow(av, ids[idItem]) })
+				},
+			}}
+		},
+		Receipt: func(a templateItemArgs, ids map[string]string, done []string) tools.Payload {
+			return tools.Payload{"avID": a.AvID, "templateID": a.Template, "itemID": ids[idItem], "created": len(done) == 1,
+				"_rows": ids["rows"], "_text": ids["text"]}
+		},
+	},
+	Readback: func(ctx context.Context, env *tools.Env, a templateItemArgs, p tools.Payload) (any, error) {
+		item, err := tools.PayloadKey[string](p, "itemID")
+		if err != nil {
+			return nil, err
+		}
+		rows, _ := p["_rows"].(string)
+		text, _ := p["_text"].(string)
+		return readChanged(ctx, env, a.AvID, func(db DBState) error {
+			st, err := readTemplateItem(ctx, env, a)
+			if err != nil {
+				return err
+			}
+			return itemMade(a, st, db, item, rows, text)
+		})
+	},
+}
+
+// itemMade requires exactly one new item, the reserved one: detached,
+// with the rendered primary key and each of the template's values.
+func itemMade(a templateItemArgs, st templateItemState, db DBState, item, rows, text string) error {
+	if n, err := strconv.Atoi(rows); err == nil && len(db.Rows) != n+1 {
+		return fmt.Errorf("database %s has %d rows, want %d (one new item)", a.AvID, len(db.Rows), n+1)
+	}
+	r, ok := db.row(item)
+	if !ok || !r.Detached {
+		return fmt.Errorf("database %s shows no detached item %s", a.AvID, item)
+	}
+	got := ""
+	if v := r.Cells[db.primary().ID]; v != nil && v.Block != nil {
+		got = v.Block.Content
+	}
+	if st.Template == nil {
+		return fmt.Errorf("database %s no longer has template %s", a.AvID, a.Template)
+	}
+	switch {
+	case text != "" && digestText(got) != text:
+		return fmt.Errorf("item %s has the primary key %q, not the one rendered", item, got)
+	case text == "" && !strings.Contains(st.Template.PrimaryKeyTemplate, "{{") && got != strings.TrimSpace(st.Template.PrimaryKeyTemplate):
+		return fmt.Errorf("item %s has the primary key %q, want %q", item, got, strings.TrimSpace(st.Template.PrimaryKeyTemplate))
+	}
+	for keyID, fv := range st.Template.FieldValues {
+		c := r.Cells[keyID]
+		if fv != nil && fv.Mode == "currentTime" {
+			if c == nil || c.Date == nil || c.Date.Content == 0 {
+				return fmt.Errorf("item %s has no date in column %s", item, keyID)
+			}
+			continue
+		}
+		want := st.Values[keyID]
+		if want == nil {
+			continue
+		}
+		if c == nil || !samePart(c, want) {
+			return fmt.Errorf("item %s does not hold the template's value in column %s", item, keyID)
+		}
+	}
+	return nil
+}
+
+// samePart is whether a cell holds a template value's part (what
+// identifies a value; not its formatting or identity).
+func samePart(c, want *siyuan.AVValue) bool {
+	switch {
+	case want.Text != nil:
+		return c.Text != nil && c.Text.Content == want.Text.Content
+	case want.Number != nil:
+		return c.Number != nil && c.Number.Content == want.Number.Content && c.Number.IsNotEmpty == want.Number.IsNotEmpty
+	case want.Date != nil:
+		return c.Date != nil && c.Date.Content == want.Date.Content && c.Date.Content2 == want.Date.Content2 && c.Date.HasEndDate == want.Date.HasEndDate
+	case want.URL != nil:
+		return c.URL != nil && c.URL.Content == want.URL.Content
+	case want.Email != nil:
+		return c.Email != nil && c.Email.Content == want.Email.Content
+	case want.Phone != nil:
+		return c.Phone != nil && c.Phone.Content == want.Phone.Content
+	case want.Checkbox != nil:
+		return c.Checkbox != nil && c.Checkbox.Checked == want.Checkbox.Checked
+	case want.Relation != nil:
+		return c.Relation != nil && slices.Equal(c.Relation.BlockIDs, want.Relation.BlockIDs)
+	case want.MSelect != nil:
+		var a, b []string
+		for _, o := range c.MSelect {
+			a = append(a, o.Content)
+		}
+		for _, o := range want.MSelect {
+			b = append(b, o.Content)
+		}
+		return slices.Equal(a, b)
+	case want.MAsset != nil:
+		var a, b []string
+		for _, o := range c.MAsset {
+			a = append(a, o.Content)
+		}
+		for _, o := range want.MAsset {
+			b = append(b, o.Content)
+		}
+		return slices.Equal(a, b)
+	}
+	return true
+}
