@@ -66,6 +66,7 @@ type templateItemState struct {
 	Blocks    []string                    `json:"blocks"`
 	Template  *siyuan.AVNewItemTemplate   `json:"template,omitempty"`
 	Values    map[string]*siyuan.AVValue  `json:"values,omitempty"`
+	Now       []string                    `json:"now,omitempty"`
 	Rows      []string                    `json:"rows"`
 	Views     map[string][]string         `json:"views"`
 	dateKeys  map[string]*wire.AVDateConf `json:"-"`
@@ -122,13 +123,32 @@ func readTemplateItem(ctx context.Context, env *tools.Env, a templateItemArgs) (
 	if st.Template == nil {
 		return st, nil
 	}
+	// The field values SiYuan keeps (PruneInvalidNewItemTemplateFieldValues):
+	// of an editable column, currentTime of a date one, a static value
+	// holding its column's part (as that type; a select's first option).
 	st.Values = map[string]*siyuan.AVValue{}
 	for keyID, fv := range st.Template.FieldValues {
 		k, ok := db.key(keyID)
-		if !ok || fv == nil || fv.Mode != "static" || fv.Value == nil {
+		if !ok || fv == nil || !editable[k.Type] {
+			continue
+		}
+		if fv.Mode == "currentTime" {
+			if k.Type == siyuan.AVKeyDate {
+				st.Now = append(st.Now, keyID)
+			}
+			continue
+		}
+		if fv.Mode != "static" && fv.Mode != "" || fv.Value == nil {
+			continue
+		}
+		if has, _ := valuePart(fv.Value, k.Type); !has && k.Type != siyuan.AVKeySelect && k.Type != siyuan.AVKeyMSelect && k.Type != siyuan.AVKeyMAsset {
 			continue
 		}
 		v := *fv.Value
+		v.Type = k.Type
+		if k.Type == siyuan.AVKeySelect && len(v.MSelect) > 1 {
+			v.MSelect = v.MSelect[:1]
+		}
 		if k.Type == siyuan.AVKeyRelation && k.Relation != nil && v.Relation != nil {
 			target := db
 			if k.Relation.AvID != a.AvID {
@@ -213,17 +233,21 @@ func itemOps(a templateItemArgs, st templateItemState, item, primary string, now
 	ins.ViewID, ins.GroupID = a.View, a.Group
 	ops := []siyuan.Operation{ins}
 	for _, k := range st.db.Keys {
-		fv := st.Template.FieldValues[k.ID]
-		if fv == nil {
-			continue
-		}
 		v := st.Values[k.ID]
-		if fv.Mode == "currentTime" && k.Type == siyuan.AVKeyDate {
+		if slices.Contains(st.Now, k.ID) {
 			notTime := true
 			if d := st.dateKeys[k.ID]; d != nil {
 				notTime = !d.FillSpecificTime
 			}
-			v = &siyuan.AVValue{Type: siyuan.AVKeyDate, Date: &siyuan.AVValueDate{Content: now.UnixMilli(), IsNotEmpty: true, IsNotTime: notTime}}
+			// As av.NewFormattedValueDate(now, 0, none, notTime, false)
+			// stores it (the end's emptiness from time.UnixMilli(0), not
+			// zero; formatted in this process's zone).
+			layout := "2006-01-02 15:04"
+			if notTime {
+				layout = "2006-01-02"
+			}
+			v = &siyuan.AVValue{Type: siyuan.AVKeyDate, Date: &siyuan.AVValueDate{Content: now.UnixMilli(), IsNotEmpty: true, IsNotTime: notTime,
+				IsNotEmpty2: true, FormattedContent: now.Format(layout)}}
 		}
 		if v == nil {
 			continue
@@ -334,19 +358,13 @@ func itemMade(a templateItemArgs, st templateItemState, db DBState, item, rows, 
 	case text == "" && !strings.Contains(st.Template.PrimaryKeyTemplate, "{{") && got != strings.TrimSpace(st.Template.PrimaryKeyTemplate):
 		return fmt.Errorf("item %s has the primary key %q, want %q", item, got, strings.TrimSpace(st.Template.PrimaryKeyTemplate))
 	}
-	for keyID, fv := range st.Template.FieldValues {
-		c := r.Cells[keyID]
-		if fv != nil && fv.Mode == "currentTime" {
-			if c == nil || c.Date == nil || c.Date.Content == 0 {
-				return fmt.Errorf("item %s has no date in column %s", item, keyID)
-			}
-			continue
+	for _, keyID := range st.Now {
+		if c := r.Cells[keyID]; c == nil || c.Date == nil || c.Date.Content == 0 {
+			return fmt.Errorf("item %s has no date in column %s", item, keyID)
 		}
-		want := st.Values[keyID]
-		if want == nil {
-			continue
-		}
-		if c == nil || !samePart(c, want) {
+	}
+	for keyID, want := range st.Values {
+		if c := r.Cells[keyID]; c == nil || !samePart(c, want) {
 			return fmt.Errorf("item %s does not hold the template's value in column %s", item, keyID)
 		}
 	}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
+)
+
+// TestAVTemplateItemThroughTheBinary walks create_from_template through
+// the binary against the embedded kernel: a template stored, one item
+// made from it (preflighted, confirmed, replayed), checked in the kernel,
+// and unknown ids refused at preflight.
+func TestAVTemplateItemThroughTheBinary(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, t.TempDir())
+	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	doc, _ := firstParagraph(a)
+	avTemplateItemFlow(t, a, kernelClient(t, k.url, "tok"), doc)
+}
+
+// TestAVTemplateItemLive runs the same walk against a real SiYuan, in a
+// notebook it creates and removes.
+func TestAVTemplateItemLive(t *testing.T) {
+	url, tok := testvars.Live(t)
+	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
+	a := connect(t, s.url, "2025-11-25")
+	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-avtplitem-%d", time.Now().UnixNano())})["notebook"].(string)
+	s.config(t, "permission", nb, "rwd")
+	s.config(t, "enable", "notebook.remove")
+	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
+	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Items", "markdown": "first"})["id"].(string)
+	avTemplateItemFlow(t, a, kernelClient(t, url, tok), doc)
+}
+
+func avTemplateItemFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
+	ctx := context.Background()
+	db := a.strictDo("av", map[string]any{"action": "create", "parentID": doc, "name": "Items",
+		"columns":         []map[string]any{{"name": "Tags", "type": "mSelect"}, {"name": "Notes", "type": "text"}, {"name": "Due", "type": "date"}},
+		"primaryKeyTexts": []string{"one"}})
+	av, block := db["avID"].(string), db["blockID"].(string)
+	t.Cleanup(func() { c.RemoveFile(context.Background(), "/data/storage/av/"+av+".json") })
+	cols := db["columnIDs"].([]any)
+	tags, notes, due := cols[0].(string), cols[1].(string), cols[2].(string)
+	first := db["rowIDs"].([]any)[0].(string)
+	tpl := freshNodeID()
+	confirmedDo(t, a, map[string]any{"action": "set_new_item_templates", "avID": av, "blockID": block, "defaultTemplateID": "",
+		"templates": []map[string]any{{"id": tpl, "name": "Task", "targetType": "detached", "primaryKeyTemplate": `Task {{ "x" | upper }}`,
+			"fieldValues": map[string]any{
+				tags:  map[string]any{"mode": "static", "value": map[string]any{"mSelect": []map[string]any{{"content": "c", "color": "3"}}}},
+				notes: map[string]any{"mode": "static", "value": map[string]any{"text": map[string]any{"content": "hi"}}},
+				due:   map[string]any{"mode": "currentTime"}}}}})
+
+	res := confirmedDo(t, a, map[string]any{"action": "create_from_template", "avID": av, "blockID": block, "templateID": tpl, "previousID": first})
+	item, _ := res["itemID"].(string)
+	v, err := c.GetAttributeView(ctx, av)
+	if err != nil || v == nil {
+		t.Fatalf("GetAttributeView: %v", err)
+	}
+	if order := v.Views[0].ItemIDs; len(order) != 2 || order[1] != item {
+		t.Fatalf("item %s, order %v", item, order)
+	}
+	got := map[string]string{}
+	for _, kv := range v.KeyValues {
+		for _, val := range kv.Values {
+			if val == nil || val.BlockID != item {
+				continue
+			}
+			switch {
+			case val.Block != nil:
+				got["pk"] = val.Block.Content
+			case val.Text != nil:
+				got["notes"] = val.Text.Content
+			case len(val.MSelect) > 0:
+				got["tags"] = val.MSelect[0].Content
+			case val.Date != nil && val.Date.Content > 0:
+				got["due"] = "set"
+			}
+		}
+	}
+	if got["pk"] != "Task X" || got["notes"] != "hi" || got["tags"] != "c" || got["due"] != "set" {
+		t.Fatalf("item %s holds %v", item, got)
+	}
+	for _, bad := range []map[string]any{
+		{"templateID": freshNodeID()}, {"previousID": freshNodeID()}, {"viewID": freshNodeID()}, {"groupID": freshNodeID()},
+	} {
+		args := map[string]any{"action": "create_from_template", "avID": av, "blockID": block, "templateID": tpl, "validateOnly": true}
+		for k, v := range bad {
+			args[k] = v
+		}
+		a.fails("av", args, "not_found")
+	}
+}
