@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
-	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 // TestAVTemplateItemThroughTheBinary walks create_from_template through
@@ -26,15 +23,8 @@ func TestAVTemplateItemThroughTheBinary(t *testing.T) {
 // TestAVTemplateItemLive runs the same walk against a real SiYuan, in a
 // notebook it creates and removes.
 func TestAVTemplateItemLive(t *testing.T) {
-	url, tok := testvars.Live(t)
-	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	a := connect(t, s.url, "2025-11-25")
-	nb := a.strictDo("notebook", map[string]any{"action": "create", "name": fmt.Sprintf("sisyphus-live-avtplitem-%d", time.Now().UnixNano())})["notebook"].(string)
-	s.config(t, "permission", nb, "rwd")
-	s.config(t, "enable", "notebook.remove")
-	defer a.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
-	doc := a.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Items", "markdown": "first"})["id"].(string)
-	avTemplateItemFlow(t, a, kernelClient(t, url, tok), doc)
+	a, c, doc := liveDatabaseDoc(t, "avtplitem", "/Items", "first")
+	avTemplateItemFlow(t, a, c, doc)
 }
 
 func avTemplateItemFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
