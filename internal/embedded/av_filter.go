@@ -449,40 +449,12 @@ func compareFilter(v, other *wire.AVValue, rel, rel2 *avRelativeDate, op string)
 		if other == nil || len(other.MSelect) == 0 {
 			return true
 		}
-		has := false
-		for _, a := range v.MSelect {
-			for _, b := range other.MSelect {
-				if a.Content == b.Content {
-					has = true
-				}
-			}
-		}
-		switch op {
-		case avOpEq, avOpContains:
-			return has
-		case avOpNe, avOpNotContain:
-			return !has
-		}
-		return false
+		return sharedVerdict(shares(v.MSelect, other.MSelect, func(o *wire.AVValueSelect) string { return o.Content }), op)
 	case wire.AVKeyMAsset:
 		if len(v.MAsset) == 0 || other == nil || len(other.MAsset) == 0 {
 			return false
 		}
-		has := false
-		for _, a := range v.MAsset {
-			for _, b := range other.MAsset {
-				if a.Content == b.Content {
-					has = true
-				}
-			}
-		}
-		switch op {
-		case avOpEq, avOpContains:
-			return has
-		case avOpNe, avOpNotContain:
-			return !has
-		}
-		return false
+		return sharedVerdict(shares(v.MAsset, other.MAsset, func(o *wire.AVValueAsset) string { return o.Content }), op)
 	case wire.AVKeyTemplate:
 		if v.Template == nil || other == nil || other.Template == nil {
 			return false
@@ -740,4 +712,31 @@ func relativeRegion(now time.Time, d *avRelativeDate) (start, end time.Time) {
 		}
 	}
 	return time.Time{}, time.Time{}
+}
+
+// shares reports whether a cell's entries (options, assets) and a filter
+// value's have a content in common.
+func shares[T any](cell, value []T, content func(T) string) bool {
+	for _, a := range cell {
+		for _, b := range value {
+			if content(a) == content(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sharedVerdict is the verdict of a select, multi-select or assets filter
+// on whether the cell shares an entry with its value: = and Contains keep
+// such a cell, != and Does not contains the others, any other operator
+// keeps none.
+func sharedVerdict(has bool, op string) bool {
+	switch op {
+	case avOpEq, avOpContains:
+		return has
+	case avOpNe, avOpNotContain:
+		return !has
+	}
+	return false
 }
