@@ -403,9 +403,15 @@ func (r *avRenderer) genGroups(av *wire.AttributeView, view *wire.AVView, now ti
 	setViewGroups(view, applyGroupStates(gs, states))
 }
 
-// newGroupView is a group's view: a new table view with an empty name
-// (named when rendered).
-func newGroupView(string) *wire.AVView {
+// newGroupView is a group's view: a new view of the grouped view's
+// layout with an empty name (named when rendered); a kanban's keeps no
+// fields.
+func newGroupView(layout string) *wire.AVView {
+	if layout == "kanban" || layout == "gallery" {
+		v := newCardView(layout)
+		v.Name = ""
+		return v
+	}
 	v := newTableView("")
 	v.Name = ""
 	v.Table.Columns = nil

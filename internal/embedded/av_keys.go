@@ -238,9 +238,7 @@ func (k *Kernel) avSetRelation(srcID, destID, keyID, backKeyID, name, format str
 			Relation: &wire.AVRelation{AvID: srcID, IsTwoWay: true, BackKeyID: keyID}}}
 		dest.KeyValues = append(dest.KeyValues, backKV)
 		for _, v := range dest.Views {
-			if v.Table != nil {
-				v.Table.Columns = append(v.Table.Columns, &wire.AVViewColumn{ID: backKeyID})
-			}
+			appendViewField(v, backKeyID, false)
 		}
 		now := time.Now().UnixMilli()
 		if kv := avKeyValues(src, keyID); kv != nil {

@@ -112,6 +112,9 @@ func (r *avRenderer) table(av *wire.AttributeView, view *wire.AVView, query stri
 	if t := r.tables[cacheKey]; t != nil {
 		return t
 	}
+	if view.Table == nil {
+		view = cardTableView(view) // a gallery or kanban grouped: its rows
+	}
 	t := tableShell(view)
 	missing := false
 	for _, col := range append([]*wire.AVViewColumn(nil), view.Table.Columns...) {

@@ -19,7 +19,7 @@ import (
 //	setAttrViewColHidden avID, blockID, id (a key), data (a bool)
 //	sortAttrViewCol      avID, blockID, id (a key), previousID (the key it follows; "" first)
 //	setAttrViewViewName  avID, id (a view), data (the name, trimmed)
-//	addAttrViewView      avID, id (the new view), blockID, layout ("" or table; gallery and kanban are refused here)
+//	addAttrViewView      avID, id (the new view), blockID, layout ("" for table, gallery or kanban)
 
 // avMaxFilterDepth is MaxFilterNestingDepth: how deep filter groups nest
 // below the root.
@@ -83,6 +83,7 @@ func (k *Kernel) applyAVViewOp(op *wire.Operation) (handled bool, err error) {
 					}
 				}
 			}
+			setCardFieldHidden(v, op.ID, hidden)
 			return nil
 		})
 	case "sortAttrViewCol":
@@ -91,7 +92,8 @@ func (k *Kernel) applyAVViewOp(op *wire.Operation) (handled bool, err error) {
 		}
 		err = k.avEditBlockView(op.AvID, op.BlockID, func(_ *wire.AttributeView, v *wire.AVView) error {
 			if v.Table == nil {
-				return errAVNoSave
+				moveCardField(v, op.ID, op.PreviousID)
+				return nil
 			}
 			cur := columnIndex(v.Table.Columns, op.ID)
 			if cur < 0 {
@@ -130,33 +132,35 @@ func (k *Kernel) applyAVViewOp(op *wire.Operation) (handled bool, err error) {
 	return true, nil
 }
 
-// avAddView is addAttrViewView: a new table view, with the first view's
-// columns (their widths and alignments) and row order, becomes the
-// current view and the one the database block shows. A database without
+// avAddView is addAttrViewView: a new view of the layout, with the
+// first view's fields and row order (av_cards.go), becomes the current
+// view and the one the database block shows. A kanban is grouped by the
+// first select column, made when there is none. A database without
 // views, or a block that is gone, changes nothing.
 func (k *Kernel) avAddView(avID, viewID, blockID, layout string) error {
 	if layout == "" {
 		layout = "table"
 	}
-	if layout != "table" {
+	if layout != "table" && layout != "gallery" && layout != "kanban" {
 		return errAVLayout
 	}
 	return k.editAV(avID, func(av *wire.AttributeView) error {
 		if len(av.Views) == 0 {
 			return errAVNoSave
 		}
-		first := av.Views[0]
-		v := newTableView("")
-		v.ID = viewID
-		v.Table.Columns = nil
-		if first.Table != nil {
-			for _, c := range first.Table.Columns {
-				v.Table.Columns = append(v.Table.Columns, &wire.AVViewColumn{ID: c.ID, Width: c.Width, Align: c.Align})
-			}
+		v, err := avNewView(av.Views[0], layout)
+		if err != nil {
+			return err
 		}
-		v.ItemIDs = first.ItemIDs
+		v.ID = viewID
 		av.ViewID = viewID
 		av.Views = append(av.Views, v)
+		if layout == "kanban" {
+			key := kanbanGroupKey(av)
+			if err := k.setViewGroup(av, v, &avGroupConf{Field: key.ID}); err != nil {
+				return err
+			}
+		}
 		tree, node, err := k.loadTreeOf(blockID)
 		if err != nil {
 			return errAVNoSave

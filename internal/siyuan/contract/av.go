@@ -64,6 +64,7 @@ var avChecks = []check{
 	{"av_rollup_reconfigured_drops_filters", checkAVRollupReconfiguredFilters},
 	{"av_view_groups", checkAVGroups},
 	{"av_rollup_change_drops_its_filters", checkAVRollupFiltersDropped},
+	{"av_card_views_added", checkAVCardViews},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
