@@ -68,7 +68,11 @@ func (k *Kernel) renderAttributeView(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return k.renderAV(ctx, blockID, id, viewID, query, page, pageSize, parseGroupPaging(a["groupPaging"]), create, ignoreRows)
+	ret, cards, err := k.renderAVAny(ctx, blockID, id, viewID, query, page, pageSize, parseGroupPaging(a["groupPaging"]), create, ignoreRows)
+	if cards != nil {
+		return cards, err
+	}
+	return ret, err
 }
 
 // getAttributeView answers the stored database as it is, or null.

@@ -556,6 +556,10 @@ func (r *avRenderer) groupRowCount(av *wire.AttributeView, view, g *wire.AVView)
 func (r *avRenderer) groupTable(av *wire.AttributeView, view, g *wire.AVView, query string) *wire.AVTable {
 	gv := *g
 	gv.Filters, gv.Sorts = view.Filters, view.Sorts
+	if view.Table == nil && cardLayout(view) != nil {
+		// A gallery's or kanban's group shows the view's fields.
+		view = cardTableView(view)
+	}
 	if view.Table != nil {
 		gv.LayoutType = "table"
 		gv.Table = &wire.AVLayoutTable{ID: idOr(g.Table), ShowIcon: view.Table.ShowIcon, WrapField: view.Table.WrapField}

@@ -33,8 +33,9 @@ import (
 // The view rendered then has its filters, sorts and column calculations
 // applied (av_filter.go, av_sort.go, av_calc.go).
 //
-// Not rendered here: gallery and kanban views (an error), the
-// line-number column's numbers.
+// Gallery and kanban views render as the table of their fields, answered
+// as cards (av_cards_render.go). Not rendered here: the line-number
+// column's numbers.
 
 // avRenderer is one render request: the databases it parsed, the tables it
 // rendered (by database and view, as the kernel's RenderedViewables) and
@@ -97,10 +98,11 @@ func (r *avRenderer) strip(av *wire.AttributeView) {
 	clear(r.autoFill)
 }
 
-// view renders a view of a database (tables only), at most 7 levels of
-// rollups deep, as the kernel's renderView.
+// view renders a view of a database (a gallery or kanban as the table of
+// its fields), at most 7 levels of rollups deep, as the kernel's
+// renderView.
 func (r *avRenderer) view(av *wire.AttributeView, view *wire.AVView, query string) *wire.AVTable {
-	if r.depth > 7 || view.LayoutType != "table" || view.Table == nil {
+	if r.depth > 7 || (view.Table == nil && cardLayout(view) == nil) {
 		return nil
 	}
 	r.depth++

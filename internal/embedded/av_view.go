@@ -19,42 +19,55 @@ import (
 // whatever pageSize asked for.
 func (k *Kernel) renderAV(ctx context.Context, blockID, avID, viewID, query string, page, pageSize int,
 	groupPaging map[string]avGroupPage, createIfNotExist, ignoreRows bool) (*wire.AVRender, error) {
+	ret, _, err := k.renderAVAny(ctx, blockID, avID, viewID, query, page, pageSize, groupPaging, createIfNotExist, ignoreRows)
+	return ret, err
+}
+
+// renderAVAny is renderAV for every layout: a gallery or kanban answers
+// its cards (with a render whose view is nil).
+func (k *Kernel) renderAVAny(ctx context.Context, blockID, avID, viewID, query string, page, pageSize int,
+	groupPaging map[string]avGroupPage, createIfNotExist, ignoreRows bool) (*wire.AVRender, *avCardsRender, error) {
 	if !validID(avID) {
-		return nil, errf("invalid id")
+		return nil, nil, errf("invalid id")
 	}
 	k.avMu.Lock()
 	defer k.avMu.Unlock()
 	if !k.avExists(avID) {
 		if !createIfNotExist {
-			return nil, errAVNotFound
+			return nil, nil, errAVNotFound
 		}
 		if err := k.saveAV(newAV(avID)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	av, err := k.readAV(avID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	view, err := k.renderedView(av, viewID, blockID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if view.LayoutType != "table" || view.Table == nil {
-		return nil, errAVLayout
+	cards := cardLayout(view)
+	if view.Table == nil && cards == nil {
+		return nil, nil, errAVLayout
+	}
+	tview := view
+	if cards != nil {
+		tview = cardTableView(view)
 	}
 	if checkAV(av, view) || av.Spec < avSpec {
 		upgradeAVSpec(av)
 		if err := k.saveAV(av); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	r := k.newAVRenderer(ctx, av)
 	var t *wire.AVTable
 	if ignoreRows {
 		// Only the columns: the kernel skips rows, filters and paging.
-		t = tableShell(view)
-		for _, col := range view.Table.Columns {
+		t = tableShell(tview)
+		for _, col := range tview.Table.Columns {
 			if key := avKey(av, col.ID); key != nil {
 				t.Columns = append(t.Columns, columnOf(key, col))
 			}
@@ -79,7 +92,7 @@ func (k *Kernel) renderAV(ctx context.Context, blockID, avID, viewID, query stri
 		t.Rows = t.Rows[start:end]
 		if r.renderGroups(av, view, t, query, page, pageSize, groupPaging) {
 			if err := r.save(av); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
@@ -92,7 +105,14 @@ func (k *Kernel) renderAV(ctx context.Context, blockID, avID, viewID, query stri
 		ret.Views = append(ret.Views, &wire.AVViewData{ID: v.ID, Icon: v.Icon, Name: v.Name, Desc: v.Desc,
 			HideAttrViewName: v.HideAttrViewName, Type: v.LayoutType, PageSize: v.PageSize})
 	}
-	return ret, nil
+	if cards != nil {
+		cr := &avCardsRender{DefaultTemplateID: ret.DefaultTemplateID, ID: ret.ID, IsMirror: ret.IsMirror, Name: ret.Name,
+			NewItemTemplates: ret.NewItemTemplates, View: r.cardsOf(av, view, cards, t), ViewID: ret.ViewID,
+			ViewType: ret.ViewType, Views: ret.Views}
+		ret.View = nil
+		return ret, cr, nil
+	}
+	return ret, nil, nil
 }
 
 // renderedView is getRenderAttributeViewView: a database without views

@@ -17,9 +17,9 @@ import (
 // escaped, as exportMdContent calls it): the block's view (its
 // custom-sy-av-view, else the database's current view, else the first)
 // rendered whole, a column per view column (hidden ones too), a row per
-// rendered row. A database this kernel cannot read, or a view it does not
-// render (gallery, kanban), keeps the block as it is, as SiYuan keeps a
-// database block it cannot read; filters and sorts are not applied (this
+// rendered row; a gallery or kanban as the table of its fields, as
+// getAttrViewTable does. A database this kernel cannot read keeps the
+// block as it is, as SiYuan keeps a database block it cannot read; filters and sorts are not applied (this
 // kernel's renderer shows every row in manual order).
 func (s exportSource) AttributeView(ctx context.Context, _ *parse.Tree, n *ast.Node) (*ast.Node, error) {
 	k := s.k

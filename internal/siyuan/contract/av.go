@@ -65,6 +65,7 @@ var avChecks = []check{
 	{"av_view_groups", checkAVGroups},
 	{"av_rollup_change_drops_its_filters", checkAVRollupFiltersDropped},
 	{"av_card_views_added", checkAVCardViews},
+	{"av_card_views_rendered", checkAVCardViewsRendered},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
