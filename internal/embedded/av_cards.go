@@ -206,6 +206,30 @@ func appendViewField(v *wire.AVView, keyID string, withWrap bool) {
 	setCardLayout(v, l)
 }
 
+// insertCardField is addAttrViewCol on a gallery or kanban: the field,
+// with the view's wrap setting, goes after previousID, else last.
+func insertCardField(v *wire.AVView, keyID, previousID string) {
+	editCardFields(v, func(fields []*avCardField) []*avCardField {
+		l := cardLayout(v)
+		f := &avCardField{ID: keyID, Wrap: l != nil && l.WrapField}
+		if i := slices.IndexFunc(fields, func(f *avCardField) bool { return f.ID == previousID }); previousID != "" && i >= 0 {
+			return slices.Insert(fields, i+1, f)
+		}
+		return append(fields, f)
+	})
+}
+
+// removeCardField drops a removed key from a gallery's or kanban's
+// fields.
+func removeCardField(v *wire.AVView, keyID string) {
+	editCardFields(v, func(fields []*avCardField) []*avCardField {
+		if i := slices.IndexFunc(fields, func(f *avCardField) bool { return f.ID == keyID }); i >= 0 {
+			return slices.Delete(fields, i, i+1)
+		}
+		return fields
+	})
+}
+
 // setCardFieldHidden is setAttrViewColHidden on a gallery or kanban.
 func setCardFieldHidden(v *wire.AVView, keyID string, hidden bool) {
 	editCardFields(v, func(fields []*avCardField) []*avCardField {

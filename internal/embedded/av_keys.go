@@ -46,7 +46,8 @@ func (k *Kernel) editAV(avID string, edit func(av *wire.AttributeView) error) er
 // avAddKey adds a column. The kernel neither checks nor deduplicates the
 // key ID. In table views the column goes after previousKeyID (last when
 // that is not a column), or, with no previousKeyID, first: before the
-// primary key, unless the current view is a gallery or kanban.
+// primary key, unless the current view is a gallery or kanban. In
+// gallery and kanban views the field goes after previousKeyID, else last.
 func (k *Kernel) avAddKey(avID, keyID, name, typ, icon, previousKeyID string) error {
 	return k.editAV(avID, func(av *wire.AttributeView) error {
 		current, err := avCurrentView(av, av.ViewID)
@@ -63,6 +64,7 @@ func (k *Kernel) avAddKey(avID, keyID, name, typ, icon, previousKeyID string) er
 		av.KeyValues = append(av.KeyValues, &wire.AVKeyValues{Key: key})
 		for _, v := range av.Views {
 			if v.Table == nil {
+				insertCardField(v, keyID, previousKeyID)
 				continue
 			}
 			col := &wire.AVViewColumn{ID: keyID, Wrap: v.Table.WrapField}
@@ -116,6 +118,7 @@ func (k *Kernel) avRemoveKey(avID, keyID string, removeDest bool) error {
 						if v.Table != nil {
 							v.Table.Columns = removeColumn(v.Table.Columns, backID)
 						}
+						removeCardField(v, backID)
 					}
 				}
 				if dest != av {
@@ -127,6 +130,7 @@ func (k *Kernel) avRemoveKey(avID, keyID string, removeDest bool) error {
 			if v.Table != nil {
 				v.Table.Columns = removeColumn(v.Table.Columns, keyID)
 			}
+			removeCardField(v, keyID)
 		}
 		return nil
 	})

@@ -66,6 +66,7 @@ var avChecks = []check{
 	{"av_rollup_change_drops_its_filters", checkAVRollupFiltersDropped},
 	{"av_card_views_added", checkAVCardViews},
 	{"av_card_views_rendered", checkAVCardViewsRendered},
+	{"av_card_fields_follow_columns", checkAVCardFieldsFollowColumns},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -132,3 +133,45 @@ const (
 	avGalleryRender = `{"defaultTemplateID":"","id":"AV","isMirror":false,"name":"","newItemTemplates":null,"view":{"id":"GALLERY","icon":"","name":"Card","desc":"","hideAttrViewName":false,"filters":[{"column":"","operator":"","value":null,"combination":"and"}],"sorts":[],"group":null,"pageSize":50,"showIcon":true,"wrapField":false,"groupFolded":false,"groupHidden":0,"coverFrom":1,"cardAspectRatio":0,"cardSize":1,"fitImage":false,"displayFieldName":false,"fields":[{"id":"PK","name":"Primary Key","type":"block","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"numberFormat":"","template":""},{"id":"SEL","name":"Select","type":"select","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"options":[{"name":"A","color":"1","desc":""}],"numberFormat":"","template":""},{"id":"TEXT","name":"Text","type":"text","icon":"","wrap":false,"hidden":true,"desc":"","calc":null,"numberFormat":"","template":""}],"cards":[{"id":"r0","values":[{"id":"ID?","value":{"id":"ID?","keyID":"PK","blockID":"r0","type":"block","isDetached":true,"block":{"content":"r0"}},"valueType":"block"},{"id":"ID?","value":{"id":"ID?","keyID":"SEL","blockID":"r0","type":"select","mSelect":[{"content":"A","color":"1"}]},"valueType":"select"},{"id":"ID?","value":{"id":"ID?","keyID":"TEXT","blockID":"r0","type":"text","text":{"content":""}},"valueType":"text"}],"coverURL":"","coverContent":""},{"id":"r1","values":[{"id":"ID?","value":{"id":"ID?","keyID":"PK","blockID":"r1","type":"block","isDetached":true,"block":{"content":"r1"}},"valueType":"block"},{"id":"ID?","value":{"id":"ID?","keyID":"SEL","blockID":"r1","type":"select"},"valueType":"select"},{"id":"ID?","value":{"id":"ID?","keyID":"TEXT","blockID":"r1","type":"text","text":{"content":"one"}},"valueType":"text"}],"coverURL":"","coverContent":""}],"cardCount":2},"viewID":"GALLERY","viewType":"gallery","views":[{"id":"TABLE","icon":"","name":"Table","desc":"","hideAttrViewName":false,"type":"table","pageSize":50},{"id":"GALLERY","icon":"","name":"Card","desc":"","hideAttrViewName":false,"type":"gallery","pageSize":50}]}`
 	avKanbanRender  = `{"defaultTemplateID":"","id":"AV","isMirror":false,"name":"","newItemTemplates":null,"view":{"id":"KANBAN","icon":"","name":"Kanban","desc":"","hideAttrViewName":false,"filters":[{"column":"","operator":"","value":null,"combination":"and"}],"sorts":[],"group":{"field":"SEL","method":0,"order":3,"hideEmpty":false},"pageSize":50,"showIcon":true,"wrapField":false,"groups":[{"id":"ID?","icon":"","name":"A","desc":"","hideAttrViewName":false,"filters":[{"column":"","operator":"","value":null,"combination":"and"}],"sorts":[],"group":null,"pageSize":50,"showIcon":true,"wrapField":false,"groupKey":{"id":"SEL","name":"Select","type":"select","icon":"","desc":"","options":[{"name":"A","color":"1","desc":""}],"numberFormat":"","template":""},"groupValue":{"type":"select","mSelect":[{"content":"A","color":"1"}]},"groupFolded":false,"groupHidden":0,"coverFrom":1,"cardAspectRatio":0,"cardSize":1,"fitImage":false,"displayFieldName":false,"fillColBackgroundColor":false,"fields":[{"id":"PK","name":"Primary Key","type":"block","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"numberFormat":"","template":""},{"id":"SEL","name":"Select","type":"select","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"options":[{"name":"A","color":"1","desc":""}],"numberFormat":"","template":""},{"id":"TEXT","name":"Text","type":"text","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"numberFormat":"","template":""}],"cards":[{"id":"r0","values":[{"id":"ID?","value":{"id":"ID?","keyID":"PK","blockID":"r0","type":"block","isDetached":true,"block":{"content":"r0"}},"valueType":"block"},{"id":"ID?","value":{"id":"ID?","keyID":"SEL","blockID":"r0","type":"select","mSelect":[{"content":"A","color":"1"}]},"valueType":"select"},{"id":"ID?","value":{"id":"ID?","keyID":"TEXT","blockID":"r0","type":"text","text":{"content":""}},"valueType":"text"}],"coverURL":"","coverContent":""}],"cardCount":1},{"id":"ID?","icon":"","name":"Field [Select] is empty","desc":"","hideAttrViewName":false,"filters":[{"column":"","operator":"","value":null,"combination":"and"}],"sorts":[],"group":null,"pageSize":50,"showIcon":true,"wrapField":false,"groupKey":{"id":"SEL","name":"Select","type":"select","icon":"","desc":"","options":[{"name":"A","color":"1","desc":""}],"numberFormat":"","template":""},"groupValue":{"type":"text","text":{"content":"_@default@_"}},"groupFolded":false,"groupHidden":0,"coverFrom":1,"cardAspectRatio":0,"cardSize":1,"fitImage":false,"displayFieldName":false,"fillColBackgroundColor":false,"fields":[{"id":"PK","name":"Primary Key","type":"block","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"numberFormat":"","template":""},{"id":"SEL","name":"Select","type":"select","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"options":[{"name":"A","color":"1","desc":""}],"numberFormat":"","template":""},{"id":"TEXT","name":"Text","type":"text","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"numberFormat":"","template":""}],"cards":[{"id":"r1","values":[{"id":"ID?","value":{"id":"ID?","keyID":"PK","blockID":"r1","type":"block","isDetached":true,"block":{"content":"r1"}},"valueType":"block"},{"id":"ID?","value":{"id":"ID?","keyID":"SEL","blockID":"r1","type":"select"},"valueType":"select"},{"id":"ID?","value":{"id":"ID?","keyID":"TEXT","blockID":"r1","type":"text","text":{"content":"one"}},"valueType":"text"}],"coverURL":"","coverContent":""}],"cardCount":1}],"groupFolded":false,"groupHidden":0,"coverFrom":1,"cardAspectRatio":0,"cardSize":1,"fitImage":false,"displayFieldName":false,"fillColBackgroundColor":false,"fields":[{"id":"PK","name":"Primary Key","type":"block","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"numberFormat":"","template":""},{"id":"SEL","name":"Select","type":"select","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"options":[{"name":"A","color":"1","desc":""}],"numberFormat":"","template":""},{"id":"TEXT","name":"Text","type":"text","icon":"","wrap":false,"hidden":false,"desc":"","calc":null,"numberFormat":"","template":""}],"cards":[],"cardCount":2},"viewID":"KANBAN","viewType":"kanban","views":[{"id":"TABLE","icon":"","name":"Table","desc":"","hideAttrViewName":false,"type":"table","pageSize":50},{"id":"GALLERY","icon":"","name":"Card","desc":"","hideAttrViewName":false,"type":"gallery","pageSize":50},{"id":"KANBAN","icon":"","name":"Kanban","desc":"","hideAttrViewName":false,"type":"kanban","pageSize":50}]}`
 )
+
+// checkAVCardFieldsFollowColumns: columns added (after a column, and
+// with none before) and removed reach a gallery's and a kanban's fields.
+func checkAVCardFieldsFollowColumns(t *testing.T, s *suite) {
+	db, _ := s.newDB(t)
+	text, num, url := freshID(), freshID(), freshID()
+	s.addCols(t, db, [3]string{text, "Text", "text"})
+	s.tx(t, siyuan.AddAttrViewViewOp(db.av, freshID(), db.block, "gallery"))
+	s.tx(t, siyuan.AddAttrViewViewOp(db.av, freshID(), db.block, "kanban"))
+	s.tx(t, siyuan.AddAttrViewColOp(db.av, num, "Num", "number", "", db.pk),
+		siyuan.AddAttrViewColOp(db.av, url, "URL", "url", "", ""),
+		siyuan.RemoveAttrViewColOp(db.av, text, false))
+	names := map[string]string{db.pk: "PK", db.sel: "SEL", text: "TEXT", num: "NUM", url: "URL"}
+	var got []string
+	for _, v := range s.storedAV(t, db.av).Views {
+		var ids []string
+		switch v.LayoutType {
+		case "table":
+			ids = viewColumns(v)
+		default:
+			var l struct {
+				Fields []struct {
+					ID string `json:"id"`
+				} `json:"fields"`
+			}
+			raw := v.Gallery
+			if v.LayoutType == "kanban" {
+				raw = v.Kanban
+			}
+			mustJSON(t, string(raw), &l)
+			for _, f := range l.Fields {
+				ids = append(ids, f.ID)
+			}
+		}
+		var named []string
+		for _, id := range ids {
+			named = append(named, names[id])
+		}
+		got = append(got, v.LayoutType+": "+strings.Join(named, " "))
+	}
+	wantEqual(t, "fields", strings.Join(got, "; "), "table: PK NUM SEL URL; gallery: PK NUM SEL URL; kanban: PK NUM SEL URL")
+}
