@@ -17,8 +17,9 @@ import (
 // column's type, or has nothing to work on (an average of no numbers),
 // leaves the result null.
 //
-// Not calculated here: the "Range" of dates and times (a duration in
-// words) and the "Template" operator; their results stay null.
+// The "Range" of dates and times is a duration in words
+// (av_calc_range.go). Not calculated here: the "Template" operator; its
+// results stay null.
 
 // avFieldCalc is the kernel's av.FieldCalc, a column's calculation.
 type avFieldCalc struct {
@@ -154,6 +155,9 @@ func calcColumn(col *wire.AVColumn, op string, cells []*wire.AVValue) *wire.AVVa
 			return num(r, col.NumberFormat)
 		}
 	case wire.AVKeyDate:
+		if op == "Range" {
+			return calcDateRange(cells)
+		}
 		var first, last *wire.AVValueDate
 		for _, v := range cells {
 			if v == nil || v.Date == nil || !v.Date.IsNotEmpty {
@@ -177,6 +181,9 @@ func calcColumn(col *wire.AVColumn, op string, cells []*wire.AVValue) *wire.AVVa
 				IsNotTime: d.IsNotTime, IsNotEmpty2: true, FormattedContent: formatDate(d.Content, 0, d.IsNotTime, d.HasEndDate)}}
 		}
 	case wire.AVKeyCreated, wire.AVKeyUpdated:
+		if op == "Range" {
+			return calcTimeRange(col.Type, cells)
+		}
 		var lo, hi int64
 		for _, v := range cells {
 			t := calcTime(col.Type, v)
