@@ -18,8 +18,8 @@ import (
 // leaves the result null.
 //
 // The "Range" of dates and times is a duration in words
-// (av_calc_range.go). Not calculated here: the "Template" operator; its
-// results stay null.
+// (av_calc_range.go); the "Template" operator renders the column's
+// template (av_calc_template.go).
 
 // avFieldCalc is the kernel's av.FieldCalc, a column's calculation.
 type avFieldCalc struct {
@@ -46,7 +46,11 @@ func calcColumns(t *wire.AVTable) {
 			}
 			cells = append(cells, v)
 		}
-		calc.Result = calcColumn(col, calc.Operator, cells)
+		if calc.Operator == "Template" {
+			calc.Result = calcByTemplate(col, calc.Template, cells)
+		} else {
+			calc.Result = calcColumn(col, calc.Operator, cells)
+		}
 		if enc, err := json.Marshal(calc); err == nil {
 			col.Calc = enc
 		}

@@ -68,6 +68,7 @@ var avChecks = []check{
 	{"av_card_views_rendered", checkAVCardViewsRendered},
 	{"av_card_fields_follow_columns", checkAVCardFieldsFollowColumns},
 	{"av_calc_date_range", checkAVCalcDateRange},
+	{"av_calc_template", checkAVCalcTemplate},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
