@@ -164,7 +164,8 @@ func removeOptionFromFilters(fs []*wire.AVViewFilter, column, name string) []*wi
 // (a new ID when "") of the source row with its primary-key text, and a
 // copy of each of its cells but rollup, created and updated (options the
 // key lacks are added, a copied option takes the key's colour), after
-// previousItemID in every view (last when it is "" or not there); a
+// previousItemID in every view and each of its groups (last when it is
+// "" or not there), the groups then made anew; a
 // two-way relation cell adds the copy to the related rows' back cells.
 // The kernel's save then keeps one primary-key value per item.
 func (k *Kernel) avDuplicateRow(avID, previousItemID, srcItemID, newItemID string) error {
@@ -226,14 +227,31 @@ func (k *Kernel) avDuplicateRow(avID, previousItemID, srcItemID, newItemID strin
 		}
 	}
 	for _, v := range av.Views {
-		v.ItemIDs = insertItemAfter(v.ItemIDs, newItemID, previousItemID)
+		addRowToViewItems(v, newItemID, previousItemID)
 	}
 	for _, p := range pending {
 		if err := k.updateBackRelations(av, p.key, p.val, 1, nil); err != nil {
 			return err
 		}
 	}
+	// The groups made anew keep the copy where its value puts it, in the
+	// order the insertion above gave it.
+	k.regenGroups(av, nil)
 	return k.saveAV(av)
+}
+
+// addRowToViewItems puts a new row after previousItemID in a view's rows
+// and in the rows of each of its groups.
+func addRowToViewItems(v *wire.AVView, itemID, previousItemID string) {
+	v.ItemIDs = insertItemAfter(v.ItemIDs, itemID, previousItemID)
+	gs := viewGroups(v)
+	if gs == nil {
+		return
+	}
+	for _, g := range gs {
+		g.GroupItemIDs = insertItemAfter(g.GroupItemIDs, itemID, previousItemID)
+	}
+	setViewGroups(v, gs)
 }
 
 // insertItemAfter is the kernel's insertItemAfter: after previous, or last

@@ -69,6 +69,7 @@ var avChecks = []check{
 	{"av_card_fields_follow_columns", checkAVCardFieldsFollowColumns},
 	{"av_calc_date_range", checkAVCalcDateRange},
 	{"av_calc_template", checkAVCalcTemplate},
+	{"av_duplicate_row_grouped", checkAVDuplicateRowGrouped},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first
