@@ -481,16 +481,8 @@ func compareFilter(v, other *wire.AVValue, rel, rel2 *avRelativeDate, op string)
 			return a < b
 		case avOpLe:
 			return a <= b
-		case avOpContains:
-			return strings.Contains(a, b)
-		case avOpNotContain:
-			return !strings.Contains(a, b)
-		case avOpStarts:
-			return strings.HasPrefix(a, b)
-		case avOpEnds:
-			return strings.HasSuffix(a, b)
 		}
-		return false
+		return matchText(op, a, b)
 	case wire.AVKeyCheckbox:
 		if v.Checkbox == nil {
 			return false
@@ -536,21 +528,30 @@ func filterText(op, value, want string) bool {
 	if strings.TrimSpace(want) == "" {
 		return true
 	}
-	lv, lw := strings.ToLower(value), strings.ToLower(want)
 	switch op {
 	case avOpEq:
 		return strings.EqualFold(value, want)
 	case avOpNe:
 		return !strings.EqualFold(value, want)
-	case avOpContains:
-		return strings.Contains(lv, lw)
-	case avOpNotContain:
-		return !strings.Contains(lv, lw)
-	case avOpStarts:
-		return strings.HasPrefix(lv, lw)
-	default:
-		return strings.HasSuffix(lv, lw)
 	}
+	return matchText(op, strings.ToLower(value), strings.ToLower(want))
+}
+
+// matchText is a Contains, Does not contains, Starts with or Ends with
+// test of a against b, as given (the caller folds case or not); any other
+// operator keeps nothing.
+func matchText(op, a, b string) bool {
+	switch op {
+	case avOpContains:
+		return strings.Contains(a, b)
+	case avOpNotContain:
+		return !strings.Contains(a, b)
+	case avOpStarts:
+		return strings.HasPrefix(a, b)
+	case avOpEnds:
+		return strings.HasSuffix(a, b)
+	}
+	return false
 }
 
 // filterTime compares a time with a filter's date, by whole days in local
