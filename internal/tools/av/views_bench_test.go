@@ -173,7 +173,7 @@ func BenchmarkAVViews(b *testing.B) {
 		}
 	}
 	state := func(d benchDB) {
-		if _, err := c.GetAttributeView(ctx, d.avID); err != nil {
+		if _, err := c.AttributeViewShape(ctx, d.avID); err != nil {
 			b.Fatal(err)
 		}
 		gate(d)
