@@ -345,6 +345,7 @@ func NewServer(rn *Runner, version string, log *slog.Logger, maxMessage int) *mc
 		RefreshTools:    func(ctx context.Context) { rn.RefreshTools(ctx, s) },
 	})
 	rn.SyncTools(context.Background(), s)
+	serveAgentDocs(s, rn, log)
 	return s
 }
 

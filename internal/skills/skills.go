@@ -97,6 +97,38 @@ func Render(ts []*tools.Tool) ([]Skill, error) {
 	return out, nil
 }
 
+// Page is a help page: Markdown checked against the action table like
+// the skills.
+type Page struct {
+	Name, Title, Description string
+	Body                     []byte
+}
+
+// pageList are the help pages written here (others are made at read
+// time from the configuration: the tool overview, the person's rules).
+var pageList = []struct{ name, title, description, file string }{
+	{"strict-writes", "How writes work", "The strict write flow: preflight, commit with the issued credentials, replay, outcome_unknown, confirmation.", "help-strict-writes.md"},
+	{"document-paths", "Document paths", "Ids, storage paths and human paths of SiYuan documents, and the fs tool's paths.", "help-document-paths.md"},
+}
+
+// Pages renders the help pages against ts.
+func Pages(ts []*tools.Tool) ([]Page, error) {
+	m := byName(ts)
+	var out []Page
+	for _, p := range pageList {
+		text, err := sources.ReadFile("src/" + p.file)
+		if err != nil {
+			return nil, err
+		}
+		body, err := renderText(p.file, string(text), m)
+		if err != nil {
+			return nil, fmt.Errorf("help page %s: %w", p.name, err)
+		}
+		out = append(out, Page{Name: p.name, Title: p.title, Description: p.description, Body: body})
+	}
+	return out, nil
+}
+
 // Index is the Markdown index of the skills (siyuan://skills/index).
 func Index(sk []Skill) []byte {
 	var b bytes.Buffer

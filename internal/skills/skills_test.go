@@ -61,6 +61,22 @@ func TestGenerated(t *testing.T) {
 	}
 }
 
+// TestPages: the help pages render against the table.
+func TestPages(t *testing.T) {
+	ps, err := Pages(catalog.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != len(pageList) {
+		t.Fatalf("%d pages", len(ps))
+	}
+	for _, p := range ps {
+		if !bytes.HasPrefix(p.Body, []byte("# ")) || bytes.Contains(p.Body, []byte("{{")) {
+			t.Errorf("%s: %.80s", p.Name, p.Body)
+		}
+	}
+}
+
 // TestReferencesAreChecked: a call, action or argument the table does not
 // have fails the rendering, naming it.
 func TestReferencesAreChecked(t *testing.T) {
