@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/catalog"
 )
@@ -29,7 +30,7 @@ func TestGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update || os.Getenv("SISYPHUS_UPDATE") == "1" {
+	if *update || testvars.UpdateDocs.On(t) {
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
