@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,9 +10,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // docsClient speaks JSON-RPC to the binary in one era: a legacy session
@@ -341,5 +345,58 @@ func TestSkillInstall(t *testing.T) {
 	}
 	if out, err := run(t, "skill", "install", "--client", "nosuch"); err == nil || !strings.Contains(out, "unknown client") {
 		t.Errorf("unknown client: %v %s", err, out)
+	}
+}
+
+// TestAgentDocsOverStdio: a go-sdk client over stdio, in both eras, lists
+// and reads the resources, the templates' pages and the prompts.
+func TestAgentDocsOverStdio(t *testing.T) {
+	dir := t.TempDir()
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			ctx := context.Background()
+			client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil)
+			tr := &sdk.CommandTransport{Command: exec.Command(bin, "stdio", "--embedded", dir, "--state-dir", t.TempDir())}
+			cs, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: era})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if !strings.Contains(cs.InitializeResult().Instructions, "skill://siyuan-index/SKILL.md") {
+				t.Errorf("the instructions do not point at the skills")
+			}
+			rl, err := cs.ListResources(ctx, nil)
+			if err != nil || len(rl.Resources) < 20 {
+				t.Fatalf("resources: %v %v", rl, err)
+			}
+			for _, r := range rl.Resources {
+				rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: r.URI})
+				if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text == "" {
+					t.Errorf("%s: %v %v", r.URI, rr, err)
+				}
+			}
+			tl, err := cs.ListResourceTemplates(ctx, nil)
+			if err != nil || len(tl.ResourceTemplates) != 2 {
+				t.Fatalf("templates: %v %v", tl, err)
+			}
+			for _, uri := range []string{"siyuan://help/action/fs/read", "siyuan://skills/siyuan-safety"} {
+				if rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err != nil || rr.Contents[0].Text == "" {
+					t.Errorf("%s: %v", uri, err)
+				}
+			}
+			if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "siyuan://help/action/fs/nosuch"}); err == nil {
+				t.Error("an unknown action's help page was read")
+			}
+			pl, err := cs.ListPrompts(ctx, nil)
+			if err != nil || len(pl.Prompts) < 8 {
+				t.Fatalf("prompts: %v %v", pl, err)
+			}
+			for _, p := range pl.Prompts {
+				gp, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: p.Name, Arguments: map[string]string{"task": "x"}})
+				if err != nil || len(gp.Messages) != 1 {
+					t.Errorf("%s: %v %v", p.Name, gp, err)
+				}
+			}
+		})
 	}
 }

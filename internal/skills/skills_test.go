@@ -140,3 +140,27 @@ func TestOptionalTool(t *testing.T) {
 		t.Error("the index does not carry the digests")
 	}
 }
+
+// TestTimelineSkillWhenRegistered: with a timeline tool of the six actions
+// in the table, its skill renders and the index points at it.
+func TestTimelineSkillWhenRegistered(t *testing.T) {
+	tl := &tools.Tool{Name: "timeline"}
+	for _, n := range []string{"list_nodes", "create_node", "compare_node", "delete_node", "rollback_document", "rollback_block"} {
+		tl.Actions = append(tl.Actions, &tools.Action{Name: n})
+	}
+	sk, err := Render(append(catalog.All(), tl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(sk, func(s Skill) bool { return s.Name == "siyuan-timeline" })
+	if i < 0 || !bytes.Contains(sk[i].Body, []byte("`timeline rollback_block`")) {
+		t.Fatalf("timeline skill: %v", i)
+	}
+	if !bytes.Contains(sk[0].Body, []byte("`siyuan-timeline`")) {
+		t.Error("the index skill does not point at the timeline skill")
+	}
+	tl.Actions = tl.Actions[:5] // a renamed or removed action fails
+	if _, err := Render(append(catalog.All(), tl)); err == nil {
+		t.Error("a timeline without rollback_block rendered")
+	}
+}
