@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -181,12 +182,16 @@ func toolOverview(ctx context.Context, rn *Runner) (string, error) {
 
 // userRules is the person's rules text from the configuration.
 func userRules(ctx context.Context, rn *Runner) (string, error) {
+	// Fail closed, and say so: the rules are the person's, and an
+	// agent must not take "none" for "could not be read".
 	cfg, err := settings.NewStore(rn.Registry.Env().Kernel).Load(ctx)
-	if err != nil {
-		return "", fmt.Errorf("the configuration cannot be read: %w", err)
+	if err == nil {
+		if probs := cfg.Problems(); len(probs) > 0 {
+			err = errors.New(probs[0])
+		}
 	}
-	if probs := cfg.Problems(); len(probs) > 0 {
-		return "", fmt.Errorf("the configuration cannot be used: %s", probs[0])
+	if err != nil {
+		return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "Sisyphus's configuration, which holds the person's rules, cannot be read; ask the person to check it (sisyphus config show)"}
 	}
 	rules := strings.TrimSpace(cfg.UserRules())
 	if rules == "" {
