@@ -241,6 +241,29 @@ func renderText(name, text string, byName map[string]*tools.Tool) ([]byte, error
 			}
 			return tool + " " + call, nil
 		},
+		// describe is one action's line from the table: its summary,
+		// and whether a person confirms it and whether it is off by default.
+		"describe": func(tool, name string) (string, error) {
+			a, err := action(tool, name)
+			if err != nil || a == nil {
+				return "", fmt.Errorf("describe %s %s: %v", tool, name, err)
+			}
+			var marks []string
+			if a.Dangerous {
+				marks = append(marks, "a person confirms it")
+			}
+			if a.OffByDefault {
+				marks = append(marks, "off until the person enables it")
+			}
+			line := "`" + tool + " " + name + "`"
+			if a.Summary != "" {
+				line += ": " + a.Summary
+			}
+			if len(marks) > 0 {
+				line += " (" + strings.Join(marks, "; ") + ")"
+			}
+			return line, nil
+		},
 		// dangerous lists the actions a person must confirm, from the
 		// table; offByDefault those off until the configuration enables them.
 		"dangerous": func() string { return listActions(byName, func(a *tools.Action) bool { return a.Dangerous }) },

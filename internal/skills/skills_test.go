@@ -108,6 +108,7 @@ func TestReferencesAreChecked(t *testing.T) {
 		"bad value":        `{{call "block" "get_kramdown" ` + "`" + `{"id":"not an id"}` + "`" + `}}`,
 		"not an object":    `{{call "block" "get_kramdown" ` + "`" + `[1]` + "`" + `}}`,
 		"arg":              `{{arg "block" "update" "body"}}`,
+		"describe":         `{{describe "block" "nosuch"}}`,
 	}
 	for name, text := range cases {
 		if _, err := renderText(name, text, byName(all)); err == nil {
