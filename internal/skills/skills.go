@@ -186,6 +186,13 @@ func renderText(name, text string, byName map[string]*tools.Tool) ([]byte, error
 	funcs := template.FuncMap{
 		// has reports whether a tool is registered (optional tools).
 		"has": func(tool string) bool { return byName[tool] != nil },
+		// tool names a tool: `tool`.
+		"tool": func(tool string) (string, error) {
+			if byName[tool] == nil {
+				return "", fmt.Errorf("no tool %q", tool)
+			}
+			return "`" + tool + "`", nil
+		},
 		// act names an action: `tool action`.
 		"act": func(tool, name string) (string, error) {
 			if _, err := action(tool, name); err != nil {
