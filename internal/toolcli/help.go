@@ -144,6 +144,19 @@ func describe(p tools.Param) string {
 // Example is a call written as a command line.
 func Example(tool string, call map[string]any) string {
 	parts := []string{Program, tool, fmt.Sprint(call["action"])}
+	for _, a := range exampleArgs(call) {
+		if strings.HasPrefix(a, "--") {
+			parts = append(parts, a)
+		} else {
+			parts = append(parts, shellQuote(a))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// exampleArgs are a call's arguments as flags (the strict control fields
+// left out: the command line fills them in).
+func exampleArgs(call map[string]any) []string {
 	keys := make([]string, 0, len(call))
 	for k := range call {
 		if k != "action" && !isControl(k) {
@@ -151,6 +164,7 @@ func Example(tool string, call map[string]any) string {
 		}
 	}
 	sort.Strings(keys)
+	var parts []string
 	for _, k := range keys {
 		switch v := call[k].(type) {
 		case bool:
@@ -160,7 +174,7 @@ func Example(tool string, call map[string]any) string {
 				parts = append(parts, "--no-"+FlagName(k))
 			}
 		case string:
-			parts = append(parts, "--"+FlagName(k), shellQuote(v))
+			parts = append(parts, "--"+FlagName(k), v)
 		case float64, int:
 			parts = append(parts, "--"+FlagName(k), fmt.Sprint(v))
 		case []string:
@@ -177,13 +191,13 @@ func Example(tool string, call map[string]any) string {
 				continue
 			}
 			b, _ := json.Marshal(v)
-			parts = append(parts, "--"+FlagName(k)+"-json", shellQuote(string(b)))
+			parts = append(parts, "--"+FlagName(k)+"-json", string(b))
 		default:
 			b, _ := json.Marshal(v)
-			parts = append(parts, "--"+FlagName(k)+"-json", shellQuote(string(b)))
+			parts = append(parts, "--"+FlagName(k)+"-json", string(b))
 		}
 	}
-	return strings.Join(parts, " ")
+	return parts
 }
 
 // list is a list of strings as flags: comma-separated, or as JSON when
@@ -191,9 +205,9 @@ func Example(tool string, call map[string]any) string {
 func list(name string, l []string) []string {
 	if slices.ContainsFunc(l, func(s string) bool { return strings.Contains(s, ",") }) {
 		b, _ := json.Marshal(l)
-		return []string{"--" + FlagName(name) + "-json", shellQuote(string(b))}
+		return []string{"--" + FlagName(name) + "-json", string(b)}
 	}
-	return []string{"--" + FlagName(name), shellQuote(strings.Join(l, ","))}
+	return []string{"--" + FlagName(name), strings.Join(l, ",")}
 }
 
 func shellQuote(s string) string {

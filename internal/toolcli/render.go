@@ -1,6 +1,7 @@
 package toolcli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,7 +20,9 @@ var textFields = []string{"content", "markdown", "kramdown"}
 // do.
 func Render(w io.Writer, answer json.RawMessage) {
 	var v any
-	if err := json.Unmarshal(answer, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(answer))
+	dec.UseNumber() // ids, hashes and times as sent, not as floats
+	if err := dec.Decode(&v); err != nil {
 		w.Write(answer)
 		fmt.Fprintln(w)
 		return
@@ -163,8 +166,6 @@ func scalar(v any) string {
 		return "-"
 	case string:
 		return x
-	case float64:
-		return fmt.Sprintf("%v", json.Number(fmt.Sprint(x)))
 	}
 	return fmt.Sprint(v)
 }
