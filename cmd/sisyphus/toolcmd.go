@@ -202,6 +202,17 @@ func (c *toolCall) flow(a *tools.Action, values map[string]any) (json.RawMessage
 		if err != nil {
 			return nil, err
 		}
+		if validateOnly && !res.IsError && !c.r.asJSON {
+			// The next step is the agent's instructions; a person runs
+			// the command again without --validate-only.
+			fmt.Fprintln(c.cmd.ErrOrStderr(), "validate only: nothing was written (the same command without --validate-only writes)")
+			var all map[string]any
+			if json.Unmarshal(out, &all) == nil {
+				delete(all, "nextCall")
+				delete(all, "nextStep")
+				out, _ = json.Marshal(all)
+			}
+		}
 		// A read that becomes a write (av.render with createIfNotExist)
 		// asks for its preflight: run it as a strict write.
 		if a.IsWrite() && !validateOnly && res.IsError && errorCode(out) == "precondition_required" {

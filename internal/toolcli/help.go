@@ -135,7 +135,7 @@ func describe(p tools.Param) string {
 	if len(p.Enum) > 6 {
 		d += "; one of " + strings.Join(p.Enum, ", ")
 	}
-	if p.Default != nil {
+	if p.Default != nil && p.Default != false {
 		d += fmt.Sprintf(" [default %v]", p.Default)
 	}
 	return d
