@@ -336,3 +336,19 @@ printf '%s\n' "${COMPREPLY[@]}"`
 		}
 	}
 }
+
+// TestToolCLIStrictOff: with strict writes off in the authority there is
+// no preflight; a write runs as is, and --validate-only says so.
+func TestToolCLIStrictOff(t *testing.T) {
+	t.Parallel()
+	state, ws := t.TempDir(), t.TempDir()
+	startServeWith(t, "--embedded", ws, "--state-dir", state, "--strict-off")
+	c := &toolCLI{front: []string{"--embedded", ws, "--state-dir", state}}
+	c.ok(t, "fs", "write", "--path", "/Sisyphus Demo/Loose", "--markdown", "hello")
+	if out := c.ok(t, "fs", "read", "--path", "/Sisyphus Demo/Loose"); !strings.Contains(out, "hello") {
+		t.Fatalf("the write is not there: %s", out)
+	}
+	if _, errOut, code := c.run(t, nil, "fs", "replace", "--path", "/Sisyphus Demo/Loose", "--old", "hello", "--new", "bye", "--validate-only"); code == 0 || !strings.Contains(errOut, "strict_mode_disabled") {
+		t.Fatalf("--validate-only with strict writes off: exit %d %s", code, errOut)
+	}
+}

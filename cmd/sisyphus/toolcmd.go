@@ -93,6 +93,11 @@ func (r *toolRun) run(cmd *cobra.Command, g *globalFlags, t *tools.Tool, argv []
 		if n := tools.NearestParam(argv[0], ps); n != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", n)
 		}
+		if t.Dynamic != nil {
+			// Forwarded tools are discovered from the kernel at run time,
+			// without declarations to make flags of.
+			msg += fmt.Sprintf("; a forwarded tool runs with sisyphus call %s --json '{\"action\":\"%s\",...}'", t.Name, argv[0])
+		}
 		return fmt.Errorf("%s; actions: %s", msg, strings.Join(names, ", "))
 	}
 	if wantsHelp(argv[1:]) {
@@ -169,16 +174,17 @@ type toolCall struct {
 	tool, action string
 }
 
-func (c *toolCall) run(args map[string]any, confirm bool) (*mcp.CallResult, json.RawMessage, error) {
+// run sends one call. Its person answers any question the front asks: a
+// dangerous action's (at its commit), a local file's (even at a
+// preflight: the file leaves the machine or lands on it).
+func (c *toolCall) run(args map[string]any) (*mcp.CallResult, json.RawMessage, error) {
 	args["action"] = c.action
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, nil, err
 	}
-	call := authority.Call{Tool: c.tool, Args: raw, CancelOnDone: true}
-	if confirm {
-		call.Confirmer = terminalConfirmer{yes: c.r.yes, out: c.cmd.ErrOrStderr(), stdin: os.Stdin}
-	}
+	call := authority.Call{Tool: c.tool, Args: raw, CancelOnDone: true,
+		Confirmer: terminalConfirmer{yes: c.r.yes, out: c.cmd.ErrOrStderr(), stdin: os.Stdin}}
 	res, err := c.svc.Runner.Run(c.cmd.Context(), call)
 	if err != nil {
 		return nil, nil, err
@@ -198,7 +204,7 @@ func (c *toolCall) flow(a *tools.Action, values map[string]any) (json.RawMessage
 	validateOnly, _ := values["validateOnly"].(bool)
 	strictWrite := a.Policy.Class != strict.Read && a.Policy.Class != strict.External
 	if !strictWrite || validateOnly {
-		res, out, err := c.run(values, true)
+		res, out, err := c.run(values)
 		if err != nil {
 			return nil, err
 		}
@@ -230,14 +236,14 @@ func (c *toolCall) commit(values map[string]any) (json.RawMessage, error) {
 		pre[k] = v
 	}
 	pre["validateOnly"] = true
-	res, out, err := c.run(pre, false)
+	res, out, err := c.run(pre)
 	if err != nil {
 		return nil, err
 	}
 	if res.IsError {
 		if errorCode(out) == "strict_mode_disabled" {
 			// Strict writes are off in the authority: the call runs as is.
-			res, out, err = c.run(values, true)
+			res, out, err = c.run(values)
 			if err != nil {
 				return nil, err
 			}
@@ -281,7 +287,7 @@ func (c *toolCall) commit(values map[string]any) (json.RawMessage, error) {
 			commit[k] = v
 		}
 	}
-	res, out, err = c.run(commit, true)
+	res, out, err = c.run(commit)
 	if err != nil {
 		return nil, err
 	}
