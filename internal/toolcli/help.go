@@ -33,15 +33,20 @@ func ToolHelp(w io.Writer, t *tools.Tool) error {
 		return err
 	}
 	h := asMap(v)
-	fmt.Fprintf(w, "%s %s ACTION [--flags]\n\n%s\n\nActions:\n", Program, t.Name, h["description"])
+	desc := fmt.Sprint(h["description"])
+	if before, _, ok := strings.Cut(desc, " Writes are strict: call with validateOnly"); ok {
+		// The agents' instructions; the command line runs both steps.
+		desc = before + " Writes are strict: the command runs the preflight, shows it, then commits."
+	}
+	fmt.Fprintf(w, "%s %s ACTION [--flags]\n\n%s\n\nActions:\n", Program, t.Name, desc)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, a := range asList(h["actions"]) {
 		m := asMap(a)
-		mark := ""
-		if m["dangerous"] == true && !strings.Contains(fmt.Sprint(m["summary"]), "confirmation") {
+		mark, summary := "", fmt.Sprint(m["summary"])
+		if m["dangerous"] == true && !strings.Contains(summary, "confirm") {
 			mark = " (asks for confirmation)"
 		}
-		if act, ok := t.Action(fmt.Sprint(m["action"])); ok && act.OffByDefault {
+		if act, ok := t.Action(fmt.Sprint(m["action"])); ok && act.OffByDefault && !strings.Contains(summary, "off by default") {
 			mark += " (off by default)"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", m["action"], m["class"], firstSentence(fmt.Sprint(m["summary"])), mark)
