@@ -26,6 +26,15 @@ import (
 // toolsGroup lists the tools apart from the other commands in help.
 const toolsGroup = "tools"
 
+// addToolCmds adds the tools as commands to root, with the help and list
+// commands that know them.
+func addToolCmds(root *cobra.Command, g *globalFlags) {
+	root.AddGroup(&cobra.Group{ID: toolsGroup, Title: "Tools (sisyphus TOOL ACTION --flags; sisyphus help TOOL [ACTION]):"})
+	root.AddCommand(newToolCmds(g)...)
+	root.SetHelpCommand(newHelpCmd())
+	root.AddCommand(newListCmd())
+}
+
 // newToolCmds are the tools as commands, `sisyphus TOOL ACTION --flags`,
 // one per tool of the catalog, their flags read from the actions'
 // declarations (package cli). A call goes where `sisyphus call` sends it,
@@ -427,5 +436,39 @@ func newHelpCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&r.noPager, "no-pager", false, "never page the help (it is paged only on a terminal)")
+	return cmd
+}
+
+// newListCmd is `sisyphus list [TOOL]`, upstream's spelling of the list
+// help gives: the tools, or a tool's actions.
+func newListCmd() *cobra.Command {
+	r := &toolRun{}
+	cmd := &cobra.Command{
+		Use:   "list [TOOL]",
+		Short: "List the tools, or a tool's actions",
+		Args:  cobra.MaximumNArgs(1),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var out []string
+			for _, t := range catalog.All() {
+				if len(args) == 0 && strings.HasPrefix(t.Name, toComplete) {
+					out = append(out, t.Name)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			all := catalog.All()
+			if len(args) == 0 {
+				return r.page(c, func(w io.Writer) error { toolcli.ToolsHelp(w, all); return nil })
+			}
+			for _, t := range all {
+				if t.Name == args[0] {
+					return r.page(c, func(w io.Writer) error { return toolcli.ToolHelp(w, t) })
+				}
+			}
+			return fmt.Errorf("no tool %q (sisyphus list names them)", args[0])
+		},
+	}
+	cmd.Flags().BoolVar(&r.noPager, "no-pager", false, "never page the list (it is paged only on a terminal)")
 	return cmd
 }
