@@ -288,6 +288,12 @@ func TestToolCLIPagerHelpCompletion(t *testing.T) {
 			t.Errorf("%v:\n%s", args, out)
 		}
 	}
+	if out := plain("list"); !strings.Contains(out, "flashcard") {
+		t.Errorf("list:\n%s", out)
+	}
+	if out := plain("list", "fs"); !strings.Contains(out, "reorder") {
+		t.Errorf("list fs:\n%s", out)
+	}
 	if out := plain("help"); !strings.Contains(out, "Tools (sisyphus TOOL ACTION --flags") || !strings.Contains(out, "flashcard") {
 		t.Errorf("help:\n%s", out)
 	}

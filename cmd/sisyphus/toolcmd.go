@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
+	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/toolcli"
@@ -230,7 +231,7 @@ func (c *toolCall) flow(a *tools.Action, values map[string]any) (json.RawMessage
 		}
 		// A read that becomes a write (av.render with createIfNotExist)
 		// asks for its preflight: run it as a strict write.
-		if a.IsWrite() && !validateOnly && res.IsError && errorCode(out) == "precondition_required" {
+		if a.IsWrite() && !validateOnly && res.IsError && errorCode(out) == failure.PreconditionRequired {
 			return c.commit(values)
 		}
 		return c.result(res, out)
@@ -250,7 +251,7 @@ func (c *toolCall) commit(values map[string]any) (json.RawMessage, error) {
 		return nil, err
 	}
 	if res.IsError {
-		if errorCode(out) == "strict_mode_disabled" {
+		if errorCode(out) == failure.StrictModeDisabled {
 			// Strict writes are off in the authority: the call runs as is.
 			res, out, err = c.run(values)
 			if err != nil {
@@ -317,10 +318,10 @@ func preflightNotes(out json.RawMessage) map[string]any {
 }
 
 // errorCode is a tool error's code ("" for a result).
-func errorCode(out json.RawMessage) string {
+func errorCode(out json.RawMessage) failure.Code {
 	var probe struct {
 		Error struct {
-			Code string `json:"code"`
+			Code failure.Code `json:"code"`
 		} `json:"error"`
 	}
 	json.Unmarshal(out, &probe)
