@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -86,17 +86,22 @@ func (c *toolCLI) onTerminal(t *testing.T, env []string, answers map[string]stri
 		t.Fatal(err)
 	}
 	defer tty.Close()
-	var shown bytes.Buffer
+	var (
+		mu    sync.Mutex
+		shown bytes.Buffer
+	)
+	text := func() string { mu.Lock(); defer mu.Unlock(); return shown.String() }
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		r := bufio.NewReader(tty)
 		buf := make([]byte, 4096)
 		for {
-			n, err := r.Read(buf)
+			n, err := tty.Read(buf)
+			mu.Lock()
 			shown.Write(buf[:n])
+			mu.Unlock()
 			for prompt, answer := range answers {
-				if strings.Contains(shown.String(), prompt) {
+				if strings.Contains(text(), prompt) {
 					delete(answers, prompt)
 					tty.Write([]byte(answer))
 				}
@@ -113,7 +118,7 @@ func (c *toolCLI) onTerminal(t *testing.T, env []string, answers map[string]stri
 	case werr = <-done:
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("sisyphus %v on a terminal did not finish; it showed:\n%s", args, shown.String())
+		t.Fatalf("sisyphus %v on a terminal did not finish; it showed:\n%s", args, text())
 	}
 	// The terminal's last output is read once the process is gone (EIO
 	// ends the reader).
@@ -125,7 +130,7 @@ func (c *toolCLI) onTerminal(t *testing.T, env []string, answers map[string]stri
 	if ee, ok := werr.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	}
-	return strings.ReplaceAll(shown.String(), "\r\n", "\n"), code
+	return strings.ReplaceAll(text(), "\r\n", "\n"), code
 }
 
 func (c *toolCLI) kramdown(t *testing.T, id string) string {

@@ -60,3 +60,16 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRender: whatever an answer holds, rendering it neither panics nor
+// loses its text.
+func FuzzRender(f *testing.F) {
+	f.Add(`{"notebooks":[{"id":"1","name":"A"}],"total":1}`)
+	f.Add(`{"content":"# x"}`)
+	f.Add(`[[1,{"a":[]}],null,"s"]`)
+	f.Add(`{"error":{"code":1}}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		Render(&b, []byte(s))
+	})
+}
