@@ -38,7 +38,7 @@ func addToolCmds(root *cobra.Command, g *globalFlags) {
 
 // newToolCmds are the tools as commands, `sisyphus TOOL ACTION --flags`,
 // one per tool of the catalog, their flags read from the actions'
-// declarations (package cli). A call goes where `sisyphus call` sends it,
+// declarations (package toolcli). A call goes where `sisyphus call` sends it,
 // through the same front (openFront).
 func newToolCmds(g *globalFlags) []*cobra.Command {
 	var cmds []*cobra.Command
@@ -65,7 +65,7 @@ func newToolCmd(g *globalFlags, t *tools.Tool) *cobra.Command {
 		Short:   toolcli.Short(t.Description),
 		GroupID: toolsGroup,
 		// The action's flags are its declared arguments, known only once
-		// the action is: parsed by package cli, not by cobra.
+		// the action is: parsed by package toolcli, not by cobra.
 		DisableFlagParsing: true,
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return toolcli.Complete(t, args, toComplete), cobra.ShellCompDirectiveNoFileComp
@@ -148,7 +148,7 @@ func (r *toolRun) run(cmd *cobra.Command, g *globalFlags, t *tools.Tool, argv []
 
 // split sorts a tool command's arguments: the command's own flags
 // (connection, --json, --yes, --no-pager, --log-level), which cobra's flag
-// set parses, and the action's, which package cli does.
+// set parses, and the action's, which package toolcli does.
 func (r *toolRun) split(cmd *cobra.Command, args []string) (own, action []string) {
 	lookup := func(name string) *pflag.Flag {
 		if f := cmd.Flags().Lookup(name); f != nil {
