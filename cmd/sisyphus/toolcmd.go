@@ -283,6 +283,15 @@ func (c *toolCall) commit(values map[string]any) (json.RawMessage, error) {
 		b, _ := json.Marshal(extra)
 		toolcli.Render(errw, b)
 	}
+	call := map[string]any{"action": c.action}
+	for k, v := range values {
+		call[k] = v
+	}
+	what := toolcli.Example(c.tool, call)
+	if r := []rune(what); len(r) > 400 {
+		what = string(r[:399]) + "…"
+	}
+	fmt.Fprintf(errw, "committing: %s\n", what)
 	commit := map[string]any{}
 	for k, v := range values {
 		commit[k] = v
