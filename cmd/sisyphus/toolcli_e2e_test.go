@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/sisyphus-go/sisyphus/internal/toolcli"
+	"github.com/sisyphus-go/sisyphus/internal/tools/catalog"
 )
 
 // toolCLI is an authority on the embedded demo and the flags that reach
@@ -218,6 +221,11 @@ func TestToolCLIWrites(t *testing.T) {
 	if kd := c.kramdown(t, c.para); strings.Contains(kd, "only checked") {
 		t.Fatalf("--validate-only wrote: %s", kd)
 	}
+	// A value that looks like a flag is the argument's own.
+	out, errOut, code = c.run(t, nil, "block", "update", "--id", c.para, "--data", "--help", "--validate-only", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &pre) != nil || pre["requestId"] == nil {
+		t.Fatalf("--data --help: exit %d\n%s\n%s", code, out, errOut)
+	}
 
 	// Disabled: refused, --yes or not.
 	target := c.paras[1]
@@ -361,5 +369,24 @@ func TestToolCLIStrictOff(t *testing.T) {
 	}
 	if _, errOut, code := c.run(t, nil, "fs", "replace", "--path", "/Sisyphus Demo/Loose", "--old", "hello", "--new", "bye", "--validate-only"); code == 0 || !strings.Contains(errOut, "strict_mode_disabled") {
 		t.Fatalf("--validate-only with strict writes off: exit %d %s", code, errOut)
+	}
+}
+
+// TestToolCmdFlagsDoNotShadowArguments: no action's argument is spelt
+// like one of the tool command's own flags (connection, --json, --yes,
+// ...), which would take it.
+func TestToolCmdFlagsDoNotShadowArguments(t *testing.T) {
+	g := &globalFlags{}
+	for _, tl := range catalog.All() {
+		cmd := newToolCmd(g, tl)
+		for _, a := range tl.Actions {
+			for _, p := range a.Arguments() {
+				for _, spelt := range []string{p.Name, toolcli.FlagName(p.Name)} {
+					if cmd.Flags().Lookup(spelt) != nil || spelt == "log-level" {
+						t.Errorf("%s.%s: argument %s is spelt like the command's flag --%s", tl.Name, a.Name, p.Name, spelt)
+					}
+				}
+			}
+		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
@@ -81,8 +80,18 @@ func newToolCmd(g *globalFlags, t *tools.Tool) *cobra.Command {
 	return cmd
 }
 
-func wantsHelp(args []string) bool {
-	return slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" })
+// wantsHelp reports whether the action's arguments ask for its help:
+// --help or -h as a flag, not as an argument's value.
+func wantsHelp(params []tools.Param, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "--help" || args[i] == "-h":
+			return true
+		case toolcli.TakesValue(params, args[i]):
+			i++
+		}
+	}
+	return false
 }
 
 func (r *toolRun) run(cmd *cobra.Command, g *globalFlags, t *tools.Tool, argv []string) error {
@@ -110,10 +119,10 @@ func (r *toolRun) run(cmd *cobra.Command, g *globalFlags, t *tools.Tool, argv []
 		}
 		return fmt.Errorf("%s; actions: %s", msg, strings.Join(names, ", "))
 	}
-	if wantsHelp(argv[1:]) {
+	own, actionArgs := r.split(cmd, a, argv[1:])
+	if wantsHelp(a.Arguments(), actionArgs) {
 		return r.page(cmd, func(w io.Writer) error { return toolcli.ActionHelp(w, t, a) })
 	}
-	own, actionArgs := r.split(cmd, argv[1:])
 	fs := cmd.Flags()
 	fs.AddFlagSet(cmd.InheritedFlags())
 	if err := fs.Parse(own); err != nil {
@@ -149,25 +158,35 @@ func (r *toolRun) run(cmd *cobra.Command, g *globalFlags, t *tools.Tool, argv []
 // split sorts a tool command's arguments: the command's own flags
 // (connection, --json, --yes, --no-pager, --log-level), which cobra's flag
 // set parses, and the action's, which package toolcli does.
-func (r *toolRun) split(cmd *cobra.Command, args []string) (own, action []string) {
+func (r *toolRun) split(cmd *cobra.Command, a *tools.Action, args []string) (own, action []string) {
+	params := a.Arguments()
 	lookup := func(name string) *pflag.Flag {
+		if name == "help" {
+			return nil // the action's help: see wantsHelp
+		}
 		if f := cmd.Flags().Lookup(name); f != nil {
 			return f
 		}
 		return cmd.InheritedFlags().Lookup(name)
 	}
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, _, inline := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		arg := args[i]
+		name, _, inline := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
 		f := (*pflag.Flag)(nil)
-		if strings.HasPrefix(a, "--") {
+		if strings.HasPrefix(arg, "--") {
 			f = lookup(name)
 		}
 		if f == nil {
-			action = append(action, a)
+			action = append(action, arg)
+			// An argument's value is its own, even one that looks like
+			// a flag (--data --yes writes "--yes").
+			if toolcli.TakesValue(params, arg) && i+1 < len(args) {
+				i++
+				action = append(action, args[i])
+			}
 			continue
 		}
-		own = append(own, a)
+		own = append(own, arg)
 		if !inline && f.NoOptDefVal == "" && i+1 < len(args) {
 			i++
 			own = append(own, args[i])

@@ -231,3 +231,15 @@ func bound(n *int) string {
 	}
 	return strconv.Itoa(*n)
 }
+
+// TakesValue reports whether arg is a flag of an argument whose value is
+// the next word (--name, not --name=value, of an argument that is not a
+// boolean).
+func TakesValue(params []tools.Param, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "--")
+	if !ok || strings.Contains(name, "=") {
+		return false
+	}
+	p, isJSON, negated, ok := resolve(params, name)
+	return ok && !negated && (isJSON || p.Type != tools.Boolean)
+}

@@ -202,3 +202,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestTakesValue(t *testing.T) {
+	params := []tools.Param{{Name: "data", Type: tools.String}, {Name: "recursive", Type: tools.Boolean}, {Name: "ids", Type: tools.Strings}}
+	for arg, want := range map[string]bool{
+		"--data": true, "--data=x": false, "--recursive": false, "--no-recursive": false, "--recursive-json": true,
+		"--ids": true, "--ids-json": true, "--nope": false, "data": false, "-h": false,
+	} {
+		if got := TakesValue(params, arg); got != want {
+			t.Errorf("TakesValue(%q) = %v, want %v", arg, got, want)
+		}
+	}
+}
