@@ -314,17 +314,18 @@ func (k *Kernel) walkData() ([]walkedFile, error) {
 		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".tmp") || !d.Type().IsRegular() {
 			return nil
 		}
-		slash := filepath.ToSlash(abs)
-		for _, s := range []string{"data/storage/local.json", "data/storage/recent-doc.json", "data/storage/ref-used.json"} {
-			if strings.HasSuffix(slash, s) {
-				return nil
-			}
-		}
 		rel, err := filepath.Rel(k.dataDir, abs)
 		if err != nil {
 			return err
 		}
 		p := "/" + filepath.ToSlash(rel)
+		// SiYuan matches the end of the absolute path, its data folder
+		// being named data.
+		for _, s := range []string{"data/storage/local.json", "data/storage/recent-doc.json", "data/storage/ref-used.json"} {
+			if strings.HasSuffix("/data"+p, s) {
+				return nil
+			}
+		}
 		if p == "/.siyuan/conf.json" {
 			return nil
 		}
