@@ -2,12 +2,15 @@ package embedded
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 )
@@ -197,4 +200,55 @@ func TestRepoSnapshotUnchangedAndIDs(t *testing.T) {
 	if q, _ := e.c.RepoSnapshots(ctx, 1); q.TotalCount != 1 {
 		t.Fatalf("after a second InitRepoKey: %+v", q)
 	}
+}
+
+// FuzzRepoEndpoints: whatever an agent sends the repository endpoints,
+// the answer is one envelope, and no file outside the workspace is made.
+func FuzzRepoEndpoints(f *testing.F) {
+	dir := f.TempDir()
+	ws := filepath.Join(dir, "ws")
+	k, err := Open(context.Background(), Options{Dir: ws, Token: "tok", SQLFlushInterval: time.Hour})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { k.Close() })
+	h := k.Handler()
+	post := func(p, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", p, strings.NewReader(body))
+		req.Header.Set("Authorization", "Token tok")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	post("/api/repo/initRepoKey", "{}")
+	var paths []string
+	for p := range k.repoRoutes() {
+		if p != "/api/repo/initRepoKey" {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	for _, s := range []string{`{}`, `{"memo":"m"}`, `{"id":"../../x","name":"t"}`, `{"tag":"../latest"}`, `{"tag":".."}`,
+		`{"left":"../../conf/conf","right":"x"}`, `{"id":"0000000000000000000000000000000000000000"}`, `{"page":-1}`, `{"page":1e300}`} {
+		for i := range paths {
+			f.Add(uint8(i), s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, body string) {
+		rec := post(paths[int(which)%len(paths)], body)
+		var env map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
+			t.Fatalf("reply is not one JSON envelope: %q", rec.Body.String())
+		}
+		if _, ok := env["code"]; !ok {
+			t.Fatalf("reply has no code: %s", rec.Body.String())
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("something was made beside the workspace: %v %v", entries, err)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "repo", "refs", "latest")); err != nil {
+			t.Fatalf("the newest snapshot's ref is gone: %v", err)
+		}
+	})
 }
