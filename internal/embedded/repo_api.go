@@ -140,6 +140,9 @@ func (k *Kernel) getRepoSnapshots(ctx context.Context, a args) (any, error) {
 	}
 	out := wire.RepoSnapshotsPage{Snapshots: []wire.RepoSnapshot{}, TotalCount: len(all)}
 	out.PageCount = (len(all) + repoIndexPageSize - 1) / repoIndexPageSize
+	if page > out.PageCount {
+		return out, nil // past the last page (and no product to overflow)
+	}
 	for i := (page - 1) * repoIndexPageSize; i < len(all) && i < page*repoIndexPageSize; i++ {
 		out.Snapshots = append(out.Snapshots, snapshotOf(all[i]))
 	}

@@ -229,7 +229,7 @@ func FuzzRepoEndpoints(f *testing.F) {
 	}
 	slices.Sort(paths)
 	for _, s := range []string{`{}`, `{"memo":"m"}`, `{"id":"../../x","name":"t"}`, `{"tag":"../latest"}`, `{"tag":".."}`,
-		`{"left":"../../conf/conf","right":"x"}`, `{"id":"0000000000000000000000000000000000000000"}`, `{"page":-1}`, `{"page":1e300}`} {
+		`{"left":"../../conf/conf","right":"x"}`, `{"id":"0000000000000000000000000000000000000000"}`, `{"page":-1}`, `{"page":1e300}`, `{"page":4611686018427387904}`} {
 		for i := range paths {
 			f.Add(uint8(i), s)
 		}

@@ -78,6 +78,31 @@ func isRepoKeyMissing(e *APIError) bool {
 	return false
 }
 
+// SiYuan 3.7.3 joins a snapshot id, a file id and a tag name to its
+// repository folder as they come: an id with "../" in it opens a file
+// elsewhere in the workspace, and a tag (removeRepoTagSnapshot does not
+// check it) removes one. The methods here therefore send only ids of 40 lowercase hex
+// digits and tags that are one file name, and refuse anything else
+// locally ([ErrInvalidArgument]).
+
+// needRepoID refuses an id that is not 40 lowercase hex digits.
+func needRepoID(ep, name, id string) error {
+	if len(id) != 40 || strings.Trim(id, "0123456789abcdef") != "" {
+		return invalidArg(ep, "%s must be 40 lowercase hex digits, got %q", name, id)
+	}
+	return nil
+}
+
+// needTagName refuses a tag that is not one file name as SiYuan checks
+// them (none of \ / : * ? " ' < > |), or is "." or "..".
+func needTagName(ep, name string) error {
+	t := strings.TrimSpace(name)
+	if t == "" || t == "." || t == ".." || strings.ContainsAny(name, "\\/:*?\"'<>|\x00") {
+		return invalidArg(ep, "tag %q is not a valid file name", name)
+	}
+	return nil
+}
+
 // InitRepoKey makes a new random repository key and answers it (base64).
 // It removes the repository first: every snapshot and tag made before is
 // gone. The kernel then makes a first snapshot, "[Init] Init local data
@@ -112,7 +137,10 @@ func (c *Client) CreateSnapshot(ctx context.Context, memo string) error {
 // another snapshot moves to this one; a snapshot may have several
 // names. An unknown id is refused.
 func (c *Client) TagSnapshot(ctx context.Context, id, name string) error {
-	if err := need(endpoint.TagSnapshot, "id", id, "name", name); err != nil {
+	if err := needRepoID(endpoint.TagSnapshot, "id", id); err != nil {
+		return err
+	}
+	if err := needTagName(endpoint.TagSnapshot, name); err != nil {
 		return err
 	}
 	return c.invoke(ctx, endpoint.TagSnapshot, struct {
@@ -157,7 +185,7 @@ func (c *Client) RepoTagSnapshots(ctx context.Context) ([]RepoSnapshot, error) {
 // RemoveRepoTagSnapshot takes the tag away (the snapshot stays). A tag
 // that does not exist is no error.
 func (c *Client) RemoveRepoTagSnapshot(ctx context.Context, tag string) error {
-	if err := need(endpoint.RemoveRepoTagSnapshot, "tag", tag); err != nil {
+	if err := needTagName(endpoint.RemoveRepoTagSnapshot, tag); err != nil {
 		return err
 	}
 	return c.invoke(ctx, endpoint.RemoveRepoTagSnapshot, struct {
@@ -168,7 +196,10 @@ func (c *Client) RemoveRepoTagSnapshot(ctx context.Context, tag string) error {
 // DiffRepoSnapshots compares the snapshots left and right (see
 // wire.RepoDiff for which list holds what). Its lists are never nil.
 func (c *Client) DiffRepoSnapshots(ctx context.Context, left, right string) (RepoDiff, error) {
-	if err := need(endpoint.DiffRepoSnapshots, "left", left, "right", right); err != nil {
+	if err := needRepoID(endpoint.DiffRepoSnapshots, "left", left); err != nil {
+		return RepoDiff{}, err
+	}
+	if err := needRepoID(endpoint.DiffRepoSnapshots, "right", right); err != nil {
 		return RepoDiff{}, err
 	}
 	var out RepoDiff
@@ -190,7 +221,7 @@ func (c *Client) DiffRepoSnapshots(ctx context.Context, left, right string) (Rep
 // the repository: a document as read-only block DOM (or Markdown when
 // large), a text file as its text.
 func (c *Client) RepoSnapshotFile(ctx context.Context, fileID string) (RepoSnapshotFile, error) {
-	if err := need(endpoint.OpenRepoSnapshotFile, "id", fileID); err != nil {
+	if err := needRepoID(endpoint.OpenRepoSnapshotFile, "id", fileID); err != nil {
 		return RepoSnapshotFile{}, err
 	}
 	var out RepoSnapshotFile
@@ -207,7 +238,7 @@ func (c *Client) RepoSnapshotFile(ctx context.Context, fileID string) (RepoSnaps
 // tree reloaded at once and its SQL rows re-indexed shortly after; the
 // file keeps the snapshot's content, block ids and updated attributes.
 func (c *Client) RollbackRepoSnapshotFile(ctx context.Context, fileID string) error {
-	if err := need(endpoint.RollbackRepoSnapshotFile, "id", fileID); err != nil {
+	if err := needRepoID(endpoint.RollbackRepoSnapshotFile, "id", fileID); err != nil {
 		return err
 	}
 	return c.invoke(ctx, endpoint.RollbackRepoSnapshotFile, struct {

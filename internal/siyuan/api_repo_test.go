@@ -3,6 +3,7 @@ package siyuan
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
@@ -72,6 +73,16 @@ func TestRepoArgumentsRefusedLocally(t *testing.T) {
 		"RollbackRepoSnapshotFile": func() error {
 			return c.RollbackRepoSnapshotFile(ctx, "")
 		},
+		// Ids and tags that would reach outside the repository folder.
+		"TagSnapshot id path":         func() error { return c.TagSnapshot(ctx, "../../conf/conf", "t") },
+		"TagSnapshot id upper":        func() error { return c.TagSnapshot(ctx, strings.ToUpper(snapA), "t") },
+		"TagSnapshot name path":       func() error { return c.TagSnapshot(ctx, snapA, "a/b") },
+		"TagSnapshot name dots":       func() error { return c.TagSnapshot(ctx, snapA, "..") },
+		"RemoveRepoTagSnapshot path":  func() error { return c.RemoveRepoTagSnapshot(ctx, "../latest") },
+		"RemoveRepoTagSnapshot back":  func() error { return c.RemoveRepoTagSnapshot(ctx, `..\latest`) },
+		"DiffRepoSnapshots path":      func() error { _, err := c.DiffRepoSnapshots(ctx, "../x", snapB); return err },
+		"RepoSnapshotFile path":       func() error { _, err := c.RepoSnapshotFile(ctx, "../../conf/conf.json"); return err },
+		"RollbackRepoSnapshotFile id": func() error { return c.RollbackRepoSnapshotFile(ctx, fileA+"0") },
 	} {
 		if err := call(); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("%s: got %v, want ErrInvalidArgument", name, err)

@@ -251,7 +251,14 @@ func checkRepoSnapshotAndTags(t *testing.T, s *suite) {
 		t.Fatalf("tag %s still listed after its removal", one)
 	}
 	must(t, "RemoveRepoTagSnapshot of no tag", s.c.RemoveRepoTagSnapshot(t.Context(), one))
-	must(t, "RemoveRepoTagSnapshot of a path", s.c.RemoveRepoTagSnapshot(t.Context(), "a/b"))
+	// A tag that is a path inside refs/tags (no such file) is no error
+	// either; the client refuses to send one.
+	if api := s.repoCall(t, endpoint.RemoveRepoTagSnapshot, map[string]any{"tag": "a/b"}); api != nil {
+		t.Fatalf("removeRepoTagSnapshot of a/b: %+v", api)
+	}
+	if err := s.c.RemoveRepoTagSnapshot(t.Context(), "a/b"); !errors.Is(err, siyuan.ErrInvalidArgument) {
+		t.Fatalf("RemoveRepoTagSnapshot(a/b): %v, want refused locally", err)
+	}
 
 	// Refusals.
 	const fail = "Failed to create data snapshot: "
