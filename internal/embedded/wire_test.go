@@ -160,6 +160,42 @@ func TestAnswersDecodeIntoClientTypes(t *testing.T) {
 	_ = json.Unmarshal(raw, &env)
 	checkShape(t, "fullTextSearchAssetContent", reflect.TypeOf(found.Data), anyJSON(t, env.Data), seen)
 
+	// The data repository: a key, two snapshots (a document added
+	// between), a tag, their diff and the added document's file.
+	repo := func(ep string, body map[string]any, into any) {
+		t.Helper()
+		status, _, raw := e.raw(ep, body)
+		var env struct {
+			Code int             `json:"code"`
+			Data json.RawMessage `json:"data"`
+		}
+		if status != http.StatusOK || json.Unmarshal(raw, &env) != nil || env.Code != 0 {
+			t.Fatalf("%s: HTTP %d %s", ep, status, raw)
+		}
+		if into == nil {
+			return
+		}
+		if err := strictDecode(env.Data, into); err != nil {
+			t.Fatalf("%s: %v in %s", ep, err, env.Data)
+		}
+		checkShape(t, ep, reflect.TypeOf(into), anyJSON(t, env.Data), seen)
+	}
+	repo("/api/repo/initRepoKey", map[string]any{}, new(wire.RepoKey))
+	var before, after siyuan.RepoSnapshotsPage
+	repo("/api/repo/getRepoSnapshots", map[string]any{"page": 1}, &before)
+	e.doc(box, "/WireRepo", "repo wire")
+	e.flush()
+	repo("/api/repo/createSnapshot", map[string]any{"memo": "wire"}, nil)
+	repo("/api/repo/getRepoSnapshots", map[string]any{"page": 1}, &after)
+	repo("/api/repo/tagSnapshot", map[string]any{"id": after.Snapshots[0].ID, "name": "wire"}, nil)
+	repo("/api/repo/getRepoTagSnapshots", map[string]any{}, new(wire.RepoTagSnapshots))
+	var diff siyuan.RepoDiff
+	repo("/api/repo/diffRepoSnapshots", map[string]any{"left": before.Snapshots[0].ID, "right": after.Snapshots[0].ID}, &diff)
+	if len(diff.AddsLeft) == 0 {
+		t.Fatalf("the diff adds nothing: %+v", diff)
+	}
+	repo("/api/repo/openRepoSnapshotFile", map[string]any{"id": diff.AddsLeft[0].FileID}, new(siyuan.RepoSnapshotFile))
+
 	// Every wire type must have been met in an answer, so that a new one
 	// is checked too. AttrView (getDocInfo's databases), a date or time
 	// column's settings and sort rules need what this kernel has no
@@ -305,6 +341,8 @@ func wireType(name string) reflect.Type {
 		wire.AVSearchResult{}, wire.AVPrimaryKeyValues{}, wire.AVRefDefs{}, wire.AVDuplicate{},
 		wire.DailyNote{}, wire.DuplicatedDoc{}, wire.Doc2Heading{},
 		wire.BlockPath{}, wire.BlockStat{}, wire.WordCount{}, wire.Block{}, wire.DocSearchHit{}, wire.Doc{}, wire.OutlinePath{}, wire.DueCard{}, wire.AssetContent{},
+		wire.RepoSnapshot{}, wire.RepoTypeCount{}, wire.RepoSnapshotsPage{}, wire.RepoTagSnapshots{}, wire.RepoDiffFile{},
+		wire.RepoDiffIndex{}, wire.RepoDiff{}, wire.RepoSnapshotFile{}, wire.RepoKey{},
 	} {
 		if typ := reflect.TypeOf(v); typ.Name() == name {
 			return typ
