@@ -400,7 +400,9 @@ var rollbackDocument = tools.WriteWith[rollbackDocArgs, docState, []string]{Writ
 		}
 		return nil
 	},
-	Notes: func(_ rollbackDocArgs, st docState) map[string]any { return map[string]any{"changedBlocks": st.ChangedBlocks} },
+	Notes: func(_ rollbackDocArgs, st docState) map[string]any {
+		return map[string]any{"changedBlocks": st.ChangedBlocks}
+	},
 },
 	Execute: func(ctx context.Context, env *tools.Env, a rollbackDocArgs, st docState) (tools.Payload, []string, error) {
 		if err := rollbackFile(ctx, env, st.FileID); err != nil {
