@@ -168,6 +168,7 @@ func (k *Kernel) allRoutes() map[string]route {
 	maps.Copy(routes, k.blockDocRoutes())
 	maps.Copy(routes, k.docTreeRoutes())
 	maps.Copy(routes, k.statAssetRoutes())
+	maps.Copy(routes, k.repoRoutes())
 	for path, rt := range routes {
 		c, ok := endpoint.ClassOf(path)
 		if !ok {

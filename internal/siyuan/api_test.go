@@ -36,7 +36,7 @@ type apiCase struct {
 func apiCases() []apiCase {
 	txData := `[{"timestamp":0,"doOperations":[{"action":"insert","data":"<div data-node-id=\"` + blk + `\"></div>","id":"` + blk + `","parentID":"` + doc + `"}],"undoOperations":null}]`
 	txWant := []Transaction{{DoOperations: []Operation{{Action: "insert", Data: `<div data-node-id="` + blk + `"></div>`, ID: blk, ParentID: doc}}}}
-	return append(append(append(avAPICases(), dailyAPICases()...), sysinfoAPICases()...), []apiCase{
+	return append(append(append(append(avAPICases(), dailyAPICases()...), sysinfoAPICases()...), repoAPICases()...), []apiCase{
 		// System
 		{"Version", func(ctx context.Context, c *Client) (any, error) { return c.Version(ctx) },
 			endpoint.Version, `{}`, `"3.7.3"`, "3.7.3", Read},

@@ -41,13 +41,16 @@ func (e *APIError) Error() string {
 var ErrFileNotFound = errors.New("siyuan: workspace path does not exist")
 
 // Is reports whether target is [ErrFileNotFound] and e is the file API's
-// 404, or [ErrTemplateExists] and e is docSaveAsTemplate's code 1.
+// 404, [ErrTemplateExists] and e is docSaveAsTemplate's code 1, or
+// [ErrRepoKeyMissing] and e is a repository endpoint's missing-key refusal.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrFileNotFound:
 		return e.Code == http.StatusNotFound && isFileEndpoint(e.Endpoint)
 	case ErrTemplateExists:
 		return e.Code == 1 && e.Endpoint == endpoint.DocSaveAsTemplate
+	case ErrRepoKeyMissing:
+		return isRepoKeyMissing(e)
 	}
 	return false
 }

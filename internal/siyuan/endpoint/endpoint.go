@@ -172,6 +172,19 @@ const (
 	DuplicateDoc          = "/api/filetree/duplicateDoc"
 	Heading2Doc           = "/api/filetree/heading2Doc"
 	Doc2Heading           = "/api/filetree/doc2Heading"
+
+	// The data repository: snapshots of the workspace's data directory,
+	// their tags, the diff of two and one file of a snapshot read or
+	// rolled back. Every one is admin-only in SiYuan 3.7.3.
+	InitRepoKey              = "/api/repo/initRepoKey"
+	CreateSnapshot           = "/api/repo/createSnapshot"
+	TagSnapshot              = "/api/repo/tagSnapshot"
+	GetRepoSnapshots         = "/api/repo/getRepoSnapshots"
+	GetRepoTagSnapshots      = "/api/repo/getRepoTagSnapshots"
+	RemoveRepoTagSnapshot    = "/api/repo/removeRepoTagSnapshot"
+	DiffRepoSnapshots        = "/api/repo/diffRepoSnapshots"
+	OpenRepoSnapshotFile     = "/api/repo/openRepoSnapshotFile"
+	RollbackRepoSnapshotFile = "/api/repo/rollbackRepoSnapshotFile"
 )
 
 // Class is what a call of an endpoint does to the kernel.
@@ -323,6 +336,12 @@ var classes = map[string]Class{
 	GetBacklink2:      Read,
 	GetBacklinkDoc:    Read,
 	GetBackmentionDoc: Read,
+	// The data repository's reads: the snapshot lists, a diff and one
+	// file of a snapshot rendered.
+	GetRepoSnapshots:     Read,
+	GetRepoTagSnapshots:  Read,
+	DiffRepoSnapshots:    Read,
+	OpenRepoSnapshotFile: Read,
 
 	// Writes.
 	CreateNotebook:     Write,
@@ -391,6 +410,16 @@ var classes = map[string]Class{
 	DuplicateDoc:          Write,
 	Heading2Doc:           Write,
 	Doc2Heading:           Write,
+	// initRepoKey replaces the repository (its snapshots are gone) with a
+	// new key; createSnapshot stores a snapshot when the data changed;
+	// tagSnapshot and removeRepoTagSnapshot name one or take the name
+	// away; rollbackRepoSnapshotFile first snapshots the data, then writes
+	// the file back.
+	InitRepoKey:              Write,
+	CreateSnapshot:           Write,
+	TagSnapshot:              Write,
+	RemoveRepoTagSnapshot:    Write,
+	RollbackRepoSnapshotFile: Write,
 
 	// Notifications are shown to the user: repeating one is visible, but
 	// nothing is stored.
