@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -127,9 +128,11 @@ func compareDoc(ctx context.Context, env *tools.Env, doc docRef, node snapshot) 
 		return c, err
 	}
 	found, same := true, true
-	if snaps, err := newestSnapshots(ctx, env); err != nil {
+	before, err := newestSnapshots(ctx, env)
+	if err != nil {
 		return c, err
-	} else if len(snaps) > 0 && snaps[0].ID != node.ID {
+	}
+	if snaps := before; len(snaps) > 0 && snaps[0].ID != node.ID {
 		if c.FileID, found, same, err = locate(ctx, env, node, doc.repoPath(), snaps[0].ID); err != nil {
 			return c, err
 		}
@@ -145,12 +148,19 @@ func compareDoc(ctx context.Context, env *tools.Env, doc docRef, node snapshot) 
 		if err != nil {
 			return c, err
 		}
-		if len(snaps) == 0 || snaps[0].ID == node.ID {
+		switch {
+		case len(snaps) == 0:
 			return c, fmt.Errorf("the snapshot taken to compare with is not listed")
-		}
-		c.SnapshotTaken = snaps[0].ID
-		if c.FileID, found, same, err = locate(ctx, env, node, doc.repoPath(), snaps[0].ID); err != nil {
-			return c, err
+		case snaps[0].ID == node.ID:
+			// SiYuan takes no snapshot of data unchanged since the
+			// newest: the workspace is as in the node.
+		default:
+			if !slices.ContainsFunc(before, func(s snapshot) bool { return s.ID == snaps[0].ID }) {
+				c.SnapshotTaken = snaps[0].ID
+			}
+			if c.FileID, found, same, err = locate(ctx, env, node, doc.repoPath(), snaps[0].ID); err != nil {
+				return c, err
+			}
 		}
 	}
 	old := side{All: map[string]bool{}}

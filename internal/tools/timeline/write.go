@@ -178,6 +178,12 @@ func snapshotStep() tools.Step[createArgs] {
 					return map[string]string{idSnapshot: s.ID}, nil
 				}
 			}
+			// SiYuan takes no snapshot of data unchanged since the
+			// newest one: that one holds the workspace as it is, and
+			// is the node's.
+			if len(after) > 0 && len(before) > 0 && after[0].ID == before[0].ID {
+				return map[string]string{idSnapshot: after[0].ID}, nil
+			}
 			return nil, fmt.Errorf("the snapshot was taken but is not listed")
 		},
 		Present: func(ctx context.Context, env *tools.Env, _ createArgs, ids map[string]string) (bool, error) {
