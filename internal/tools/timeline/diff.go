@@ -47,6 +47,9 @@ func sideFromDOM(dom string) (s side, err error) {
 		}
 	}()
 	l := mdexport.NewLute()
+	// SiYuan renders a snapshot's document read-only; the parser reads a
+	// block's text only from an editable element.
+	dom = strings.ReplaceAll(dom, `contenteditable="false" spellcheck=`, `contenteditable="true" spellcheck=`)
 	tree := l.BlockDOM2Tree(dom)
 	if tree == nil || tree.Root == nil {
 		return side{All: map[string]bool{}}, nil

@@ -39,6 +39,7 @@ func domOf(t *testing.T, data []byte) string {
 		t.Fatal(err)
 	}
 	l := mdexport.NewLute()
+	l.RenderOptions.ProtyleContenteditable = false // as SiYuan renders a snapshot
 	body := &parse.Tree{Root: &ast.Node{Type: ast.NodeDocument}, Context: tree.Context}
 	var kids []*ast.Node
 	for n := tree.Root.FirstChild; n != nil; n = n.Next {
