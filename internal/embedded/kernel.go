@@ -80,6 +80,8 @@ type Kernel struct {
 
 	// riff is the flashcard decks and review session (riff_store.go).
 	riff riffStore
+	// repo guards the data repository (repo_store.go).
+	repo repoStore
 	// mcpState holds the MCP endpoint's legacy sessions.
 	mcpState mcpSessions
 }

@@ -160,6 +160,7 @@ func Run(t *testing.T, k Kernel) {
 		backlinkChecks,
 		docTreeChecks,
 		statAssetChecks,
+		repoChecks,
 	} {
 		all = append(all, group...)
 	}
