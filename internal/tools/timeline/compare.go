@@ -157,6 +157,9 @@ func compareDoc(ctx context.Context, env *tools.Env, doc docRef, node snapshot) 
 		default:
 			if !slices.ContainsFunc(before, func(s snapshot) bool { return s.ID == snaps[0].ID }) {
 				c.SnapshotTaken = snaps[0].ID
+				if err := settle(ctx, snaps[0].Created); err != nil {
+					return c, err
+				}
 			}
 			if c.FileID, found, same, err = locate(ctx, env, node, doc.repoPath(), snaps[0].ID); err != nil {
 				return c, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -79,4 +80,20 @@ func readDocFile(ctx context.Context, env *tools.Env, box, path string) ([]byte,
 	}
 	defer rc.Close()
 	return io.ReadAll(io.LimitReader(rc, maxDocBytes+1))
+}
+
+// settle waits until the second a snapshot was taken in (created, the
+// kernel's milliseconds) has passed. SiYuan's repository knows a file by
+// its path and modification second: a document edited within the second
+// of a snapshot would look unchanged to every later snapshot, so a
+// comparison would miss the edit. After a snapshot the tool takes, no
+// later edit can share its second.
+func settle(ctx context.Context, created int64) error {
+	wait := time.Duration(1000-created%1000+20) * time.Millisecond
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(wait):
+		return nil
+	}
 }

@@ -175,14 +175,14 @@ func snapshotStep() tools.Step[createArgs] {
 			}
 			for _, s := range after {
 				if !seen[s.ID] && s.Memo == a.Name {
-					return map[string]string{idSnapshot: s.ID}, nil
+					return map[string]string{idSnapshot: s.ID}, settle(ctx, s.Created)
 				}
 			}
 			// SiYuan takes no snapshot of data unchanged since the
 			// newest one: that one holds the workspace as it is, and
 			// is the node's.
 			if len(after) > 0 && len(before) > 0 && after[0].ID == before[0].ID {
-				return map[string]string{idSnapshot: after[0].ID}, nil
+				return map[string]string{idSnapshot: after[0].ID}, settle(ctx, after[0].Created)
 			}
 			return nil, fmt.Errorf("the snapshot was taken but is not listed")
 		},
