@@ -65,6 +65,16 @@ func timelineTags(t *testing.T, c *siyuan.Client, prefix string) map[string]stri
 	return out
 }
 
+// snapshotCount is how many snapshots the repository holds.
+func snapshotCount(t *testing.T, c *siyuan.Client) int {
+	t.Helper()
+	p, err := c.RepoSnapshots(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.TotalCount
+}
+
 // changesOf indexes a comparison's changes by status.
 func changesOf(res map[string]any) map[string][]map[string]any {
 	out := map[string][]map[string]any{}
@@ -150,9 +160,12 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 
 	// A comparison with nothing changed.
 	cmp := map[string]any{"action": "compare_node", "documentId": doc, "tag": tag}
-	if res := a.ok("timeline", cmp); res["noChanges"] != true || len(res["changes"].([]any)) != 0 {
+	// It takes one snapshot: create_node indexed the node on the document
+	// after the node's own, so the newest snapshot cannot tell.
+	if res := a.ok("timeline", cmp); res["noChanges"] != true || len(res["changes"].([]any)) != 0 || res["snapshotTaken"] == nil {
 		t.Fatalf("compare_node, unchanged: %v", res)
 	}
+	total := snapshotCount(t, c)
 
 	// Edits behind the tool's back.
 	if _, err := c.UpdateBlock(ctx, blocks[1], "markdown", "TWO"); err != nil {
@@ -169,7 +182,7 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 	}
 	res = a.ok("timeline", cmp)
 	ch := changesOf(res)
-	if res["noChanges"] != false || len(ch["modified"]) != 1 || len(ch["removed"]) != 1 || len(ch["added"]) != 1 {
+	if res["noChanges"] != false || len(ch["modified"]) != 1 || len(ch["removed"]) != 1 || len(ch["added"]) != 1 || res["snapshotTaken"] != nil {
 		t.Fatalf("compare_node: %v", res)
 	}
 	mod := ch["modified"][0]
@@ -222,6 +235,11 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 	}
 	if ch := changesOf(a.ok("timeline", cmp)); len(ch["modified"]) != 0 || len(ch["removed"]) != 1 {
 		t.Fatalf("after rollback_block: %v", ch)
+	}
+	// Every comparison since the first found the document changed between
+	// the node and a snapshot already there: none took one.
+	if n := snapshotCount(t, c); n != total {
+		t.Fatalf("comparisons took %d more snapshots", n-total)
 	}
 
 	// rollback_document: guarded by the document; read back.
