@@ -242,8 +242,40 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 		t.Fatalf("comparisons took %d more snapshots", n-total)
 	}
 
-	// rollback_document: guarded by the document; read back.
+	// The removed block goes back after the block it followed; the added
+	// one is deleted. Then nothing differs.
+	texts := func() string {
+		var out []string
+		for _, k := range a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any) {
+			kd, _ := c.GetBlockKramdown(ctx, k.(map[string]any)["id"].(string))
+			out = append(out, strings.SplitN(kd.Kramdown, "\n", 2)[0])
+		}
+		return strings.Join(out, "|")
+	}
+	ch = changesOf(a.ok("timeline", cmp))
+	for _, st := range []string{"removed", "added"} {
+		res := a.strictDo("timeline", map[string]any{"action": "rollback_block", "documentId": doc, "tag": tag, "changeKey": ch[st][0]["changeKey"], "confirm": true})
+		if res["status"] != "committed" || res["blockId"] == nil {
+			t.Fatalf("rollback_block of the %s block: %v", st, res)
+		}
+	}
+	if got := texts(); got != "one|two|three|four" {
+		t.Fatalf("the document after three block rollbacks: %s", got)
+	}
+	if res := a.ok("timeline", cmp); res["noChanges"] != true {
+		t.Fatalf("compare_node after three block rollbacks: %v", res)
+	}
 	rd := map[string]any{"action": "rollback_document", "documentId": doc, "tag": tag}
+	a.fails("timeline", with(rd, "validateOnly", true), "invalid_arguments") // nothing differs
+
+	// rollback_document: guarded by the document; read back.
+	if _, err := c.UpdateBlock(ctx, blocks[0], "markdown", "ONE"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AppendBlock(ctx, "markdown", "five", doc); err != nil {
+		t.Fatal(err)
+	}
+	c.FlushTransaction(ctx)
 	pre = a.ok("timeline", with(rd, "validateOnly", true))
 	if _, err := c.AppendBlock(ctx, "markdown", "six", doc); err != nil {
 		t.Fatal(err)
@@ -258,12 +290,7 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 	if rep := a.ok("timeline", with(commitOf(rd, pre), "confirm", true)); rep["replayed"] != true {
 		t.Fatalf("rollback_document replay: %v", rep)
 	}
-	var texts []string
-	for _, k := range a.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any) {
-		kd, _ := c.GetBlockKramdown(ctx, k.(map[string]any)["id"].(string))
-		texts = append(texts, strings.SplitN(kd.Kramdown, "\n", 2)[0])
-	}
-	if got := strings.Join(texts, "|"); got != "one|two|three|four" {
+	if got := texts(); got != "one|two|three|four" {
 		t.Fatalf("the document after its rollback: %s", got)
 	}
 	a.fails("timeline", with(rd, "validateOnly", true), "invalid_arguments") // nothing differs now
@@ -281,6 +308,22 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 		if m, isErr := a.call("timeline", read); !isErr || errCodeOf(m) != "not_found" {
 			t.Fatalf("%v of a hidden document: %v", read["action"], m)
 		}
+	}
+
+	// A workspace node: no notebook's permission is asked (the document's
+	// notebook is hidden here); it is listed with scope global.
+	label := "E2E" + strings.ReplaceAll(doc, "-", "")
+	gtag := a.strictDo("timeline", map[string]any{"action": "create_node", "name": label, "scope": "global"})["tag"]
+	if gtag != "sisyphustimeline_global_"+label {
+		t.Fatalf("global node's tag %v", gtag)
+	}
+	t.Cleanup(func() { c.RemoveRepoTagSnapshot(context.Background(), gtag.(string)) })
+	if g := fmt.Sprint(a.ok("timeline", map[string]any{"action": "list_nodes", "scope": "global", "pageSize": 100})["nodes"]); !strings.Contains(g, gtag.(string)) {
+		t.Fatalf("list_nodes global: %s", g)
+	}
+	a.strictDo("timeline", map[string]any{"action": "delete_node", "tag": gtag, "confirm": true})
+	if got := timelineTags(t, c, gtag.(string)); len(got) != 0 {
+		t.Fatalf("the global node's tag after delete_node: %v", got)
 	}
 
 	// delete_node: the tag and the index entry go, the snapshot stays.

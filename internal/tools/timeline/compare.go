@@ -80,6 +80,7 @@ type comparison struct {
 	// DocHash is the digest of the document's file as read.
 	DocHash string
 	current side
+	same    bool // the document's file did not change since the node
 }
 
 // locate finds the document's file in the node's snapshot (see above).
@@ -167,6 +168,7 @@ func compareDoc(ctx context.Context, env *tools.Env, doc docRef, node snapshot) 
 		}
 	}
 	old := side{All: map[string]bool{}}
+	c.same = same
 	switch {
 	case same:
 		old = c.current // the document is as it was in the node
@@ -191,6 +193,10 @@ func tooLarge(id string) error {
 	e.Action = "compare it in SiYuan's data history"
 	return e.Attempted(false)
 }
+
+// InNode reports whether the node holds the document: its file was found,
+// or it did not change since.
+func (c comparison) InNode() bool { return c.FileID != "" || c.same }
 
 // changeOf finds a change by key (unchanged entries excluded).
 func (c comparison) changeOf(key string) (change, bool) {

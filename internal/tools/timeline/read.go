@@ -78,8 +78,10 @@ func answerOf(a compareArgs, c comparison) (map[string]any, error) {
 		"noChanges":  st.ChangedBlocks == 0,
 		"stats":      st,
 		"changes":    items,
-		"comparedWith": "the document as it is now (its file), with the node's copy of it" +
-			map[bool]string{true: "; the document did not exist in the node", false: ""}[c.FileID == "" && !unchangedAll(c)],
+		"comparedWith": "the document as it is now (its file), with the node's copy of it",
+	}
+	if !c.InNode() {
+		out["comparedWith"] = "the document as it is now (its file); it did not exist in the node, so every block is added"
 	}
 	for k, v := range meta {
 		out[k] = v
@@ -92,9 +94,6 @@ func answerOf(a compareArgs, c comparison) (map[string]any, error) {
 	}
 	return out, nil
 }
-
-// unchangedAll reports whether every block is unchanged.
-func unchangedAll(c comparison) bool { return statsOf(c.Changes).ChangedBlocks == 0 }
 
 func scopeOf(tag string) string {
 	if isGlobalTag(tag) {

@@ -14,10 +14,8 @@ import (
 // The data repository's calls, with a missing repository key answered as
 // the setting it is.
 
-type (
-	snapshot = siyuan.RepoSnapshot
-	diffFile = siyuan.RepoDiffFile
-)
+// snapshot is one repository snapshot as SiYuan lists it.
+type snapshot = siyuan.RepoSnapshot
 
 // repoErr turns the kernel's refusal for want of a repository key into
 // not_configured; other errors pass.

@@ -377,8 +377,7 @@ func readDocState(ctx context.Context, env *tools.Env, documentID, tag string) (
 	if err != nil {
 		return docState{}, err
 	}
-	st := docState{DocHash: c.DocHash, FileID: c.FileID, ChangedBlocks: statsOf(c.Changes).ChangedBlocks}
-	st.InNode = c.FileID != "" || st.ChangedBlocks == 0
+	st := docState{DocHash: c.DocHash, FileID: c.FileID, ChangedBlocks: statsOf(c.Changes).ChangedBlocks, InNode: c.InNode()}
 	for _, ch := range c.Changes {
 		if ch.Old != nil {
 			st.old = append(st.old, ch.Old.norm)
