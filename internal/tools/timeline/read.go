@@ -73,11 +73,11 @@ func answerOf(a compareArgs, c comparison) (map[string]any, error) {
 	items, meta := pageOf(list, page, a.PageSize)
 	st := statsOf(c.Changes)
 	out := map[string]any{
-		"node":       map[string]any{"name": tagLabel(c.Node.Tag), "memo": c.Node.Memo, "created": c.Node.Created, "snapshotId": c.Node.ID, "tag": c.Node.Tag, "scope": scopeOf(c.Node.Tag)},
-		"documentId": c.Doc.ID,
-		"noChanges":  st.ChangedBlocks == 0,
-		"stats":      st,
-		"changes":    items,
+		"node":         map[string]any{"name": tagLabel(c.Node.Tag), "memo": c.Node.Memo, "created": c.Node.Created, "snapshotId": c.Node.ID, "tag": c.Node.Tag, "scope": scopeOf(c.Node.Tag)},
+		"documentId":   c.Doc.ID,
+		"noChanges":    st.ChangedBlocks == 0,
+		"stats":        st,
+		"changes":      items,
 		"comparedWith": "the document as it is now (its file), with the node's copy of it",
 	}
 	if !c.InNode() {
