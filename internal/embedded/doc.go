@@ -15,5 +15,11 @@
 // database in data/storage/av/, and rendered as its kernel renders table
 // views (see av_render.go for what is and is not rendered).
 //
+// The data repository (snapshots of data/, their tags, diffs, one file of
+// a snapshot read or rolled back) answers as SiYuan's does but is a small
+// content-addressed store of this kernel's own under repo/, not SiYuan's
+// dejavu library, which would bring cloud storage clients into the binary
+// (repo_store.go).
+//
 // The package is imported only by cmd/sisyphus and by tests.
 package embedded

@@ -1,6 +1,8 @@
 package embedded
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base64"
@@ -32,7 +34,7 @@ import (
 // kernel's own, not dejavu's:
 //
 //	repo/indexes/<id>       a snapshot's header (repoIndex)
-//	repo/files/<id>         its files (repoFile, sorted by path)
+//	repo/files/<id>         its files (repoFile, sorted by path; gzipped JSON)
 //	repo/entries/<aa>/<…>   one file version by file id (repoFile)
 //	repo/objects/<aa>/<…>   file contents by SHA-1
 //	repo/refs/latest        the newest snapshot's id
@@ -213,12 +215,17 @@ func (k *Kernel) readIndex(id string) (*repoIndex, error) {
 
 // readIndexFiles reads a snapshot's files.
 func (k *Kernel) readIndexFiles(id string) ([]repoFile, error) {
-	data, err := os.ReadFile(filepath.Join(k.repoDir(), "files", id))
+	f, err := os.Open(filepath.Join(k.repoDir(), "files", id))
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("files of %s: %w", id, err)
+	}
 	var files []repoFile
-	if err := json.Unmarshal(data, &files); err != nil {
+	if err := json.NewDecoder(zr).Decode(&files); err != nil {
 		return nil, fmt.Errorf("files of %s: %w", id, err)
 	}
 	return files, nil
@@ -314,17 +321,18 @@ func (k *Kernel) walkData() ([]walkedFile, error) {
 		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".tmp") || !d.Type().IsRegular() {
 			return nil
 		}
-		slash := filepath.ToSlash(abs)
-		for _, s := range []string{"data/storage/local.json", "data/storage/recent-doc.json", "data/storage/ref-used.json"} {
-			if strings.HasSuffix(slash, s) {
-				return nil
-			}
-		}
 		rel, err := filepath.Rel(k.dataDir, abs)
 		if err != nil {
 			return err
 		}
 		p := "/" + filepath.ToSlash(rel)
+		// SiYuan matches the end of the absolute path, its data folder
+		// being named data.
+		for _, s := range []string{"data/storage/local.json", "data/storage/recent-doc.json", "data/storage/ref-used.json"} {
+			if strings.HasSuffix("/data"+p, s) {
+				return nil
+			}
+		}
 		if p == "/.siyuan/conf.json" {
 			return nil
 		}
@@ -367,19 +375,29 @@ func (k *Kernel) snapshotLocked(memo string) (*repoIndex, error) {
 	if err != nil {
 		return nil, err
 	}
+	prev := map[string]repoFile{}
 	if latest != nil {
-		prev, err := k.readIndexFiles(latest.ID)
+		files, err := k.readIndexFiles(latest.ID)
 		if err != nil {
 			return nil, err
 		}
-		if sameFiles(prev, walked) {
+		if sameFiles(files, walked) {
 			return latest, nil
+		}
+		for _, f := range files {
+			prev[f.Path] = f
 		}
 	}
 	files := make([]repoFile, 0, len(walked))
 	var size int64
+	var written []string
 	for _, w := range walked {
-		f, err := k.storeFile(w)
+		if f, ok := prev[w.path]; ok && f.Updated/1000 == w.updated/1000 {
+			files = append(files, f) // the version the newest snapshot has
+			size += f.Size
+			continue
+		}
+		f, err := k.storeFile(w, &written)
 		if err != nil {
 			return nil, err
 		}
@@ -389,12 +407,17 @@ func (k *Kernel) snapshotLocked(memo string) (*repoIndex, error) {
 		files = append(files, *f)
 		size += f.Size
 	}
+	if len(written) > 0 {
+		if err := syncWritten(k.repoDir(), written); err != nil {
+			return nil, err
+		}
+	}
 	sys := k.systemInfo()
 	ix := &repoIndex{
 		ID: randomHex(20), Memo: memo, Created: time.Now().UnixMilli(), Count: len(files), Size: size,
 		SystemID: sys[0], SystemName: sys[1], SystemOS: sys[2], TypesCount: typesCount(files),
 	}
-	data, err := json.Marshal(files)
+	data, err := gzipJSON(files)
 	if err != nil {
 		return nil, err
 	}
@@ -429,8 +452,9 @@ func sameFiles(prev []repoFile, walked []walkedFile) bool {
 
 // storeFile stores a walked file's version unless the repository has it
 // (same path and modification second), and answers it; nil when the file
-// is gone.
-func (k *Kernel) storeFile(w walkedFile) (*repoFile, error) {
+// is gone. What it writes is not synced: the caller syncs every written
+// path (written) at once before any snapshot refers to them.
+func (k *Kernel) storeFile(w walkedFile, written *[]string) (*repoFile, error) {
 	id := repoFileID(w.path, w.updated)
 	if f, err := k.readEntry(id); err == nil {
 		return f, nil
@@ -445,18 +469,63 @@ func (k *Kernel) storeFile(w walkedFile) (*repoFile, error) {
 	h := sha1.Sum(data)
 	f := &repoFile{ID: id, Path: w.path, Size: int64(len(data)), Updated: w.updated, Blob: hex.EncodeToString(h[:])}
 	if _, err := os.Stat(k.objectPath(f.Blob)); errors.Is(err, fs.ErrNotExist) {
-		if err := writeFileAtomic(k.objectPath(f.Blob), data, 0o644); err != nil {
+		if err := writeFileUnsynced(k.objectPath(f.Blob), data); err != nil {
 			return nil, err
 		}
+		*written = append(*written, k.objectPath(f.Blob))
 	}
 	entry, err := json.Marshal(f)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(k.entryPath(id), entry, 0o644); err != nil {
+	if err := writeFileUnsynced(k.entryPath(id), entry); err != nil {
 		return nil, err
 	}
+	*written = append(*written, k.entryPath(id))
 	return f, nil
+}
+
+// writeFileUnsynced writes a file whole (a temporary file renamed over
+// it), without syncing: see storeFile.
+func writeFileUnsynced(p string, data []byte) error {
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temp for %s: %w", p, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}
+
+// gzipJSON is v as gzipped JSON (a snapshot's file list: a thousand
+// files' paths and ids shrink to about a third).
+func gzipJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // systemInfo is the system id, name and OS a snapshot records.

@@ -19,7 +19,10 @@
 // has neither, and removes all of it when it finishes (with
 // data/storage/petal itself if the suite created it; SiYuan itself keeps
 // copies of removed notebooks and documents in its history/ folder). It
-// shows a few short notifications.
+// shows a few short notifications. The data repository checks run only
+// on a workspace that has a repository key already; they leave their
+// snapshots of the workspace in its repository (SiYuan has no call that
+// removes one) and remove their tags.
 package contract
 
 import (
