@@ -10,7 +10,8 @@ import (
 // TestAVTemplateItemThroughTheBinary walks create_from_template through
 // the binary against the embedded kernel: a template stored, one item
 // made from it (preflighted, confirmed, replayed), checked in the kernel,
-// and unknown ids refused at preflight.
+// a document-bound item with its document, a stale commit refused, and
+// unknown ids refused at preflight.
 func TestAVTemplateItemThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	k := startKernel(t, t.TempDir())
@@ -75,6 +76,39 @@ func avTemplateItemFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
 	if got["pk"] != "Task X" || got["notes"] != "hi" || got["tags"] != "c" || got["due"] != "set" {
 		t.Fatalf("item %s holds %v", item, got)
 	}
+
+	// A document target: the document made under the database's document
+	// (a relative save path), titled by the rendered primary key, with
+	// the template's icon, and the item bound to it. A change of the
+	// templates after the preflight is state_changed.
+	docTpl := freshNodeID()
+	setDocTemplate := func(pk string) map[string]any {
+		return map[string]any{"action": "set_new_item_templates", "avID": av, "blockID": block, "defaultTemplateID": "",
+			"templates": []map[string]any{{"id": tpl, "name": "Task", "targetType": "detached", "primaryKeyTemplate": "Task"},
+				{"id": docTpl, "name": "Meeting", "targetType": "document", "primaryKeyTemplate": pk, "icon": "1f4c5",
+					"saveLocation": map[string]any{"pathTemplate": "meetings/"},
+					"fieldValues":  map[string]any{notes: map[string]any{"mode": "static", "value": map[string]any{"text": map[string]any{"content": "agenda"}}}}}}}
+	}
+	confirmedDo(t, a, setDocTemplate(`Meeting {{ "x" | upper }}`))
+	docArgs := map[string]any{"action": "create_from_template", "avID": av, "blockID": block, "templateID": docTpl, "confirm": true}
+	staleCommit(t, a, "av", docArgs, func() { confirmedDo(t, a, setDocTemplate("Meeting Y")) })
+	res = confirmedDo(t, a, map[string]any{"action": "create_from_template", "avID": av, "blockID": block, "templateID": docTpl})
+	newDoc, _ := res["documentID"].(string)
+	docPath, err := c.GetHPathByID(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetHPathByID(ctx, newDoc); err != nil || got != docPath+"/meetings/Meeting Y" {
+		t.Fatalf("document %s at %q (%v), want %q", newDoc, got, err, docPath+"/meetings/Meeting Y")
+	}
+	if attrs, err := c.GetBlockAttrs(ctx, newDoc); err != nil || attrs["icon"] != "1f4c5" {
+		t.Fatalf("document attributes %v (%v)", attrs, err)
+	}
+	keys, err := c.GetAttributeViewKeys(ctx, newDoc)
+	if err != nil || len(keys) != 1 || keys[0].AvID != av {
+		t.Fatalf("the new document's databases: %+v (%v)", keys, err)
+	}
+
 	for _, bad := range []map[string]any{
 		{"templateID": freshNodeID()}, {"previousID": freshNodeID()}, {"viewID": freshNodeID()}, {"groupID": freshNodeID()},
 	} {

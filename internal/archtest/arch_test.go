@@ -46,6 +46,7 @@ var layers = map[string]int{
 	"internal/siyuan/contract":  2,
 	"internal/tools/kernelview": 3,
 	"internal/tools/tplguard":   3,
+	"internal/skills":           3,
 	"internal/settings":         3,
 
 	"internal/tools/av":        4,

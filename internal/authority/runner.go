@@ -345,6 +345,7 @@ func NewServer(rn *Runner, version string, log *slog.Logger, maxMessage int) *mc
 		RefreshTools:    func(ctx context.Context) { rn.RefreshTools(ctx, s) },
 	})
 	rn.SyncTools(context.Background(), s)
+	serveAgentDocs(s, rn, log)
 	return s
 }
 
@@ -479,7 +480,8 @@ requestId and credential, copied unchanged. Never invent hashes or request ids.
 Each notebook has a permission for you (notebook list shows it: r read, rw write, rwd delete);
 only the person changes it. Dangerous actions (help marks them) need the person's confirmation:
 if your client shows forms it asks them; otherwise describe the call, wait for their explicit yes,
-then pass confirm:true.`
+then pass confirm:true. Scenario guides: the skill skill://siyuan-index/SKILL.md (skills/list lists
+the others; also the resources siyuan://skills/index and siyuan://help/*, and the siyuan_* prompts).`
 
 // mcpTool is a tool's MCP declaration under a view: name, schema and
 // annotations.

@@ -36,6 +36,7 @@ func (k *Kernel) avRoutes() map[string]route {
 		endpoint.RemoveAVKey:             {json: k.removeAttributeViewKey},
 		endpoint.SetAVBlockAttr:          {json: k.setAttributeViewBlockAttr},
 		endpoint.BatchSetAVBlockAttrs:    {json: k.batchSetAttributeViewBlockAttrs},
+		endpoint.AppendAVDetachedRows:    {json: k.appendAttributeViewDetachedBlocksWithValues},
 	}
 }
 

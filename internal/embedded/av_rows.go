@@ -133,7 +133,7 @@ func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64
 	r := k.newAVRenderer(ctx, av)
 	if !ignoreDefaultFill && view.Table != nil {
 		near := r.nearItem(av, view, groupView, previousItemID)
-		r.fillGroupDefault(av, view, groupView, near, itemID, now)
+		r.fillDefaults(av, view, groupView, near, itemID, now)
 	}
 	for _, kv := range av.KeyValues {
 		if kv.Key.Type != wire.AVKeyDate || kv.Key.Date == nil || !kv.Key.Date.AutoFillNow {

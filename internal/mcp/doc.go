@@ -37,6 +37,16 @@
 // deterministic up to their last input call and must not cause side effects
 // before it.
 //
+// # Skills
+//
+// [Server.AddSkill] serves a skill through the skills extension
+// (io.modelcontextprotocol/skills): skills/list and skills/get answer its
+// entry (frontmatter and a complete manifest of its files with sha256
+// digests and sizes) in both eras, each file is a skill:// resource read
+// with resources/read, and capabilities.extensions advertises the
+// extension (in the legacy initialize too, where a client that does not
+// know it ignores it).
+//
 // # HTTP
 //
 // Every request passes, in order: the Origin check (403 for a foreign

@@ -94,6 +94,9 @@ type Server struct {
 	resOrder   []string
 	templates  []*templateEntry
 	completion CompletionHandler
+	// skills are the skills extension's entries by SKILL.md URI.
+	skills     map[string]*skillEntry
+	skillOrder []string
 
 	sessions *sessionStore
 	states   *stateKeeper
@@ -178,6 +181,7 @@ func NewServer(opts Options) *Server {
 		tools:       map[string]*toolEntry{},
 		prompts:     map[string]*Prompt{},
 		resources:   map[string]*Resource{},
+		skills:      map[string]*skillEntry{},
 		hub:         newHub(),
 		baseCtx:     ctx,
 		cancelAll:   cancel,
@@ -457,6 +461,11 @@ func (s *Server) capabilities(era Era) map[string]any {
 	}
 	if s.completionHandler() != nil {
 		caps["completions"] = map[string]any{}
+	}
+	if s.hasSkills() {
+		// Both eras: a legacy client that knows the extension finds it
+		// where a modern one does; one that does not ignores the field.
+		caps["extensions"] = map[string]any{ExtSkills: map[string]any{}}
 	}
 	return caps
 }

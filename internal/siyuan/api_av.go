@@ -2,6 +2,7 @@ package siyuan
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
@@ -91,6 +92,75 @@ func (c *Client) GetAttributeView(ctx context.Context, avID string) (*AttributeV
 		return nil, err
 	}
 	return out.AV, nil
+}
+
+// AttributeViewShape returns a database's keys and views without its
+// cells (each of KeyValues holds only its Key; NewItemTemplates are
+// left out too). It reads the database's file, which SiYuan writes
+// before it answers the change that made it, so it is as fresh as
+// getAttributeView, at a fraction of its cost on a large database: the
+// kernel sends the file as it is instead of decoding and re-encoding
+// every cell (10,000 rows on SiYuan 3.7.3: 55 ms against 400 ms). A file
+// that does not give the database (an encrypted notebook's database,
+// which lives elsewhere; one caught while being written; a missing file)
+// is read through getAttributeView instead, nil when there is none.
+// (SiYuan itself prefers that file too, except for a database it already
+// found in an encrypted notebook: a stale copy at the shared place would
+// then be read here, and a strict write's readback would not find its
+// change: readback_mismatch, never a silent success.)
+func (c *Client) AttributeViewShape(ctx context.Context, avID string) (*AttributeView, error) {
+	if err := need(endpoint.GetAV, "id", avID); err != nil {
+		return nil, err
+	}
+	if !isNodeID(avID) { // never a path of its own making
+		return c.GetAttributeView(ctx, avID)
+	}
+	if av, ok := c.avShapeFromFile(ctx, avID); ok {
+		return av, nil
+	}
+	full, err := c.GetAttributeView(ctx, avID)
+	if full == nil || err != nil {
+		return full, err
+	}
+	shape := *full
+	shape.NewItemTemplates, shape.DefaultTemplateID = nil, ""
+	shape.KeyValues = make([]*AVKeyValues, 0, len(full.KeyValues))
+	for _, kv := range full.KeyValues {
+		if kv != nil {
+			shape.KeyValues = append(shape.KeyValues, &AVKeyValues{Key: kv.Key})
+		}
+	}
+	return &shape, nil
+}
+
+// avShapeFromFile decodes the keys and views of the database file; ok is
+// false for anything but a whole database of that ID.
+func (c *Client) avShapeFromFile(ctx context.Context, avID string) (*AttributeView, bool) {
+	body, _, err := c.GetFile(ctx, "/data/storage/av/"+avID+".json")
+	if err != nil {
+		return nil, false
+	}
+	defer body.Close()
+	var file struct {
+		Spec      int    `json:"spec"`
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		KeyValues []struct {
+			Key *AVKey `json:"key"`
+		} `json:"keyValues"`
+		KeyIDs []string  `json:"keyIDs"`
+		ViewID string    `json:"viewID"`
+		Views  []*AVView `json:"views"`
+	}
+	if json.NewDecoder(body).Decode(&file) != nil || file.ID != avID {
+		return nil, false
+	}
+	av := &AttributeView{Spec: file.Spec, ID: file.ID, Name: file.Name, KeyIDs: file.KeyIDs, ViewID: file.ViewID, Views: file.Views,
+		KeyValues: make([]*AVKeyValues, 0, len(file.KeyValues))}
+	for _, kv := range file.KeyValues {
+		av.KeyValues = append(av.KeyValues, &AVKeyValues{Key: kv.Key})
+	}
+	return av, true
 }
 
 // GetAttributeViewKeys returns, for each database a block is bound to

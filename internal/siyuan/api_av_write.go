@@ -2,6 +2,7 @@ package siyuan
 
 import (
 	"context"
+	"slices"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
@@ -159,6 +160,39 @@ func (c *Client) BatchSetAttributeViewBlockAttrs(ctx context.Context, avID strin
 		Values []AVCellUpdate `json:"values"`
 	}{avID, cells}
 	return c.call(ctx, endpoint.BatchSetAVBlockAttrs, kindOf(endpoint.BatchSetAVBlockAttrs), req, nil, true)
+}
+
+// AppendAttributeViewDetachedRows adds detached rows with their cells and
+// saves the database once: each row is a list of values (KeyID and the
+// typed content; a primary-key value's Block.Content is the row's text),
+// its item ID the first value's BlockID when set, else one the kernel
+// makes. An unknown column fails the call with nothing saved. The kernel
+// answers nothing: a caller that needs the item IDs sets them.
+func (c *Client) AppendAttributeViewDetachedRows(ctx context.Context, avID string, rows [][]*AVValue) error {
+	if err := need(endpoint.AppendAVDetachedRows, "avID", avID); err != nil {
+		return err
+	}
+	for i, r := range rows {
+		if len(r) == 0 || slices.Contains(r, nil) {
+			return invalidArg(endpoint.AppendAVDetachedRows, "row %d needs at least one value and no null", i)
+		}
+		for _, v := range r {
+			if v.KeyID == "" {
+				return invalidArg(endpoint.AppendAVDetachedRows, "row %d has a value without keyID", i)
+			}
+			if v.Type == AVKeyBlock && v.Block == nil {
+				return invalidArg(endpoint.AppendAVDetachedRows, "row %d: a primary-key value needs its block", i)
+			}
+		}
+	}
+	if rows == nil {
+		rows = [][]*AVValue{}
+	}
+	req := struct {
+		AvID         string       `json:"avID"`
+		BlocksValues [][]*AVValue `json:"blocksValues"`
+	}{avID, rows}
+	return c.call(ctx, endpoint.AppendAVDetachedRows, kindOf(endpoint.AppendAVDetachedRows), req, nil, true)
 }
 
 // DuplicateAttributeViewBlock copies a database: the new file is the old

@@ -25,7 +25,7 @@
 //	SISYPHUS_BENCH_OUT=FILE        also write its table to FILE
 //	SISYPHUS_BENCH_ROW=NAME        BenchmarkReadLayers times that row alone
 //	SISYPHUS_UPDATE_TOOLSNAPS=1    rewrite the tools' snapshots
-//	SISYPHUS_UPDATE=1              rewrite the generated docs tables
+//	SISYPHUS_UPDATE=1              rewrite the generated docs tables and skills/
 //	                               (internal/failure)
 //	SISYPHUS_AV_GOLDEN=1           log the database contract's goldens
 //	SISYPHUS_SETTINGS_SCREENSHOT=F save the settings page's screenshot to F
@@ -67,7 +67,7 @@ var (
 	BenchOut       = Var{"SISYPHUS_BENCH_OUT", "a file the end-to-end benchmark also writes its table to"}
 	BenchRow       = Var{"SISYPHUS_BENCH_ROW", "the one row BenchmarkReadLayers times"}
 	UpdateToolSnap = Var{"SISYPHUS_UPDATE_TOOLSNAPS", "rewrite the tools' snapshots"}
-	UpdateDocs     = Var{"SISYPHUS_UPDATE", "rewrite the generated docs tables"}
+	UpdateDocs     = Var{"SISYPHUS_UPDATE", "rewrite the generated docs tables and skills/"}
 	AVGolden       = Var{"SISYPHUS_AV_GOLDEN", "log the database contract's goldens"}
 	Screenshot     = Var{"SISYPHUS_SETTINGS_SCREENSHOT", "a file for the settings page's screenshot"}
 	ToolsListOut   = Var{"SISYPHUS_TOOLS_LIST_OUT", "a file for the default tools/list"}

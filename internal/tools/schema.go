@@ -269,3 +269,23 @@ func (a *Action) example() map[string]any {
 	}
 	return ex
 }
+
+// Takes reports whether an agent may pass the argument name to the action
+// with strict mode on, as help advertises it: its declared arguments, the
+// control fields of a strict write, confirm where a person confirms, and
+// the arguments of its write form. Generated documents (the skills) check
+// every argument they show against it.
+func (a *Action) Takes(name string) bool {
+	forms := []*Action{a}
+	if a.writeForm != nil {
+		forms = append(forms, a.writeForm)
+	}
+	for _, f := range forms {
+		for _, p := range f.params(true) {
+			if p.Name == name && !p.hidden {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -70,6 +70,8 @@ var avChecks = []check{
 	{"av_calc_date_range", checkAVCalcDateRange},
 	{"av_calc_template", checkAVCalcTemplate},
 	{"av_duplicate_row_grouped", checkAVDuplicateRowGrouped},
+	{"av_append_detached_rows", checkAVAppendDetachedRows},
+	{"av_filter_defaults", checkAVFilterDefaults},
 }
 
 // checkAVCreate: an inserted database block shows nothing until the first

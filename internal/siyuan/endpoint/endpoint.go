@@ -115,6 +115,7 @@ const (
 	RemoveAVKey             = "/api/av/removeAttributeViewKey"
 	SetAVBlockAttr          = "/api/av/setAttributeViewBlockAttr"
 	BatchSetAVBlockAttrs    = "/api/av/batchSetAttributeViewBlockAttrs"
+	AppendAVDetachedRows    = "/api/av/appendAttributeViewDetachedBlocksWithValues"
 	// spinBlockDOM normalises a block's DOM as the editor would (used for
 	// the DOM of a new database block).
 	SpinBlockDOM = "/api/lute/spinBlockDOM"
@@ -393,6 +394,7 @@ var classes = map[string]Class{
 	RemoveAVKey:          Write,
 	SetAVBlockAttr:       Write,
 	BatchSetAVBlockAttrs: Write,
+	AppendAVDetachedRows: Write,
 	// performSync starts a cloud sync: an external side effect.
 	PerformSync:           Write,
 	RenameTag:             Write,

@@ -43,8 +43,8 @@ import (
 // exactly that text; a resumed creation (no digest learned) requires it
 // only of a template without actions.
 //
-// Document targets (a new document bound to the item: its path template,
-// content template and icon) are not composed yet: refused at preflight.
+// Document targets (a new document bound to the item) are composed in
+// template_doc.go.
 
 const idItem = "item"
 
@@ -69,7 +69,10 @@ type templateItemState struct {
 	Now       []string                    `json:"now,omitempty"`
 	Rows      []string                    `json:"rows"`
 	Views     map[string][]string         `json:"views"`
+	Doc       *docTarget                  `json:"doc,omitempty"`
 	dateKeys  map[string]*wire.AVDateConf `json:"-"`
+	place     docPlace
+	placeErr  error
 	db        DBState
 	primary   string
 	renderErr error
@@ -171,6 +174,14 @@ func readTemplateItem(ctx context.Context, env *tools.Env, a templateItemArgs) (
 		st.Values[keyID] = &v
 	}
 	st.primary, st.renderErr = renderPrimary(ctx, env, st.Template.PrimaryKeyTemplate)
+	if st.Template.TargetType == "document" && slices.Contains(st.Blocks, a.Block) {
+		if st.Doc, err = readDocTarget(ctx, env, a.Block); err != nil {
+			return st, err
+		}
+		if st.renderErr == nil {
+			st.place, st.placeErr = st.Doc.place(ctx, env, st.Template, st.primary)
+		}
+	}
 	return st, nil
 }
 
@@ -198,11 +209,16 @@ func checkTemplateItem(a templateItemArgs, st templateItemState) error {
 	if st.Template == nil {
 		return failure.New(failure.NotFound, "templateID %s: database %s has no such new-item template", a.Template, a.AvID)
 	}
-	if st.Template.TargetType == "document" {
-		return failure.Invalid("template %s makes a document-bound item: not supported yet (only detached targets)", a.Template)
-	}
 	if st.renderErr != nil {
 		return failure.Invalid("template %s: its primaryKeyTemplate does not render: %v", a.Template, tools.KernelError(st.renderErr))
+	}
+	if st.Template.TargetType == "document" {
+		if st.Template.ContentTemplatePath != "" {
+			return failure.Invalid("template %s fills its document from the content template %s: not supported (SiYuan writes that file into the new document's tree, which no API call reproduces exactly); use a template without contentTemplatePath", a.Template, st.Template.ContentTemplatePath)
+		}
+		if st.placeErr != nil {
+			return st.placeErr
+		}
 	}
 	if a.View != "" {
 		if _, ok := st.Views[a.View]; !ok {
@@ -226,10 +242,14 @@ func checkTemplateItem(a templateItemArgs, st templateItemState) error {
 	return nil
 }
 
-// itemOps is the transaction createAttributeViewItem builds for a
-// detached item, with the reserved item id.
-func itemOps(a templateItemArgs, st templateItemState, item, primary string, now time.Time) []siyuan.Operation {
-	ins := siyuan.InsertAttrViewBlockOp(a.AvID, a.Block, []siyuan.AVSrc{{ItemID: item, ID: item, Detached: true, Content: primary}}, a.Previous)
+// itemOps is the transaction createAttributeViewItem builds, with the
+// reserved item id: the item detached, or bound to doc.
+func itemOps(a templateItemArgs, st templateItemState, item, doc, primary string, now time.Time) []siyuan.Operation {
+	src := siyuan.AVSrc{ItemID: item, ID: item, Detached: true, Content: primary}
+	if doc != "" {
+		src = siyuan.AVSrc{ItemID: item, ID: doc, Content: primary}
+	}
+	ins := siyuan.InsertAttrViewBlockOp(a.AvID, a.Block, []siyuan.AVSrc{src}, a.Previous)
 	ins.ViewID, ins.GroupID = a.View, a.Group
 	ops := []siyuan.Operation{ins}
 	for _, k := range st.db.Keys {
@@ -258,7 +278,7 @@ func itemOps(a templateItemArgs, st templateItemState, item, primary string, now
 }
 
 var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
-	Name: "create_from_template", Summary: "make one item from a new-item template (detached only); answers its itemID",
+	Name: "create_from_template", Summary: "make one item from a new-item template; answers its itemID (and documentID)",
 	Policy: guarded, Dangerous: true,
 	Example:  map[string]any{"avID": "20260812120000-abcdefg", "blockID": "20260812120000-hijklmn", "templateID": "20260812120000-opqrstu", "validateOnly": true},
 	Validate: func(*templateItemArgs) error { return nil },
@@ -274,9 +294,28 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 			return nil, err
 		}
 		for _, t := range tpls.Templates {
-			if t != nil && t.ID == a.Template && strings.Contains(t.PrimaryKeyTemplate, "{{") {
-				if err := tplguard.Check(ctx, t.PrimaryKeyTemplate, tplguard.Sprig); err != nil {
+			if t == nil || t.ID != a.Template {
+				continue
+			}
+			srcs := []string{t.PrimaryKeyTemplate}
+			if t.TargetType == "document" {
+				// The document's notebook is written too.
+				target, err := readDocTarget(ctx, env, a.Block)
+				if err != nil {
 					return nil, err
+				}
+				box, tpl, _, err := target.location(t.SaveLocation)
+				if err != nil {
+					return nil, err
+				}
+				ts = append(ts, tools.OnNotebook(box, tools.LevelWrite))
+				srcs = append(srcs, tpl)
+			}
+			for _, src := range srcs {
+				if strings.Contains(src, "{{") {
+					if err := tplguard.Check(ctx, src, tplguard.Sprig); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
@@ -287,10 +326,14 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 	Check:   checkTemplateItem,
 	Stages: &tools.Stages[templateItemArgs, templateItemState]{
 		Reserve: func(a templateItemArgs, st templateItemState) (map[string]string, error) {
-			return map[string]string{idAV: a.AvID, idItem: newID(), "rows": strconv.Itoa(len(st.Rows))}, nil
+			ids := map[string]string{idAV: a.AvID, idItem: newID(), "rows": strconv.Itoa(len(st.Rows))}
+			if st.Doc != nil {
+				ids[idDoc], ids["box"], ids["icon"] = newID(), st.place.Box, st.Template.Icon
+			}
+			return ids, nil
 		},
 		Steps: func(templateItemArgs) []tools.Step[templateItemArgs] {
-			return []tools.Step[templateItemArgs]{{Name: idItem,
+			return append(docSteps(), tools.Step[templateItemArgs]{Name: idItem,
 				// The state is read again (the coordinator is serial and
 				// has just found it unchanged) and sent once.
 				Do: func(ctx context.Context, env *tools.Env, a templateItemArgs, ids map[string]string) (map[string]string, error) {
@@ -301,21 +344,34 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 					if err := checkTemplateItem(a, st); err != nil {
 						return nil, tools.Refuse(err)
 					}
-					ops := itemOps(a, st, ids[idItem], st.primary, time.Now())
+					primary := st.primary
+					if ids[idDoc] != "" {
+						// A bound item's primary key is its document's title,
+						// as made (a resumed call learned no title: the one
+						// the state renders now).
+						if primary = ids["primary"]; primary == "" {
+							primary = st.place.Title
+						}
+					}
+					ops := itemOps(a, st, ids[idItem], ids[idDoc], primary, time.Now())
 					_, err = env.Kernel.Transactions(ctx, []siyuan.Transaction{{DoOperations: ops}})
 					if err != nil {
 						return nil, tools.WriteFailure(err, false)
 					}
-					return map[string]string{"text": digestText(st.primary)}, nil
+					return map[string]string{"text": digestText(primary)}, nil
 				},
 				Present: func(ctx context.Context, env *tools.Env, _ templateItemArgs, ids map[string]string) (bool, error) {
 					return avPresent(ctx, env, ids[idAV], func(av *siyuan.AttributeView) bool { return hasRow(av, ids[idItem]) })
 				},
-			}}
+			})
 		},
 		Receipt: func(a templateItemArgs, ids map[string]string, done []string) tools.Payload {
-			return tools.Payload{"avID": a.AvID, "templateID": a.Template, "itemID": ids[idItem], "created": len(done) == 1,
+			p := tools.Payload{"avID": a.AvID, "templateID": a.Template, "itemID": ids[idItem], "created": slices.Contains(done, idItem),
 				"_rows": ids["rows"], "_text": ids["text"]}
+			if ids[idDoc] != "" {
+				p["documentID"], p["_box"], p["_icon"] = ids[idDoc], ids["box"], ids["icon"]
+			}
+			return p
 		},
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a templateItemArgs, p tools.Payload) (any, error) {
@@ -325,25 +381,39 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 		}
 		rows, _ := p["_rows"].(string)
 		text, _ := p["_text"].(string)
+		doc, _ := p["documentID"].(string)
+		if doc != "" {
+			box, _ := p["_box"].(string)
+			icon, _ := p["_icon"].(string)
+			if err := docMade(ctx, env, doc, box, icon); err != nil {
+				return nil, err
+			}
+		}
 		return readChanged(ctx, env, a.AvID, func(db DBState) error {
 			st, err := readTemplateItem(ctx, env, a)
 			if err != nil {
 				return err
 			}
-			return itemMade(a, st, db, item, rows, text)
+			return itemMade(a, st, db, item, doc, rows, text)
 		})
 	},
 }
 
-// itemMade requires exactly one new item, the reserved one: detached,
-// with the rendered primary key and each of the template's values.
-func itemMade(a templateItemArgs, st templateItemState, db DBState, item, rows, text string) error {
+// itemMade requires exactly one new item, the reserved one: detached
+// (or bound to doc), with the rendered primary key and each of the
+// template's values.
+func itemMade(a templateItemArgs, st templateItemState, db DBState, item, doc, rows, text string) error {
 	if n, err := strconv.Atoi(rows); err == nil && len(db.Rows) != n+1 {
 		return fmt.Errorf("database %s has %d rows, want %d (one new item)", a.AvID, len(db.Rows), n+1)
 	}
 	r, ok := db.row(item)
-	if !ok || !r.Detached {
-		return fmt.Errorf("database %s shows no detached item %s", a.AvID, item)
+	switch {
+	case !ok:
+		return fmt.Errorf("database %s shows no item %s", a.AvID, item)
+	case doc == "" && !r.Detached:
+		return fmt.Errorf("item %s of database %s is not detached", item, a.AvID)
+	case doc != "" && (r.Detached || r.Block != doc):
+		return fmt.Errorf("item %s of database %s is not bound to document %s", item, a.AvID, doc)
 	}
 	got := ""
 	if v := r.Cells[db.primary().ID]; v != nil && v.Block != nil {

@@ -67,7 +67,7 @@ func TestCreateFromTemplate(t *testing.T) {
 		{"unknown view", tooltest.CopyArgs(args, "viewID", tooltest.NewID()), failure.NotFound},
 		{"unknown group", tooltest.CopyArgs(args, "groupID", tooltest.NewID()), failure.NotFound},
 		{"block not showing it", tooltest.CopyArgs(args, "blockID", s.Doc), failure.InvalidArguments},
-		{"document target", tooltest.CopyArgs(args, "templateID", doc), failure.InvalidArguments},
+		{"document target with an empty title", tooltest.CopyArgs(args, "templateID", doc), failure.InvalidArguments},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := tooltest.CopyArgs(c.args, "validateOnly", true)
@@ -132,6 +132,85 @@ func TestCreateFromTemplateAfterALostReply(t *testing.T) {
 			if n := len(s.state(t).Rows); n != want {
 				t.Fatalf("%d rows, want %d", n, want)
 			}
+		})
+	}
+}
+
+// TestCreateFromTemplateDocument: a document target makes the document
+// where SiYuan would (under the database's document for a relative save
+// path, at the root of another notebook for an absolute one), with the
+// rendered title and the template's icon, and binds the item to it; a
+// replay makes neither again; a content template and a closed save
+// notebook are refused at preflight.
+func TestCreateFromTemplateDocument(t *testing.T) {
+	s := newFix(t)
+	ctx := context.Background()
+	other, err := s.C.CreateNotebook(ctx, "Elsewhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, abs, withContent, closed := tooltest.NewID(), tooltest.NewID(), tooltest.NewID(), tooltest.NewID()
+	docTpl := func(id, pk string, loc *siyuan.AVNewItemSaveLocation) *siyuan.AVNewItemTemplate {
+		return &siyuan.AVNewItemTemplate{ID: id, Name: "Doc", TargetType: "document", PrimaryKeyTemplate: pk, Icon: "1f4c5", SaveLocation: loc,
+			FieldValues: map[string]*siyuan.AVNewItemFieldValue{s.text: {Mode: "static", Value: &siyuan.AVValue{Type: "text", Text: &siyuan.AVValueContent{Content: "hi"}}}}}
+	}
+	closedNB, err := s.C.CreateNotebook(ctx, "Closed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.C.CloseNotebook(ctx, closedNB.ID); err != nil {
+		t.Fatal(err)
+	}
+	content := docTpl(withContent, "C", nil)
+	content.ContentTemplatePath = "/data/templates/meeting.md"
+	s.setTemplates(t, docTpl(rel, `Meeting {{ "x" | upper }}`, &siyuan.AVNewItemSaveLocation{PathTemplate: "notes/"}),
+		docTpl(abs, "Plan", &siyuan.AVNewItemSaveLocation{BoxID: other.ID, PathTemplate: "/inbox/"}),
+		content, docTpl(closed, "Shut", &siyuan.AVNewItemSaveLocation{BoxID: closedNB.ID, PathTemplate: "/"}))
+	hpath, err := s.C.GetHPathByID(ctx, s.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tpl, box, hpath string
+	}{
+		{rel, s.NB, hpath + "/notes/Meeting X"},
+		{abs, other.ID, "/inbox/Plan"},
+	} {
+		args := map[string]any{"action": "create_from_template", "avID": s.db.AV, "blockID": s.db.Block, "templateID": c.tpl}
+		pre := s.Preflight(t, "av", args, "expectedStateHash", 1)
+		res := s.Commit(t, "av", args, pre)
+		item, _ := res["itemID"].(string)
+		doc, _ := res["documentID"].(string)
+		info, err := s.C.GetBlockInfo(ctx, doc)
+		if err != nil || info.RootID != doc || info.Box != c.box {
+			t.Fatalf("document %s: %+v %v (answer %v)", doc, info, err, res)
+		}
+		if got, _ := s.C.GetHPathByID(ctx, doc); got != c.hpath {
+			t.Fatalf("document at %q, want %q", got, c.hpath)
+		}
+		if attrs, _ := s.C.GetBlockAttrs(ctx, doc); attrs["icon"] != "1f4c5" {
+			t.Fatalf("document attributes %v", attrs)
+		}
+		st := s.state(t)
+		r, ok := st.row(item)
+		if !ok || r.Detached || r.Block != doc || r.Cells[s.text].Text.Content != "hi" {
+			t.Fatalf("item %s: %+v", item, r)
+		}
+		rows := len(st.Rows)
+		s.Replay(t, "av", args, pre, res)
+		if n := len(s.state(t).Rows); n != rows {
+			t.Fatalf("%d rows after the replay, want %d", n, rows)
+		}
+	}
+	for _, c := range []struct {
+		name, tpl string
+		code      failure.Code
+	}{
+		{"content template", withContent, failure.InvalidArguments},
+		{"closed save notebook", closed, failure.InvalidArguments},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s.WantErr(t, "av", map[string]any{"action": "create_from_template", "avID": s.db.AV, "blockID": s.db.Block, "templateID": c.tpl, "validateOnly": true}, c.code)
 		})
 	}
 }

@@ -147,7 +147,7 @@ func groupOf(v *siyuan.AVView) *viewGroup {
 // blockID hashes.
 func readViewsState(ctx context.Context, env *tools.Env, avID, blockID, viewID string, part viewPart) (viewsState, error) {
 	st := viewsState{AvID: avID, Block: blockID}
-	av, err := env.Kernel.GetAttributeView(ctx, avID)
+	av, err := env.Kernel.AttributeViewShape(ctx, avID)
 	if err != nil {
 		return st, fmt.Errorf("read database %s: %w", avID, err)
 	}
