@@ -326,8 +326,37 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 		t.Fatalf("the global node's tag after delete_node: %v", got)
 	}
 
-	// delete_node: the tag and the index entry go, the snapshot stays.
 	s.config(t, "permission", nb, "rwd")
+	// A node the upstream plugin made (its tag, and its index entry written
+	// as its JSON.stringify writes one, beside ours) is listed, compared and
+	// deleted here; deleting it leaves the other entry as it was.
+	// (It marks our node's snapshot: the document is as it was there.)
+	snapID := timelineTags(t, c, prefix)[tag]
+	utag := prefix + "Upstreammade"
+	if err := c.TagSnapshot(ctx, snapID, utag); err != nil {
+		t.Fatal(err)
+	}
+	attrs, err = c.GetBlockAttrs(ctx, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := `{"name":"Kept <as is>","created":1,"snapshotId":"s0","tag":"` + prefix + `Kept","scope":"document","source":"legacy"}`
+	upstream := `{"name":"Upstream made","created":` + fmt.Sprint(time.Now().UnixMilli()) + `,"snapshotId":"` + snapID + `","tag":"` + utag + `","scope":"document"}`
+	if err := c.SetBlockAttrs(ctx, doc, map[string]string{"custom-sisyphus-timeline": "[" + kept + "," + upstream + "]"}); err != nil {
+		t.Fatal(err)
+	}
+	if nodes := fmt.Sprint(a.ok("timeline", map[string]any{"action": "list_nodes", "scope": "document", "documentId": doc})["nodes"]); !strings.Contains(nodes, utag) || !strings.Contains(nodes, "Kept <as is>") {
+		t.Fatalf("list_nodes with the upstream plugin's node: %s", nodes)
+	}
+	if res := a.ok("timeline", map[string]any{"action": "compare_node", "documentId": doc, "tag": utag}); res["noChanges"] != true {
+		t.Fatalf("compare_node with the upstream plugin's node: %v", res)
+	}
+	a.strictDo("timeline", map[string]any{"action": "delete_node", "documentId": doc, "tag": utag, "confirm": true})
+	if attrs, err = c.GetBlockAttrs(ctx, doc); err != nil || attrs["custom-sisyphus-timeline"] != "["+kept+"]" {
+		t.Fatalf("the index after deleting the upstream plugin's node: %q %v", attrs["custom-sisyphus-timeline"], err)
+	}
+
+	// delete_node: the tag and the index entry go, the snapshot stays.
 	del := map[string]any{"action": "delete_node", "documentId": doc, "tag": tag}
 	pre = a.ok("timeline", with(del, "validateOnly", true))
 	res = a.ok("timeline", with(commitOf(del, pre), "confirm", true))
@@ -340,8 +369,8 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 	if got := timelineTags(t, c, prefix); len(got) != 0 {
 		t.Fatalf("tags after delete_node: %v", got)
 	}
-	if nodes := a.ok("timeline", map[string]any{"action": "list_nodes", "scope": "document", "documentId": doc})["nodes"].([]any); len(nodes) != 0 {
-		t.Fatalf("list_nodes after delete_node: %v", nodes)
+	if nodes := a.ok("timeline", map[string]any{"action": "list_nodes", "scope": "document", "documentId": doc})["nodes"].([]any); len(nodes) != 1 || strings.Contains(fmt.Sprint(nodes), tag) {
+		t.Fatalf("list_nodes after delete_node (only the kept entry, untagged): %v", nodes)
 	}
 	a.fails("timeline", with(del, "validateOnly", true), "not_found")
 }
