@@ -487,7 +487,10 @@ func readBlockState(ctx context.Context, env *tools.Env, a rollbackBlockArgs) (b
 	if !ok {
 		return st, nil
 	}
-	st.Found, st.Status, st.Old, st.Current, st.PreviousID, st.NextID = true, ch.Status, ch.Old, ch.Current, ch.PreviousID, ch.NextID
+	// A block's place in the list is not part of what the rollback is
+	// guarded by: an edit elsewhere in the document moves it without
+	// changing the change (a removed block's neighbours are).
+	st.Found, st.Status, st.Old, st.Current, st.PreviousID, st.NextID = true, ch.Status, unplaced(ch.Old), unplaced(ch.Current), ch.PreviousID, ch.NextID
 	if !ch.Rollbackable {
 		st.Reason = ch.Reason
 	}
@@ -502,6 +505,16 @@ func readBlockState(ctx context.Context, env *tools.Env, a rollbackBlockArgs) (b
 		st.Elsewhere = exists
 	}
 	return st, nil
+}
+
+// unplaced is a block without its order.
+func unplaced(b *docBlock) *docBlock {
+	if b == nil {
+		return nil
+	}
+	c := *b
+	c.Order = 0
+	return &c
 }
 
 var rollbackBlock = tools.WriteWith[rollbackBlockArgs, blockState, blockState]{Write: tools.Write[rollbackBlockArgs, blockState]{
