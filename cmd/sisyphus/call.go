@@ -110,6 +110,10 @@ Example:
 type terminalConfirmer struct {
 	yes bool
 	out io.Writer
+	// stdin, when set, is where the answer is read (sisyphus TOOL ACTION):
+	// only when it is a terminal, so a script piping into the command is
+	// refused instead of being asked on a terminal it does not watch.
+	stdin *os.File
 }
 
 func (terminalConfirmer) CanForm() bool { return true }
@@ -118,13 +122,28 @@ func (c terminalConfirmer) Form(ctx context.Context, message string, _ map[strin
 	if c.yes {
 		return tools.FormAnswer{Action: tools.FormAccept, Content: map[string]any{tools.FieldConfirm: true}}, nil
 	}
-	tty, err := os.Open("/dev/tty")
-	if err != nil {
+	refuse := func() (tools.FormAnswer, error) {
 		e := failure.New(failure.ConfirmationRequired, "this dangerous call needs your confirmation and there is no terminal to ask on; nothing was run")
 		e.Action = "run it again with --yes to confirm it"
 		return tools.FormAnswer{}, e.Attempted(false)
 	}
-	defer tty.Close()
+	var tty io.Reader
+	if c.stdin != nil {
+		if !isTerminal(c.stdin) {
+			return refuse()
+		}
+		tty = c.stdin
+		// The person typed the command: the question is theirs, not an
+		// agent's.
+		message = strings.Replace(message, "An agent asks to run", "You are about to run", 1)
+	} else {
+		f, err := os.Open("/dev/tty")
+		if err != nil {
+			return refuse()
+		}
+		defer f.Close()
+		tty = f
+	}
 	fmt.Fprintf(c.out, "%s [y/N] ", message)
 	answers := make(chan string, 1)
 	go func() {

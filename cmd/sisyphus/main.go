@@ -50,6 +50,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("SISYPHUS_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
+	addToolCmds(root, g)
 	root.AddCommand(newServeCmd(g), newStdioCmd(g), newCallCmd(g), newHealthCmd(g), newTasksCmd(g), newKernelCmd(g), newVersionCmd(), newDoctorCmd(g), newConfigCmd(g), newAdminTokenCmd(), newSkillCmd())
 	return root
 }

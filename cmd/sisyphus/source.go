@@ -16,6 +16,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
 	"github.com/sisyphus-go/sisyphus/internal/embedded"
@@ -324,8 +325,6 @@ func (l *localFlags) guard(cmd *cobra.Command, c *siyuan.Client, stateDir, embed
 	return g, nil
 }
 
-// isTerminal reports whether f is a terminal (a character device).
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal (not merely a character
+// device: /dev/null is one).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -48,6 +48,9 @@ var layers = map[string]int{
 	"internal/tools/tplguard":   3,
 	"internal/skills":           3,
 	"internal/settings":         3,
+	// toolcli reads the declarations of every tool as the command line's
+	// flags, help and completion.
+	"internal/toolcli": 3,
 
 	"internal/tools/av":        4,
 	"internal/tools/block":     4,

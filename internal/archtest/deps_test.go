@@ -12,8 +12,9 @@ import (
 
 // testOnlyModules are the modules that only tests use: the browser driver
 // of the settings page's test, the linearizability checker of the history
-// tests, and the reference MCP client the endpoint is tested and measured
-// against. A user's binary carries none of them: they would add size and
+// tests, the reference MCP client the endpoint is tested and measured
+// against, and the pseudo-terminal the command line's prompt is answered
+// on. A user's binary carries none of them: they would add size and
 // code that never runs, and the MCP layer is written here (see
 // docs/ARCHITECTURE.md) rather than taken from go-sdk.
 var testOnlyModules = []string{
@@ -21,6 +22,7 @@ var testOnlyModules = []string{
 	"github.com/chromedp/cdproto",
 	"github.com/anishathalye/porcupine",
 	"github.com/modelcontextprotocol/go-sdk",
+	"github.com/creack/pty",
 }
 
 // testOnlyLeaks returns the packages of deps that belong to a test-only

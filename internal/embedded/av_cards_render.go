@@ -2,12 +2,14 @@ package embedded
 
 import (
 	"encoding/json"
+	stdhtml "html"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/88250/lute/ast"
 
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
 )
 
@@ -17,9 +19,6 @@ import (
 // filters, sorts, groups and paging), answered as cards. The renderer
 // sees a card view as a table of its fields (cardTableView); cardsOf
 // turns that table into the card answer.
-//
-// Not done here: a bound block's cover when it has no image (the kernel
-// renders the block's DOM into coverContent) and a document's title image.
 
 // avCardsRender is renderAttributeView's answer for a gallery or kanban.
 type avCardsRender struct {
@@ -132,7 +131,7 @@ func (r *avRenderer) cardsOf(av *wire.AttributeView, view *wire.AVView, l *avCar
 		for _, cell := range row.Cells {
 			card.Values = append(card.Values, &avCardValue{ID: cell.ID, Value: cell.Value, ValueType: cell.ValueType})
 		}
-		card.CoverURL = r.cardCover(av, l, row)
+		card.CoverURL, card.CoverContent = r.cardCover(av, l, row)
 		c.Cards = append(c.Cards, card)
 	}
 	if len(t.Groups) > 0 && string(t.Groups) != "null" {
@@ -147,52 +146,140 @@ func (r *avRenderer) cardsOf(av *wire.AttributeView, view *wire.AVView, l *avCar
 	return c
 }
 
-// cardCover is fillAttributeViewGalleryCardCover's address: a bound
-// block's first image (cover from the content's image), or the first
-// image of an asset column (cover from a field). A detached row has no
-// content cover.
-func (r *avRenderer) cardCover(av *wire.AttributeView, l *avCardLayout, row *wire.AVRow) string {
+// cardCover is fillAttributeViewGalleryCardCover: a bound block's cover
+// from its content's image (a document's title image first), an asset
+// column's first image, or the block itself rendered (coverContent) for
+// a cover from the content block and for a content without an image. A
+// detached row has no content cover.
+func (r *avRenderer) cardCover(av *wire.AttributeView, l *avCardLayout, row *wire.AVRow) (url, content string) {
 	switch l.CoverFrom {
-	case avCoverFromContentImage:
+	case avCoverFromContentImage, avCoverFromContentBlock:
 		bv := avBlockValue(av, row.ID)
 		if bv == nil || bv.IsDetached || bv.Block == nil || bv.Block.ID == "" {
-			return ""
+			return "", ""
 		}
 		_, node, err := r.k.loadTreeOf(bv.Block.ID)
 		if err != nil || node == nil {
-			return ""
+			return "", ""
 		}
-		cover := ""
+		if l.CoverFrom == avCoverFromContentBlock {
+			return "", coverContent(node)
+		}
+		if node.Type == ast.NodeDocument {
+			if img := docTitleImage(node.IALAttr("title-img")); img != "" {
+				return img, ""
+			}
+			if css := node.IALAttr("title-img"); css != "" {
+				return css, ""
+			}
+		}
 		ast.Walk(node, func(n *ast.Node, entering bool) ast.WalkStatus {
 			if !entering || n.Type != ast.NodeImage {
 				return ast.WalkContinue
 			}
 			if dest := n.ChildByType(ast.NodeLinkDest); dest != nil {
-				cover = dest.TokensStr()
+				url = dest.TokensStr()
 				return ast.WalkStop
 			}
 			return ast.WalkContinue
 		})
-		return cover
+		if url == "" {
+			return "", coverContent(node)
+		}
+		return url, ""
 	case avCoverFromAssetField:
 		if l.CoverFromAssetKeyID == "" {
-			return ""
+			return "", ""
 		}
 		kv := avKeyValues(av, l.CoverFromAssetKeyID)
 		if kv == nil {
-			return ""
+			return "", ""
 		}
 		v := avValueOf(kv, row.ID)
 		if v == nil {
-			return ""
+			return "", ""
 		}
 		for _, a := range v.MAsset {
 			if a.Type == "image" && possiblyImage(a.Content) {
-				return a.Content
+				return a.Content, ""
 			}
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// avCoverFromContentBlock is CoverFromContentBlock: the cover is the
+// bound block, rendered.
+const avCoverFromContentBlock = 3
+
+// coverContent is renderCoverContentBlock: the block rendered read-only
+// (a document its first blocks, a heading its section, up to about 4 KiB
+// of DOM), each block with a fresh id and without its database marks.
+// (SiYuan also turns off autoplay in embedded media addresses; not done
+// here.)
+func coverContent(node *ast.Node) string {
+	isDoc := node.Type == ast.NodeDocument
+	if isDoc {
+		node = node.FirstChild
+	}
+	if node == nil {
+		return ""
+	}
+	heading, isHeading, level := node, node.Type == ast.NodeHeading, node.HeadingLevel
+	if isHeading {
+		node = node.Next
+	}
+	l := mdexport.NewLute()
+	l.RenderOptions.ProtyleContenteditable = false
+	one := func(n *ast.Node) string {
+		c := cloneSubtree(n)
+		ast.Walk(c, func(b *ast.Node, entering bool) ast.WalkStatus {
+			if entering && b.IsBlock() && b.ID != "" {
+				id := ast.NewNodeID()
+				b.ID = id
+				b.SetIALAttr("id", id)
+				b.RemoveIALAttr(avAttrAvs)
+			}
+			return ast.WalkContinue
+		})
+		(&ast.Node{Type: ast.NodeDocument}).AppendChild(c)
+		out := strings.TrimSpace(l.RenderNodeBlockDOM(c))
+		if strings.HasPrefix(out, "<li") {
+			out = "<ul>" + out + "</ul>"
+		}
+		return out
+	}
+	var b strings.Builder
+	for c := node; c != nil; c = c.Next {
+		if isHeading && c.Type == ast.NodeHeading && c.HeadingLevel <= level {
+			if b.Len() == 0 {
+				b.WriteString(one(heading))
+			}
+			break
+		}
+		b.WriteString(one(c))
+		if (!isDoc && !isHeading) || b.Len() > 4096 {
+			break
+		}
+	}
+	return b.String()
+}
+
+// docTitleImage is GetDocTitleImgPath: the address in a document's
+// title-img background-image style, unquoted.
+func docTitleImage(style string) string {
+	const bg = "background-image: url("
+	s := stdhtml.UnescapeString(strings.TrimSpace(style))
+	s = strings.ReplaceAll(s, "background-image:url(", bg)
+	if !strings.Contains(s, bg) {
+		return ""
+	}
+	start, end := strings.Index(s, bg)+len(bg), strings.LastIndex(s, ")")
+	if end < start {
+		return ""
+	}
+	s = strings.TrimPrefix(strings.TrimPrefix(s[start:end], `"`), "'")
+	return strings.TrimSuffix(strings.TrimSuffix(s, `"`), "'")
 }
 
 // avCoverFromAssetField is CoverFromAssetField: the cover is an asset

@@ -96,6 +96,9 @@ func (k *Kernel) applyAVOp(op *wire.Operation) (handled bool, err error) {
 		if handled, err := k.applyAVRowOp(op); handled {
 			return true, err
 		}
+		if handled, err := k.applyAVCardOp(op); handled {
+			return true, err
+		}
 		return k.applyAVViewOp(op)
 	}
 	if err != nil {
