@@ -62,6 +62,7 @@ var layers = map[string]int{
 	"internal/tools/system":    4,
 	"internal/tools/feedback":  4,
 	"internal/tools/tag":       4,
+	"internal/tools/timeline":  4,
 	"internal/tools/flashcard": 4,
 	"internal/tools/extension": 4,
 

@@ -104,6 +104,11 @@ const (
 	NotConfigured Code = "not_configured"
 )
 
+// Codes of the timeline tool.
+const (
+	TimelineTagMismatch Code = "timeline_tag_mismatch"
+)
+
 // Surface says where a code is answered.
 type Surface string
 
@@ -231,6 +236,8 @@ var Codes = []Entry{
 	{KernelMismatch, "The authority coordinates another workspace than the caller reads (HTTP 409)", "Point the front at the authority of its own workspace", false, HTTP},
 	{NotConfigured, "The action needs a setting the person has not made (feedback.submit: an endpoint); nothing was sent",
 		"Ask the person to make the setting the message names (sisyphus config ...)", false, ToolResult},
+	{TimelineTagMismatch, "The timeline tag names another document than the documentId given (a document node's tag is sisyphustimeline_<documentId>_<label>); nothing was run",
+		"Pass the documentId the tag names, or a tag list_nodes gives for this document", false, ToolResult},
 	{ExtensionUnsupported, "SiYuan is older than 3.7.0, which has no MCP endpoint for extension to bridge (details: siyuanVersion); nothing was sent",
 		"Upgrade SiYuan to 3.7.0 or newer, then call extension list with refresh:true", false, ToolResult},
 	{ExtensionUnavailable, "SiYuan's MCP endpoint did not answer the discovery, or answered something else than MCP; nothing was forwarded",

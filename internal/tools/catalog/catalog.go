@@ -15,6 +15,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/search"
 	"github.com/sisyphus-go/sisyphus/internal/tools/system"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tag"
+	"github.com/sisyphus-go/sisyphus/internal/tools/timeline"
 )
 
 // All returns every tool, in the order tools/list shows them. Each call
@@ -30,6 +31,7 @@ func All() []*tools.Tool {
 		file.Tool(),
 		av.Tool(),
 		tag.Tool(),
+		timeline.Tool(),
 		flashcard.Tool(),
 		extension.Tool(),
 		feedback.Tool(),
