@@ -175,16 +175,18 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer authority.RemoveAuthorityToken(f.stateDir, instance)
+	// Fronts on this state dir given no kernel (or the same --embedded
+	// workspace, whose lock is ours) read through the kernel this authority
+	// serves: the file says where it is and holds its token (0600).
+	acc := authority.KernelAccess{Identity: kernel, URL: f.kf.url, Token: f.kf.token, InstanceID: instance, PID: os.Getpid()}
 	if f.kf.embedded != "" {
-		// Fronts on this state dir given the same --embedded workspace read
-		// through this process's kernel (the workspace lock is ours).
-		acc := authority.KernelAccess{Identity: kernel, URL: f.kf.embeddedURL, Token: f.kf.embeddedToken, InstanceID: instance, PID: os.Getpid()}
-		if err := authority.WriteKernelAccess(f.stateDir, acc); err != nil {
-			hs.Close()
-			return err
-		}
-		defer authority.RemoveKernelAccess(f.stateDir, instance)
+		acc.URL, acc.Token = f.kf.embeddedURL, f.kf.embeddedToken
 	}
+	if err := authority.WriteKernelAccess(f.stateDir, acc); err != nil {
+		hs.Close()
+		return err
+	}
+	defer authority.RemoveKernelAccess(f.stateDir, instance)
 	url := base + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	show := adminTokenCommand(f.stateDir)
@@ -216,7 +218,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	}
 	defer closeKernel()
 	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits}
-	local, err := f.local.guard(cmd, c, f.stateDir, f.kf.embedded)
+	local, err := f.local.guard(cmd, c, f.stateDir, f.kf.workspaceDir())
 	if err != nil {
 		return err
 	}
@@ -329,8 +331,16 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 	}
 	httpCfg := map[string]any{"mcpServers": map[string]any{"sisyphus": map[string]any{
 		"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer " + tok}}}}
+	command, cmdArgs := exe, stdioArgs
+	if !found {
+		// A `go run` build vanishes on exit: have the client run the
+		// source itself (absolute paths: clients spawn from anywhere).
+		if gorun, args, ok := goRunForm(stdioArgs); ok {
+			command, cmdArgs, found = gorun, args, true
+		}
+	}
 	stdioCfg := map[string]any{"mcpServers": map[string]any{"sisyphus": map[string]any{
-		"command": exe, "args": stdioArgs}}}
+		"command": command, "args": cmdArgs}}}
 	h, _ := json.MarshalIndent(httpCfg, "", "  ")
 	st, _ := json.MarshalIndent(stdioCfg, "", "  ")
 	fmt.Fprintf(w, "MCP URL:   %s\n", url)
@@ -342,7 +352,9 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration (stdio reads itself and sends writes to this server):\n%s\n", h, st)
 	fmt.Fprintln(w, "(stdio reads and saves no file of yours for an agent: add \"--allow-dir\", \"/abs/path/to/folder\" to args to let it upload from that folder and save exports there)")
 	if !found {
-		fmt.Fprintln(w, "(build the binary for stdio clients: go build -o sisyphus ./cmd/sisyphus, then put its absolute path in \"command\")")
+		fmt.Fprintln(w, "(this is a temporary `go run` build: build the binary for stdio clients with go build -o sisyphus ./cmd/sisyphus in the source folder, then put its absolute path in \"command\")")
+	} else if command != exe {
+		fmt.Fprintln(w, "(this stdio configuration compiles Sisyphus from its source folder at each start; build it once with go build -o sisyphus ./cmd/sisyphus for a faster start, then serve prints that binary's path)")
 	}
 	fmt.Fprintln(w)
 }
@@ -379,6 +391,39 @@ func stdioBinary() (path string, found bool) {
 		}
 	}
 	return "/path/to/sisyphus", false
+}
+
+// goRunForm is the stdio command run from source: go -C MODULE run
+// ./cmd/sisyphus ARGS, with the go tool's and the module's absolute paths,
+// when the working directory is inside this module's source.
+func goRunForm(args []string) (command string, full []string, ok bool) {
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		return "", nil, false
+	}
+	if gotool, err = filepath.Abs(gotool); err != nil {
+		return "", nil, false
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", nil, false
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			if !strings.Contains(string(data), "module github.com/sisyphus-go/sisyphus\n") {
+				return "", nil, false
+			}
+			if _, err := os.Stat(filepath.Join(dir, "cmd", "sisyphus")); err != nil {
+				return "", nil, false
+			}
+			return gotool, append([]string{"-C", dir, "run", "./cmd/sisyphus"}, args...), true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil, false
+		}
+		dir = parent
+	}
 }
 
 // postTracker counts requests other than GET (the long-lived notification

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runIn runs the binary with HOME, the configuration and the state dirs
+// under home (a person's fresh account), plus env.
+func runIn(t *testing.T, home string, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = home
+	cmd.Env = append(freshEnv(home), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// freshEnv is this process's environment with HOME and the XDG dirs set to
+// home and none of Sisyphus's or SiYuan's variables.
+func freshEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "SISYPHUS_") || strings.HasPrefix(k, "SIYUAN_") || strings.HasPrefix(k, "XDG_") || k == "HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+}
+
+func TestProfilesAndPrecedence(t *testing.T) {
+	home := t.TempDir()
+	good := startKernel(t, t.TempDir())
+	other := startKernel(t, t.TempDir())
+	if out, err := runIn(t, home, nil, "profile", "add", "work", "--siyuan-url", good.url, "--siyuan-token", "tok"); err != nil || !strings.Contains(out, "added profile work") {
+		t.Fatalf("profile add: %v\n%s", err, out)
+	}
+	path := filepath.Join(home, ".config", "sisyphus", "profiles.json")
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("profiles file %v %v, want mode 0600", st, err)
+	}
+	out, err := runIn(t, home, nil, "profile", "list")
+	if err != nil || !strings.Contains(out, "work") || !strings.Contains(out, good.url) || strings.Contains(out, "tok\n") {
+		t.Fatalf("profile list: %v\n%s", err, out)
+	}
+	// Each source, and which wins: flags > profile > environment > default.
+	// The environment names the other kernel; doctor says which it checked.
+	env := []string{"SIYUAN_URL=" + other.url, "SIYUAN_TOKEN=tok"}
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"env alone", env, nil, "SiYuan answers at " + other.url},
+		{"profile over env", env, []string{"--profile", "work"}, "SiYuan answers at " + good.url},
+		{"profile by env", append(env, "SISYPHUS_PROFILE=work"), nil, "SiYuan answers at " + good.url},
+		{"flag over profile", env, []string{"--profile", "work", "--siyuan-url", other.url}, "SiYuan answers at " + other.url},
+		{"default", nil, []string{"--timeout", "2s"}, "http://127.0.0.1:6806"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"doctor", "--state-dir", t.TempDir()}, tt.args...)
+			out, _ := runIn(t, home, tt.env, args...)
+			if !strings.Contains(out, tt.want) {
+				t.Fatalf("%v: want %q in\n%s", args, tt.want, out)
+			}
+		})
+	}
+	if out, err := runIn(t, home, nil, "doctor", "--profile", "nope"); err == nil || !strings.Contains(out, `--profile nope: no such profile`) {
+		t.Fatalf("unknown profile: %v\n%s", err, out)
+	}
+	// A profiles file others may read is refused, not read.
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runIn(t, home, nil, "--profile", "work", "doctor"); err == nil || !strings.Contains(out, "refusing to read") || !strings.Contains(out, "chmod 600") {
+		t.Fatalf("world-readable profiles: %v\n%s", err, out)
+	}
+	os.Chmod(path, 0o600)
+	if out, err := runIn(t, home, nil, "profile", "remove", "work"); err != nil || !strings.Contains(out, "removed profile work") {
+		t.Fatalf("profile remove: %v\n%s", err, out)
+	}
+}
+
+func TestInstancesFindsKernels(t *testing.T) {
+	home := t.TempDir()
+	wsA, wsB := t.TempDir(), t.TempDir()
+	a, b := startKernel(t, wsA), startKernel(t, wsB)
+	if out, err := runIn(t, home, nil, "profile", "add", "a", "--siyuan-url", a.url, "--siyuan-token", "tok"); err != nil {
+		t.Fatalf("profile add: %v\n%s", err, out)
+	}
+	port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
+	for _, args := range [][]string{{"instances", "--json"}, {"instances", "--json", "--ports", port(a.url) + "-" + port(a.url)}} {
+		out, err := runIn(t, home, nil, args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		var found []instance
+		if err := json.Unmarshal([]byte(out), &found); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		byURL := map[string]instance{}
+		for _, in := range found {
+			byURL[in.URL] = in
+		}
+		ia, ok := byURL[a.url]
+		if !ok || ia.Version != "3.7.3" || ia.Workspace != evalDir(t, wsA) || len(ia.Profiles) != 1 || ia.Profiles[0] != "a" {
+			t.Errorf("%v: kernel a: %+v\n%s", args, ia, out)
+		}
+		if len(args) == 2 {
+			// No profile holds b's token: found, its workspace unknown.
+			if ib, ok := byURL[b.url]; !ok || !ib.NeedsToken || len(ib.Profiles) != 0 {
+				t.Errorf("kernel b: %+v\n%s", ib, out)
+			}
+		} else if _, ok := byURL[b.url]; ok {
+			t.Errorf("--ports named only a's port:\n%s", out)
+		}
+	}
+}
+
+func evalDir(t *testing.T, d string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestDoctorTellsRefusedTokenFromClosedPort(t *testing.T) {
+	home := t.TempDir()
+	k := startKernel(t, t.TempDir())
+	closed := httptest.NewServer(nil)
+	closedURL := closed.URL
+	closed.Close()
+	out, err := runIn(t, home, nil, "doctor", "--siyuan-url", k.url, "--siyuan-token", "wrong", "--timeout", "5s")
+	if err == nil || !strings.Contains(out, "answers but refused the token (HTTP 401)") || !strings.Contains(out, "another workspace") ||
+		strings.Contains(out, "nothing answers") {
+		t.Fatalf("wrong token: %v\n%s", err, out)
+	}
+	out, err = runIn(t, home, nil, "doctor", "--siyuan-url", closedURL, "--siyuan-token", "tok", "--timeout", "5s")
+	if err == nil || !strings.Contains(out, "nothing answers there") || strings.Contains(out, "refused the token") {
+		t.Fatalf("closed port: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "note  no write authority runs on") {
+		t.Errorf("doctor should say no authority runs:\n%s", out)
+	}
+}
+
+// TestFrontsFollowTheAuthority: on a fresh account, after the README's
+// serve --embedded, call, stdio's configuration and doctor reach the
+// authority's kernel without --embedded or a URL.
+func TestFrontsFollowTheAuthority(t *testing.T) {
+	home := t.TempDir()
+	stateDir := filepath.Join(home, ".local", "state", "sisyphus")
+	srv := startServeEnv(t, freshEnvDiff(home), "--embedded", filepath.Join(home, "demo-workspace"), "--state-dir", stateDir)
+	_ = srv
+	for _, name := range []string{"kernel.json", "token"} {
+		if st, err := os.Stat(filepath.Join(stateDir, name)); err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v, want mode 0600", name, st, err)
+		}
+	}
+	out, err := runIn(t, home, nil, "call", "block", "--json", `{"action":"help"}`)
+	if err != nil || !strings.Contains(out, `"get_kramdown"`) {
+		t.Fatalf("README's call: %v\n%s", err, out)
+	}
+	out, err = runIn(t, home, nil, "call", "notebook", "--json", `{"action":"list"}`)
+	if err != nil || !strings.Contains(out, "Sisyphus Demo") {
+		t.Fatalf("call notebook list: %v\n%s", err, out)
+	}
+	out, err = runIn(t, home, nil, "doctor")
+	if err != nil || !strings.Contains(out, "embedded kernel on") || !strings.Contains(out, "the write authority answers") ||
+		!strings.Contains(out, "the authority's kernel answers") || !strings.Contains(out, "All checks passed.") {
+		t.Fatalf("doctor: %v\n%s", err, out)
+	}
+}
+
+// freshEnvDiff is what freshEnv sets, as additions to this environment
+// (later entries win in exec).
+func freshEnvDiff(home string) []string {
+	return []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"SISYPHUS_STATE_DIR=", "SIYUAN_URL=", "SIYUAN_TOKEN=", "SISYPHUS_EMBEDDED=", "SISYPHUS_TOKEN=", "SISYPHUS_PROFILE="}
+}
