@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"sort"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -163,7 +167,6 @@ func TestFrontsFollowTheAuthority(t *testing.T) {
 	home := t.TempDir()
 	stateDir := filepath.Join(home, ".local", "state", "sisyphus")
 	srv := startServeEnv(t, freshEnvDiff(home), "--embedded", filepath.Join(home, "demo-workspace"), "--state-dir", stateDir)
-	_ = srv
 	for _, name := range []string{"kernel.json", "token"} {
 		if st, err := os.Stat(filepath.Join(stateDir, name)); err != nil || st.Mode().Perm() != 0o600 {
 			t.Fatalf("%s: %v %v, want mode 0600", name, st, err)
@@ -176,6 +179,87 @@ func TestFrontsFollowTheAuthority(t *testing.T) {
 	out, err = runIn(t, home, nil, "call", "notebook", "--json", `{"action":"list"}`)
 	if err != nil || !strings.Contains(out, "Sisyphus Demo") {
 		t.Fatalf("call notebook list: %v\n%s", err, out)
+	}
+	// The demo says what its configuration does.
+	out, _ = runIn(t, home, nil, "call", "block", "--json", `{"action":"delete","id":"20200101000000-aaaaaaa"}`)
+	if !strings.Contains(out, "action_disabled") {
+		t.Fatalf("block.delete should start disabled:\n%s", out)
+	}
+	out, err = runIn(t, home, nil, "call", "fs", "--json", `{"action":"read","path":"/Sisyphus Demo/Welcome"}`)
+	if err != nil || !strings.Contains(out, "start disabled everywhere, this notebook too") || !strings.Contains(out, "sisyphus config enable block.delete") {
+		t.Errorf("the welcome document should say dangerous actions start disabled: %v\n%s", err, out)
+	}
+	// README's list of actions that start disabled is the registry's.
+	out, err = runIn(t, home, nil, "config", "show", "--json")
+	if err != nil {
+		t.Fatalf("config show: %v\n%s", err, out)
+	}
+	var view struct {
+		Tools []struct {
+			Name    string
+			Actions []struct {
+				Name         string
+				OffByDefault bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &view); err != nil {
+		t.Fatal(err)
+	}
+	var off []string
+	for _, tl := range view.Tools {
+		for _, a := range tl.Actions {
+			if a.OffByDefault {
+				off = append(off, tl.Name+"."+a.Name)
+			}
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(readme), "The dangerous-by-default\nactions start off:")
+	list, _, _ = strings.Cut(list, "(in the demo")
+	named := regexp.MustCompile("`([a-z_]+\\.[a-z_]+)`").FindAllStringSubmatch(list, -1)
+	var listed []string
+	for _, m := range named {
+		listed = append(listed, m[1])
+	}
+	sort.Strings(off)
+	sort.Strings(listed)
+	if strings.Join(off, " ") != strings.Join(listed, " ") {
+		t.Errorf("README lists %v as starting disabled; the registry: %v", listed, off)
+	}
+	// A config command says what it changed.
+	out, err = runIn(t, home, nil, "config", "enable", "block.delete")
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(out), "enabled block.delete (was disabled)") {
+		t.Errorf("config enable: %v\n%s", err, out)
+	}
+	out, _ = runIn(t, home, nil, "config", "enable", "block.delete")
+	if !strings.HasSuffix(strings.TrimSpace(out), "enabled block.delete (was enabled, unchanged)") {
+		t.Errorf("config enable again:\n%s", out)
+	}
+	// An unauthenticated request says which header is missing, or that the
+	// bearer is wrong; still 401 with WWW-Authenticate.
+	for _, tc := range []struct{ header, want string }{
+		{"", "the Authorization header is missing"},
+		{"Basic eDp5", "is not a bearer token"},
+		{"Bearer wrong", "the bearer token is wrong"},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if tc.header != "" {
+			req.Header.Set("Authorization", tc.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "Bearer" || !strings.Contains(string(body), tc.want) || !strings.Contains(string(body), `"code":-32600`) {
+			t.Errorf("%q: %d %q %s", tc.header, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
 	}
 	out, err = runIn(t, home, nil, "doctor")
 	if err != nil || !strings.Contains(out, "embedded kernel on") || !strings.Contains(out, "the write authority answers") ||
