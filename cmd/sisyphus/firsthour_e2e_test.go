@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -273,4 +277,72 @@ func TestFrontsFollowTheAuthority(t *testing.T) {
 func freshEnvDiff(home string) []string {
 	return []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"SISYPHUS_STATE_DIR=", "SIYUAN_URL=", "SIYUAN_TOKEN=", "SISYPHUS_EMBEDDED=", "SISYPHUS_TOKEN=", "SISYPHUS_PROFILE="}
+}
+
+// TestGoRunStdioForm: the stdio configuration a `go run` build prints runs
+// when pasted: go -C MODULE run ./cmd/sisyphus ARGS, absolute paths, from
+// any working directory.
+func TestGoRunStdioForm(t *testing.T) {
+	gotool, args, ok := goRunForm([]string{"version"})
+	if !ok || !filepath.IsAbs(gotool) || len(args) < 4 || args[0] != "-C" || !filepath.IsAbs(args[1]) || args[2] != "run" {
+		t.Fatalf("goRunForm = %q %q %v", gotool, args, ok)
+	}
+	cmd := exec.Command(gotool, args...)
+	cmd.Dir = t.TempDir() // a client spawns from its own folder
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "sisyphus ") {
+		t.Fatalf("%s %q: %v\n%s", gotool, args, err, out)
+	}
+}
+
+// TestReleaseScript runs scripts/release for this platform and runs what it
+// built: a static binary whose version names the stamped version and commit.
+func TestReleaseScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a release binary")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "../../scripts/release", "v9.8.7-test")
+	cmd.Env = append(os.Environ(), "RELEASE_TARGETS="+runtime.GOOS+"/"+runtime.GOARCH, "RELEASE_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/release: %v\n%s", err, out)
+	}
+	name := "sisyphus-v9.8.7-test-" + runtime.GOOS + "-" + runtime.GOARCH
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	sums, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS"))
+	if err != nil || !strings.Contains(string(sums), "  "+name+"\n") {
+		t.Fatalf("SHA256SUMS: %v\n%s", err, sums)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if !strings.HasPrefix(string(sums), hex.EncodeToString(sum[:])) {
+		t.Errorf("SHA256SUMS does not hold the binary's digest %x:\n%s", sum, sums)
+	}
+	commit, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skip("not a git checkout")
+	}
+	out, err := exec.Command(filepath.Join(dir, name), "version").CombinedOutput()
+	want := "sisyphus v9.8.7-test (" + string(commit[:12]) + ") " + runtime.GOOS + "/" + runtime.GOARCH
+	if err != nil || !strings.HasPrefix(string(out), want) {
+		t.Fatalf("version: %v %q, want %q", err, out, want)
+	}
+	if runtime.GOOS == "linux" {
+		// Static: no program interpreter (the ELF has no PT_INTERP).
+		f, err := elf.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Error("the release binary is dynamically linked")
+			}
+		}
+	}
 }

@@ -124,11 +124,13 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	starting(cmd, f.kf)
 	c, desc, closeKernel, err := f.kf.open(ctx, log)
 	if err != nil {
 		return err
 	}
 	defer closeKernel()
+	fmt.Fprintf(cmd.ErrOrStderr(), "sisyphus: starting: opening the write ledger in %s …\n", f.stateDir)
 	coord, closeLedger, err := openCoordinator(f.stateDir, f.strictOff, log, 200*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("open the write ledger in %s: %w", f.stateDir, err)
@@ -194,6 +196,17 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "Settings page: %s/settings (sign in with the admin token: %s)\n", base, show)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
 	return waitAndDrain(ctx, log, errc, hs, svc, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
+}
+
+// starting says on stderr what serve is about to do before its slow steps
+// (opening a large embedded workspace indexes it), so a person never
+// watches a silent terminal.
+func starting(cmd *cobra.Command, kf kernelFlags) {
+	if kf.embedded != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sisyphus: starting the embedded kernel on %s (a new directory gets a demo notebook; a large one takes a while to index) …\n", kf.embedded)
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "sisyphus: starting: connecting to SiYuan at %s …\n", kf.url)
 }
 
 // serveFront runs an HTTP front of the authority at f.authority.
