@@ -298,6 +298,18 @@ func printConfig(w io.Writer, v authority.ConfigView) {
 		}
 	}
 	fmt.Fprintf(w, "Agent memory (/AGENTS.md): %d bytes\n", v.AgentMemoryBytes)
+	if ko := v.KernelOptions; len(ko.Options) > 0 {
+		fmt.Fprintf(w, "\nKernel options (kernelOptions in %s, as the plugin keeps them; read when serve starts):\n", ko.File)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  OPTION\tVALUE\tFROM\tRANGE\tMEANING\n")
+		for _, o := range ko.Options {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", o.Name, o.Value, o.Source, o.Range, o.Meaning)
+		}
+		tw.Flush()
+		for _, n := range ko.Notes {
+			fmt.Fprintf(w, "  corrected: %s\n", n)
+		}
+	}
 	fmt.Fprintf(w, "Stored in %s and %s (version %s)\n", v.Files["permissions"], v.Files["tools"], v.Version)
 }
 

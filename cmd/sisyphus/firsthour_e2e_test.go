@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -344,5 +345,82 @@ func TestReleaseScript(t *testing.T) {
 				t.Error("the release binary is dynamically linked")
 			}
 		}
+	}
+}
+
+// TestKernelOptionsFromThePluginSettings: the plugin's kernelOptions in the
+// workspace apply, clamped to their ranges, a flag wins over them, and
+// config show and /health show what is in force.
+func TestKernelOptionsFromThePluginSettings(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+	dir := filepath.Join(ws, "data", "storage", "petal", "siyuan-plugins-mcp-sisyphus")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"port":36806,"kernelOptions":{"readMaxRequests":9999,"readMaxMiB":2,"readTimeoutMs":5,"readRetries":3,` +
+		`"allowedOrigins":["https://app.example","bad"]}}`
+	if err := os.WriteFile(filepath.Join(dir, "mcpHttpSettings"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stateDir := filepath.Join(home, ".local", "state", "sisyphus")
+	srv := startServeEnv(t, freshEnvDiff(home), "--embedded", ws, "--state-dir", stateDir, "--read-retries", "1", "--token", "sekret")
+	out, err := runIn(t, home, nil, "config", "show", "--json")
+	if err != nil {
+		t.Fatalf("config show: %v\n%s", err, out)
+	}
+	var view struct {
+		KernelOptions struct {
+			Options []struct{ Name, Value, Source string }
+			Notes   []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &view); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range view.KernelOptions.Options {
+		got[o.Name] = o.Value + " from " + o.Source
+	}
+	want := map[string]string{
+		"readMaxRequests": "512 from configuration", "readMaxMiB": "2 MiB from configuration", "readTimeoutMs": "1000 ms from configuration",
+		"readRetries": "1 from --read-retries", "templateMaxMiB": "16 MiB from default", "allowedOrigins": "https://app.example from configuration",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("kernel options\n got %v\nwant %v", got, want)
+	}
+	notes := strings.Join(view.KernelOptions.Notes, "\n")
+	for _, n := range []string{"readMaxRequests 9999 is outside 16–512", "readTimeoutMs 5 is outside 1000–120000", `"bad" is not an origin`} {
+		if !strings.Contains(notes, n) {
+			t.Errorf("notes lack %q:\n%s", n, notes)
+		}
+	}
+	if out, _ := runIn(t, home, nil, "config", "show"); !strings.Contains(out, "Kernel options (kernelOptions in /data/storage/petal/siyuan-plugins-mcp-sisyphus/mcpHttpSettings") {
+		t.Errorf("config show lacks the kernel options:\n%s", out)
+	}
+	// In force: the read budget /health shows, and the allowed origin.
+	out, err = runIn(t, home, nil, "health")
+	if err != nil || !strings.Contains(out, `"maxCalls": 512`) || !strings.Contains(out, fmt.Sprintf(`"maxBytes": %d`, 2<<20)) {
+		t.Errorf("health: %v\n%s", err, out)
+	}
+	for origin, wantStatus := range map[string]int{"https://app.example": 200, "https://evil.example": 403} {
+		req, _ := http.NewRequest(http.MethodPost, srv.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer sekret")
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if (resp.StatusCode == 403) != (wantStatus == 403) {
+			t.Errorf("Origin %s: HTTP %d", origin, resp.StatusCode)
+		}
+	}
+	// A flag out of range is refused, not clamped: the person typed it.
+	out, err = runIn(t, home, nil, "serve", "--embedded", t.TempDir(), "--state-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--read-max-requests", "9")
+	if err == nil || !strings.Contains(out, "--read-max-requests must be between 16 and 512") {
+		t.Errorf("out-of-range flag: %v\n%s", err, out)
 	}
 }

@@ -28,6 +28,7 @@ import (
 type serveFlags struct {
 	kf                      kernelFlags
 	limits                  limitFlags
+	kopts                   kernelOptionFlags
 	local                   localFlags
 	net                     netFlags
 	listen, token, stateDir string
@@ -83,6 +84,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	}
 	f.kf.register(cmd)
 	f.limits.register(cmd)
+	f.kopts.register(cmd, true)
 	f.local.register(cmd, false)
 	f.net.register(cmd, true)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
@@ -140,6 +142,10 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err := f.limits.apply(&cfg); err != nil {
 		return err
 	}
+	_, origins, err := applyKernelOptions(cmd, c, log, &f.kopts, &f.limits, &cfg)
+	if err != nil {
+		return err
+	}
 	if f.stagingTTL < time.Second || f.stagingTTL > transfer.DefaultTTL {
 		return fmt.Errorf("--staging-ttl must be between 1s and 10m, got %s", f.stagingTTL)
 	}
@@ -158,7 +164,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	posts := &postTracker{}
 	guard := netguard.New(f.net.config("authority", conns, log))
 	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, AdminToken: admin, Admission: svc.Admission,
-		MaxBodyBytes: reqCap, Instance: instance, Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff,
+		MaxBodyBytes: reqCap, Instance: instance, Kernel: kernel, Role: "authority", AllowedOrigins: origins, Version: buildVersion(), Strict: !f.strictOff,
 		Logger: log, Config: svc.Configurator(), Settings: svc.SettingsPage(), Staging: svc.Staging,
 		Connections: guard.Stats, UploadBodyTimeout: 4 * f.net.bodyTimeout})))
 	go svc.WatchConfig(ctx, configPoll)
@@ -230,7 +236,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer closeKernel()
-	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits}
+	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits, kopts: f.kopts, cmd: cmd}
 	local, err := f.local.guard(cmd, c, f.stateDir, f.kf.workspaceDir())
 	if err != nil {
 		return err
@@ -249,6 +255,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	go svc.WatchConfig(ctx, configPoll)
 	guard := netguard.New(f.net.config("front", conns, log))
 	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: reqCap, Role: "front", Config: svc.Configurator(),
+		AllowedOrigins: ff.origins,
 		Version: buildVersion(), Strict: d.Strict(), Logger: log, Connections: guard.Stats,
 		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})))
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"

@@ -282,6 +282,11 @@ func (l *limitFlags) apply(cfg *authority.ServiceConfig) error {
 type frontFlags struct {
 	stateDir, authority, token string
 	limits                     limitFlags
+	kopts                      kernelOptionFlags
+	// cmd is the command whose flags say which limits were given; origins
+	// the allowed browser origins service found (serve --authority).
+	cmd     *cobra.Command
+	origins []string
 }
 
 func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
@@ -294,6 +299,8 @@ func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
 		return // serve registers its limits itself
 	}
 	f.limits.register(cmd)
+	f.kopts.register(cmd, false)
+	f.cmd = cmd
 }
 
 // delegator returns the client that reaches the authority.
@@ -308,6 +315,15 @@ func (f *frontFlags) service(c *siyuan.Client, kernel string, local *localfs.Gua
 	cfg := authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log, Local: local}
 	if err := f.limits.apply(&cfg); err != nil {
 		return nil, err
+	}
+	if f.cmd != nil {
+		// A front's reads keep the same budgets, deadline and retries as
+		// the authority's: the workspace's kernel options, or the flags.
+		_, origins, err := applyKernelOptions(f.cmd, c, log, &f.kopts, &f.limits, &cfg)
+		if err != nil {
+			return nil, err
+		}
+		f.origins = origins
 	}
 	if isTerminal(os.Stderr) {
 		cfg.Progress = os.Stderr // long downloads show their progress there
