@@ -256,7 +256,7 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	guard := netguard.New(f.net.config("front", conns, log))
 	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: reqCap, Role: "front", Config: svc.Configurator(),
 		AllowedOrigins: ff.origins,
-		Version: buildVersion(), Strict: d.Strict(), Logger: log, Connections: guard.Stats,
+		Version:        buildVersion(), Strict: d.Strict(), Logger: log, Connections: guard.Stats,
 		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})))
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
