@@ -424,3 +424,26 @@ func TestKernelOptionsFromThePluginSettings(t *testing.T) {
 		t.Errorf("out-of-range flag: %v\n%s", err, out)
 	}
 }
+
+// TestFrontsFollowASiYuanAuthority: an authority serving a SiYuan URL (not
+// the embedded kernel) is followed too: call and doctor on its state dir,
+// given neither URL nor token, reach that kernel.
+func TestFrontsFollowASiYuanAuthority(t *testing.T) {
+	home := t.TempDir()
+	k := startKernel(t, t.TempDir())
+	stateDir := filepath.Join(home, "state")
+	startServeEnv(t, freshEnvDiff(home), "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", stateDir)
+	out, err := runIn(t, home, nil, "call", "notebook", "--state-dir", stateDir, "--json", `{"action":"list"}`)
+	if err != nil || !strings.Contains(out, "Sisyphus Demo") {
+		t.Fatalf("call: %v\n%s", err, out)
+	}
+	out, err = runIn(t, home, nil, "doctor", "--state-dir", stateDir)
+	if err != nil || !strings.Contains(out, "SiYuan at "+k.url) || !strings.Contains(out, "All checks passed.") {
+		t.Fatalf("doctor: %v\n%s", err, out)
+	}
+	// A URL given wins over the authority's: here a closed port.
+	out, err = runIn(t, home, nil, "doctor", "--state-dir", stateDir, "--siyuan-url", "http://127.0.0.1:1", "--timeout", "3s")
+	if err == nil || !strings.Contains(out, "nothing answers there") {
+		t.Fatalf("doctor with a URL: %v\n%s", err, out)
+	}
+}
