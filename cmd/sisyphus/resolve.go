@@ -92,6 +92,9 @@ func flagSource(fs *pflag.FlagSet, name string) string {
 
 // persistentResolve is the root command's PersistentPreRunE.
 func (g *globalFlags) persistentResolve(cmd *cobra.Command, _ []string) error {
+	if p := cmd.Parent(); p != nil && p.Name() == "profile" {
+		return nil // profile add's flags are the profile's, not resolved from one
+	}
 	return resolveFlags(cmd.Flags(), g.profile)
 }
 
