@@ -71,11 +71,22 @@ Examples:
 		if err != nil {
 			return err
 		}
+		before, err := c.Config(cmd.Context(), nil)
+		if err != nil {
+			return err
+		}
 		v, err := c.Config(cmd.Context(), &ch)
 		if err != nil {
 			return err
 		}
-		return display(cmd.OutOrStdout(), v)
+		if err := display(cmd.OutOrStdout(), v); err != nil {
+			return err
+		}
+		if !asJSON {
+			// Last, where the eye lands: what this command changed.
+			fmt.Fprintln(cmd.OutOrStdout(), "\n"+describeChange(before, v, ch))
+		}
+		return nil
 	}
 	show := &cobra.Command{
 		Use: "show", Short: "Print every notebook's permission, every tool's switches and strict mode", Args: cobra.NoArgs,
@@ -287,6 +298,18 @@ func printConfig(w io.Writer, v authority.ConfigView) {
 		}
 	}
 	fmt.Fprintf(w, "Agent memory (/AGENTS.md): %d bytes\n", v.AgentMemoryBytes)
+	if ko := v.KernelOptions; len(ko.Options) > 0 {
+		fmt.Fprintf(w, "\nKernel options (kernelOptions in %s, as the plugin keeps them; read when serve starts):\n", ko.File)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  OPTION\tVALUE\tFROM\tRANGE\tMEANING\n")
+		for _, o := range ko.Options {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", o.Name, o.Value, o.Source, o.Range, o.Meaning)
+		}
+		tw.Flush()
+		for _, n := range ko.Notes {
+			fmt.Fprintf(w, "  corrected: %s\n", n)
+		}
+	}
 	fmt.Fprintf(w, "Stored in %s and %s (version %s)\n", v.Files["permissions"], v.Files["tools"], v.Version)
 }
 
@@ -319,4 +342,82 @@ func readRulesFile(cmd *cobra.Command, p string) (string, error) {
 		return "", fmt.Errorf("%s holds more than the %d bytes the user rules may hold", p, settings.MaxTextBytes)
 	}
 	return string(b), nil
+}
+
+// describeChange says in one line what ch changed, from the views before
+// and after it.
+func describeChange(before, after authority.ConfigView, ch settings.Change) string {
+	onOff := func(b bool) string {
+		if b {
+			return "enabled"
+		}
+		return "disabled"
+	}
+	same := func(changed bool) string {
+		if changed {
+			return ""
+		}
+		return ", unchanged"
+	}
+	switch {
+	case ch.Notebook != "":
+		var was, now, name string
+		for _, n := range before.Notebooks {
+			if n.ID == ch.Notebook {
+				was, name = n.Permission, n.Name
+			}
+		}
+		for _, n := range after.Notebooks {
+			if n.ID == ch.Notebook {
+				now = n.Permission
+			}
+		}
+		return fmt.Sprintf("set notebook %s (%s) to %s (was %s%s)", name, ch.Notebook, now, was, same(was != now))
+	case ch.Tool != "" && ch.Enabled != nil:
+		name := ch.Tool
+		if ch.Action != "" {
+			name += "." + ch.Action
+		}
+		find := func(v authority.ConfigView) (bool, bool) {
+			for _, t := range v.Tools {
+				if t.Name != ch.Tool {
+					continue
+				}
+				if ch.Action == "" {
+					return t.Enabled, true
+				}
+				for _, a := range t.Actions {
+					if a.Name == ch.Action {
+						return a.Enabled, true
+					}
+				}
+			}
+			return false, false
+		}
+		was, _ := find(before)
+		now, _ := find(after)
+		return fmt.Sprintf("%s %s (was %s%s)", onOff(now), name, onOff(was), same(was != now))
+	case ch.Strict != nil:
+		return fmt.Sprintf("Strict Safe Writes %s in the configuration (was %s%s)", onOffWord(after.Strict.Config), onOffWord(before.Strict.Config), same(after.Strict.Config != before.Strict.Config))
+	case ch.FeedbackURL != nil:
+		now, was := orNone(after.FeedbackEndpoint), orNone(before.FeedbackEndpoint)
+		return fmt.Sprintf("set the feedback endpoint to %s (was %s%s)", now, was, same(now != was))
+	case ch.UserRules != nil:
+		return fmt.Sprintf("set the user rules to %d bytes (were %d%s)", len(after.UserRules), len(before.UserRules), same(after.UserRules != before.UserRules))
+	}
+	return "changed the configuration"
+}
+
+func onOffWord(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

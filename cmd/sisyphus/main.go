@@ -38,6 +38,9 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 // globalFlags are shared by every subcommand.
 type globalFlags struct {
 	logLevel string
+	// profile names the profile whose SiYuan URL, token and state dir fill
+	// the flags not given (resolve.go).
+	profile string
 }
 
 func newRootCmd() *cobra.Command {
@@ -49,9 +52,12 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentPreRunE = g.persistentResolve
+	root.PersistentFlags().StringVar(&g.profile, "profile", os.Getenv("SISYPHUS_PROFILE"), "use this profile's SiYuan URL, token and state dir (sisyphus profile; flags given win; env SISYPHUS_PROFILE)")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("SISYPHUS_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
 	addToolCmds(root, g)
 	root.AddCommand(newServeCmd(g), newStdioCmd(g), newCallCmd(g), newHealthCmd(g), newTasksCmd(g), newKernelCmd(g), newVersionCmd(), newDoctorCmd(g), newConfigCmd(g), newAdminTokenCmd(), newSkillCmd())
+	root.AddCommand(newProfileCmd(), newInstancesCmd(g))
 	return root
 }
 

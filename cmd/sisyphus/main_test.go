@@ -199,7 +199,7 @@ func TestDoctor(t *testing.T) {
 		want             []string
 	}{
 		{"healthy", k.url, "tok", true, []string{"ok    SiYuan version 3.7.3", "ok    token accepted; 1 notebooks (1 open)", "All checks passed."}},
-		{"wrong token", k.url, "bad", false, []string{"FAIL  SiYuan refused the token (HTTP 401)", "Settings → About"}},
+		{"wrong token", k.url, "bad", false, []string{"answers but refused the token (HTTP 401)", "Settings → About"}},
 		{"no token", k.url, "", false, []string{"refused the request without a token", "--siyuan-token"}},
 		{"unreachable", closedURL, "tok", false, []string{"FAIL  cannot reach SiYuan", "Is SiYuan running?"}},
 		{"too old", fake("3.6.4", 100), "tok", false, []string{"FAIL  SiYuan 3.6.4 is too old", "3.7 or newer"}},
@@ -212,7 +212,7 @@ func TestDoctor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := run(t, "doctor", "--siyuan-url", tt.url, "--siyuan-token", tt.token, "--timeout", "5s")
+			out, err := run(t, "doctor", "--siyuan-url", tt.url, "--siyuan-token", tt.token, "--timeout", "5s", "--state-dir", t.TempDir())
 			if (err == nil) != tt.ok {
 				t.Fatalf("exit error %v, want ok=%v\n%s", err, tt.ok, out)
 			}

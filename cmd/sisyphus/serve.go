@@ -28,6 +28,7 @@ import (
 type serveFlags struct {
 	kf                      kernelFlags
 	limits                  limitFlags
+	kopts                   kernelOptionFlags
 	local                   localFlags
 	net                     netFlags
 	listen, token, stateDir string
@@ -83,6 +84,7 @@ Use --embedded DIR to serve the embedded SiYuan-compatible kernel on a workspace
 	}
 	f.kf.register(cmd)
 	f.limits.register(cmd)
+	f.kopts.register(cmd, true)
 	f.local.register(cmd, false)
 	f.net.register(cmd, true)
 	cmd.Flags().StringVar(&f.listen, "listen", envOr("SISYPHUS_LISTEN", "127.0.0.1:36806"), "address to listen on")
@@ -124,11 +126,13 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	starting(cmd, f.kf)
 	c, desc, closeKernel, err := f.kf.open(ctx, log)
 	if err != nil {
 		return err
 	}
 	defer closeKernel()
+	fmt.Fprintf(cmd.ErrOrStderr(), "sisyphus: starting: opening the write ledger in %s …\n", f.stateDir)
 	coord, closeLedger, err := openCoordinator(f.stateDir, f.strictOff, log, 200*time.Millisecond)
 	if err != nil {
 		return fmt.Errorf("open the write ledger in %s: %w", f.stateDir, err)
@@ -136,6 +140,10 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	defer closeLedger()
 	cfg := authority.ServiceConfig{Kernel: c, Coordinator: coord, Version: buildVersion(), Logger: log, UIRefresh: !f.noUIRefresh}
 	if err := f.limits.apply(&cfg); err != nil {
+		return err
+	}
+	_, origins, err := applyKernelOptions(cmd, c, log, &f.kopts, &f.limits, &cfg)
+	if err != nil {
 		return err
 	}
 	if f.stagingTTL < time.Second || f.stagingTTL > transfer.DefaultTTL {
@@ -156,7 +164,7 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	posts := &postTracker{}
 	guard := netguard.New(f.net.config("authority", conns, log))
 	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, AdminToken: admin, Admission: svc.Admission,
-		MaxBodyBytes: reqCap, Instance: instance, Kernel: kernel, Role: "authority", Version: buildVersion(), Strict: !f.strictOff,
+		MaxBodyBytes: reqCap, Instance: instance, Kernel: kernel, Role: "authority", AllowedOrigins: origins, Version: buildVersion(), Strict: !f.strictOff,
 		Logger: log, Config: svc.Configurator(), Settings: svc.SettingsPage(), Staging: svc.Staging,
 		Connections: guard.Stats, UploadBodyTimeout: 4 * f.net.bodyTimeout})))
 	go svc.WatchConfig(ctx, configPoll)
@@ -175,16 +183,18 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer authority.RemoveAuthorityToken(f.stateDir, instance)
+	// Fronts on this state dir given no kernel (or the same --embedded
+	// workspace, whose lock is ours) read through the kernel this authority
+	// serves: the file says where it is and holds its token (0600).
+	acc := authority.KernelAccess{Identity: kernel, URL: f.kf.url, Token: f.kf.token, InstanceID: instance, PID: os.Getpid()}
 	if f.kf.embedded != "" {
-		// Fronts on this state dir given the same --embedded workspace read
-		// through this process's kernel (the workspace lock is ours).
-		acc := authority.KernelAccess{Identity: kernel, URL: f.kf.embeddedURL, Token: f.kf.embeddedToken, InstanceID: instance, PID: os.Getpid()}
-		if err := authority.WriteKernelAccess(f.stateDir, acc); err != nil {
-			hs.Close()
-			return err
-		}
-		defer authority.RemoveKernelAccess(f.stateDir, instance)
+		acc.URL, acc.Token = f.kf.embeddedURL, f.kf.embeddedToken
 	}
+	if err := authority.WriteKernelAccess(f.stateDir, acc); err != nil {
+		hs.Close()
+		return err
+	}
+	defer authority.RemoveKernelAccess(f.stateDir, instance)
 	url := base + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
 	show := adminTokenCommand(f.stateDir)
@@ -192,6 +202,17 @@ func serveAuthority(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "Settings page: %s/settings (sign in with the admin token: %s)\n", base, show)
 	fmt.Fprintf(cmd.OutOrStdout(), "sisyphus ready: MCP at %s serving %s\n", url, desc)
 	return waitAndDrain(ctx, log, errc, hs, svc, posts, f.drainTimeout, func() { authority.RemoveRecord(f.stateDir, instance) })
+}
+
+// starting says on stderr what serve is about to do before its slow steps
+// (opening a large embedded workspace indexes it), so a person never
+// watches a silent terminal.
+func starting(cmd *cobra.Command, kf kernelFlags) {
+	if kf.embedded != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sisyphus: starting the embedded kernel on %s (a new directory gets a demo notebook; a large one takes a while to index) …\n", kf.embedded)
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "sisyphus: starting: connecting to SiYuan at %s …\n", kf.url)
 }
 
 // serveFront runs an HTTP front of the authority at f.authority.
@@ -215,8 +236,8 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 		return err
 	}
 	defer closeKernel()
-	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits}
-	local, err := f.local.guard(cmd, c, f.stateDir, f.kf.embedded)
+	ff := frontFlags{stateDir: f.stateDir, authority: f.authority, token: authTok, limits: f.limits, kopts: f.kopts, cmd: cmd}
+	local, err := f.local.guard(cmd, c, f.stateDir, f.kf.workspaceDir())
 	if err != nil {
 		return err
 	}
@@ -234,7 +255,8 @@ func serveFront(cmd *cobra.Command, g *globalFlags, f *serveFlags) error {
 	go svc.WatchConfig(ctx, configPoll)
 	guard := netguard.New(f.net.config("front", conns, log))
 	hs, errc := serveGuarded(guard, ln, posts.wrap(authority.Routes(svc.MCP, authority.RoutesConfig{Token: tok, Admission: svc.Admission, MaxBodyBytes: reqCap, Role: "front", Config: svc.Configurator(),
-		Version: buildVersion(), Strict: d.Strict(), Logger: log, Connections: guard.Stats,
+		AllowedOrigins: ff.origins,
+		Version:        buildVersion(), Strict: d.Strict(), Logger: log, Connections: guard.Stats,
 		Extra: func() map[string]any { return map[string]any{"delegation": d.Stats()} }})))
 	url := "http://" + dialAddr(ln.Addr()) + "/mcp"
 	printClientConfig(cmd.OutOrStdout(), url, tok, tokFile, f.stateDir, f.kf)
@@ -329,8 +351,16 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 	}
 	httpCfg := map[string]any{"mcpServers": map[string]any{"sisyphus": map[string]any{
 		"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer " + tok}}}}
+	command, cmdArgs := exe, stdioArgs
+	if !found {
+		// A `go run` build vanishes on exit: have the client run the
+		// source itself (absolute paths: clients spawn from anywhere).
+		if gorun, args, ok := goRunForm(stdioArgs); ok {
+			command, cmdArgs, found = gorun, args, true
+		}
+	}
 	stdioCfg := map[string]any{"mcpServers": map[string]any{"sisyphus": map[string]any{
-		"command": exe, "args": stdioArgs}}}
+		"command": command, "args": cmdArgs}}}
 	h, _ := json.MarshalIndent(httpCfg, "", "  ")
 	st, _ := json.MarshalIndent(stdioCfg, "", "  ")
 	fmt.Fprintf(w, "MCP URL:   %s\n", url)
@@ -342,7 +372,9 @@ func printClientConfig(w io.Writer, url, tok, tokFile, stateDir string, kf kerne
 	fmt.Fprintf(w, "\nHTTP client configuration:\n%s\n\nstdio client configuration (stdio reads itself and sends writes to this server):\n%s\n", h, st)
 	fmt.Fprintln(w, "(stdio reads and saves no file of yours for an agent: add \"--allow-dir\", \"/abs/path/to/folder\" to args to let it upload from that folder and save exports there)")
 	if !found {
-		fmt.Fprintln(w, "(build the binary for stdio clients: go build -o sisyphus ./cmd/sisyphus, then put its absolute path in \"command\")")
+		fmt.Fprintln(w, "(this is a temporary `go run` build: build the binary for stdio clients with go build -o sisyphus ./cmd/sisyphus in the source folder, then put its absolute path in \"command\")")
+	} else if command != exe {
+		fmt.Fprintln(w, "(this stdio configuration compiles Sisyphus from its source folder at each start; build it once with go build -o sisyphus ./cmd/sisyphus for a faster start, then serve prints that binary's path)")
 	}
 	fmt.Fprintln(w)
 }
@@ -379,6 +411,39 @@ func stdioBinary() (path string, found bool) {
 		}
 	}
 	return "/path/to/sisyphus", false
+}
+
+// goRunForm is the stdio command run from source: go -C MODULE run
+// ./cmd/sisyphus ARGS, with the go tool's and the module's absolute paths,
+// when the working directory is inside this module's source.
+func goRunForm(args []string) (command string, full []string, ok bool) {
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		return "", nil, false
+	}
+	if gotool, err = filepath.Abs(gotool); err != nil {
+		return "", nil, false
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", nil, false
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			if !strings.Contains(string(data), "module github.com/sisyphus-go/sisyphus\n") {
+				return "", nil, false
+			}
+			if _, err := os.Stat(filepath.Join(dir, "cmd", "sisyphus")); err != nil {
+				return "", nil, false
+			}
+			return gotool, append([]string{"-C", dir, "run", "./cmd/sisyphus"}, args...), true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil, false
+		}
+		dir = parent
+	}
 }
 
 // postTracker counts requests other than GET (the long-lived notification

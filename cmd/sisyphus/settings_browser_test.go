@@ -128,6 +128,14 @@ func TestSettingsPageInBrowser(t *testing.T) {
 		c[0].Path != "/settings" {
 		t.Fatalf("session cookie: %+v", c)
 	}
+	// The tools are collapsed: the page is a few screens long, not 129
+	// action rows (it was 11,800 px).
+	height, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
+	must(err)
+	t.Logf("settings page height: %.0f px", height)
+	if height > 6000 {
+		t.Errorf("the settings page is %.0f px long; the tools should start collapsed", height)
+	}
 	body := text("body")
 	for _, leak := range []string{"sekret", admin, secretTitle, secretText} {
 		if strings.Contains(body, leak) {

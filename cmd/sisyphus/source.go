@@ -16,6 +16,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/sisyphus-go/sisyphus/internal/authority"
@@ -37,9 +38,16 @@ type kernelFlags struct {
 	// guard bounds the connections of the embedded kernel's port (zero:
 	// kernelConns and the default timeouts).
 	guard netguard.Config
+	// flags is the command's flag set, where the resolver noted whether
+	// the kernel was named at all (resolve.go).
+	flags *pflag.FlagSet
+	// followed is the kernel of the state dir's authority, which a front
+	// given no kernel reads through (follow).
+	followed *authority.KernelAccess
 }
 
 func (f *kernelFlags) register(cmd *cobra.Command) {
+	f.flags = cmd.Flags()
 	cmd.Flags().StringVar(&f.url, "siyuan-url", envOr("SIYUAN_URL", "http://127.0.0.1:6806"), "the SiYuan kernel")
 	cmd.Flags().StringVar(&f.token, "siyuan-token", envOr("SIYUAN_TOKEN", ""), "SiYuan API token (Settings → About)")
 	cmd.Flags().StringVar(&f.embedded, "embedded", envOr("SISYPHUS_EMBEDDED", ""), "use the embedded kernel on this workspace directory instead of a SiYuan URL")
@@ -88,6 +96,13 @@ func (f *kernelFlags) open(ctx context.Context, log *slog.Logger) (c *siyuan.Cli
 // --embedded DIR while the authority of stateDir runs the embedded kernel
 // on DIR (and so holds its lock), reads go through that kernel.
 func (f *kernelFlags) openFront(ctx context.Context, log *slog.Logger, stateDir string) (*siyuan.Client, string, func(), error) {
+	if acc := f.follow(stateDir); acc != nil {
+		c, err := siyuan.New(siyuan.Config{BaseURL: acc.URL, Token: acc.Token, Logger: log})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return c, fmt.Sprintf("%s, the kernel of the authority (pid %d)", describeIdentity(acc.Identity), acc.PID), func() {}, nil
+	}
 	if f.embedded != "" {
 		if acc, err := authority.ReadKernelAccess(stateDir); err == nil && acc.Identity == f.identity() {
 			c, err := siyuan.New(siyuan.Config{BaseURL: acc.URL, Token: acc.Token, Logger: log})
@@ -159,9 +174,67 @@ func bearerToken(stateDir, given string) (tok, file string, err error) {
 	return tok, file, nil
 }
 
+// given reports whether the person named a kernel (flag, profile or
+// environment): a front given none follows its authority.
+func (f *kernelFlags) given() bool {
+	if f.flags == nil {
+		return true
+	}
+	for _, name := range []string{"siyuan-url", "embedded"} {
+		if src := flagSource(f.flags, name); src != "default" {
+			return true
+		}
+	}
+	return false
+}
+
+// follow returns the kernel the authority of stateDir serves when the
+// person named none, or named the embedded workspace that authority runs
+// (its lock is the authority's): the front then reads the same workspace
+// the authority writes. nil: open the named (or default) kernel.
+func (f *kernelFlags) follow(stateDir string) *authority.KernelAccess {
+	if f.followed != nil {
+		return f.followed
+	}
+	acc, err := authority.ReadKernelAccess(stateDir)
+	if err != nil {
+		return nil
+	}
+	if (f.embedded != "" && acc.Identity == f.identity()) || (!f.given() && acc.Identity != "") {
+		f.followed = &acc
+		return f.followed
+	}
+	return nil
+}
+
+// workspaceDir is the embedded workspace directory the front serves ("" for
+// a SiYuan URL).
+func (f *kernelFlags) workspaceDir() string {
+	if f.embedded != "" {
+		return f.embedded
+	}
+	if f.followed != nil {
+		if dir, ok := strings.CutPrefix(f.followed.Identity, "embedded:"); ok {
+			return dir
+		}
+	}
+	return ""
+}
+
+// describeIdentity says in words which kernel a workspace identity names.
+func describeIdentity(id string) string {
+	if dir, ok := strings.CutPrefix(id, "embedded:"); ok {
+		return "embedded kernel on " + dir
+	}
+	return "SiYuan at " + strings.TrimPrefix(id, "url:")
+}
+
 // identity is the workspace identity of the selected kernel: fronts
 // delegate writes only to an authority coordinating the same one.
 func (f *kernelFlags) identity() string {
+	if f.followed != nil {
+		return f.followed.Identity
+	}
 	if f.embedded != "" {
 		return authority.EmbeddedIdentity(f.embedded)
 	}
@@ -210,6 +283,11 @@ func (l *limitFlags) apply(cfg *authority.ServiceConfig) error {
 type frontFlags struct {
 	stateDir, authority, token string
 	limits                     limitFlags
+	kopts                      kernelOptionFlags
+	// cmd is the command whose flags say which limits were given; origins
+	// the allowed browser origins service found (serve --authority).
+	cmd     *cobra.Command
+	origins []string
 }
 
 func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
@@ -222,6 +300,8 @@ func (f *frontFlags) register(cmd *cobra.Command, tokenFlag string) {
 		return // serve registers its limits itself
 	}
 	f.limits.register(cmd)
+	f.kopts.register(cmd, false)
+	f.cmd = cmd
 }
 
 // delegator returns the client that reaches the authority.
@@ -237,6 +317,15 @@ func (f *frontFlags) service(c *siyuan.Client, kernel string, local *localfs.Gua
 	if err := f.limits.apply(&cfg); err != nil {
 		return nil, err
 	}
+	if f.cmd != nil {
+		// A front's reads keep the same budgets, deadline and retries as
+		// the authority's: the workspace's kernel options, or the flags.
+		_, origins, err := applyKernelOptions(f.cmd, c, log, &f.kopts, &f.limits, &cfg)
+		if err != nil {
+			return nil, err
+		}
+		f.origins = origins
+	}
 	if isTerminal(os.Stderr) {
 		cfg.Progress = os.Stderr // long downloads show their progress there
 	}
@@ -251,7 +340,7 @@ func openFront(cmd *cobra.Command, log *slog.Logger, kf *kernelFlags, ff *frontF
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	if local, err = lf.guard(cmd, c, ff.stateDir, kf.embedded); err == nil {
+	if local, err = lf.guard(cmd, c, ff.stateDir, kf.workspaceDir()); err == nil {
 		svc, err = ff.service(c, kf.identity(), local, log)
 	}
 	if err != nil {

@@ -8,20 +8,31 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=v1.2.3".
-var version = "dev"
+// version and commit are stamped at build time (scripts/release):
+// -ldflags "-X main.version=v1.2.3 -X main.commit=<git commit>". They are
+// only ever set by the linker.
+var (
+	version = "dev"
+	commit  = ""
+)
 
+// buildVersion is the stamped version, else the module version go install
+// recorded, with the commit: the stamped one, else the one the go tool
+// recorded from the source checkout.
 func buildVersion() string {
-	v := version
+	v, rev := version, commit
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			v = info.Main.Version
 		}
 		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " (" + s.Value[:12] + ")"
+			if s.Key == "vcs.revision" && rev == "" {
+				rev = s.Value
 			}
 		}
+	}
+	if len(rev) >= 12 {
+		v += " (" + rev[:12] + ")"
 	}
 	return v
 }

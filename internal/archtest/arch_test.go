@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"internal/histcheck":       0,
 	"internal/netguard":        0,
 	"internal/testvars":        0,
+	"internal/kernelopts":      0,
 	"docs":                     0,
 
 	"internal/siyuan":    1,

@@ -33,6 +33,26 @@ type ConfigView struct {
 	// AgentMemoryBytes the size of the agents' memory (/AGENTS.md).
 	UserRules        string `json:"userRules"`
 	AgentMemoryBytes int    `json:"agentMemoryBytes"`
+	// KernelOptions are the upstream plugin's kernel options in force.
+	KernelOptions KernelOptionsView `json:"kernelOptions"`
+}
+
+// KernelOptionsView is the kernel options in force: each with its value and
+// where it came from, the file they are read from, and what was corrected
+// in it.
+type KernelOptionsView struct {
+	File    string             `json:"file"`
+	Options []KernelOptionView `json:"options"`
+	Notes   []string           `json:"notes,omitempty"`
+}
+
+// KernelOptionView is one kernel option.
+type KernelOptionView struct {
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	Source  string `json:"source"` // default, configuration or a flag's name
+	Range   string `json:"range,omitempty"`
+	Meaning string `json:"meaning"`
 }
 
 // NotebookView is one notebook and what agents may do in it.
@@ -115,6 +135,7 @@ func (s *Service) View(ctx context.Context) (ConfigView, error) {
 	forced := !s.Registry.Env().StrictOn(context.Background())
 	v.Strict = StrictView{Config: cfg.Strict(), ForcedOff: forced, Effective: cfg.Strict() && !forced}
 	v.FeedbackEndpoint = cfg.FeedbackURL()
+	v.KernelOptions = s.kernelOptions
 	return v, nil
 }
 

@@ -46,6 +46,7 @@ type Service struct {
 	Stager     *transfer.Stager
 	Downloader *transfer.Downloader
 
+	kernelOptions KernelOptionsView
 	// stop ends the tool syncs the configuration's changes start (Close).
 	stop   context.Context
 	cancel context.CancelFunc
@@ -85,6 +86,9 @@ type ServiceConfig struct {
 	// UIRefresh, on the authority, asks SiYuan's open windows to show each
 	// committed write (best effort, after the answer).
 	UIRefresh bool
+	// KernelOptions are the kernel options in force, as config show and the
+	// settings page show them (read once at start).
+	KernelOptions KernelOptionsView
 }
 
 // maxMessage is the largest MCP message a service takes: a write at its cap
@@ -145,7 +149,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ConfigPermissions(store.Policy)})
 	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout}
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
-		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator, ui: env.UI}
+		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator, ui: env.UI, kernelOptions: cfg.KernelOptions}
 	svc.Staging, svc.Stager, svc.Downloader = staging, stg, dl
 	// A configuration a call's read brings into the cache reaches the
 	// tool list, and list_changed goes out, at once rather than at the

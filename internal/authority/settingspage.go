@@ -101,6 +101,10 @@ func pageConfig(v ConfigView) *settingsui.Config {
 		}
 		c.Tools = append(c.Tools, tv)
 	}
+	c.KernelOptionsFile, c.KernelOptionNotes = v.KernelOptions.File, v.KernelOptions.Notes
+	for _, o := range v.KernelOptions.Options {
+		c.KernelOptions = append(c.KernelOptions, settingsui.KernelOption{Name: o.Name, Value: o.Value, Source: o.Source, Range: o.Range, Meaning: o.Meaning})
+	}
 	return c
 }
 

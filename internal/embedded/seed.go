@@ -19,6 +19,7 @@ const welcomeMarkdown = `Sisyphus serves this workspace to AI agents over MCP an
 ## What is here
 
 - This notebook, **Sisyphus Demo**, with this document. Agents may read, write and delete here (rwd); every other notebook starts read-only.
+- The dangerous actions (` + "`block.delete`, `document.remove`, `notebook.remove`" + ` and a few more) start disabled everywhere, this notebook too: a call answers action_disabled until you enable one, with ` + "`sisyphus config enable block.delete`" + ` or on the settings page, and then you confirm each call.
 - A child document, *Getting started*, below it.
 
 ## Try it

@@ -173,7 +173,7 @@ func (h *httpHandler) serve(w http.ResponseWriter, r *http.Request) {
 		p, ok := h.opts.Authenticate(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", "Bearer")
-			writeError(w, http.StatusUnauthorized, ID{}, errInvalidRequest("Unauthorized"))
+			writeError(w, http.StatusUnauthorized, ID{}, errInvalidRequest(unauthorizedReason(r)))
 			return
 		}
 		principal = p
@@ -189,6 +189,22 @@ func (h *httpHandler) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		writeError(w, http.StatusMethodNotAllowed, ID{}, errInvalidRequest("Method not allowed"))
 	}
+}
+
+// unauthorizedReason says what was wrong with a refused request's
+// credentials, so that a person wiring a client sees which header to send
+// instead of a bare "Unauthorized" (that some clients take for a sign-in
+// prompt). It never echoes what was sent.
+func unauthorizedReason(r *http.Request) string {
+	auth := strings.TrimSpace(r.Header.Get("Authorization"))
+	scheme, _, _ := strings.Cut(auth, " ")
+	switch {
+	case auth == "":
+		return "Unauthorized: the Authorization header is missing; send Authorization: Bearer <token>, the token the server printed when it started"
+	case !strings.EqualFold(scheme, "Bearer"):
+		return "Unauthorized: the Authorization header is not a bearer token; send Authorization: Bearer <token>"
+	}
+	return "Unauthorized: the bearer token is wrong (not this server's token); send the token the server printed when it started"
 }
 
 // CheckOriginAndHost applies the endpoint's Origin and Host checks to a

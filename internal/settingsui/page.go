@@ -53,6 +53,18 @@ type Config struct {
 	// AgentMemoryBytes the size of their memory at /AGENTS.md.
 	UserRules        string
 	AgentMemoryBytes int
+	// KernelOptions are the upstream plugin's kernel options in force, read
+	// from KernelOptionsFile; KernelOptionNotes say what was corrected.
+	KernelOptions     []KernelOption
+	KernelOptionsFile string
+	KernelOptionNotes []string
+}
+
+// KernelOption is one kernel option: its value, where it came from
+// (default, configuration, or the flag that overrides it), its range and
+// what it bounds.
+type KernelOption struct {
+	Name, Value, Source, Range, Meaning string
 }
 
 // Notebook is one notebook and what agents may do in it.
@@ -69,6 +81,17 @@ type Tool struct {
 	Name    string
 	Enabled bool
 	Actions []Action
+}
+
+// Off is how many of the tool's actions are off.
+func (t Tool) Off() int {
+	n := 0
+	for _, a := range t.Actions {
+		if !a.Enabled {
+			n++
+		}
+	}
+	return n
 }
 
 // Action is one action's switch.

@@ -76,6 +76,8 @@ func demoPage() Page {
 	return Page{Role: "authority", Version: "test",
 		Config: &Config{DefaultPermission: "r", PermissionsFile: "/data/storage/p/notebookPermissions", ToolsFile: "/data/storage/p/mcpToolsConfig",
 			UserRules: "answer <briefly>", AgentMemoryBytes: 42,
+			KernelOptionsFile: "/data/storage/p/mcpHttpSettings", KernelOptionNotes: []string{"readMaxRequests 9999 is outside 16–512 or not whole: 512 applies"},
+			KernelOptions: []KernelOption{{Name: "readMaxRequests", Value: "512", Source: "configuration", Range: "16–512, default 128", Meaning: "kernel calls one read may make"}},
 			Notebooks: []Notebook{
 				{ID: "20260101000000-aaaaaaa", Name: "Journal", Permission: "rw", Explicit: true},
 				{ID: "20260101000000-bbbbbbb", Name: "Research", Permission: "r"},
@@ -487,6 +489,12 @@ func TestPageShowsEverything(t *testing.T) {
 		`<h3 id="tool-block">block <span class="state on">on</span></h3>`,
 		`<code>delete</code> <span class="badge warn">dangerous</span> <span class="badge">off by default</span>`,
 		`Turn on<span class="vh"> block.delete</span>`, `Turn off<span class="vh"> block.update</span>`,
+		// tools collapsed, buttons told apart: a dangerous action's "on" is red
+		`<details class="tool">`, `<summary><h3 id="tool-block">`, `class="danger">Turn on<span class="vh"> block.delete</span>`,
+		`class="secondary">Turn off<span class="vh"> block.update</span>`, `class="primary">Save<span class="vh"> the permission of`,
+		// the kernel options, with where each came from and what was corrected
+		`<code>readMaxRequests</code></th><td data-label="Value">512</td><td data-label="From">configuration</td>`,
+		`Corrected: readMaxRequests 9999 is outside 16–512`, `/data/storage/p/mcpHttpSettings`,
 		// strict mode
 		`<dt>In the configuration</dt><dd><span class="state on">on</span></dd>`, `Turn strict mode off`,
 		// queues

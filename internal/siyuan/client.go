@@ -62,6 +62,13 @@ type Client struct {
 	mcpSeq       atomic.Int64 // JSON-RPC ids of /mcp requests
 }
 
+// WithReadAttempts returns a client like c whose reads are attempted n
+// times in all (at least once); c is unchanged. Writes stay single-attempt.
+func (c *Client) WithReadAttempts(n int) *Client {
+	return &Client{baseURL: c.baseURL, token: c.token, hc: c.hc, log: c.log, readAttempts: max(n, 1),
+		readBackoff: c.readBackoff, timeout: c.timeout, maxResponse: c.maxResponse}
+}
+
 // New validates cfg and returns a client.
 func New(cfg Config) (*Client, error) {
 	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
