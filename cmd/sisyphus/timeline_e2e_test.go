@@ -336,10 +336,6 @@ func timelineFlow(t *testing.T, s *serveProc, a *agent, c *siyuan.Client, nb str
 	if err := c.TagSnapshot(ctx, snapID, utag); err != nil {
 		t.Fatal(err)
 	}
-	attrs, err = c.GetBlockAttrs(ctx, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	kept := `{"name":"Kept <as is>","created":1,"snapshotId":"s0","tag":"` + prefix + `Kept","scope":"document","source":"legacy"}`
 	upstream := `{"name":"Upstream made","created":` + fmt.Sprint(time.Now().UnixMilli()) + `,"snapshotId":"` + snapID + `","tag":"` + utag + `","scope":"document"}`
 	if err := c.SetBlockAttrs(ctx, doc, map[string]string{"custom-sisyphus-timeline": "[" + kept + "," + upstream + "]"}); err != nil {
