@@ -140,6 +140,9 @@ func TestAuth(t *testing.T) {
 		{"query token", "POST", "/api/notebook/lsNotebooks?token=tok", "", 200, ""},
 		{"wrong query token", "POST", "/api/notebook/lsNotebooks?token=x", "", 401, "Auth failed [query: token]"},
 		{"basic scheme falls through", "POST", "/api/notebook/lsNotebooks", "Basic dG9r", 401, "Auth failed [session]"},
+		{"workspace info from this machine", "POST", "/api/system/getWorkspaceInfo", "", 200, ""},
+		{"network from this machine", "POST", "/api/system/getNetwork", "", 200, ""},
+		{"workspace info with a wrong token", "POST", "/api/system/getWorkspaceInfo", "Token nope", 401, "Auth failed [header: Authorization]"},
 		{"version is public", "GET", "/api/system/version", "", 200, ""},
 		{"bootProgress is public", "GET", "/api/system/bootProgress", "", 200, ""},
 		{"currentTime is public", "POST", "/api/system/currentTime", "", 200, ""},
@@ -603,5 +606,16 @@ func TestFaultsChurn(t *testing.T) {
 	<-done
 	if len(f.lookup("/api/a"))+len(f.lookup("/api/b")) != 0 {
 		t.Fatal("Churn left a fault set")
+	}
+}
+
+func TestLoopbackPeer(t *testing.T) {
+	for remote, want := range map[string]bool{
+		"127.0.0.1:5000": true, "[::1]:5000": true, "127.8.9.1:1": true,
+		"192.168.1.2:5000": false, "[2001:db8::1]:80": false, "": false, "pipe": false,
+	} {
+		if got := loopbackPeer(remote); got != want {
+			t.Errorf("loopbackPeer(%q) = %v, want %v", remote, got, want)
+		}
 	}
 }

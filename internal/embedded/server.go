@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -234,8 +235,24 @@ func (k *Kernel) authorize(w http.ResponseWriter, r *http.Request) bool {
 		writeAuthFailure(w, "Auth failed [query: token]")
 		return false
 	}
+	// SiYuan lets a request of this machine read its network settings and
+	// workspace without a credential (the desktop app and launchers find
+	// a kernel's workspace that way).
+	if loopbackPeer(r.RemoteAddr) && (strings.HasPrefix(r.RequestURI, endpoint.GetNetwork) || strings.HasPrefix(r.RequestURI, endpoint.GetWorkspaceInfo)) {
+		return true
+	}
 	writeAuthFailure(w, "Auth failed [session]")
 	return false
+}
+
+// loopbackPeer is whether a request's remote address is of this machine.
+func loopbackPeer(remote string) bool {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // serveFaulty injects the configured faults around a route.
