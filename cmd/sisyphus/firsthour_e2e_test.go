@@ -126,8 +126,10 @@ func TestInstancesFindsKernels(t *testing.T) {
 			t.Errorf("%v: kernel a: %+v\n%s", args, ia, out)
 		}
 		if len(args) == 2 {
-			// No profile holds b's token: found, its workspace unknown.
-			if ib, ok := byURL[b.url]; !ok || !ib.NeedsToken || len(ib.Profiles) != 0 {
+			// No profile holds b's token: found, and its workspace too (a
+			// kernel tells this machine its workspace without a token, as
+			// SiYuan 3.7.3 does).
+			if ib, ok := byURL[b.url]; !ok || ib.NeedsToken || ib.Workspace != evalDir(t, wsB) || len(ib.Profiles) != 0 {
 				t.Errorf("kernel b: %+v\n%s", ib, out)
 			}
 		} else if _, ok := byURL[b.url]; ok {
