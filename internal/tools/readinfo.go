@@ -92,30 +92,11 @@ func (p *Policy) NamedOn(tool, action string) bool {
 	return true
 }
 
-// Window describes a window of n items out of total starting at from (0-based),
-// for a limitation.
+// WindowLimit says, for a limitation, that n items of total were given
+// from the 0-based index from.
 func WindowLimit(what string, from, n, total int) string {
 	if n == 0 {
 		return fmt.Sprintf("no %s returned from %d; %d in all", what, from, total)
 	}
 	return fmt.Sprintf("only %s %d–%d of %d were returned", what, from+1, from+n, total)
-}
-
-// PageCover completes a paged answer (see [Page]) with readInfo and, when
-// a next page exists, the step that reads it: base is the call's own
-// arguments (tool and action included in it as "action"), to which the
-// next page number is added.
-func PageCover(ctx context.Context, ret map[string]any, scope, tool string, pg Page, base map[string]any) {
-	if !pg.HasNextPage {
-		return
-	}
-	from := (pg.Page - 1) * pg.PageSize
-	n := min(pg.PageSize, max(pg.Total-from, 0))
-	next := make(map[string]any, len(base)+1)
-	for k, v := range base {
-		next[k] = v
-	}
-	next["page"] = pg.Page + 1
-	Cover(ctx, ret, ReadInfo{Scope: scope, Limitations: []string{fmt.Sprintf("page %d of %d: %s", pg.Page, pg.PageCount, WindowLimit("entries", from, n, pg.Total))}},
-		NextStep{Purpose: "read the next page", Tool: tool, Arguments: next})
 }
