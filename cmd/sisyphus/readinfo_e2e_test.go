@@ -59,7 +59,9 @@ func TestReadInfoThroughTheBinary(t *testing.T) {
 	if n := follow("fs", map[string]any{"action": "read", "path": "/" + name + "/Long", "blockLimit": 4}); n != 2 {
 		t.Fatalf("fs.read took %d windows", n)
 	}
-	hits := func(q string) int { return len(a.ok("search", map[string]any{"action": "fulltext", "query": q})["blocks"].([]any)) }
+	hits := func(q string) int {
+		return len(a.ok("search", map[string]any{"action": "fulltext", "query": q})["blocks"].([]any))
+	}
 	waitFor(t, "the index to hold the paragraphs", func() bool { return hits("okapi") == 6 })
 	if n := follow("search", map[string]any{"action": "fulltext", "query": "okapi", "pageSize": 4}); n != 2 {
 		t.Fatalf("fulltext took %d pages", n)
