@@ -36,7 +36,9 @@ type NextStep struct {
 // row limit or hidden notebooks left something out: info.Limitations says
 // what). A complete answer is left as it is, so the common answer stays
 // small; coverage is then complete by construction, and an agent reads
-// the absence of readInfo as "all of it".
+// the absence of readInfo as "all of it". The configuration's full form
+// (debug.slimResponses false, [Policy.FullReadInfo]) adds readInfo to
+// complete answers too; reads call Cover whether or not they are complete.
 //
 // Steps that name a tool or action the call's configuration disables are
 // dropped: a next step is always a call the agent may make. Every step
@@ -48,7 +50,7 @@ func Cover(ctx context.Context, ret map[string]any, info ReadInfo, steps ...Next
 			info.Coverage = CoveragePartial
 		}
 	}
-	if info.Coverage == CoverageComplete {
+	if p := PolicyFrom(ctx); info.Coverage == CoverageComplete && (p == nil || !p.FullReadInfo) {
 		return
 	}
 	ret["readInfo"] = info

@@ -62,3 +62,13 @@ func TestWindowLimit(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestCoverFullForm: the configuration's full form (debug.slimResponses
+// false) has a complete read say so too.
+func TestCoverFullForm(t *testing.T) {
+	ret := map[string]any{}
+	Cover(WithPolicy(context.Background(), &Policy{FullReadInfo: true}), ret, ReadInfo{Scope: "s", Representation: "markdown"})
+	if info, ok := ret["readInfo"].(ReadInfo); !ok || info.Coverage != CoverageComplete || ret["nextSteps"] != nil {
+		t.Fatalf("full form: %v", ret)
+	}
+}

@@ -784,10 +784,11 @@ var getKeys = tools.Read[keysArgs]{
 				return nil, err
 			}
 			out := map[string]any{"avID": a.AvID, "keys": keys, "count": len(keys), "databaseContext": dc}
+			info := tools.ReadInfo{Scope: "database " + a.AvID + " columns", Representation: "keys"}
 			if tools.Hiding(ctx) {
-				tools.Cover(ctx, out, tools.ReadInfo{Scope: "database " + a.AvID + " columns", Representation: "keys",
-					Limitations: []string{"rollup results are left out while a notebook is hidden from agents (they are computed over every row)"}})
+				info.Limitations = []string{"rollup results are left out while a notebook is hidden from agents (they are computed over every row)"}
 			}
+			tools.Cover(ctx, out, info)
 			return out, nil
 		}
 		ok, err := env.Kernel.CheckBlockExist(ctx, a.BlockID)

@@ -92,12 +92,13 @@ func runBatchKramdown(ctx context.Context, env *tools.Env, a batchArgs) (any, er
 	}
 	failed := len(items) - ok
 	out := map[string]any{"items": items, "requested": len(items), "succeeded": ok, "failed": failed, "partial": ok > 0 && failed > 0}
+	info := tools.ReadInfo{Scope: fmt.Sprintf("%d blocks by id", len(items)), Representation: "kramdown"}
 	if failed > 0 {
 		// A missing id and one the call may not read fail alike, so the
 		// limitation names neither.
-		tools.Cover(ctx, out, tools.ReadInfo{Scope: fmt.Sprintf("%d blocks by id", len(items)), Representation: "kramdown",
-			Limitations: []string{fmt.Sprintf("%d of %d items were not read (each item's error says why)", failed, len(items))}})
+		info.Limitations = []string{fmt.Sprintf("%d of %d items were not read (each item's error says why)", failed, len(items))}
 	}
+	tools.Cover(ctx, out, info)
 	return out, nil
 }
 

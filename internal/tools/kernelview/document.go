@@ -2,6 +2,7 @@ package kernelview
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -105,6 +106,8 @@ type Window struct {
 // window did not reach the document's end.
 func CoverWindow(ctx context.Context, ret map[string]any, w Window, scope string, from, n, total int) {
 	if from+n >= total {
+		// Coverage is of what was asked: the blocks from blockStart on.
+		tools.Cover(ctx, ret, tools.ReadInfo{Scope: fmt.Sprintf("%s from top-level block %d", scope, from), Representation: "markdown"})
 		return
 	}
 	next := map[string]any{}
@@ -113,7 +116,7 @@ func CoverWindow(ctx context.Context, ret map[string]any, w Window, scope string
 	}
 	next["blockStart"], next["blockLimit"], next["tokenBudget"] = from+n, w.BlockLimit, w.TokenBudget
 	ret["nextWindow"] = next
-	tools.Cover(ctx, ret, tools.ReadInfo{Scope: scope, Representation: "markdown",
+	tools.Cover(ctx, ret, tools.ReadInfo{Scope: fmt.Sprintf("%s from top-level block %d", scope, from), Representation: "markdown",
 		Limitations: []string{tools.WindowLimit("top-level blocks", from, n, total) + " (blockLimit or tokenBudget)"}},
 		tools.NextStep{Purpose: "read the next window", Tool: w.Tool, Arguments: next})
 }

@@ -102,7 +102,9 @@ func querySQL(ctx context.Context, env *tools.Env, a sqlArgs) (any, error) {
 				Arguments: map[string]any{"action": "query_sql", "stmt": stmt, "maxRows": 1000}})
 		}
 		tools.Cover(ctx, ret, info, steps...)
+		return ret, nil
 	}
+	tools.Cover(ctx, ret, tools.ReadInfo{Scope: "SQL query", Representation: "rows"})
 	return ret, nil
 }
 
