@@ -291,21 +291,24 @@ func coverRender(ctx context.Context, out map[string]any, a renderArgs) {
 // read itself left out; while a notebook is hidden, what it holds is
 // left out too (withheld counts it).
 func coverDatabase(ctx context.Context, out map[string]any, scope, repr string, lims []string, steps ...tools.NextStep) {
-	info := tools.ReadInfo{Scope: scope, Representation: repr, Limitations: lims}
-	if tools.Hiding(ctx) {
-		info.Limitations = append(info.Limitations, "rows and cells of notebooks hidden from agents were left out (withheld counts them)")
-	}
+	info := tools.ReadInfo{Scope: scope, Representation: repr, Limitations: append(lims, withheldLimit(out)...)}
 	tools.Cover(ctx, out, info, steps...)
 }
 
 // coverUnsure is coverDatabase for a read that cannot tell whether it
 // left something out (a full page of a kernel answer with no total).
 func coverUnsure(ctx context.Context, out map[string]any, scope, repr, lim string, steps ...tools.NextStep) {
-	info := tools.ReadInfo{Scope: scope, Coverage: tools.CoverageUnknown, Representation: repr, Limitations: []string{lim}}
-	if tools.Hiding(ctx) {
-		info.Limitations = append(info.Limitations, "rows and cells of notebooks hidden from agents were left out (withheld counts them)")
-	}
+	info := tools.ReadInfo{Scope: scope, Coverage: tools.CoverageUnknown, Representation: repr, Limitations: append([]string{lim}, withheldLimit(out)...)}
 	tools.Cover(ctx, out, info, steps...)
+}
+
+// withheldLimit is the limitation of an answer that withheld what hidden
+// notebooks hold (the answer's withheld counts say how much already).
+func withheldLimit(out map[string]any) []string {
+	if w, ok := out["withheld"].(withheld); ok && (w.Rows > 0 || w.Cells > 0) {
+		return []string{fmt.Sprintf("%d rows and %d cells of notebooks hidden from agents were left out", w.Rows, w.Cells)}
+	}
+	return nil
 }
 
 // veilView is a view rendered whole as the call may see it: rows it may
