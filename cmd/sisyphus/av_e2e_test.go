@@ -78,6 +78,17 @@ func avFlow(t *testing.T, a *agent, c *siyuan.Client, doc, para string) {
 	if r["rowCount"] != float64(2) || r["name"] != "Reading list" {
 		t.Fatalf("render %v", r)
 	}
+	// A page that leaves rows out says so and names the next page.
+	p1 := a.ok("av", map[string]any{"action": "render", "id": av, "pageSize": 1})
+	if p1["readInfo"].(map[string]any)["coverage"] != "partial" || r["readInfo"] != nil {
+		t.Fatalf("render pages: %v, %v", p1, r)
+	}
+	if p2 := a.ok("av", p1["nextSteps"].([]any)[0].(map[string]any)["arguments"].(map[string]any)); p2["page"] != float64(2) || p2["hasNextPage"] != false || p2["readInfo"] != nil {
+		t.Fatalf("render next page: %v", p2)
+	}
+	if pk := a.ok("av", map[string]any{"action": "get_primary_key_values", "id": av, "pageSize": 1}); pk["readInfo"].(map[string]any)["coverage"] != "unknown" {
+		t.Fatalf("get_primary_key_values full page: %v", pk)
+	}
 	// createIfNotExist of a database that exists renders it (upstream's
 	// way); the creation is av_create_e2e_test.go's.
 	if m := a.ok("av", map[string]any{"action": "render", "id": av, "createIfNotExist": true}); m["rowCount"] != float64(2) || m["requestId"] != nil {

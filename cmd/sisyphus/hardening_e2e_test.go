@@ -110,6 +110,10 @@ func TestRunawayReadsDoNotHoldTheReadLane(t *testing.T) {
 			defer wg.Done()
 			st, body := modernCallAs(ctx, hc, base, "runaway", "search", slowRead, "")
 			m, _ := toolResult(t, st, body)
+			if m["complete"] != false {
+				codes <- "an answer without complete:false"
+				return
+			}
 			codes <- errCodeOf(m)
 		}()
 	}

@@ -540,12 +540,19 @@ func TestReadBudgetThroughRunner(t *testing.T) {
 	a := startAuth(t, authOpts{limits: admission.Limits{ReadCalls: 1}})
 	rn := &Runner{Registry: mustRegistry(t, a.kc, nil), Admission: a.adm}
 	m := failsWith(t, rn, "system", map[string]any{"action": "bootstrap"}, failure.ReadBudgetExceeded)
-	if !strings.Contains(m["error"].(map[string]any)["message"].(string), "kernel calls") {
+	if !strings.Contains(m["error"].(map[string]any)["message"].(string), "kernel calls") || m["complete"] != false {
 		t.Fatalf("budget error: %v", m)
+	}
+	// A window read cut by its budget answers no shortened window: it
+	// fails, complete:false, with how to narrow it, and names no next
+	// window (the agent narrows and asks again).
+	doc := failsWith(t, rn, "document", map[string]any{"action": "get_doc", "id": a.paragraph(t)}, failure.ReadBudgetExceeded)
+	if doc["complete"] != false || doc["nextSteps"] != nil || doc["nextWindow"] != nil || doc["error"].(map[string]any)["action"] == "" {
+		t.Fatalf("a window cut by its budget: %v", doc)
 	}
 	// A single-call read fits.
 	ok(t, rn, "block", map[string]any{"action": "get_kramdown", "id": a.paragraph(t)})
-	if st := a.adm.Stats().ReadBudget; st.ExceededCalls != 1 {
+	if st := a.adm.Stats().ReadBudget; st.ExceededCalls != 2 {
 		t.Fatalf("budget stats %+v", st)
 	}
 	// Writes are exempt: a preflight and commit make several kernel calls.

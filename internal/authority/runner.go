@@ -207,12 +207,12 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 	v, err := r.Registry.CallInput(ctx, c.Tool, c.input())
 	r.logPanic(c.Tool, err)
 	if lane == admission.LaneRead && call.TimedOut() {
-		return errorResult(failure.Wrap(failure.ReadTimedOut, context.Cause(ctx),
-			"the read ran past its deadline (%s) and was stopped; its kernel call was abandoned", r.Admission.Limits().ReadTimeout))
+		return errorResult(cutRead(failure.Wrap(failure.ReadTimedOut, context.Cause(ctx),
+			"the read ran past its deadline (%s) and was stopped; its kernel call was abandoned", r.Admission.Limits().ReadTimeout)))
 	}
 	if be := call.Budget().Exceeded(); be != nil {
 		// Whatever the action made of the error: the budget decides.
-		return errorResult(failure.Wrap(failure.ReadBudgetExceeded, be, "%s; nothing more was read", be.Error()))
+		return errorResult(cutRead(failure.Wrap(failure.ReadBudgetExceeded, be, "%s; nothing more was read", be.Error())))
 	}
 	if err != nil {
 		// A cancelled read stops wherever it is: its kernel call is aborted,
@@ -284,6 +284,16 @@ func admissionError(err error, writes bool) *failure.Error {
 
 // errorResult turns an error into a tool error result. A delegated failure
 // is relayed exactly as the authority answered it.
+// cutRead marks the error of a read its budget or deadline stopped as
+// incomplete: none of what it read is answered, so an agent never takes a
+// shortened answer for the whole, and no page is advanced for it (the
+// error's action says how to narrow the read).
+func cutRead(e *failure.Error) *failure.Error {
+	f := false
+	e.Complete = &f
+	return e
+}
+
 func errorResult(err error) *mcp.CallResult {
 	var rel *Relayed
 	if errors.As(err, &rel) && rel.Result != nil {

@@ -27,6 +27,10 @@ type Error struct {
 	// Cancelled, beside the error object, tells a confirmation the person
 	// dismissed (true) from one they declined or that was invalid (false).
 	Cancelled *bool
+	// Complete, beside the error object, is false on a read stopped by its
+	// budget or deadline: what it read is not given, and a page is never
+	// advanced by itself (the caller narrows the read and asks again).
+	Complete *bool
 
 	Cause error
 }
@@ -149,6 +153,9 @@ func (e *Error) Result() map[string]any {
 	if e.Cancelled != nil {
 		out["cancelled"] = *e.Cancelled
 	}
+	if e.Complete != nil {
+		out["complete"] = *e.Complete
+	}
 	return out
 }
 
@@ -166,11 +173,12 @@ func Parse(result []byte) (e *Error, ok bool) {
 		ExpectedHash   string                     `json:"expectedHash"`
 		CurrentHash    string                     `json:"currentHash"`
 		Cancelled      *bool                      `json:"cancelled"`
+		Complete       *bool                      `json:"complete"`
 	}
 	if json.Unmarshal(result, &r) != nil || r.Error == nil {
 		return nil, false
 	}
-	e = &Error{WriteAttempted: r.WriteAttempted, RequestID: r.RequestID, ExpectedHash: r.ExpectedHash, CurrentHash: r.CurrentHash, Cancelled: r.Cancelled}
+	e = &Error{WriteAttempted: r.WriteAttempted, RequestID: r.RequestID, ExpectedHash: r.ExpectedHash, CurrentHash: r.CurrentHash, Cancelled: r.Cancelled, Complete: r.Complete}
 	for k, raw := range r.Error {
 		var s string
 		switch k {

@@ -144,6 +144,19 @@ func (c *Config) Strict() bool {
 	return true
 }
 
+// SlimResponses is debug.slimResponses (on unless set to false): reads
+// then say what they cover only when their answer is not complete; off,
+// every main read carries readInfo.
+func (c *Config) SlimResponses() bool {
+	var d struct {
+		Slim *bool `json:"slimResponses"`
+	}
+	if json.Unmarshal(c.tools["debug"], &d) == nil && d.Slim != nil {
+		return *d.Slim
+	}
+	return true
+}
+
 // LargeUpload is file.uploadLargeFileThresholdMB in bytes: upstream's
 // default 10, clamped to 1..1024.
 func (c *Config) LargeUpload() int64 {
@@ -250,7 +263,7 @@ func (c *Config) Policy() *tools.Policy {
 
 func (c *Config) buildPolicy() *tools.Policy {
 	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
-		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension()}
+		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension(), FullReadInfo: !c.SlimResponses()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
 	}

@@ -139,6 +139,23 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// TestSlimResponses: debug.slimResponses, on unless set to false, keeps
+// complete reads without readInfo; false asks for the full form.
+func TestSlimResponses(t *testing.T) {
+	for body, full := range map[string]bool{`{}`: false, `{"debug": {"slimResponses": true}}`: false,
+		`{"debug": {"slimResponses": false}}`: true, `{"debug": {"slimResponses": "no"}}`: false} {
+		c := kernel(t)
+		put(t, c, ToolsFile, body)
+		cfg, err := NewStore(c).Load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Policy().FullReadInfo; got != full {
+			t.Errorf("%s: FullReadInfo %v, want %v", body, got, full)
+		}
+	}
+}
+
 // TestUpstreamFiles: the files upstream writes are read as upstream reads
 // them, legacy values included.
 func TestUpstreamFiles(t *testing.T) {
@@ -176,6 +193,8 @@ func TestUpstreamFiles(t *testing.T) {
 		t.Error("a legacy boolean tool entry must be ignored (defaults), as upstream does")
 	case p.Strict:
 		t.Error("writeSafety.strictMode false not applied")
+	case p.FullReadInfo:
+		t.Error("debug.slimResponses true must keep reads slim")
 	case !p.Hides():
 		t.Error("a none notebook must hide")
 	}

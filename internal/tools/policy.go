@@ -115,6 +115,10 @@ type Policy struct {
 	Version string
 	// Extension are the extension tool's settings.
 	Extension ExtensionSettings
+	// FullReadInfo (debug.slimResponses false) has every main read carry
+	// readInfo, complete ones too; by default only a read that left
+	// something out does (see [Cover]).
+	FullReadInfo bool
 	// Err, when set, is why the configuration could not be read: every call
 	// that touches a notebook, and every write, fails closed with it.
 	Err error

@@ -83,6 +83,24 @@ func TestReads(t *testing.T) {
 	if first["id"] != s.rows[0] || first["cells"].(map[string]any)[s.text] != "a note" || first["cells"].(map[string]any)[s.db.Primary] != "first" {
 		t.Fatalf("render row: %v", first)
 	}
+	if r["readInfo"] != nil {
+		t.Fatalf("a whole render has readInfo: %v", r)
+	}
+	r = s.OK(t, "av", map[string]any{"action": "render", "id": av, "pageSize": 1})
+	if info := r["readInfo"].(map[string]any); info["coverage"] != "partial" {
+		t.Fatalf("render page 1 readInfo: %v", r)
+	}
+	step := r["nextSteps"].([]any)[0].(map[string]any)
+	if args := step["arguments"].(map[string]any); step["tool"] != "av" || args["action"] != "render" || args["avID"] != av || args["page"] != float64(2) || args["pageSize"] != float64(1) {
+		t.Fatalf("render nextSteps: %v", step)
+	}
+	pk := s.OK(t, "av", map[string]any{"action": "get_primary_key_values", "id": av, "pageSize": 1})
+	if info := pk["readInfo"].(map[string]any); info["coverage"] != "unknown" || pk["nextSteps"].([]any)[0].(map[string]any)["arguments"].(map[string]any)["page"] != float64(2) {
+		t.Fatalf("get_primary_key_values full page: %v", pk)
+	}
+	if pk = s.OK(t, "av", map[string]any{"action": "get_primary_key_values", "id": av}); pk["readInfo"] != nil {
+		t.Fatalf("get_primary_key_values whole: %v", pk)
+	}
 	r = s.OK(t, "av", map[string]any{"action": "render", "id": av, "pageSize": 1, "page": 2})
 	if len(r["rows"].([]any)) != 1 || r["hasNextPage"] != false || r["pageCount"] != float64(2) {
 		t.Fatalf("render page 2: %v", r)
@@ -124,7 +142,7 @@ func TestReads(t *testing.T) {
 	if _, ok := fs["filters"]; !ok {
 		t.Fatalf("filter_sort: %v", fs)
 	}
-	pk := s.OK(t, "av", map[string]any{"action": "get_primary_key_values", "avID": av, "keyword": "sec"})
+	pk = s.OK(t, "av", map[string]any{"action": "get_primary_key_values", "avID": av, "keyword": "sec"})
 	if vals := pk["values"].([]any); len(vals) != 1 || vals[0].(map[string]any)["text"] != "second" {
 		t.Fatalf("primary keys: %v", pk)
 	}

@@ -99,6 +99,7 @@ var get = tools.Read[getArgs]{
 		if out["databaseContext"], err = c.answer(ctx, env); err != nil {
 			return nil, err
 		}
+		coverDatabase(ctx, out, "database "+a.AvID, "as stored", nil)
 		return out, nil
 	},
 }
@@ -208,6 +209,7 @@ var render = tools.Read[renderArgs]{
 		if out["databaseContext"], err = renderContext(ctx, env, a, out); err != nil {
 			return nil, err
 		}
+		coverRender(ctx, out, a)
 		return out, nil
 	},
 }
@@ -253,7 +255,60 @@ func renderVeiled(ctx context.Context, env *tools.Env, a renderArgs) (any, error
 	if out["databaseContext"], err = renderContext(ctx, env, a, out); err != nil {
 		return nil, err
 	}
+	coverRender(ctx, out, a)
 	return out, nil
+}
+
+// coverRender says what a rendered page leaves out: the rows of later
+// pages (with the call that reads the next one; a grouped view pages each
+// group, so its next page is asked per group with groupPaging), and,
+// while a notebook is hidden, its rows.
+func coverRender(ctx context.Context, out map[string]any, a renderArgs) {
+	more, _ := out["hasNextPage"].(bool)
+	var lims []string
+	var steps []tools.NextStep
+	if more && !a.IgnoreRows {
+		lims = append(lims, fmt.Sprintf("page %d of the rows only; more pages exist", a.Page))
+		if _, grouped := out["groups"]; grouped {
+			lims[0] += " in some groups (each group's hasNextPage says which; groupPaging reads them)"
+		} else {
+			next := map[string]any{"action": "render", "avID": a.AvID, "page": a.Page + 1, "pageSize": a.PageSize}
+			for k, v := range map[string]string{"blockID": a.BlockID, "viewID": a.ViewID, "query": a.Query} {
+				if v != "" {
+					next[k] = v
+				}
+			}
+			if a.Verbose {
+				next["verbose"] = true
+			}
+			steps = append(steps, tools.NextStep{Purpose: "read the next page of rows", Tool: "av", Arguments: next})
+		}
+	}
+	coverDatabase(ctx, out, "database "+a.AvID+" view rows", "compact table", lims, steps...)
+}
+
+// coverDatabase completes a database read's answer: lims are what the
+// read itself left out; while a notebook is hidden, what it holds is
+// left out too (withheld counts it).
+func coverDatabase(ctx context.Context, out map[string]any, scope, repr string, lims []string, steps ...tools.NextStep) {
+	info := tools.ReadInfo{Scope: scope, Representation: repr, Limitations: append(lims, withheldLimit(out)...)}
+	tools.Cover(ctx, out, info, steps...)
+}
+
+// coverUnsure is coverDatabase for a read that cannot tell whether it
+// left something out (a full page of a kernel answer with no total).
+func coverUnsure(ctx context.Context, out map[string]any, scope, repr, lim string, steps ...tools.NextStep) {
+	info := tools.ReadInfo{Scope: scope, Coverage: tools.CoverageUnknown, Representation: repr, Limitations: append([]string{lim}, withheldLimit(out)...)}
+	tools.Cover(ctx, out, info, steps...)
+}
+
+// withheldLimit is the limitation of an answer that withheld what hidden
+// notebooks hold (the answer's withheld counts say how much already).
+func withheldLimit(out map[string]any) []string {
+	if w, ok := out["withheld"].(withheld); ok && (w.Rows > 0 || w.Cells > 0) {
+		return []string{fmt.Sprintf("%d rows and %d cells of notebooks hidden from agents were left out", w.Rows, w.Cells)}
+	}
+	return nil
 }
 
 // veilView is a view rendered whole as the call may see it: rows it may
@@ -731,7 +786,13 @@ var getKeys = tools.Read[keysArgs]{
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"avID": a.AvID, "keys": keys, "count": len(keys), "databaseContext": dc}, nil
+			out := map[string]any{"avID": a.AvID, "keys": keys, "count": len(keys), "databaseContext": dc}
+			info := tools.ReadInfo{Scope: "database " + a.AvID + " columns", Representation: "keys"}
+			if tools.Hiding(ctx) {
+				info.Limitations = []string{"rollup results are left out while a notebook is hidden from agents (they are computed over every row)"}
+			}
+			tools.Cover(ctx, out, info)
+			return out, nil
 		}
 		ok, err := env.Kernel.CheckBlockExist(ctx, a.BlockID)
 		if err != nil {
@@ -975,6 +1036,15 @@ var getPrimaryKeyValues = tools.Read[pkArgs]{
 			values = append(values, m)
 		}
 		out["values"] = values
+		scope := "database " + a.AvID + " primary-key values"
+		if len(values) == a.PageSize {
+			// The kernel gives no total: a full page may be the last.
+			coverUnsure(ctx, out, scope, "texts", fmt.Sprintf("page %d only, a full page: more values may exist", a.Page),
+				tools.NextStep{Purpose: "read the next page of values", Tool: "av",
+					Arguments: map[string]any{"action": "get_primary_key_values", "avID": a.AvID, "keyword": a.Keyword, "page": a.Page + 1, "pageSize": a.PageSize}})
+		} else {
+			coverDatabase(ctx, out, scope, "texts", nil)
+		}
 		return out, nil
 	},
 }

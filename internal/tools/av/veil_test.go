@@ -114,6 +114,15 @@ func TestVeiledReads(t *testing.T) {
 	if w := r["withheld"].(map[string]any); w["rows"] != float64(1) || w["cells"].(float64) < 3 {
 		t.Fatalf("withheld %v", w)
 	}
+	// Each database read says it left the hidden notebook out.
+	for _, args := range []map[string]any{{"action": "render", "avID": av}, {"action": "get", "avID": av},
+		{"action": "get_primary_key_values", "avID": av}, {"action": "get_attribute_view_keys", "avID": av}} {
+		res := s.OK(t, "av", args)
+		info, _ := res["readInfo"].(map[string]any)
+		if info["coverage"] != "partial" || !strings.Contains(fmt.Sprint(info["limitations"]), "hidden") {
+			t.Fatalf("%s while a notebook is hidden: readInfo %v", args["action"], res["readInfo"])
+		}
+	}
 	first := rows[s.rows[0]]["cells"].(map[string]any)
 	if first[s.rel] != "visible target" || first[s.roll] != nil || first[s.sqlTpl] != nil || first[s.tpl] != nil {
 		t.Fatalf("the first row's computed cells: %v", first)

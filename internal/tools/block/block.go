@@ -58,6 +58,12 @@ var getKramdown = tools.Read[idArgs]{
 		if err != nil {
 			return nil, err
 		}
+		if p := tools.PolicyFrom(ctx); p != nil && p.FullReadInfo {
+			// The full form: a block is read whole.
+			out := map[string]any{"id": a.ID, "kramdown": veiled}
+			tools.Cover(ctx, out, tools.ReadInfo{Scope: "block " + a.ID, Representation: "kramdown"})
+			return out, nil
+		}
 		return kramdownResult{a.ID, veiled}, nil
 	},
 }

@@ -3,6 +3,7 @@ package block
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 
@@ -90,7 +91,15 @@ func runBatchKramdown(ctx context.Context, env *tools.Env, a batchArgs) (any, er
 		}
 	}
 	failed := len(items) - ok
-	return map[string]any{"items": items, "requested": len(items), "succeeded": ok, "failed": failed, "partial": ok > 0 && failed > 0}, nil
+	out := map[string]any{"items": items, "requested": len(items), "succeeded": ok, "failed": failed, "partial": ok > 0 && failed > 0}
+	info := tools.ReadInfo{Scope: fmt.Sprintf("%d blocks by id", len(items)), Representation: "kramdown"}
+	if failed > 0 {
+		// A missing id and one the call may not read fail alike, so the
+		// limitation names neither.
+		info.Limitations = []string{fmt.Sprintf("%d of %d items were not read (each item's error says why)", failed, len(items))}
+	}
+	tools.Cover(ctx, out, info)
+	return out, nil
 }
 
 // stripZeroWidth drops the zero-width spaces SiYuan's editor leaves in

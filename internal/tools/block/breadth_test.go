@@ -51,6 +51,14 @@ func TestBreadthReads(t *testing.T) {
 				miss["ok"] != false || miss["error"].(map[string]any)["code"] != string(failure.NotFound) || miss["error"].(map[string]any)["type"] != "not_found" {
 				t.Fatalf("items %v", items)
 			}
+			if info := res["readInfo"].(map[string]any); info["coverage"] != "partial" || len(info["limitations"].([]any)) != 1 {
+				t.Fatalf("batch readInfo %v", res)
+			}
+		}},
+		{"a batch read whole says nothing more", map[string]any{"action": "batch_kramdown", "ids": []string{f.Blocks[1]}}, func(t *testing.T, res map[string]any) {
+			if res["failed"] != float64(0) || res["readInfo"] != nil {
+				t.Fatalf("batch %v", res)
+			}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.want(t, f.OK(t, "block", tc.args)) })

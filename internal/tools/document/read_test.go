@@ -78,3 +78,46 @@ func TestDocumentReads(t *testing.T) {
 }
 
 func testTools() []*tools.Tool { return []*tools.Tool{Tool()} }
+
+// TestGetDocReadInfo: a window that stops before the document's end says
+// so (readInfo partial, with what was left out) and names the exact call
+// that reads the next window; following nextSteps reads the document
+// whole, and the last window, like a whole read, carries no readInfo.
+func TestGetDocReadInfo(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	whole := f.OK(t, "document", map[string]any{"action": "get_doc", "id": f.Doc})
+	if _, ok := whole["readInfo"]; ok {
+		t.Fatalf("a whole read has readInfo: %v", whole)
+	}
+	var got []string
+	args := map[string]any{"action": "get_doc", "id": f.Doc, "blockLimit": 2}
+	for i := 0; ; i++ {
+		if i > 10 {
+			t.Fatal("nextSteps never end")
+		}
+		w := f.OK(t, "document", args)
+		got = append(got, w["content"].(string))
+		steps, _ := w["nextSteps"].([]any)
+		if len(steps) == 0 {
+			if _, ok := w["readInfo"]; ok || w["hasNextWindow"] != false {
+				t.Fatalf("the last window: %v", w)
+			}
+			break
+		}
+		info := w["readInfo"].(map[string]any)
+		if info["coverage"] != "partial" || len(info["limitations"].([]any)) != 1 || info["representation"] != "markdown" {
+			t.Fatalf("readInfo: %v", info)
+		}
+		step := steps[0].(map[string]any)
+		if step["tool"] != "document" {
+			t.Fatalf("step: %v", step)
+		}
+		args = step["arguments"].(map[string]any)
+		if args["action"] != "get_doc" || args["id"] != f.Doc || args["blockStart"].(float64) != float64(2*(i+1)) {
+			t.Fatalf("step arguments: %v", args)
+		}
+	}
+	if strings.Join(got, "\n\n") != whole["content"] {
+		t.Fatalf("windows joined: %q", strings.Join(got, "\n\n"))
+	}
+}

@@ -104,6 +104,14 @@ func TestFsLsAndRead(t *testing.T) {
 		next["blockStart"].(float64) != 5 || next["id"] != nil {
 		t.Fatalf("read: %v", first)
 	}
+	// readInfo says the window is partial; its next step is the same call.
+	if info, _ := first["readInfo"].(map[string]any); info["coverage"] != "partial" {
+		t.Fatalf("read readInfo: %v", first)
+	}
+	if step := first["nextSteps"].([]any)[0].(map[string]any); step["tool"] != "fs" || step["arguments"].(map[string]any)["path"] != "/Strict/Doc" ||
+		step["arguments"].(map[string]any)["blockStart"].(float64) != 5 {
+		t.Fatalf("read nextSteps: %v", first["nextSteps"])
+	}
 	second := s.OK(t, "fs", tooltest.CopyArgs(next))
 	if !strings.HasPrefix(second["content"].(string), "paragraph 5") {
 		t.Fatalf("read next window: %v", second)

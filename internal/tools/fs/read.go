@@ -98,14 +98,11 @@ func readFile(ctx context.Context, env *tools.Env, a readArgs) (any, error) {
 		return nil, err
 	}
 	// The window logic is document.get_doc's; only the addressing differs.
-	ret, err := kernelview.ReadWindow(ctx, env, kernelview.Window{ID: t.DocID, WindowArgs: a.WindowArgs})
+	ret, err := kernelview.ReadWindow(ctx, env, kernelview.Window{ID: t.DocID, WindowArgs: a.WindowArgs,
+		Tool: "fs", Address: map[string]any{"action": "read", "path": p.Raw}})
 	if err != nil {
 		return nil, err
 	}
 	ret["path"] = p.Raw
-	if next, ok := ret["nextWindow"].(map[string]any); ok {
-		ret["nextWindow"] = map[string]any{"action": "read", "path": p.Raw, "blockStart": next["blockStart"],
-			"blockLimit": next["blockLimit"], "tokenBudget": next["tokenBudget"]}
-	}
 	return ret, nil
 }

@@ -165,8 +165,7 @@ func readVirtualFile(ctx context.Context, env *tools.Env, v string, w kernelview
 	if over {
 		ret["budgetExceeded"] = true
 	}
-	if i < total {
-		ret["nextWindow"] = map[string]any{"action": "read", "path": v, "blockStart": i, "blockLimit": w.BlockLimit, "tokenBudget": w.TokenBudget}
-	}
+	w.Tool, w.Address = "fs", map[string]any{"action": "read", "path": v}
+	kernelview.CoverWindow(ctx, ret, w, v, w.BlockStart, len(parts), total)
 	return ret, nil
 }

@@ -2,6 +2,7 @@ package kernelview
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -94,6 +95,30 @@ type WindowArgs struct {
 type Window struct {
 	ID string
 	WindowArgs
+	// Tool and Address name the read that continues the window (its
+	// action and addressing arguments): document.get_doc by id when empty.
+	Tool    string
+	Address map[string]any
+}
+
+// CoverWindow completes a window's answer with readInfo and the step that
+// reads the next window (the window's own tool and addressing), when the
+// window did not reach the document's end.
+func CoverWindow(ctx context.Context, ret map[string]any, w Window, scope string, from, n, total int) {
+	if from+n >= total {
+		// Coverage is of what was asked: the blocks from blockStart on.
+		tools.Cover(ctx, ret, tools.ReadInfo{Scope: fmt.Sprintf("%s from top-level block %d", scope, from), Representation: "markdown"})
+		return
+	}
+	next := map[string]any{}
+	for k, v := range w.Address {
+		next[k] = v
+	}
+	next["blockStart"], next["blockLimit"], next["tokenBudget"] = from+n, w.BlockLimit, w.TokenBudget
+	ret["nextWindow"] = next
+	tools.Cover(ctx, ret, tools.ReadInfo{Scope: fmt.Sprintf("%s from top-level block %d", scope, from), Representation: "markdown",
+		Limitations: []string{tools.WindowLimit("top-level blocks", from, n, total) + " (blockLimit or tokenBudget)"}},
+		tools.NextStep{Purpose: "read the next window", Tool: w.Tool, Arguments: next})
 }
 
 // EstimateTokens approximates a model's token count: about four characters each.
@@ -154,9 +179,10 @@ func ReadWindow(ctx context.Context, env *tools.Env, w Window) (map[string]any, 
 		}
 		ret["blocks"] = blocks
 	}
-	if i < total {
-		ret["nextWindow"] = map[string]any{"action": "get_doc", "id": id, "blockStart": i, "blockLimit": limit, "tokenBudget": budget}
+	if w.Tool == "" {
+		w.Tool, w.Address = "document", map[string]any{"action": "get_doc", "id": id}
 	}
+	CoverWindow(ctx, ret, w, "document "+id, start, len(parts), total)
 	return ret, nil
 }
 

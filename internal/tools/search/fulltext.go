@@ -2,8 +2,10 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -248,7 +250,39 @@ func fulltext(ctx context.Context, env *tools.Env, a fulltextArgs) (any, error) 
 			res.MatchedBlockCount, res.MatchedRootCount, res.PageCount, a.Page < res.PageCount
 	}
 	ret["hint"] = "content marks matches with <mark>; plainContent is the same without marks; the index lags writes by a few seconds"
+	coverFulltext(ctx, ret, a, a.Page < res.PageCount)
 	return ret, nil
+}
+
+// coverFulltext says what a page of hits leaves out: the pages after it
+// (with the call that reads the next one), and, while a notebook is hidden,
+// that hidden notebooks were not searched (said whether or not they hold a
+// match, so that it tells nothing of them).
+func coverFulltext(ctx context.Context, ret map[string]any, a fulltextArgs, more bool) {
+	info := tools.ReadInfo{Scope: "full-text search for " + strconv.Quote(a.Query), Representation: "block hits"}
+	var steps []tools.NextStep
+	if more {
+		info.Limitations = append(info.Limitations, fmt.Sprintf("page %d only; the kernel has more pages of hits", a.Page))
+		next := map[string]any{"action": "fulltext", "query": a.Query, "method": a.Method, "orderBy": a.OrderBy,
+			"groupBy": a.GroupBy, "page": a.Page + 1, "pageSize": a.PageSize}
+		if len(a.Paths) > 0 {
+			next["paths"] = a.Paths
+		}
+		if a.Types != nil {
+			next["types"] = a.Types
+		}
+		if a.ParentID != "" {
+			next["parentId"] = a.ParentID
+		}
+		if a.HasTags != nil {
+			next["hasTags"] = *a.HasTags
+		}
+		steps = append(steps, tools.NextStep{Purpose: "read the next page of hits", Tool: "search", Arguments: next})
+	}
+	if p := tools.PolicyFrom(ctx); p != nil && p.Hides() {
+		info.Limitations = append(info.Limitations, "notebooks hidden from agents were not searched")
+	}
+	tools.Cover(ctx, ret, info, steps...)
 }
 
 // cutNotebook splits "<notebook>/<storage path>".

@@ -94,7 +94,17 @@ func querySQL(ctx context.Context, env *tools.Env, a sqlArgs) (any, error) {
 	ret := map[string]any{"rows": rows, "rowCount": len(rows), "truncated": truncated, "maxRows": max}
 	if truncated {
 		ret["hint"] = "more rows exist: narrow the query, add ORDER BY with a LIMIT/OFFSET, or raise maxRows (≤1000)"
+		info := tools.ReadInfo{Scope: "SQL query", Representation: "rows",
+			Limitations: []string{"only the first " + strconv.Itoa(max) + " rows were returned (maxRows); more exist"}}
+		var steps []tools.NextStep
+		if max < 1000 {
+			steps = append(steps, tools.NextStep{Purpose: "return more rows of the same query", Tool: "search",
+				Arguments: map[string]any{"action": "query_sql", "stmt": stmt, "maxRows": 1000}})
+		}
+		tools.Cover(ctx, ret, info, steps...)
+		return ret, nil
 	}
+	tools.Cover(ctx, ret, tools.ReadInfo{Scope: "SQL query", Representation: "rows"})
 	return ret, nil
 }
 

@@ -1,6 +1,9 @@
 package search
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -57,5 +60,51 @@ func TestHitOfDropsRepeatedChildren(t *testing.T) {
 	h := hitOf(b)
 	if len(h.Children) != 2 || h.Children[0].ID != "20260101000000-aaaaaa1" || h.Children[1].ID != "20260101000000-bbbbbb1" {
 		t.Fatalf("children %+v", h.Children)
+	}
+}
+
+// TestSearchReadInfo: a row limit, a page and hidden notebooks each make a
+// search partial; the next step is the same search, further on.
+func TestSearchReadInfo(t *testing.T) {
+	f := tooltest.New(t, testTools)
+	stmt := "SELECT id FROM blocks WHERE root_id='" + f.Doc + "' ORDER BY id"
+	cut := f.OK(t, "search", map[string]any{"action": "query_sql", "stmt": stmt, "maxRows": 3})
+	if info := cut["readInfo"].(map[string]any); info["coverage"] != "partial" {
+		t.Fatalf("query_sql readInfo: %v", cut)
+	}
+	step := cut["nextSteps"].([]any)[0].(map[string]any)
+	if args := step["arguments"].(map[string]any); step["tool"] != "search" || args["action"] != "query_sql" || args["stmt"] != stmt || args["maxRows"].(float64) != 1000 {
+		t.Fatalf("query_sql nextSteps: %v", step)
+	}
+	whole := f.OK(t, "search", map[string]any{"action": "query_sql", "stmt": stmt})
+	if _, ok := whole["readInfo"]; ok {
+		t.Fatalf("a whole answer has readInfo: %v", whole)
+	}
+
+	page := f.OK(t, "search", map[string]any{"action": "fulltext", "query": "paragraph", "pageSize": 1})
+	if page["hasNextPage"] != true || page["readInfo"].(map[string]any)["coverage"] != "partial" {
+		t.Fatalf("fulltext page: %v", page)
+	}
+	args := page["nextSteps"].([]any)[0].(map[string]any)["arguments"].(map[string]any)
+	if args["action"] != "fulltext" || args["page"].(float64) != 2 || args["pageSize"].(float64) != 1 || args["query"] != "paragraph" {
+		t.Fatalf("fulltext nextSteps: %v", args)
+	}
+	next := f.OK(t, "search", args)
+	if next["page"].(float64) != 2 || len(next["blocks"].([]any)) != 1 {
+		t.Fatalf("fulltext next page: %v", next)
+	}
+	if one := f.OK(t, "search", map[string]any{"action": "fulltext", "query": "zebra"}); one["readInfo"] != nil {
+		t.Fatalf("a whole search has readInfo: %v", one)
+	}
+
+	hidden, err := f.C.CreateNotebook(context.Background(), "Hidden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Policy = &tools.Policy{Notebooks: map[string]tools.Level{hidden.ID: tools.LevelNone}, Default: tools.LevelRead, AllActions: true}
+	veiled := f.OK(t, "search", map[string]any{"action": "fulltext", "query": "zebra"})
+	info := veiled["readInfo"].(map[string]any)
+	if info["coverage"] != "partial" || !strings.Contains(fmt.Sprint(info["limitations"]), "hidden") || veiled["nextSteps"] != nil {
+		t.Fatalf("fulltext while a notebook is hidden: %v", veiled)
 	}
 }

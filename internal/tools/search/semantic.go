@@ -3,7 +3,9 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -106,6 +108,25 @@ func semantic(ctx context.Context, env *tools.Env, a semanticArgs) (any, error) 
 	ret["blocks"], ret["matchedBlockCount"], ret["matchedRootCount"], ret["pageCount"], ret["hasNextPage"] =
 		hits, res.MatchedBlockCount, res.MatchedRootCount, res.PageCount, a.Page < res.PageCount
 	ret["hint"] = "semantic hits are candidates, not evidence: read the block by id and check its source before reuse"
+	info := tools.ReadInfo{Scope: "semantic search for " + strconv.Quote(a.Query), Representation: "block hits"}
+	var steps []tools.NextStep
+	if a.Page < res.PageCount {
+		info.Limitations = append(info.Limitations, fmt.Sprintf("page %d of %d only", a.Page, res.PageCount))
+		next := map[string]any{"action": "semantic", "query": a.Query, "page": a.Page + 1, "pageSize": a.PageSize}
+		for k, v := range map[string]map[string]bool{"types": a.Types, "subTypes": a.SubTypes} {
+			if v != nil {
+				next[k] = v
+			}
+		}
+		if len(a.Paths) > 0 {
+			next["paths"] = a.Paths
+		}
+		steps = append(steps, tools.NextStep{Purpose: "read the next page of hits (another embedding request)", Tool: "search", Arguments: next})
+	}
+	if p := tools.PolicyFrom(ctx); p != nil && p.Hides() {
+		info.Limitations = append(info.Limitations, "notebooks hidden from agents were not searched")
+	}
+	tools.Cover(ctx, ret, info, steps...)
 	return ret, nil
 }
 
