@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -359,52 +358,26 @@ type snapshotCursor struct {
 // maxSnapshotIDs ids, or a notebook's documents.
 const maxSnapshotOffset = 1 << 24
 
-// The cursor's text is "s1.<payload>.<check>": payload the base64url of
-// its JSON, check the first 16 hex digits of the SHA-256 of the payload. The
-// check is not a secret (it only makes an edited cursor evident); what
-// makes a cursor safe is that the page checks all of it against what it
+// The cursor's version and purpose (tools.EncodeCursor): what makes a
+// cursor safe is that the page checks all of it against what it
 // enumerates: another scope or inventory is refused, and an offset only
 // selects among documents the call may read anyway.
-const cursorVersion = "s1"
+const (
+	cursorVersion = "s1"
+	cursorPurpose = "export_markdown_snapshot"
+)
 
-func (c snapshotCursor) encode() string {
-	b, _ := json.Marshal(c)
-	payload := base64.RawURLEncoding.EncodeToString(b)
-	return cursorVersion + "." + payload + "." + cursorCheck(payload)
-}
-
-func cursorCheck(payload string) string {
-	sum := sha256.Sum256([]byte("sisyphus export_markdown_snapshot cursor\x00" + payload))
-	return hex.EncodeToString(sum[:8])
-}
+func (c snapshotCursor) encode() string { return tools.EncodeCursor(cursorVersion, cursorPurpose, c) }
 
 // decodeSnapshotCursor parses a cursor; it accepts exactly the texts
 // encode writes.
 func decodeSnapshotCursor(s string) (snapshotCursor, error) {
 	var c snapshotCursor
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 || parts[0] != cursorVersion {
-		return c, fmt.Errorf("not of the form %s.<payload>.<check>", cursorVersion)
-	}
-	if parts[2] != cursorCheck(parts[1]) {
-		return c, fmt.Errorf("its check does not match: it was changed")
-	}
-	b, err := base64.RawURLEncoding.Strict().DecodeString(parts[1])
-	if err != nil {
-		return c, fmt.Errorf("its payload is not base64url: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil || dec.More() {
-		return snapshotCursor{}, fmt.Errorf("its payload is not a cursor")
+	if err := tools.DecodeCursor(s, cursorVersion, cursorPurpose, &c); err != nil {
+		return snapshotCursor{}, err
 	}
 	if !isHexDigest(c.Scope) || !isHexDigest(c.Inventory) || c.Offset < 1 || c.Offset > maxSnapshotOffset {
 		return snapshotCursor{}, fmt.Errorf("its payload is not a cursor")
-	}
-	if c.encode() != s {
-		// Only one text per cursor: no padding, spacing or field order
-		// variants.
-		return snapshotCursor{}, fmt.Errorf("its payload is not in canonical form")
 	}
 	return c, nil
 }

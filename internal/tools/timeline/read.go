@@ -2,12 +2,7 @@ package timeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
@@ -113,36 +108,21 @@ type compareCursor struct {
 	Digest string `json:"h"`
 }
 
-// A cursor is "c1.<payload>.<check>": the payload base64url JSON, the
-// check a digest of it. The check is no secret: it only makes an edited
-// cursor evident; the page checks the payload against the comparison.
-const cursorVersion = "c1"
+// A cursor's version and purpose (tools.EncodeCursor); the page checks
+// the payload against the comparison.
+const (
+	cursorVersion = "c1"
+	cursorPurpose = "timeline compare"
+)
 
-func encodeCursor(c compareCursor) string {
-	b, _ := json.Marshal(c)
-	p := base64.RawURLEncoding.EncodeToString(b)
-	return cursorVersion + "." + p + "." + cursorCheck(p)
-}
-
-func cursorCheck(p string) string {
-	sum := sha256.Sum256([]byte("sisyphus timeline compare cursor\x00" + p))
-	return hex.EncodeToString(sum[:8])
-}
+func encodeCursor(c compareCursor) string { return tools.EncodeCursor(cursorVersion, cursorPurpose, c) }
 
 func decodeCursor(s string) (compareCursor, error) {
 	var c compareCursor
-	parts := strings.Split(s, ".")
-	if len(parts) != 3 || parts[0] != cursorVersion {
-		return c, fmt.Errorf("not of the form %s.<payload>.<check>", cursorVersion)
+	if err := tools.DecodeCursor(s, cursorVersion, cursorPurpose, &c); err != nil {
+		return c, err
 	}
-	if parts[2] != cursorCheck(parts[1]) {
-		return c, fmt.Errorf("its check does not match")
-	}
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return c, fmt.Errorf("its payload is not base64url")
-	}
-	if err := json.Unmarshal(b, &c); err != nil || c.Page < 1 || c.Size < 1 {
+	if c.Page < 1 || c.Size < 1 {
 		return c, fmt.Errorf("its payload is not a cursor")
 	}
 	return c, nil
