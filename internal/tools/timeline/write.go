@@ -416,20 +416,7 @@ var rollbackDocument = tools.WriteWith[rollbackDocArgs, docState, []string]{Writ
 		return tools.Payload{"documentId": a.DocumentID, "tag": a.Tag, "snapshotFileId": st.FileID, "restoredBlocks": st.ChangedBlocks, "next": readAgain}, st.old, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a rollbackDocArgs, _ tools.Payload, want []string) (any, error) {
-		return tools.Await(ctx, func(ctx context.Context) (side, error) {
-			doc, err := describeDoc(ctx, env, a.DocumentID)
-			if err != nil {
-				return side{}, err
-			}
-			if err := env.Kernel.FlushTransaction(ctx); err != nil {
-				return side{}, err
-			}
-			data, err := readDocFile(ctx, env, doc.Box, doc.Path)
-			if err != nil {
-				return side{}, err
-			}
-			return sideFromSY(data)
-		}, func(s side) error {
+		return tools.Await(ctx, func(ctx context.Context) (side, error) { return currentSide(ctx, env, a.DocumentID) }, func(s side) error {
 			var got []string
 			for _, b := range s.Blocks {
 				got = append(got, b.norm)
@@ -566,20 +553,7 @@ var rollbackBlock = tools.WriteWith[rollbackBlockArgs, blockState, blockState]{W
 		return p, st, nil
 	},
 	Readback: func(ctx context.Context, env *tools.Env, a rollbackBlockArgs, _ tools.Payload, want blockState) (any, error) {
-		return tools.Await(ctx, func(ctx context.Context) (side, error) {
-			doc, err := describeDoc(ctx, env, a.DocumentID)
-			if err != nil {
-				return side{}, err
-			}
-			if err := env.Kernel.FlushTransaction(ctx); err != nil {
-				return side{}, err
-			}
-			data, err := readDocFile(ctx, env, doc.Box, doc.Path)
-			if err != nil {
-				return side{}, err
-			}
-			return sideFromSY(data)
-		}, func(s side) error { return verifyBlock(s, want) })
+		return tools.Await(ctx, func(ctx context.Context) (side, error) { return currentSide(ctx, env, a.DocumentID) }, func(s side) error { return verifyBlock(s, want) })
 	},
 }
 
@@ -612,4 +586,21 @@ func verifyBlock(s side, want blockState) error {
 		return nil
 	}
 	return fmt.Errorf("change status %q", want.Status)
+}
+
+// currentSide is a document's blocks as its file holds them now, once the
+// kernel's transaction queue is flushed: what a rollback's readback reads.
+func currentSide(ctx context.Context, env *tools.Env, docID string) (side, error) {
+	doc, err := describeDoc(ctx, env, docID)
+	if err != nil {
+		return side{}, err
+	}
+	if err := env.Kernel.FlushTransaction(ctx); err != nil {
+		return side{}, err
+	}
+	data, err := readDocFile(ctx, env, doc.Box, doc.Path)
+	if err != nil {
+		return side{}, err
+	}
+	return sideFromSY(data)
 }
