@@ -190,6 +190,13 @@ func TestAgentDocsBothEras(t *testing.T) {
 				if alias, _ := c.readText("siyuan://skills/" + name); alias != body {
 					t.Errorf("siyuan://skills/%s is not the skill's body", name)
 				}
+				dir := c.result("resources/directory/read", map[string]any{"uri": "skill://" + name})["resources"].([]any)
+				if len(dir) != 1 || dir[0].(map[string]any)["uri"] != uri || dir[0].(map[string]any)["size"] != f["size"] {
+					t.Errorf("resources/directory/read skill://%s: %v", name, dir)
+				}
+			}
+			if code := c.errorCode("resources/directory/read", map[string]any{"uri": "skill://siyuan-index/SKILL.md"}); code != -32602 {
+				t.Errorf("resources/directory/read of a file: %v", code)
 			}
 			if code := c.errorCode("skills/get", map[string]any{"uri": "skill://nosuch/SKILL.md"}); code != -32602 {
 				t.Errorf("skills/get of an unknown skill: %v", code)

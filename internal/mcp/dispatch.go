@@ -230,7 +230,7 @@ func (s *Server) decorate(rc *reqCtx, res map[string]any) map[string]any {
 	res["_meta"] = meta
 	if res["resultType"] == "complete" {
 		switch rc.method {
-		case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover", "skills/list", "skills/get":
+		case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover", "skills/list", "skills/get", "resources/directory/read":
 			res["ttlMs"] = s.opts.CacheTTL.Milliseconds()
 			res["cacheScope"] = s.opts.CacheScope
 		}
@@ -332,6 +332,11 @@ func (s *Server) route(ctx context.Context, rc *reqCtx, m *message) (map[string]
 			return nil, errMethodNotFound(m.method)
 		}
 		return s.skillsMethod(m.method, params)
+	case "resources/directory/read":
+		if !s.hasSkills() {
+			return nil, errMethodNotFound(m.method)
+		}
+		return s.directoryRead(params)
 	case "completion/complete":
 		h := s.completionHandler()
 		if h == nil {

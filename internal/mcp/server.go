@@ -465,7 +465,8 @@ func (s *Server) capabilities(era Era) map[string]any {
 	if s.hasSkills() {
 		// Both eras: a legacy client that knows the extension finds it
 		// where a modern one does; one that does not ignores the field.
-		caps["extensions"] = map[string]any{ExtSkills: map[string]any{}}
+		// directoryRead: resources/directory/read lists a skill's folders.
+		caps["extensions"] = map[string]any{ExtSkills: map[string]any{"directoryRead": true}}
 	}
 	return caps
 }

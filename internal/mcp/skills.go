@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -41,7 +43,15 @@ type SkillFile struct {
 type skillEntry struct {
 	uri   string
 	entry map[string]any
+	// dirs maps each directory of the skill (skill://<Path>, and any
+	// folder its files sit in, without a trailing slash) to its direct
+	// children, for resources/directory/read.
+	dirs map[string][]map[string]any
 }
+
+// mimeDirectory marks a directory among resources/directory/read's
+// entries: a client descends into it with another directory read.
+const mimeDirectory = "inode/directory"
 
 // skillName is the Agent Skills naming rule: lowercase letters, digits
 // and single hyphens, at most 64 characters.
@@ -82,13 +92,71 @@ func (s *Server) AddSkill(sk Skill) {
 		}
 		s.AddResource(r)
 	}
-	e := &skillEntry{uri: base + "SKILL.md", entry: map[string]any{"uri": base + "SKILL.md", "frontmatter": sk.Frontmatter, "resources": manifest}}
+	e := &skillEntry{uri: base + "SKILL.md", entry: map[string]any{"uri": base + "SKILL.md", "frontmatter": sk.Frontmatter, "resources": manifest},
+		dirs: skillDirs(strings.TrimSuffix(base, "/"), sk.Files)}
 	s.mu.Lock()
 	if _, ok := s.skills[e.uri]; !ok {
 		s.skillOrder = append(s.skillOrder, e.uri)
 	}
 	s.skills[e.uri] = e
 	s.mu.Unlock()
+}
+
+// skillDirs lists the direct children of every directory of a skill whose
+// root is root (no trailing slash): files with their resource metadata,
+// folders as mimeDirectory, sorted by URI.
+func skillDirs(root string, files []SkillFile) map[string][]map[string]any {
+	dirs := map[string][]map[string]any{root: nil}
+	seen := map[string]bool{}
+	for _, f := range files {
+		segs := strings.Split(f.Path, "/")
+		parent := root
+		for i, seg := range segs {
+			uri := parent + "/" + seg
+			if i == len(segs)-1 {
+				dirs[parent] = append(dirs[parent], map[string]any{"uri": uri, "name": seg, "mimeType": f.MimeType, "size": len(f.Content)})
+				break
+			}
+			if !seen[uri] {
+				seen[uri] = true
+				dirs[parent] = append(dirs[parent], map[string]any{"uri": uri, "name": seg, "mimeType": mimeDirectory})
+				dirs[uri] = []map[string]any{}
+			}
+			parent = uri
+		}
+	}
+	for _, children := range dirs {
+		sort.Slice(children, func(i, j int) bool { return children[i]["uri"].(string) < children[j]["uri"].(string) })
+	}
+	return dirs
+}
+
+// directoryRead answers resources/directory/read: the direct children of
+// one directory of a served skill. The URI must name that directory
+// exactly (a trailing slash is forgiven); a file, an unknown folder, or a
+// path with dot segments is an invalid parameter, as an unknown resource
+// is for resources/read. Nothing here touches a file system: the answer
+// comes from the files the skill was registered with.
+func (s *Server) directoryRead(params map[string]json.RawMessage) (map[string]any, error) {
+	if err := checkCursor(params); err != nil {
+		return nil, err
+	}
+	var uri string
+	if json.Unmarshal(params["uri"], &uri) != nil || uri == "" {
+		return nil, InvalidParamsError("resources/directory/read: uri is required")
+	}
+	dir := strings.TrimSuffix(uri, "/")
+	if rest, ok := strings.CutPrefix(dir, "skill://"); !ok || path.Clean("/"+rest) != "/"+rest {
+		return nil, &Error{Code: CodeInvalidParams, Message: "Not a skill directory", Data: map[string]string{"uri": uri}}
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, u := range s.skillOrder {
+		if children, ok := s.skills[u].dirs[dir]; ok {
+			return map[string]any{"resources": children}, nil
+		}
+	}
+	return nil, &Error{Code: CodeInvalidParams, Message: "Not a skill directory", Data: map[string]string{"uri": uri}}
 }
 
 func (s *Server) hasSkills() bool {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -94,5 +95,76 @@ func TestAddSkillRefusesInvalid(t *testing.T) {
 			}()
 			testServer(t, nil).AddSkill(sk)
 		}()
+	}
+}
+
+// TestSkillDirectoryRead lists a skill's folders with
+// resources/directory/read in both eras: direct children only, folders as
+// inode/directory, and every URI that is not one of the skill's folders
+// (a file, an unknown folder, dot segments, another scheme) refused as an
+// invalid parameter.
+func TestSkillDirectoryRead(t *testing.T) {
+	s := testServer(t, nil)
+	ts := newHTTPTest(t, s, HTTPOptions{})
+	s.AddSkill(Skill{Path: "acme/notes", Frontmatter: map[string]any{"name": "notes", "description": "d"},
+		Files: []SkillFile{
+			{Path: "SKILL.md", MimeType: "text/markdown", Content: []byte("---\nname: notes\ndescription: d\n---\n")},
+			{Path: "references/guide.md", MimeType: "text/markdown", Content: []byte("guide")},
+			{Path: "references/deep/x.json", MimeType: "application/json", Content: []byte("{}")},
+			{Path: "scripts/run.sh", MimeType: "text/x-sh", Content: []byte("echo")},
+		}})
+	sid := legacyInit(t, ts.URL, nil, nil)
+	run := func(era string, params map[string]any) httpResult {
+		if era == "modern" {
+			p := map[string]any{"_meta": modernMeta(nil)}
+			for k, v := range params {
+				p[k] = v
+			}
+			body, h := modernReq(1, "resources/directory/read", p)
+			return do(t, nil, http.MethodPost, ts.URL, body, h)
+		}
+		return do(t, nil, http.MethodPost, ts.URL, mustJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/directory/read", "params": params}), legacyHeaders(sid))
+	}
+	names := func(r httpResult) string {
+		var out []string
+		for _, e := range r.result()["resources"].([]any) {
+			m := e.(map[string]any)
+			out = append(out, m["uri"].(string)+" "+m["mimeType"].(string))
+		}
+		return strings.Join(out, ", ")
+	}
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			tests := []struct{ uri, want string }{
+				{"skill://acme/notes", "skill://acme/notes/SKILL.md text/markdown, skill://acme/notes/references inode/directory, skill://acme/notes/scripts inode/directory"},
+				{"skill://acme/notes/", "skill://acme/notes/SKILL.md text/markdown, skill://acme/notes/references inode/directory, skill://acme/notes/scripts inode/directory"},
+				{"skill://acme/notes/references", "skill://acme/notes/references/deep inode/directory, skill://acme/notes/references/guide.md text/markdown"},
+				{"skill://acme/notes/references/deep", "skill://acme/notes/references/deep/x.json application/json"},
+			}
+			for _, tt := range tests {
+				if r := run(era, map[string]any{"uri": tt.uri}); names(r) != tt.want {
+					t.Errorf("%s: %s", tt.uri, r.body)
+				}
+			}
+			for _, bad := range []map[string]any{
+				{"uri": "skill://acme/notes/SKILL.md"},
+				{"uri": "skill://acme"},
+				{"uri": "skill://acme/notes/references/.."},
+				{"uri": "skill://acme/notes/./references"},
+				{"uri": "file:///etc"},
+				{"uri": ""},
+				{},
+				{"uri": "skill://acme/notes", "cursor": "1"},
+			} {
+				if r := run(era, bad); r.errCode() != CodeInvalidParams {
+					t.Errorf("%v: %s", bad, r.body)
+				}
+			}
+		})
+	}
+	body, h := modernReq(3, "server/discover", nil)
+	caps := do(t, nil, http.MethodPost, ts.URL, body, h).result()["capabilities"].(map[string]any)
+	if ext, _ := caps["extensions"].(map[string]any)[ExtSkills].(map[string]any); ext["directoryRead"] != true {
+		t.Errorf("capabilities: %v", caps)
 	}
 }
