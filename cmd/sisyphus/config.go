@@ -56,6 +56,7 @@ Examples:
   sisyphus config enable block.delete
   sisyphus config disable fs
   sisyphus config strict on
+  sisyphus config slim off
   sisyphus config feedback https://example.org/sisyphus-feedback
   sisyphus config feedback off
   sisyphus config user-rules --file rules.md`,
@@ -143,6 +144,16 @@ Examples:
 			return change(cmd, settings.Change{Strict: &on})
 		},
 	}
+	slimCmd := &cobra.Command{
+		Use: "slim on|off", Short: "Slim read answers: readInfo only when an answer leaves something out (on, the default), or on every main read (off)", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			on, ok := map[string]bool{"on": true, "off": false}[args[0]]
+			if !ok {
+				return fmt.Errorf("slim takes on or off, got %q", args[0])
+			}
+			return change(cmd, settings.Change{Slim: &on})
+		},
+	}
 	feedbackCmd := &cobra.Command{
 		Use: "feedback URL|off", Short: "Set where feedback.submit posts agents' feedback (an http or https URL), or off to send none", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -184,7 +195,7 @@ Examples:
 	}
 	rules.Flags().StringVar(&rulesFile, "file", "", "read the rules from this file (- for standard input)")
 	rules.Flags().BoolVar(&rulesClear, "clear", false, "remove the rules")
-	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, feedbackCmd, rules} {
+	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, slimCmd, feedbackCmd, rules} {
 		// Every subcommand finds the authority as sisyphus call does, and
 		// sends the admin token.
 		sub.Flags().StringVar(&ff.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and admin token)")
@@ -284,6 +295,11 @@ func printConfig(w io.Writer, v authority.ConfigView) {
 		state = "off"
 	}
 	fmt.Fprintf(w, "\nStrict Safe Writes: %s\n", state)
+	slim := "on (readInfo only when an answer leaves something out)"
+	if !v.SlimResponses {
+		slim = "off (every main read carries readInfo)"
+	}
+	fmt.Fprintf(w, "Slim read answers: %s\n", slim)
 	feedback := "none (feedback.submit sends nothing; set one with sisyphus config feedback URL)"
 	if v.FeedbackEndpoint != "" {
 		feedback = v.FeedbackEndpoint
@@ -399,6 +415,8 @@ func describeChange(before, after authority.ConfigView, ch settings.Change) stri
 		return fmt.Sprintf("%s %s (was %s%s)", onOff(now), name, onOff(was), same(was != now))
 	case ch.Strict != nil:
 		return fmt.Sprintf("Strict Safe Writes %s in the configuration (was %s%s)", onOffWord(after.Strict.Config), onOffWord(before.Strict.Config), same(after.Strict.Config != before.Strict.Config))
+	case ch.Slim != nil:
+		return fmt.Sprintf("slim read answers %s (was %s%s)", onOffWord(after.SlimResponses), onOffWord(before.SlimResponses), same(after.SlimResponses != before.SlimResponses))
 	case ch.FeedbackURL != nil:
 		now, was := orNone(after.FeedbackEndpoint), orNone(before.FeedbackEndpoint)
 		return fmt.Sprintf("set the feedback endpoint to %s (was %s%s)", now, was, same(now != was))

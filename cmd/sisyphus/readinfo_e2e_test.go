@@ -84,6 +84,50 @@ func TestReadInfoThroughTheBinary(t *testing.T) {
 		}
 	}
 
+	// The full form: with slim answers off (sisyphus config slim off),
+	// every main read says what it covers, whole answers too; turned back
+	// on, whole answers carry nothing again.
+	created := a.strictDo("av", map[string]any{"action": "create", "parentID": doc, "name": "Shelf", "primaryKeyTexts": []string{"Dune"}})
+	avID, _ := created["avID"].(string)
+	if avID == "" {
+		t.Fatalf("av.create: %v", created)
+	}
+	whole := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"fs", map[string]any{"action": "read", "path": "/" + name + "/Long"}},
+		{"document", map[string]any{"action": "get_doc", "id": doc}},
+		{"block", map[string]any{"action": "get_kramdown", "id": doc}},
+		{"block", map[string]any{"action": "batch_kramdown", "ids": []string{doc}}},
+		{"search", map[string]any{"action": "fulltext", "query": "okapi"}},
+		{"search", map[string]any{"action": "query_sql", "stmt": "SELECT id FROM blocks WHERE id='" + doc + "'"}},
+		{"av", map[string]any{"action": "get", "avID": avID}},
+		{"av", map[string]any{"action": "render", "avID": avID}},
+		{"av", map[string]any{"action": "get_attribute_view_keys", "avID": avID}},
+		{"av", map[string]any{"action": "get_primary_key_values", "avID": avID}},
+	}
+	if out := s.config(t, "slim", "off"); !strings.Contains(out, "slim read answers off (was on)") || !strings.Contains(out, "Slim read answers: off") {
+		t.Fatalf("config slim off said:\n%s", out)
+	}
+	for _, w := range whole {
+		m := a.ok(w.tool, w.args)
+		info, _ := m["readInfo"].(map[string]any)
+		if info["coverage"] != "complete" || info["scope"] == "" || info["limitations"] != nil || m["nextSteps"] != nil {
+			t.Errorf("full form, %s.%s: readInfo %v, nextSteps %v", w.tool, w.args["action"], m["readInfo"], m["nextSteps"])
+		}
+	}
+	// A partial answer is the same in both forms.
+	if m := a.ok("document", map[string]any{"action": "get_doc", "id": doc, "blockLimit": 2}); m["readInfo"].(map[string]any)["coverage"] != "partial" || len(m["nextSteps"].([]any)) == 0 {
+		t.Errorf("full form, a window: %v", m)
+	}
+	s.config(t, "slim", "on")
+	for _, w := range whole {
+		if m := a.ok(w.tool, w.args); m["readInfo"] != nil || m["nextSteps"] != nil {
+			t.Errorf("slim again, %s.%s: %v", w.tool, w.args["action"], m["readInfo"])
+		}
+	}
+
 	// A next step is always an enabled call: with document switched off,
 	// fs.read's window names fs.read only.
 	s.config(t, "disable", "document")

@@ -19,14 +19,17 @@ import (
 // ConfigView is the configuration as a person reads it: `sisyphus config
 // show`, the settings page and GET /config.
 type ConfigView struct {
-	Notebooks         []NotebookView    `json:"notebooks"`
-	DefaultPermission string            `json:"defaultPermission"`
-	Tools             []ToolView        `json:"tools"`
-	Strict            StrictView        `json:"strict"`
-	Problems          []string          `json:"problems,omitempty"`
-	Migrated          []string          `json:"migrated,omitempty"`
-	Files             map[string]string `json:"files"`
-	Version           string            `json:"version"`
+	Notebooks         []NotebookView `json:"notebooks"`
+	DefaultPermission string         `json:"defaultPermission"`
+	Tools             []ToolView     `json:"tools"`
+	Strict            StrictView     `json:"strict"`
+	// SlimResponses is debug.slimResponses: reads carry readInfo only
+	// when their answer is not whole (true, the default) or always.
+	SlimResponses bool              `json:"slimResponses"`
+	Problems      []string          `json:"problems,omitempty"`
+	Migrated      []string          `json:"migrated,omitempty"`
+	Files         map[string]string `json:"files"`
+	Version       string            `json:"version"`
 	// FeedbackEndpoint is where feedback.submit posts ("": none set).
 	FeedbackEndpoint string `json:"feedbackEndpoint,omitempty"`
 	// UserRules is the person's rules for agents (fs /USER_RULES.md);
@@ -134,6 +137,7 @@ func (s *Service) View(ctx context.Context) (ConfigView, error) {
 	}
 	forced := !s.Registry.Env().StrictOn(context.Background())
 	v.Strict = StrictView{Config: cfg.Strict(), ForcedOff: forced, Effective: cfg.Strict() && !forced}
+	v.SlimResponses = cfg.SlimResponses()
 	v.FeedbackEndpoint = cfg.FeedbackURL()
 	v.KernelOptions = s.kernelOptions
 	return v, nil

@@ -89,7 +89,7 @@ func plainError(err error) string {
 func pageConfig(v ConfigView) *settingsui.Config {
 	c := &settingsui.Config{DefaultPermission: v.DefaultPermission, Problems: v.Problems, Migrated: v.Migrated,
 		PermissionsFile: v.Files["permissions"], ToolsFile: v.Files["tools"], FeedbackEndpoint: v.FeedbackEndpoint,
-		UserRules: v.UserRules, AgentMemoryBytes: v.AgentMemoryBytes,
+		UserRules: v.UserRules, AgentMemoryBytes: v.AgentMemoryBytes, SlimResponses: v.SlimResponses,
 		Strict: settingsui.Strict{Config: v.Strict.Config, ForcedOff: v.Strict.ForcedOff, Effective: v.Strict.Effective}}
 	for _, n := range v.Notebooks {
 		c.Notebooks = append(c.Notebooks, settingsui.Notebook{ID: n.ID, Name: n.Name, Closed: n.Closed, Permission: n.Permission, Explicit: n.Explicit})

@@ -587,6 +587,9 @@ type Change struct {
 	Enabled *bool  `json:"enabled,omitempty"`
 	// Strict sets writeSafety.strictMode.
 	Strict *bool `json:"strict,omitempty"`
+	// Slim sets debug.slimResponses: on, a read carries readInfo only
+	// when its answer is not whole; off, every main read carries it.
+	Slim *bool `json:"slim,omitempty"`
 	// FeedbackURL sets feedback.endpoint ("" removes it).
 	FeedbackURL *string `json:"feedbackUrl,omitempty"`
 	// AgentMemory sets the agents' memory text ("" clears it); UserRules
@@ -616,6 +619,9 @@ func (ch Change) Validate() error {
 	if ch.Strict != nil {
 		parts++
 	}
+	if ch.Slim != nil {
+		parts++
+	}
 	if ch.FeedbackURL != nil {
 		parts++
 		if err := CheckFeedbackURL(*ch.FeedbackURL); err != nil {
@@ -638,7 +644,7 @@ func (ch Change) Validate() error {
 		}
 	}
 	if parts != 1 {
-		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode, the feedback endpoint, the agent memory, the user rules")
+		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode, slim answers, the feedback endpoint, the agent memory, the user rules")
 	}
 	return nil
 }
@@ -690,6 +696,8 @@ func (s *Store) Apply(ctx context.Context, ch Change) (*Config, error) {
 			next[keyUserRules] = *ch.UserRules
 		case ch.Strict != nil:
 			next["writeSafety"] = merge(c.tools["writeSafety"], map[string]any{"strictMode": *ch.Strict})
+		case ch.Slim != nil:
+			next["debug"] = merge(c.tools["debug"], map[string]any{"slimResponses": *ch.Slim})
 		case ch.FeedbackURL != nil:
 			entry := merge(c.tools["feedback"], map[string]any{"endpoint": *ch.FeedbackURL})
 			if *ch.FeedbackURL == "" {
@@ -730,6 +738,8 @@ func (ch Change) shows(c *Config) bool {
 		return ok && got == l
 	case ch.Strict != nil:
 		return c.Strict() == *ch.Strict
+	case ch.Slim != nil:
+		return c.SlimResponses() == *ch.Slim
 	case ch.FeedbackURL != nil:
 		return c.FeedbackURL() == *ch.FeedbackURL
 	case ch.AgentMemory != nil:

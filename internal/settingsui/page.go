@@ -40,6 +40,9 @@ type Config struct {
 	DefaultPermission string
 	Tools             []Tool
 	Strict            Strict
+	// SlimResponses is debug.slimResponses (readInfo only on reads whose
+	// answer is not whole).
+	SlimResponses bool
 	// Problems say why a configuration file cannot be used: while there
 	// are any, every call is refused (the gate fails closed).
 	Problems []string

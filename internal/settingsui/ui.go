@@ -187,7 +187,7 @@ func (u *UI) Handler(base string) http.Handler {
 			if allow(w, r, http.MethodPost) {
 				u.signOut(w, r, base)
 			}
-		case "/notebook", "/tool", "/strict", "/feedback":
+		case "/notebook", "/tool", "/strict", "/slim", "/feedback":
 			if allow(w, r, http.MethodPost) {
 				u.change(w, r, base, rest)
 			}
@@ -412,6 +412,13 @@ func (u *UI) change(w http.ResponseWriter, r *http.Request, base, what string) {
 			return
 		}
 		ch = settings.Change{Strict: &on}
+	case "/slim":
+		on, valid := onOff(f.Get("slim"))
+		if !valid {
+			u.message(w, http.StatusBadRequest, base, "Refused", "The form could not be read.")
+			return
+		}
+		ch = settings.Change{Slim: &on}
 	case "/feedback":
 		endpoint := strings.TrimSpace(f.Get("endpoint"))
 		ch = settings.Change{FeedbackURL: &endpoint}
@@ -476,6 +483,8 @@ func describe(f *flash, p Page) *flashView {
 		if *ch.Strict && p.Config != nil && p.Config.Strict.ForcedOff {
 			extra = " This server was started with --strict-off, so strict writes stay off here until it is restarted without it."
 		}
+	case ch.Slim != nil:
+		subject, state = "the slim answers switch", onWord(*ch.Slim)
 	case ch.FeedbackURL != nil:
 		subject, state = "the feedback endpoint", *ch.FeedbackURL
 		if state == "" {

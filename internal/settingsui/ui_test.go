@@ -383,6 +383,7 @@ func TestEachChange(t *testing.T) {
 			settings.Change{Tool: "block", Action: "delete", Enabled: &on}, "Saved: action block.delete is now on."},
 		{"strict off", "/settings/strict", url.Values{"strict": {"off"}}, settings.Change{Strict: &off}, "Saved: strict mode is now off."},
 		{"strict on", "/settings/strict", url.Values{"strict": {"on"}}, settings.Change{Strict: &on}, "Saved: strict mode is now on."},
+		{"slim off", "/settings/slim", url.Values{"slim": {"off"}}, settings.Change{Slim: &off}, "Saved: the slim answers switch is now off."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hs := newHarness(t, "/settings")
@@ -408,7 +409,7 @@ func TestEachChange(t *testing.T) {
 func sameChange(a, b settings.Change) bool {
 	eq := func(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return a.Notebook == b.Notebook && a.Permission == b.Permission && a.Tool == b.Tool && a.Action == b.Action &&
-		eq(a.Enabled, b.Enabled) && eq(a.Strict, b.Strict)
+		eq(a.Enabled, b.Enabled) && eq(a.Strict, b.Strict) && eq(a.Slim, b.Slim)
 }
 
 func TestBadFormsChangeNothing(t *testing.T) {
@@ -420,6 +421,7 @@ func TestBadFormsChangeNothing(t *testing.T) {
 	}{
 		{"/settings/tool", url.Values{"tool": {"block"}, "enabled": {"maybe"}}},
 		{"/settings/strict", url.Values{"strict": {""}}},
+		{"/settings/slim", url.Values{"slim": {"maybe"}}},
 	} {
 		f.form.Set("csrf", csrf)
 		if w := hs.do(req{method: "POST", path: f.path, form: f.form, cookie: cookie}); w.Code != http.StatusBadRequest {
