@@ -1,13 +1,16 @@
 package embedded
 
 import (
+	"bytes"
 	"encoding/json"
 	stdhtml "html"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/88250/lute/ast"
+	"github.com/88250/lute/html"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/mdexport"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan/wire"
@@ -215,8 +218,7 @@ const avCoverFromContentBlock = 3
 // coverContent is renderCoverContentBlock: the block rendered read-only
 // (a document its first blocks, a heading its section, up to about 4 KiB
 // of DOM), each block with a fresh id and without its database marks.
-// (SiYuan also turns off autoplay in embedded media addresses; not done
-// here.)
+// A web frame, video or audio in it gets autoplay=0 (noAutoplay).
 func coverContent(node *ast.Node) string {
 	isDoc := node.Type == ast.NodeDocument
 	if isDoc {
@@ -239,6 +241,9 @@ func coverContent(node *ast.Node) string {
 				b.ID = id
 				b.SetIALAttr("id", id)
 				b.RemoveIALAttr(avAttrAvs)
+				if b.Type == ast.NodeIFrame || b.Type == ast.NodeAudio || b.Type == ast.NodeVideo {
+					noAutoplay(b)
+				}
 			}
 			return ast.WalkContinue
 		})
@@ -263,6 +268,34 @@ func coverContent(node *ast.Node) string {
 		}
 	}
 	return b.String()
+}
+
+// noAutoplay keeps a card's media from playing by itself, as SiYuan does:
+// an http(s) src address that does not name autoplay gains autoplay=0
+// (its query re-encoded, keys sorted) everywhere it occurs in the block's
+// HTML, data-src too. The node is the cover's copy, so the document keeps
+// its address.
+func noAutoplay(n *ast.Node) {
+	i := bytes.Index(n.Tokens, []byte(`src="`))
+	if i <= 0 {
+		return
+	}
+	raw, _, ok := bytes.Cut(n.Tokens[i+len(`src="`):], []byte(`"`))
+	if !ok {
+		return
+	}
+	old := strings.TrimSpace(string(raw))
+	if !(strings.HasPrefix(old, "http://") || strings.HasPrefix(old, "https://")) || strings.Contains(old, "autoplay") {
+		return
+	}
+	u, err := url.Parse(html.UnescapeHTMLStr(old))
+	if err != nil {
+		return
+	}
+	q := u.Query()
+	q.Set("autoplay", "0")
+	u.RawQuery = q.Encode()
+	n.Tokens = bytes.ReplaceAll(n.Tokens, []byte(old), []byte(html.EscapeHTMLStr(u.String())))
 }
 
 // docTitleImage is GetDocTitleImgPath: the address in a document's

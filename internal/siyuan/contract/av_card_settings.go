@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -94,4 +95,24 @@ func checkAVCardSettings(t *testing.T, s *suite) {
 	wantEqual(t, "a bound paragraph's cover", got, `<div data-node-id="ID?" data-node-index="1" data-type="NodeParagraph" class="p" updated="TS">`+
 		`<div contenteditable="false" spellcheck="false">a bound paragraph</div><div class="protyle-attr" contenteditable="false">`+"\u200b"+`</div></div>`)
 	wantEqual(t, "a content block cover's address", out.View.Cards[0].CoverURL, "")
+
+	// A web frame, video or audio in a cover does not play by itself:
+	// its http(s) address gains autoplay=0 (kept as it is when it names
+	// autoplay already), in the cover only.
+	const frame = `<iframe src="https://example.com/v?x=1&amp;y=2" data-src="https://example.com/v?x=1&amp;y=2" border="0" frameborder="no" framespacing="0" allowfullscreen="true"></iframe>`
+	txs, err := s.c.AppendBlock(t.Context(), "markdown", frame, db.doc)
+	must(t, "AppendBlock", err)
+	s.tx(t, siyuan.InsertAttrViewBlockOp(db.av, db.block, []siyuan.AVSrc{{ItemID: freshID(), ID: oneInsert(t, txs).ID}}, ""))
+	mustJSON(t, s.renderRaw(t, db.av, db.block, gallery, nil), &out)
+	if len(out.View.Cards) != 2 {
+		t.Fatalf("gallery cards after the frame: %+v", out.View.Cards)
+	}
+	var addrs []string
+	for _, c := range out.View.Cards { // the new row is first on SiYuan
+		if strings.Contains(c.CoverContent, `data-type="NodeIFrame"`) {
+			addrs = regexp.MustCompile(`(?:data-)?src="[^"]*"`).FindAllString(c.CoverContent, -1)
+		}
+	}
+	wantEqual(t, "a frame's cover addresses", strings.Join(addrs, " "),
+		`src="https://example.com/v?autoplay=0&amp;x=1&amp;y=2" data-src="https://example.com/v?autoplay=0&amp;x=1&amp;y=2"`)
 }
