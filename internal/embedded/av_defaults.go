@@ -21,8 +21,8 @@ import (
 // columns (relation, rollup, template, created, updated) take no value
 // from a filter; a filter on a template or rollup copies the columns it
 // reads from the row next to it. A filter on assets ends the computation
-// (SiYuan's early return). Known difference: a two-way relation value
-// copied from the next row does not update the related database.
+// (SiYuan's early return). A two-way relation value a row takes this way
+// adds the row to the related rows' back cells, as setting it would.
 
 // addingDefaults is getAttrViewAddingBlockDefaultValues.
 func (r *avRenderer) addingDefaults(av *wire.AttributeView, view, groupView *wire.AVView, near *wire.AVRow, itemID string, isCreate bool, now int64) map[string]*wire.AVValue {
@@ -462,8 +462,9 @@ func affectValue(f *wire.AVViewFilter, key *wire.AVKey, itemID string, now int64
 
 // fillDefaults is fillDefaultValue: the defaults set on the new row's
 // cells (a new cell, or the typed content of an existing one; a bound
-// primary key keeps its text).
-func (r *avRenderer) fillDefaults(av *wire.AttributeView, view, groupView *wire.AVView, near *wire.AVRow, itemID string, now int64) {
+// primary key keeps its text). A two-way relation default updates the
+// other side (saving the related database when it is another).
+func (r *avRenderer) fillDefaults(av *wire.AttributeView, view, groupView *wire.AVView, near *wire.AVRow, itemID string, now int64) error {
 	gvs := groupValueOf(groupView)
 	for keyID, nv := range r.addingDefaults(av, view, groupView, near, itemID, true, now) {
 		if nv == nil {
@@ -479,6 +480,11 @@ func (r *avRenderer) fillDefaults(av *wire.AttributeView, view, groupView *wire.
 				nv.MSelect = append(nv.MSelect, &wire.AVValueSelect{Content: opt.Name, Color: opt.Color})
 			}
 		}
+		if nv.Type == wire.AVKeyRelation && nv.Relation != nil && kv.Key.Relation != nil && kv.Key.Relation.IsTwoWay {
+			if err := r.k.updateBackRelations(av, kv.Key, nv, 1, nil); err != nil {
+				return err
+			}
+		}
 		existing := avValueOf(kv, itemID)
 		switch {
 		case existing == nil:
@@ -490,6 +496,7 @@ func (r *avRenderer) fillDefaults(av *wire.AttributeView, view, groupView *wire.
 			delete(r.autoFill, existing)
 		}
 	}
+	return nil
 }
 
 // setValByType is Value.SetValByType with GetValByType: the typed content

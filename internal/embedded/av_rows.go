@@ -133,7 +133,9 @@ func (k *Kernel) avAddRow(ctx context.Context, av *wire.AttributeView, now int64
 	r := k.newAVRenderer(ctx, av)
 	if !ignoreDefaultFill && view.Table != nil {
 		near := r.nearItem(av, view, groupView, previousItemID)
-		r.fillDefaults(av, view, groupView, near, itemID, now)
+		if err := r.fillDefaults(av, view, groupView, near, itemID, now); err != nil {
+			return err
+		}
 	}
 	for _, kv := range av.KeyValues {
 		if kv.Key.Type != wire.AVKeyDate || kv.Key.Date == nil || !kv.Key.Date.AutoFillNow {

@@ -72,6 +72,7 @@ var avChecks = []check{
 	{"av_duplicate_row_grouped", checkAVDuplicateRowGrouped},
 	{"av_append_detached_rows", checkAVAppendDetachedRows},
 	{"av_filter_defaults", checkAVFilterDefaults},
+	{"av_two_way_default", checkAVTwoWayDefault},
 	{"av_card_settings", checkAVCardSettings},
 }
 

@@ -78,3 +78,26 @@ func checkAVFilterDefaults(t *testing.T, s *suite) {
 		`Chk=true Empty="" Gt=6/true Lt=4/true Select=[Done#4] Txt="abc"`)
 	wantEqual(t, "cells of a row added with ignoreDefaultFill", cells(bare), "")
 }
+
+// checkAVTwoWayDefault: a row added after another in a view filtered on a
+// two-way relation copies that row's relation (a filter on a relation
+// gives no value of its own), and the related database's back cell gains
+// the new row, as when the cell is set.
+func checkAVTwoWayDefault(t *testing.T, s *suite) {
+	a, _ := s.newDB(t)
+	b, _ := s.newDB(t)
+	rel, back := freshID(), freshID()
+	s.addCols(t, a, [3]string{rel, "Rel", "relation"})
+	s.tx(t, siyuan.UpdateAttrViewColRelationOp(a.av, rel, "Rel", b.av, true, back, "Back"))
+	bRows := s.detachedRows(t, b, "b0")
+	aRows := s.detachedRows(t, a, "a0")
+	s.setCells(t, a, [3]string{rel, aRows[0], `{"relation":{"blockIDs":["` + bRows[0] + `"]}}`})
+	s.tx(t, siyuan.SetAttrViewFiltersOp(a.av, a.block, []*siyuan.AVViewFilter{{Combination: "and", Filters: []*siyuan.AVViewFilter{
+		{Column: rel, Operator: "Is not empty", Value: &siyuan.AVValue{Type: "relation"}},
+	}}}))
+	item := freshID()
+	must(t, "AddAttributeViewBlocks", s.c.AddAttributeViewBlocks(t.Context(), siyuan.AddAVBlocksRequest{AvID: a.av, BlockID: a.block,
+		PreviousID: aRows[0], Srcs: []siyuan.AVSrc{{ItemID: item, Detached: true, Content: "new"}}}))
+	requireOrder(t, "the new row's relation", relIDs(storedCell(s.storedAV(t, a.av), rel, item)), []string{bRows[0]})
+	requireOrder(t, "the back cell", relIDs(storedCell(s.storedAV(t, b.av), back, bRows[0])), []string{aRows[0], item})
+}
