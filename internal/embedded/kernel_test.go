@@ -12,12 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan/endpoint"
 )
 
 // kenv is a kernel served over HTTP with a client pointed at it.
@@ -317,7 +319,8 @@ func FuzzParseFault(f *testing.F) {
 	})
 }
 
-// FuzzHandler sends arbitrary bodies to every JSON route: the kernel must
+// FuzzHandler sends arbitrary bodies to every JSON route of every route
+// group (databases, repository, search, ...): the kernel must
 // always answer with an envelope and never panic or hang.
 func FuzzHandler(f *testing.F) {
 	dir := f.TempDir()
@@ -326,13 +329,17 @@ func FuzzHandler(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { k.Close() })
+	// Every JSON route of every group, but those that would leave the
+	// fixture empty for the inputs after them (no notebook, no files).
 	var paths []string
-	routes := k.routes()
+	routes := k.allRoutes()
+	degenerate := map[string]bool{endpoint.RemoveNotebook: true, endpoint.CloseNotebook: true, endpoint.RemoveFile: true}
 	for p, rt := range routes {
-		if rt.json != nil && p != "/api/notebook/removeNotebook" {
+		if rt.json != nil && !degenerate[p] {
 			paths = append(paths, p)
 		}
 	}
+	slices.Sort(paths) // which indexes a path, stable between runs
 	h := k.Handler()
 	for _, s := range []string{`{}`, `{"id":"20200101000000-aaaaaaa"}`, `{"id":null}`, `[`, `{"stmt":"select 1"}`, `{"data":"x","dataType":"markdown","parentID":"` + k.docsSnapshot()[0] + `"}`} {
 		f.Add(uint8(0), s)
