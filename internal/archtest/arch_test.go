@@ -47,6 +47,7 @@ var layers = map[string]int{
 	"internal/siyuan/contract":  2,
 	"internal/tools/kernelview": 3,
 	"internal/tools/tplguard":   3,
+	"internal/tools/tplfile":    3,
 	"internal/skills":           3,
 	"internal/settings":         3,
 	// toolcli reads the declarations of every tool as the command line's

@@ -7,10 +7,11 @@
 // extension, feedback, file, flashcard, fs, notebook, search, system, tag, timeline),
 // holding its action table; package catalog lists them all. The other
 // packages under this one are helper packages (catalog, kernelview, markup,
-// tooltest, tplguard), not tools: kernelview reads the block, notebook and
-// document states several tools show or hash, markup holds SiYuan's text
-// rules, tplguard decides which templates may be rendered, and tooltest is
-// the tool tests' fixture. A tool package imports this one and the shared
+// tooltest, tplfile, tplguard), not tools: kernelview reads the block,
+// notebook and document states several tools show or hash, markup holds
+// SiYuan's text rules, tplguard decides which templates may be rendered,
+// tplfile has SiYuan render a template file exactly as checked, and
+// tooltest is the tool tests' fixture. A tool package imports this one and the shared
 // helpers, never another tool. (internal/archtest checks that these two
 // lists name every package here.)
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -13,29 +12,9 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/kernelview"
-	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplfile"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
-
-// locateTemplate finds the absolute path on the kernel's machine of the
-// template rel ("templates/x.md"), which render and removeTemplate take:
-// SiYuan lists every template with it. README.md and dot files are not
-// listed, so they cannot be rendered or removed here.
-func locateTemplate(ctx context.Context, env *tools.Env, rel string) (string, error) {
-	want := strings.TrimPrefix(rel, "templates/")
-	all, err := env.Kernel.SearchTemplate(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	for _, t := range all {
-		if t.RelativePath == want {
-			return t.Path, nil
-		}
-	}
-	e := failure.New(failure.NotFound, "SiYuan does not list the template %s (README.md and files starting with a dot are not templates); nothing was done", rel)
-	e.Action = "list_templates shows the templates SiYuan knows"
-	return "", e.Attempted(false)
-}
 
 // templateName checks a name for save_doc_as_template as SiYuan would keep
 // it: the kernel silently replaces \ / : * ? " ' < > | with "_", so a name
@@ -167,21 +146,21 @@ var render = tools.Read[renderArgs]{
 			}
 			return map[string]any{"engine": "sprig", "content": out}, nil
 		}
-		src, err := readSource(ctx, env, a.Path)
+		src, err := tplfile.Read(ctx, env, a.Path)
 		if err != nil {
 			return nil, err
 		}
 		if err := tplguard.Check(ctx, src, tplguard.File); err != nil {
 			return nil, err
 		}
-		if err := checkRefs(ctx, env, src); err != nil {
+		if err := tplfile.CheckRefs(ctx, env, src); err != nil {
 			return nil, err
 		}
-		abs, err := locateTemplate(ctx, env, a.Path)
+		abs, err := tplfile.Locate(ctx, env, a.Path)
 		if err != nil {
 			return nil, err
 		}
-		dom, err := renderChecked(ctx, env, a.ID, a.Path, abs, src, a.Preview)
+		dom, err := tplfile.Render(ctx, env, a.ID, a.Path, abs, src, a.Preview)
 		if treeMissing(err) {
 			return nil, failure.Missing("block", a.ID)
 		}
@@ -189,7 +168,7 @@ var render = tools.Read[renderArgs]{
 			return nil, err
 		}
 		// A reference the template built while rendering is checked too.
-		if err := checkRefs(ctx, env, dom); err != nil {
+		if err := tplfile.CheckRefs(ctx, env, dom); err != nil {
 			return nil, err
 		}
 		return map[string]any{"engine": "template", "id": a.ID, "path": a.Path, "dataType": "dom", "content": dom}, nil
@@ -220,49 +199,4 @@ func parseRender(r *renderArgs) error {
 		return err
 	}
 	return failure.Invalid("engine must be template or sprig; got %q", r.Engine)
-}
-
-// checkRefs refuses a template (its source, or the DOM it rendered to)
-// that references a block the call cannot see: SiYuan fills a
-// reference's empty anchor with its target's text as it renders. The
-// refusal is the one for a block that does not exist, whether it is
-// missing or hidden.
-func checkRefs(ctx context.Context, env *tools.Env, text string) error {
-	if !tools.Hiding(ctx) {
-		return nil
-	}
-	ids := markup.RefIDs(text)
-	if len(ids) == 0 {
-		return nil
-	}
-	seen, err := tools.Seen(ctx, env, ids)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if !seen[id] {
-			return failure.Missing("block", id)
-		}
-	}
-	return nil
-}
-
-// readSource reads a template file's source, within the template budget.
-func readSource(ctx context.Context, env *tools.Env, rel string) (string, error) {
-	body, _, err := env.Kernel.GetFile(ctx, workspace(rel))
-	if missingFile(err) {
-		return "", failure.Missing("template", rel)
-	}
-	if err != nil {
-		return "", err
-	}
-	defer body.Close()
-	data, err := io.ReadAll(io.LimitReader(body, int64(env.TemplateBytes())+1))
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", rel, err)
-	}
-	if len(data) > env.TemplateBytes() {
-		return "", failure.Invalid("the template %s is larger than the template budget (%d bytes); nothing was rendered", rel, env.TemplateBytes())
-	}
-	return string(data), nil
 }

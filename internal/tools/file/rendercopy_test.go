@@ -14,6 +14,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/tooltest"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplfile"
 )
 
 // TestRenderRendersWhatItChecked: while a notebook is hidden, an agent
@@ -64,7 +65,7 @@ func TestRenderRendersWhatItChecked(t *testing.T) {
 		t.Fatalf("the rewrite did not land: %q", got)
 	}
 	s.WantErr(t, "file", render, failure.PermissionDenied)
-	if left, err := s.C.ReadDir(ctx, renderCopies); err == nil && len(left) > 0 {
+	if left, err := s.C.ReadDir(ctx, tplfile.CopiesDir); err == nil && len(left) > 0 {
 		t.Fatalf("copies left behind: %v", left)
 	}
 }
@@ -81,28 +82,8 @@ func TestRenderCopyRemoved(t *testing.T) {
 	if _, e := s.Call(t, "file", map[string]any{"action": "render", "id": s.Doc, "path": "broken.md"}); e == nil {
 		t.Fatal("a template that does not parse rendered")
 	}
-	if left, err := s.C.ReadDir(ctx, renderCopies); err == nil && len(left) > 0 {
+	if left, err := s.C.ReadDir(ctx, tplfile.CopiesDir); err == nil && len(left) > 0 {
 		t.Fatalf("copies left behind: %v", left)
-	}
-}
-
-func TestWorkspaceRoot(t *testing.T) {
-	for _, c := range []struct {
-		abs, rel, root, sep string
-	}{
-		{"/home/me/SiYuan/data/templates/daily.md", "templates/daily.md", "/home/me/SiYuan/", "/"},
-		{"/ws/data/templates/work/weekly.md", "templates/work/weekly.md", "/ws/", "/"},
-		{`C:\Users\me\SiYuan\data\templates\daily.md`, "templates/daily.md", `C:\Users\me\SiYuan\`, `\`},
-		{`C:\Users\me\SiYuan\data\templates\work\weekly.md`, "templates/work/weekly.md", `C:\Users\me\SiYuan\`, `\`},
-		{"/ws/data/templates/other.md", "templates/daily.md", "", ""},
-		{"/ws/xdata/templates/daily.md", "templates/daily.md", "", ""},
-		{"data/templates/daily.md", "templates/daily.md", "", ""},
-		{"", "templates/daily.md", "", ""},
-	} {
-		root, sep, err := workspaceRoot(c.abs, c.rel)
-		if root != c.root || sep != c.sep || (err == nil) != (c.root != "") {
-			t.Errorf("workspaceRoot(%q, %q) = %q, %q, %v; want %q, %q", c.abs, c.rel, root, sep, err, c.root, c.sep)
-		}
 	}
 }
 
@@ -172,14 +153,14 @@ func BenchmarkRender(b *testing.B) {
 			if _, err := c.SearchTemplate(ctx, ""); err != nil {
 				b.Fatal(err)
 			}
-			if err := c.PutFile(ctx, siyuan.PutFileRequest{Path: renderCopies + "/bench.md", Body: strings.NewReader("# .action{.title}\n")}); err != nil {
+			if err := c.PutFile(ctx, siyuan.PutFileRequest{Path: tplfile.CopiesDir + "/bench.md", Body: strings.NewReader("# .action{.title}\n")}); err != nil {
 				b.Fatal(err)
 			}
-			root, sep, _ := workspaceRoot(abs, "templates/"+name)
+			root, sep, _ := tplfile.WorkspaceRoot(abs, "templates/"+name)
 			if _, err := c.RenderTemplate(ctx, doc, root+"temp"+sep+"sisyphus-render"+sep+"bench.md", true); err != nil {
 				b.Fatal(err)
 			}
-			if err := c.RemoveFile(ctx, renderCopies+"/bench.md"); err != nil {
+			if err := c.RemoveFile(ctx, tplfile.CopiesDir+"/bench.md"); err != nil {
 				b.Fatal(err)
 			}
 		}},
@@ -188,28 +169,5 @@ func BenchmarkRender(b *testing.B) {
 				b.Fatal(err)
 			}
 		}},
-	})
-}
-
-// FuzzWorkspaceRoot: whatever path SiYuan answers for a template, the
-// workspace found is its prefix ending with a separator, and what follows
-// is data/<the template> in either separator; anything else is refused.
-func FuzzWorkspaceRoot(f *testing.F) {
-	f.Add("/home/me/SiYuan/data/templates/daily.md", "templates/daily.md")
-	f.Add(`C:\ws\data\templates\work\weekly.md`, "templates/work/weekly.md")
-	f.Add("/data/templates/daily.md", "templates/daily.md")
-	f.Add("x", "")
-	f.Fuzz(func(t *testing.T, abs, rel string) {
-		root, sep, err := workspaceRoot(abs, rel)
-		if err != nil {
-			if root != "" || sep != "" {
-				t.Fatalf("refused with %q, %q", root, sep)
-			}
-			return
-		}
-		if sep != "/" && sep != `\` || !strings.HasSuffix(root, sep) || len(root) < 2 || !strings.HasPrefix(abs, root) ||
-			strings.ReplaceAll(abs[len(root):], `\`, "/") != "data/"+rel {
-			t.Fatalf("workspaceRoot(%q, %q) = %q, %q", abs, rel, root, sep)
-		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplfile"
 )
 
 // Templates live in the workspace's data/templates folder. They belong to
@@ -320,7 +321,7 @@ var deleteTemplate = tools.Write[deleteTemplateArgs, templateState]{
 		// A file SiYuan does not list (README.md, dot files) cannot be
 		// removed as a template: refused here, before the ledger records
 		// the request as executing.
-		_, err = locateTemplate(ctx, env, a.Path)
+		_, err = tplfile.Locate(ctx, env, a.Path)
 		return st, err
 	},
 	Check: func(a deleteTemplateArgs, st templateState) error {
@@ -330,7 +331,7 @@ var deleteTemplate = tools.Write[deleteTemplateArgs, templateState]{
 		return nil
 	},
 	Execute: func(ctx context.Context, env *tools.Env, a deleteTemplateArgs, _ templateState) (tools.Payload, error) {
-		abs, err := locateTemplate(ctx, env, a.Path)
+		abs, err := tplfile.Locate(ctx, env, a.Path)
 		if err != nil {
 			// Nothing was removed: the ledger records a rejection, not an
 			// outcome to wonder about.
