@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"maps"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -18,17 +21,20 @@ func TestAVTemplateItemThroughTheBinary(t *testing.T) {
 	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
 	doc, _ := firstParagraph(a)
-	avTemplateItemFlow(t, a, kernelClient(t, k.url, "tok"), doc)
+	avTemplateItemFlow(t, a, kernelClient(t, k.url, "tok"), doc, false)
 }
 
 // TestAVTemplateItemLive runs the same walk against a real SiYuan, in a
 // notebook it creates and removes.
 func TestAVTemplateItemLive(t *testing.T) {
 	a, c, doc := liveDatabaseDoc(t, "avtplitem", "/Items", "first")
-	avTemplateItemFlow(t, a, c, doc)
+	avTemplateItemFlow(t, a, c, doc, true)
 }
 
-func avTemplateItemFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
+// avTemplateItemFlow walks create_from_template; live, it also has SiYuan
+// make an item from the content template itself (createAttributeViewItem)
+// and requires the two documents alike.
+func avTemplateItemFlow(t *testing.T, a *agent, c *siyuan.Client, doc string, live bool) {
 	ctx := context.Background()
 	db := a.strictDo("av", map[string]any{"action": "create", "parentID": doc, "name": "Items",
 		"columns":         []map[string]any{{"name": "Tags", "type": "mSelect"}, {"name": "Notes", "type": "text"}, {"name": "Due", "type": "date"}},
@@ -109,6 +115,8 @@ func avTemplateItemFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
 		t.Fatalf("the new document's databases: %+v (%v)", keys, err)
 	}
 
+	avTemplateContentFlow(t, a, c, av, block, notes, live)
+
 	for _, bad := range []map[string]any{
 		{"templateID": freshNodeID()}, {"previousID": freshNodeID()}, {"viewID": freshNodeID()}, {"groupID": freshNodeID()},
 	} {
@@ -117,5 +125,76 @@ func avTemplateItemFlow(t *testing.T, a *agent, c *siyuan.Client, doc string) {
 			args[k] = v
 		}
 		a.fails("av", args, "not_found")
+	}
+}
+
+// avTemplateContentFlow: a document template with a content template
+// fills the new document from the template file (blocks, the template's
+// own document attributes, the item template's icon over the
+// template's); a template file changed after the preflight is
+// state_changed; an absolute content path is refused at preflight.
+func avTemplateContentFlow(t *testing.T, a *agent, c *siyuan.Client, av, block, notes string, live bool) {
+	ctx := context.Background()
+	name := "sisyphus-content-" + freshNodeID() + ".md"
+	src := "## Agenda of .action{.title}\n\n- first point\n- second point\n\n{: id=\"20200101000000-abcdefg\" title=\"Meeting\" type=\"doc\" icon=\"1f4c5\" custom-kind=\"meeting\"}\n"
+	put := func(body string) {
+		if err := c.PutFile(ctx, siyuan.PutFileRequest{Path: "/data/templates/" + name, Body: strings.NewReader(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(src)
+	t.Cleanup(func() { c.RemoveFile(context.Background(), "/data/templates/"+name) })
+	tpl, abs := freshNodeID(), freshNodeID()
+	confirmedDo(t, a, map[string]any{"action": "set_new_item_templates", "avID": av, "blockID": block, "defaultTemplateID": "",
+		"templates": []map[string]any{
+			{"id": tpl, "name": "Meeting", "targetType": "document", "primaryKeyTemplate": "Standup", "icon": "1f4dd",
+				"saveLocation": map[string]any{"pathTemplate": "content/"}, "contentTemplatePath": name,
+				"fieldValues": map[string]any{notes: map[string]any{"mode": "static", "value": map[string]any{"text": map[string]any{"content": "agenda"}}}}},
+			{"id": abs, "name": "Abs", "targetType": "document", "primaryKeyTemplate": "Abs", "contentTemplatePath": "/data/templates/" + name}}})
+	args := map[string]any{"action": "create_from_template", "avID": av, "blockID": block, "templateID": tpl, "confirm": true}
+	staleCommit(t, a, "av", args, func() { put(src + "\n") })
+	res := confirmedDo(t, a, map[string]any{"action": "create_from_template", "avID": av, "blockID": block, "templateID": tpl})
+	ours, _ := res["documentID"].(string)
+	shape := func(doc string) (string, map[string]string) {
+		t.Helper()
+		kd, err := c.GetBlockKramdown(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attrs, err := c.GetBlockAttrs(ctx, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ids and times differ between two documents; the rest must not.
+		text := regexp.MustCompile(`\{:[^}]*\}`).ReplaceAllString(kd.Kramdown, "{:}")
+		delete(attrs, "id")
+		delete(attrs, "updated")
+		return text, attrs
+	}
+	text, attrs := shape(ours)
+	if !strings.Contains(text, "## Agenda of Standup") || !strings.Contains(text, "second point") || strings.HasPrefix(strings.TrimSpace(text), "{:}") {
+		t.Fatalf("the document from the content template holds %q", text)
+	}
+	if attrs["icon"] != "1f4dd" || attrs["custom-kind"] != "meeting" || attrs["title"] != "Standup" {
+		t.Fatalf("document attributes %v", attrs)
+	}
+	a.fails("av", map[string]any{"action": "create_from_template", "avID": av, "blockID": block, "templateID": abs, "validateOnly": true}, "invalid_arguments")
+	if !live {
+		return
+	}
+	var made struct {
+		ItemID  string `json:"itemID"`
+		BlockID string `json:"blockID"`
+	}
+	if err := c.Do(ctx, "/api/av/createAttributeViewItem", map[string]any{"avID": av, "blockID": block, "templateID": tpl}, &made, siyuan.Write); err != nil {
+		t.Fatalf("SiYuan's own createAttributeViewItem: %v", err)
+	}
+	theirs := made.BlockID
+	if theirs == "" {
+		t.Fatalf("SiYuan answered %+v", made)
+	}
+	ttext, tattrs := shape(theirs)
+	if ttext != text || !maps.Equal(tattrs, attrs) {
+		t.Fatalf("SiYuan made\n%q %v\nthe tool made\n%q %v", ttext, tattrs, text, attrs)
 	}
 }

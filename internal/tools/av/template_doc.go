@@ -3,6 +3,7 @@ package av
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/markup"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplfile"
+	"github.com/sisyphus-go/sisyphus/internal/tools/tplguard"
 )
 
 // Document targets of create_from_template: the template makes a new
@@ -31,13 +34,27 @@ import (
 // parents are made as SiYuan makes them), the template's icon set on it,
 // then the item bound to it by the transaction SiYuan builds.
 //
-// A template with a content template (contentTemplatePath) is refused at
-// preflight: SiYuan renders that file into the document's tree directly,
-// which no API call reproduces exactly (the template's own attributes
-// would be lost). So is a title that renders empty, which SiYuan
-// replaces by "Untitled" marked as empty.
+// A content template (contentTemplatePath, under data/templates) fills
+// the document as SiYuan's applyNewItemContentTemplate does: the file is
+// rendered for the new document, its blocks replace the document's first
+// (the empty paragraph a new document has), and the template's own
+// document attributes (name, alias, bookmark, memo, icon, custom-*) are
+// copied onto it; the item template's icon is set after, over the
+// template's. Here the file is read, hashed into the state and checked
+// like any template file.render renders (tplguard, hidden references),
+// and SiYuan renders a private copy of exactly those bytes (tplfile); the
+// blocks go in with the removal of the empty paragraph in one
+// transaction, the first block under an id this call reserved, so that a
+// replay finds them. SiYuan copies attribute values as the template
+// rendered them; an attribute whose value holds template actions cannot
+// be read rendered through the API, and such a template is refused at
+// preflight, as is a title that renders empty (which SiYuan replaces by
+// "Untitled" marked as empty).
 
 const idDoc = "doc"
+
+// idFirst is the reserved id of the content template's first block.
+const idFirst = "first"
 
 // docTarget is what decides where the document goes (hashed: a change of
 // any of it between the preflight and the commit is state_changed).
@@ -248,6 +265,8 @@ func docSteps() []tools.Step[templateItemArgs] {
 				return docPresent(ctx, env, ids[idDoc])
 			},
 		},
+		contentStep(),
+		attrsStep(),
 		{Name: "icon", Redo: true, // setting an attribute again changes nothing
 			Do: func(ctx context.Context, env *tools.Env, a templateItemArgs, ids map[string]string) (map[string]string, error) {
 				if ids[idDoc] == "" || ids["icon"] == "" {
@@ -294,6 +313,265 @@ func docMade(ctx context.Context, env *tools.Env, doc, box, icon string) error {
 		if attrs["icon"] != icon {
 			return fmt.Errorf("document %s has the icon %q, want %q", doc, attrs["icon"], icon)
 		}
+	}
+	return nil
+}
+
+// contentTpl is a document template's content template: hashed (its
+// path and the digest of its bytes), and, for the check and the steps,
+// its source, the attributes SiYuan copies from it and why it cannot be
+// rendered.
+type contentTpl struct {
+	Path   string `json:"path"` // templates/<rel>
+	SHA256 string `json:"sha256"`
+	src    string
+	attrs  map[string]string
+	err    error
+}
+
+// contentAttr is whether SiYuan copies a template's document attribute
+// onto the new document.
+func contentAttr(k string) bool {
+	switch k {
+	case "name", "alias", "bookmark", "memo", "icon":
+		return true
+	}
+	return strings.HasPrefix(k, "custom-")
+}
+
+// contentPath is resolveNewItemContentTemplatePath's check of the
+// path, on the kernel's own rules: relative to data/templates, never
+// climbing out of it, never absolute.
+func contentPath(given string) (string, error) {
+	p := strings.TrimSpace(given)
+	c := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	if p == "" || c == "." || c == ".." || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "../") || (len(c) > 1 && c[1] == ':') {
+		return "", failure.Invalid("contentTemplatePath %q: SiYuan takes a path relative to data/templates, like meeting.md (invalid content template path)", given)
+	}
+	return "templates/" + c, nil
+}
+
+// readContentTpl reads and checks a content template.
+func readContentTpl(ctx context.Context, env *tools.Env, given string) (*contentTpl, error) {
+	rel, err := contentPath(given)
+	if err != nil {
+		return &contentTpl{Path: given, err: err}, nil
+	}
+	c := &contentTpl{Path: rel}
+	src, err := tplfile.Read(ctx, env, rel)
+	var fe *failure.Error
+	if errors.As(err, &fe) {
+		c.err = fe
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.src, c.SHA256 = src, digestText(src)
+	if c.err = tplguard.Check(ctx, src, tplguard.File); c.err != nil {
+		return c, nil
+	}
+	if c.err = tplfile.CheckRefs(ctx, env, src); c.err != nil {
+		return c, nil
+	}
+	docAttrs, ok := markup.DocAttrs(src)
+	if !ok {
+		c.err = failure.Invalid("content template %s: its document attributes ({: ... type=\"doc\"}) do not parse as SiYuan parses them (the first must be id)", rel)
+		return c, nil
+	}
+	c.attrs = map[string]string{}
+	for k, v := range docAttrs {
+		if !contentAttr(k) {
+			continue
+		}
+		if strings.Contains(v, tplguard.File[0]) {
+			c.err = failure.Invalid("content template %s: its document attribute %s holds template actions, which SiYuan renders but no API call shows rendered; give it a fixed value", rel, k)
+			return c, nil
+		}
+		c.attrs[k] = v
+	}
+	return c, nil
+}
+
+// firstBlockID is the id of the first block of rendered block DOM ("":
+// none).
+func firstBlockID(dom string) string {
+	const attr = `data-node-id="`
+	i := strings.Index(dom, attr)
+	if i < 0 {
+		return ""
+	}
+	rest := dom[i+len(attr):]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return rest[:j]
+}
+
+// contentStep fills the document from the content template: rendered
+// for the document from a private copy of the checked bytes, the first
+// block renamed to the reserved id (every mention of its id: a template
+// referring to its own first block keeps doing so), appended with the
+// removal of the document's first block in one transaction. A template
+// that renders nothing leaves the document as made, as SiYuan does.
+func contentStep() tools.Step[templateItemArgs] {
+	return tools.Step[templateItemArgs]{Name: "content",
+		Do: func(ctx context.Context, env *tools.Env, a templateItemArgs, ids map[string]string) (map[string]string, error) {
+			if ids[idDoc] == "" || ids[idFirst] == "" {
+				return nil, nil
+			}
+			st, err := readTemplateItem(ctx, env, a)
+			if err != nil {
+				return nil, tools.Refuse(err)
+			}
+			if err := checkTemplateItem(a, st); err != nil {
+				return nil, tools.Refuse(err)
+			}
+			c := st.Content
+			if c == nil {
+				return nil, tools.Refuse(failure.New(failure.StateChanged, "template %s no longer has a content template", a.Template))
+			}
+			abs, err := tplfile.Locate(ctx, env, c.Path)
+			if err != nil {
+				return nil, tools.Refuse(err)
+			}
+			dom, err := tplfile.Render(ctx, env, ids[idDoc], c.Path, abs, c.src, false)
+			if err != nil {
+				return nil, tools.Refuse(fmt.Errorf("render the content template %s: %w", c.Path, err))
+			}
+			if err := tplfile.CheckRefs(ctx, env, dom); err != nil {
+				return nil, tools.Refuse(err)
+			}
+			first := firstBlockID(dom)
+			if first == "" {
+				return map[string]string{"content": "empty"}, nil
+			}
+			dom = strings.ReplaceAll(dom, first, ids[idFirst])
+			kids, err := env.Kernel.GetChildBlocks(ctx, ids[idDoc])
+			if err != nil {
+				return nil, tools.Refuse(err)
+			}
+			ops := []siyuan.Operation{{Action: "appendInsert", Data: dom, ParentID: ids[idDoc]}}
+			if len(kids) > 0 {
+				ops = append(ops, siyuan.Operation{Action: "delete", ID: kids[0].ID})
+			}
+			if _, err := env.Kernel.Transactions(ctx, []siyuan.Transaction{{DoOperations: ops}}); err != nil {
+				return nil, tools.WriteFailure(err, false)
+			}
+			return nil, nil
+		},
+		Present: func(ctx context.Context, env *tools.Env, _ templateItemArgs, ids map[string]string) (bool, error) {
+			if ids[idDoc] == "" || ids[idFirst] == "" || ids["content"] == "empty" {
+				return true, nil
+			}
+			return docPresent(ctx, env, ids[idFirst])
+		},
+	}
+}
+
+// attrsStep copies the content template's document attributes onto the
+// document (after the content, as SiYuan; the item template's icon comes
+// after). Its digest is learned for the readback.
+func attrsStep() tools.Step[templateItemArgs] {
+	return tools.Step[templateItemArgs]{Name: "attrs", Redo: true, // setting attributes again changes nothing
+		Do: func(ctx context.Context, env *tools.Env, a templateItemArgs, ids map[string]string) (map[string]string, error) {
+			if ids[idDoc] == "" || ids[idFirst] == "" || ids["content"] == "empty" {
+				return nil, nil
+			}
+			st, err := readTemplateItem(ctx, env, a)
+			if err != nil {
+				return nil, tools.Refuse(err)
+			}
+			if st.Content == nil || st.Content.err != nil {
+				return nil, tools.Refuse(failure.New(failure.StateChanged, "template %s's content template changed", a.Template))
+			}
+			attrs := contentAttrsSet(st.Content.attrs, ids["icon"])
+			if len(attrs) == 0 {
+				return nil, nil
+			}
+			if err := env.Kernel.SetBlockAttrs(ctx, ids[idDoc], attrs); err != nil {
+				return nil, tools.WriteFailure(err, false)
+			}
+			return map[string]string{"attrs": attrsDigest(attrs)}, nil
+		},
+		Present: func(ctx context.Context, env *tools.Env, a templateItemArgs, ids map[string]string) (bool, error) {
+			if ids[idDoc] == "" || ids[idFirst] == "" || ids["content"] == "empty" {
+				return true, nil
+			}
+			st, err := readTemplateItem(ctx, env, a)
+			if err != nil || st.Content == nil {
+				return false, err
+			}
+			want := contentAttrsSet(st.Content.attrs, ids["icon"])
+			return tools.Poll(ctx, func() (bool, error) {
+				got, err := env.Kernel.GetBlockAttrs(ctx, ids[idDoc])
+				if err != nil {
+					return false, err
+				}
+				for k, v := range want {
+					if got[k] != v {
+						return false, nil
+					}
+				}
+				return true, nil
+			})
+		},
+	}
+}
+
+// contentAttrsSet is the attributes the attrs step sets: the template's,
+// but its icon when the item template sets its own (set after it).
+func contentAttrsSet(attrs map[string]string, icon string) map[string]string {
+	out := make(map[string]string, len(attrs))
+	for k, v := range attrs {
+		if k == "icon" && icon != "" {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// attrsDigest is a digest of attributes, in key order.
+func attrsDigest(attrs map[string]string) string {
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "\x00" + attrs[k] + "\x00")
+	}
+	return digestText(b.String())
+}
+
+// contentMade requires the content template's blocks in the document
+// (its first block under the reserved id) and its attributes as set.
+func contentMade(ctx context.Context, env *tools.Env, doc, first string, keys []string, digest string) error {
+	if first != "" {
+		info, err := env.Kernel.GetBlockInfo(ctx, first)
+		if err != nil {
+			return fmt.Errorf("read the content template's first block %s: %w", first, err)
+		}
+		if info.RootID != doc {
+			return fmt.Errorf("the content template's first block %s is not in document %s", first, doc)
+		}
+	}
+	if digest == "" {
+		return nil
+	}
+	got, err := env.Kernel.GetBlockAttrs(ctx, doc)
+	if err != nil {
+		return err
+	}
+	set := map[string]string{}
+	for _, k := range keys {
+		set[k] = got[k]
+	}
+	if attrsDigest(set) != digest {
+		return fmt.Errorf("document %s does not hold the content template's attributes %v", doc, keys)
 	}
 	return nil
 }

@@ -70,6 +70,7 @@ type templateItemState struct {
 	Rows      []string                    `json:"rows"`
 	Views     map[string][]string         `json:"views"`
 	Doc       *docTarget                  `json:"doc,omitempty"`
+	Content   *contentTpl                 `json:"content,omitempty"`
 	dateKeys  map[string]*wire.AVDateConf `json:"-"`
 	place     docPlace
 	placeErr  error
@@ -181,6 +182,11 @@ func readTemplateItem(ctx context.Context, env *tools.Env, a templateItemArgs) (
 		if st.renderErr == nil {
 			st.place, st.placeErr = st.Doc.place(ctx, env, st.Template, st.primary)
 		}
+		if st.Template.ContentTemplatePath != "" {
+			if st.Content, err = readContentTpl(ctx, env, st.Template.ContentTemplatePath); err != nil {
+				return st, err
+			}
+		}
 	}
 	return st, nil
 }
@@ -213,11 +219,11 @@ func checkTemplateItem(a templateItemArgs, st templateItemState) error {
 		return failure.Invalid("template %s: its primaryKeyTemplate does not render: %v", a.Template, tools.KernelError(st.renderErr))
 	}
 	if st.Template.TargetType == "document" {
-		if st.Template.ContentTemplatePath != "" {
-			return failure.Invalid("template %s fills its document from the content template %s: not supported (SiYuan writes that file into the new document's tree, which no API call reproduces exactly); use a template without contentTemplatePath", a.Template, st.Template.ContentTemplatePath)
-		}
 		if st.placeErr != nil {
 			return st.placeErr
+		}
+		if st.Content != nil && st.Content.err != nil {
+			return st.Content.err
 		}
 	}
 	if a.View != "" {
@@ -329,6 +335,15 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 			ids := map[string]string{idAV: a.AvID, idItem: newID(), "rows": strconv.Itoa(len(st.Rows))}
 			if st.Doc != nil {
 				ids[idDoc], ids["box"], ids["icon"] = newID(), st.place.Box, st.Template.Icon
+				if st.Content != nil {
+					ids[idFirst] = newID()
+					keys := make([]string, 0, len(st.Content.attrs))
+					for k := range contentAttrsSet(st.Content.attrs, st.Template.Icon) {
+						keys = append(keys, k)
+					}
+					slices.Sort(keys)
+					ids["attrKeys"] = strings.Join(keys, " ")
+				}
 			}
 			return ids, nil
 		},
@@ -371,6 +386,9 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 			if ids[idDoc] != "" {
 				p["documentID"], p["_box"], p["_icon"] = ids[idDoc], ids["box"], ids["icon"]
 			}
+			if ids[idFirst] != "" {
+				p["_content"], p["_first"], p["_attrKeys"], p["_attrs"] = ids["content"], ids[idFirst], ids["attrKeys"], ids["attrs"]
+			}
 			return p
 		},
 	},
@@ -382,11 +400,25 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 		rows, _ := p["_rows"].(string)
 		text, _ := p["_text"].(string)
 		doc, _ := p["documentID"].(string)
+		keys, _ := p["_attrKeys"].(string)
+		// A document with a name shows its name as the item's primary
+		// key (SiYuan's getNodeAvBlockText); the attributes' check
+		// covers the name.
+		named := slices.Contains(strings.Fields(keys), "name")
 		if doc != "" {
 			box, _ := p["_box"].(string)
 			icon, _ := p["_icon"].(string)
 			if err := docMade(ctx, env, doc, box, icon); err != nil {
 				return nil, err
+			}
+			if first, _ := p["_first"].(string); first != "" {
+				if c, _ := p["_content"].(string); c == "empty" {
+					first = ""
+				}
+				digest, _ := p["_attrs"].(string)
+				if err := contentMade(ctx, env, doc, first, strings.Fields(keys), digest); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return readChanged(ctx, env, a.AvID, func(db DBState) error {
@@ -394,15 +426,15 @@ var createFromTemplate = tools.Write[templateItemArgs, templateItemState]{
 			if err != nil {
 				return err
 			}
-			return itemMade(a, st, db, item, doc, rows, text)
+			return itemMade(a, st, db, item, doc, rows, text, named)
 		})
 	},
 }
 
 // itemMade requires exactly one new item, the reserved one: detached
-// (or bound to doc), with the rendered primary key and each of the
-// template's values.
-func itemMade(a templateItemArgs, st templateItemState, db DBState, item, doc, rows, text string) error {
+// (or bound to doc), with the rendered primary key (unless its document
+// is named) and each of the template's values.
+func itemMade(a templateItemArgs, st templateItemState, db DBState, item, doc, rows, text string, named bool) error {
 	if n, err := strconv.Atoi(rows); err == nil && len(db.Rows) != n+1 {
 		return fmt.Errorf("database %s has %d rows, want %d (one new item)", a.AvID, len(db.Rows), n+1)
 	}
@@ -423,6 +455,7 @@ func itemMade(a templateItemArgs, st templateItemState, db DBState, item, doc, r
 		return fmt.Errorf("database %s no longer has template %s", a.AvID, a.Template)
 	}
 	switch {
+	case named:
 	case text != "" && digestText(got) != text:
 		return fmt.Errorf("item %s has the primary key %q, not the one rendered", item, got)
 	case text == "" && !strings.Contains(st.Template.PrimaryKeyTemplate, "{{") && got != strings.TrimSpace(st.Template.PrimaryKeyTemplate):

@@ -173,3 +173,31 @@ func FuzzDOMText(f *testing.F) {
 		}
 	})
 }
+
+func TestDocAttrs(t *testing.T) {
+	for _, c := range []struct {
+		md   string
+		want map[string]string
+		ok   bool
+	}{
+		{"# Meeting\n\n- item\n\n{: id=\"20200101000000-abcdefg\" title=\"T\" type=\"doc\" icon=\"1f4c5\" custom-kind=\"meeting\" name=\"m\"}\n",
+			map[string]string{"title": "T", "type": "doc", "icon": "1f4c5", "custom-kind": "meeting", "name": "m"}, true},
+		// A block's attributes are its own, not the document's.
+		{"# Meeting\n\n- item\n\n{: icon=\"1f4c5\"}\n", nil, true},
+		{"# Meeting .action{.title}\n\nbody\n", nil, true},
+		{"", nil, true},
+		// SiYuan takes a document line's first attribute as its id.
+		{"para\n\n{: icon=\"1f4c5\" type=\"doc\"}\n", nil, false},
+	} {
+		got, ok := DocAttrs(c.md)
+		if ok != c.ok || len(got) != len(c.want) {
+			t.Errorf("DocAttrs(%q) = %v, %t; want %v, %t", c.md, got, ok, c.want, c.ok)
+			continue
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("DocAttrs(%q)[%s] = %q, want %q", c.md, k, got[k], v)
+			}
+		}
+	}
+}
