@@ -303,6 +303,8 @@ func (s *Server) route(ctx context.Context, rc *reqCtx, m *message) (map[string]
 			if err := checkCursor(params); err != nil {
 				return nil, err
 			}
+			// The App views follow the configuration the tools do.
+			s.refreshTools(ctx)
 			return map[string]any{"resources": s.resourceList(rc.apps())}, nil
 		}
 		if err := checkCursor(params); err != nil {

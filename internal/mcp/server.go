@@ -353,6 +353,21 @@ func (s *Server) AddResource(r Resource) {
 	s.ResourcesChanged()
 }
 
+// RemoveResource unregisters a direct resource and announces the change
+// if it existed.
+func (s *Server) RemoveResource(uri string) {
+	s.mu.Lock()
+	_, ok := s.resources[uri]
+	if ok {
+		delete(s.resources, uri)
+		s.resOrder = removeString(s.resOrder, uri)
+	}
+	s.mu.Unlock()
+	if ok {
+		s.ResourcesChanged()
+	}
+}
+
 // AddResourceTemplate registers a resource template.
 func (s *Server) AddResourceTemplate(t ResourceTemplate) {
 	if t.URITemplate == "" || t.Name == "" || t.Handler == nil {
