@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -279,5 +280,54 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string) {
 	s.config(t, "app", "timeline", "on")
 	if tools, _ = listed(t, ui); tools["timeline_app"] == nil {
 		t.Fatal("the App switched back on is not offered")
+	}
+}
+
+// TestAppsToolsListSize measures the tools/list answer of a legacy session
+// that does not render Apps and of one that does (default configuration):
+// the first carries no App tool; the second adds the four App tools, kept
+// short (their descriptions are a sentence or two, the action tools'
+// schema an enum of its actions). The figures are in BENCHMARKS.md.
+func TestAppsToolsListSize(t *testing.T) {
+	t.Parallel()
+	k := startKernel(t, t.TempDir())
+	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
+	list := func(caps map[string]any) ([]byte, map[string]int) {
+		m := &rawMCP{t: t, url: s.url, hc: &http.Client{}}
+		m.rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": map[string]any{"name": "size", "version": "1"}})
+		m.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+		m.next++
+		raw := m.post(map[string]any{"jsonrpc": "2.0", "id": m.next, "method": "tools/list"})
+		var env struct {
+			Result struct {
+				Tools []json.RawMessage `json:"tools"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &env); err != nil {
+			t.Fatalf("%v: %.200s", err, raw)
+		}
+		per := map[string]int{}
+		for _, tl := range env.Result.Tools {
+			var head struct {
+				Name string `json:"name"`
+			}
+			json.Unmarshal(tl, &head)
+			per[head.Name] = len(tl)
+		}
+		return raw, per
+	}
+	plain, plainPer := list(map[string]any{})
+	apps, appsPer := list(map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": []string{mimeApp}}}})
+	added := 0
+	for _, n := range appTools {
+		if plainPer[n] != 0 || appsPer[n] == 0 {
+			t.Fatalf("%s: %d bytes without the extension, %d with", n, plainPer[n], appsPer[n])
+		}
+		added += appsPer[n]
+		t.Logf("  %-28s %5d bytes", n, appsPer[n])
+	}
+	t.Logf("tools/list: %d bytes without the extension, %d with (+%d; the four App tools %d)", len(plain), len(apps), len(apps)-len(plain), added)
+	if len(apps)-len(plain) > 3000 {
+		t.Errorf("the App tools add %d bytes to tools/list, more than 3,000", len(apps)-len(plain))
 	}
 }
