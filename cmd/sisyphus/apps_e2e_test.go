@@ -268,8 +268,28 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string) {
 	if m, isErr := ui.call("timeline_app_action", with(del, "validateOnly", true)); !isErr || errCodeOf(m) != "action_disabled" || !strings.Contains(fmt.Sprint(m), "mcpApps.timeline.actions.delete_node") {
 		t.Fatalf("a switched-off App action: %v", m)
 	}
+	// A legacy session hears the switch as list changes (its GET stream).
+	var toolsChanged, resChanged chan struct{}
+	if era == "2025-11-25" {
+		toolsChanged, resChanged = make(chan struct{}, 16), make(chan struct{}, 16)
+		caps := &sdk.ClientCapabilities{}
+		caps.AddExtension("io.modelcontextprotocol/ui", map[string]any{"mimeTypes": []string{mimeApp}})
+		w := connectWith(t, s.url, era, "apps-watcher", &sdk.ClientOptions{Capabilities: caps,
+			ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { toolsChanged <- struct{}{} },
+			ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { resChanged <- struct{}{} }})
+		listed(t, w) // the session is open and its stream listening
+	}
 	s.config(t, "app", "timeline", "off")
 	defer s.config(t, "app", "timeline", "on")
+	if toolsChanged != nil {
+		for what, ch := range map[string]chan struct{}{"tools": toolsChanged, "resources": resChanged} {
+			select {
+			case <-ch:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no %s list_changed after the App was switched off", what)
+			}
+		}
+	}
 	tools, res = listed(t, ui)
 	if tools["timeline_app"] != nil || tools["timeline_app_action"] != nil || res["ui://siyuan-sisyphus/timeline"] != nil || tools["flashcard_review_session"] == nil {
 		t.Fatalf("a switched-off App is still offered: %v", res)
