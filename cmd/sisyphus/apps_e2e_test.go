@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -289,6 +290,9 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string) {
 				t.Fatalf("no %s list_changed after the App was switched off", what)
 			}
 		}
+	}
+	if out := s.config(t, "show"); !regexp.MustCompile(`(?m)^\s+timeline\s+false\s+delete_node\s`).MatchString(out) {
+		t.Errorf("config show does not say the App is off:\n%s", out)
 	}
 	tools, res = listed(t, ui)
 	if tools["timeline_app"] != nil || tools["timeline_app_action"] != nil || res["ui://siyuan-sisyphus/timeline"] != nil || tools["flashcard_review_session"] == nil {

@@ -91,3 +91,20 @@ func TestParseSettings(t *testing.T) {
 		t.Error("flashcardReview switched off is on")
 	}
 }
+
+// FuzzParseSettings: whatever mcpApps holds is read without a panic, and
+// an App it does not name stays on.
+func FuzzParseSettings(f *testing.F) {
+	f.Add([]byte(`{"timeline":{"enabled":false,"actions":{"rollback_block":false}}}`))
+	f.Add([]byte(`{"timeline":{"actions":[]}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s := ParseSettings(raw)
+		if !strings.Contains(string(raw), "flashcardReview") && !strings.Contains(string(raw), `\u`) && !s.On("flashcardReview") {
+			t.Errorf("%s switched flashcardReview off", raw)
+		}
+		for _, a := range All() {
+			s.Enabled(a)
+		}
+	})
+}

@@ -55,9 +55,12 @@ func (s Settings) On(key string) bool {
 
 // ActionOn reports whether the App and its action are switched on.
 func (s Settings) ActionOn(key, action string) bool {
-	if !s.On(key) {
-		return false
-	}
+	return s.On(key) && s.ActionSwitch(key, action)
+}
+
+// ActionSwitch is the action's own switch, whatever the App's says (what
+// a person sees beside the App's switch).
+func (s Settings) ActionSwitch(key, action string) bool {
 	v, ok := s[key].Actions[action]
 	return !ok || v
 }

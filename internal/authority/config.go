@@ -55,7 +55,8 @@ type AppView struct {
 	Actions []AppActionView `json:"actions"`
 }
 
-// AppActionView is one App action's switch.
+// AppActionView is one App action's own switch (the App's, when off, turns
+// every action off whatever theirs say).
 type AppActionView struct {
 	Name      string `json:"name"`
 	Enabled   bool   `json:"enabled"`
@@ -176,7 +177,7 @@ func (s *Service) View(ctx context.Context) (ConfigView, error) {
 					dangerous = act.Dangerous
 				}
 			}
-			av.Actions = append(av.Actions, AppActionView{Name: name, Enabled: p.Apps.ActionOn(a.Key, name), Dangerous: dangerous})
+			av.Actions = append(av.Actions, AppActionView{Name: name, Enabled: p.Apps.ActionSwitch(a.Key, name), Dangerous: dangerous})
 		}
 		v.Apps = append(v.Apps, av)
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -157,4 +158,18 @@ func TestDeclaresApps(t *testing.T) {
 			t.Errorf("%s: %t, want %t", raw, got, want)
 		}
 	}
+}
+
+// FuzzDeclaresApps: any capabilities object a client sends is read without
+// a panic, and only one that names the HTML profile declares the
+// extension.
+func FuzzDeclaresApps(f *testing.F) {
+	f.Add([]byte(`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`))
+	f.Add([]byte(`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":null}}}`))
+	f.Add([]byte(`{"extensions":"x"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if parseCapabilities(raw).declaresApps() && !strings.Contains(string(raw), "profile=mcp-app") && !strings.Contains(string(raw), `\u`) {
+			t.Errorf("%s declares the extension", raw)
+		}
+	})
 }
