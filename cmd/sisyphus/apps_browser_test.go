@@ -248,4 +248,33 @@ func TestAppsInBrowser(t *testing.T) {
 	if n, err := chromedp.Run(bctx, chromedp.Nodes(chromedp.CSSAll(`button.danger`), in(f), chromedp.AtLeast(0))); err != nil || len(n) != 0 {
 		t.Fatalf("dangerous buttons shown while off: %d %v", len(n), err)
 	}
+
+	// Switched on, a block's rollback runs only on the person's second
+	// click, and the kernel's block is back as it was in the node.
+	s.config(t, "enable", "timeline.rollback_block")
+	launch("timeline", "ui://siyuan-sisyphus/timeline", "timeline_app", "timeline_app_action", map[string]any{"documentId": doc, "tag": tag})
+	f = open("timeline")
+	undo := `[data-view="comparison"] li.change[data-status="modified"] button[data-do="rollback-block"]`
+	click(f, undo)
+	if n := text(f, `[data-role="notice"]`); !strings.Contains(n, "Click again") || kramdownOf(t, c, first) != "FIRST paragraph" {
+		t.Fatalf("after one click: %q, block %q", n, kramdownOf(t, c, first))
+	}
+	click(f, undo)
+	if n := text(f, `[data-role="notice"].ok`); !strings.Contains(n, "taken back") {
+		t.Fatalf("after the confirmation: %q", n)
+	}
+	if got := kramdownOf(t, c, first); got != "first paragraph" {
+		t.Fatalf("the block after its rollback: %q", got)
+	}
+}
+
+// kramdownOf is a block's Markdown in the kernel, without its attributes.
+func kramdownOf(t *testing.T, c *siyuan.Client, id string) string {
+	t.Helper()
+	k, err := c.GetBlockKramdown(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(k.Kramdown, "\n")
+	return strings.TrimSpace(line)
 }
