@@ -7,8 +7,10 @@
 //
 // The package holds declarations only: the authority registers them on
 // its MCP server and runs every app action as a call of the tool action it
-// maps to (gate, confirmation and Strict Safe Writes unchanged). Adding an
-// App is one entry in [All] and one HTML file in assets/.
+// maps to (gate, confirmation and Strict Safe Writes unchanged), and every
+// launcher as the reads its App names (Open), whose answers the App shapes
+// for its view (Present). Adding an App is one entry in [All] and one HTML
+// file in assets/.
 //
 // A view never reaches the network: it holds its CSS and script inline,
 // declares an empty CSP (no connect, resource, frame or base domains) and
@@ -39,11 +41,30 @@ type App struct {
 	ActionTool string
 	Target     string
 	Actions    []string
+	// Args are the launcher's arguments: JSON Schema properties.
+	Args map[string]any
+	// Open names the reads of Target the launcher runs, in order, from
+	// its arguments (each an arguments object with its action); an error
+	// says what is wrong with them.
+	Open func(args Args) ([]map[string]any, error)
+	// Present makes, from the launcher's arguments and the reads'
+	// answers, what the view renders (structuredContent, to which the
+	// caller adds app and appActions) and one sentence for the model.
+	Present func(args Args, answers []map[string]any) (view map[string]any, text string)
 	// Ready is false for an App whose target tool this build does not
 	// have yet: it is declared (its switches are kept) but not served.
 	Ready bool
 	// page is the view's HTML file under assets/.
 	page string
+}
+
+// Args are a launcher's arguments as decoded from JSON.
+type Args map[string]any
+
+// str is a string argument ("" when absent or not a string).
+func (a Args) str(name string) string {
+	s, _ := a[name].(string)
+	return s
 }
 
 // All are the Apps, in the order the settings page shows them.
@@ -56,6 +77,11 @@ func All() []App {
 			Launcher:        "flashcard_review_session",
 			Launch:          "Open a flashcard review session of the due cards of one deck (deckID) or of all decks, which the person reviews and rates in the App. Do not rate cards yourself meanwhile.",
 			ActionTool:      "flashcard_review_app_action", Target: "flashcard", Actions: []string{"review_card"},
+			Args: map[string]any{
+				"deckID": map[string]any{"type": "string", "description": "the deck to review (flashcard get_decks); omit for every deck"},
+				"limit":  map[string]any{"type": "integer", "minimum": 1, "maximum": 50, "description": "at most this many cards (default 20)"},
+			},
+			Open: openFlashcards, Present: presentFlashcards,
 			Ready: true, page: "flashcard.html",
 		},
 		{
@@ -66,11 +92,17 @@ func All() []App {
 			Launch:          "Open the timeline App for a document (documentId; without it, the workspace's nodes); with tag, open that node's comparison. Rollbacks happen only in the App, confirmed by the person.",
 			ActionTool:      "timeline_app_action", Target: "timeline",
 			Actions: []string{"list_nodes", "create_node", "compare_node", "delete_node", "rollback_document", "rollback_block"},
-			Ready:   true, page: "timeline.html",
+			Args: map[string]any{
+				"documentId": map[string]any{"type": "string", "description": "the document; omit for the workspace's nodes"},
+				"tag":        map[string]any{"type": "string", "description": "a node's tag to open its comparison (needs documentId)"},
+			},
+			Open: openTimeline, Present: presentTimeline,
+			Ready: true, page: "timeline.html",
 		},
 		{
 			// The mascot tool is not in this build yet: serving the shop
-			// is its view (assets/shop.html) and Ready.
+			// is its view (assets/shop.html), Open and Present (the shop
+			// action's answer as it is), and Ready.
 			Key: "mascotShop", Title: "Mascot shop",
 			View: "ui://siyuan-sisyphus/shop", ViewName: "siyuan_mascot_shop",
 			ViewDescription: "The mascot's balance and shop: buy food, drinks and treats.",

@@ -55,6 +55,9 @@ func TestDeclarations(t *testing.T) {
 		if !strings.HasPrefix(a.View, "ui://siyuan-sisyphus/") || len(a.Actions) == 0 || a.page == "" {
 			t.Errorf("%s: %+v", a.Key, a)
 		}
+		if a.Ready && (a.Open == nil || a.Present == nil || a.Args == nil) {
+			t.Errorf("%s is served without its launcher's reads", a.Key)
+		}
 		if b, ok := Lookup(a.Key); !ok || b.Launcher != a.Launcher {
 			t.Errorf("lookup %s", a.Key)
 		}
@@ -107,4 +110,40 @@ func FuzzParseSettings(f *testing.F) {
 			s.Enabled(a)
 		}
 	})
+}
+
+// TestLaunchers: what each launcher reads from its arguments, and what it
+// hands the view and the model.
+func TestLaunchers(t *testing.T) {
+	fc, _ := Lookup("flashcardReview")
+	tl, _ := Lookup("timeline")
+	for _, tc := range []struct {
+		app   App
+		args  string
+		reads string
+		err   bool
+	}{
+		{fc, `{}`, `[{"action":"list_cards","filter":"due","scope":"all"}]`, false},
+		{fc, `{"deckID":"20260101000000-aaaaaaa"}`, `[{"action":"list_cards","deckID":"20260101000000-aaaaaaa","filter":"due","scope":"deck"}]`, false},
+		{tl, `{}`, `[{"action":"list_nodes","scope":"global"}]`, false},
+		{tl, `{"documentId":"d","tag":"x"}`, `[{"action":"list_nodes","documentId":"d","scope":"all"},{"action":"compare_node","documentId":"d","pageSize":100,"tag":"x"}]`, false},
+		{tl, `{"tag":"x"}`, ``, true},
+	} {
+		var in Args
+		json.Unmarshal([]byte(tc.args), &in)
+		reads, err := tc.app.Open(in)
+		got, _ := json.Marshal(reads)
+		if (err != nil) != tc.err || !tc.err && string(got) != tc.reads {
+			t.Errorf("%s %s: %s, %v", tc.app.Key, tc.args, got, err)
+		}
+	}
+	cards := []any{"a", "b", "c"}
+	view, text := fc.Present(Args{"limit": float64(2)}, []map[string]any{{"cards": cards}})
+	if len(view["cards"].([]any)) != 2 || view["due"] != 3 || !strings.Contains(text, "2 of 3 due cards") || strings.Contains(text, `"a"`) {
+		t.Errorf("flashcards: %v, %q", view, text)
+	}
+	view, _ = tl.Present(Args{"documentId": "d"}, []map[string]any{{"nodes": []any{}, "total": 0}, {"noChanges": true}})
+	if view["documentId"] != "d" || view["comparison"].(map[string]any)["noChanges"] != true {
+		t.Errorf("timeline: %v", view)
+	}
 }

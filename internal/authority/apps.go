@@ -28,7 +28,7 @@ import (
 func (r *Runner) appsOn() []apps.App {
 	var out []apps.App
 	for _, a := range apps.All() {
-		if _, ok := r.Registry.Tool(a.Target); ok && a.Ready {
+		if _, ok := r.Registry.Tool(a.Target); ok && a.Ready && a.Open != nil && a.Present != nil {
 			out = append(out, a)
 		}
 	}
@@ -75,19 +75,9 @@ func invalidArguments(msg string) *mcp.CallResult {
 	return errorResult(e)
 }
 
-// launcherSchema are a launcher's arguments (upstream's for the timeline;
-// the flashcard session picks its cards itself: see launchFlashcards).
+// launcherSchema are a launcher's arguments, as its App declares them.
 func launcherSchema(a apps.App) map[string]any {
-	props := map[string]any{}
-	switch a.Key {
-	case "flashcardReview":
-		props["deckID"] = map[string]any{"type": "string", "description": "the deck to review (flashcard get_decks); omit for every deck"}
-		props["limit"] = map[string]any{"type": "integer", "minimum": 1, "maximum": 50, "description": "at most this many cards (default 20)"}
-	case "timeline":
-		props["documentId"] = map[string]any{"type": "string", "description": "the document; omit for the workspace's nodes"}
-		props["tag"] = map[string]any{"type": "string", "description": "a node's tag to open its comparison (needs documentId)"}
-	}
-	return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	return map[string]any{"type": "object", "properties": a.Args, "additionalProperties": false}
 }
 
 // appOff is the refusal of a call of an App the configuration switched
@@ -141,124 +131,53 @@ func appActionHandler(rn *Runner, a apps.App) mcp.ToolHandler {
 	}
 }
 
-// launcherHandler opens a's view: it reads what the view first shows
-// through a.Target's read actions, and answers it as structuredContent
-// (the view renders it) with a short text for the model.
+// launcherHandler opens a's view: it runs the reads of a.Target its App
+// names (each a call as the agent's own, through Runner.Run) and answers
+// what the App makes of them as structuredContent, which the view renders,
+// with one sentence of text for the model. A refused read is the answer.
 func launcherHandler(rn *Runner, a apps.App) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallRequest) (*mcp.CallResult, error) {
 		v, err := rn.Registry.View(ctx)
 		if err == nil && !v.Policy.Apps.On(a.Key) {
 			return appOff(a, ""), nil
 		}
-		var acts []string
+		acts := []string{}
 		if err == nil {
 			acts = appActions(rn, a, v.Policy)
 		}
-		read := func(args map[string]any) (map[string]any, *mcp.CallResult, error) {
+		var in apps.Args
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
+			return invalidArguments(err.Error()), nil
+		}
+		reads, err := a.Open(in)
+		if err != nil {
+			return invalidArguments(err.Error()), nil
+		}
+		answers := make([]map[string]any, 0, len(reads))
+		for _, args := range reads {
 			raw, _ := json.Marshal(args)
 			c, refused := appCall(req, a.Target, raw, false)
 			if refused != nil {
-				return nil, refused, nil
+				return refused, nil
 			}
 			res, err := rn.Run(ctx, c)
 			if err != nil || res.IsError {
-				return nil, res, err
+				return res, err
 			}
 			var out map[string]any
 			b, _ := json.Marshal(res.StructuredContent)
 			if err := json.Unmarshal(b, &out); err != nil {
-				return nil, errorResult(failure.Wrap(failure.Internal, err, "internal error")), nil
+				return errorResult(failure.Wrap(failure.Internal, err, "internal error")), nil
 			}
-			return out, nil, nil
+			answers = append(answers, out)
 		}
-		switch a.Key {
-		case "flashcardReview":
-			return launchFlashcards(req, acts, read)
-		case "timeline":
-			return launchTimeline(req, acts, read)
-		}
-		return errorResult(failure.New(failure.Internal, "the %s App has no launcher", a.Key)), nil
+		view, text := a.Present(in, answers)
+		view["app"], view["appActions"] = a.Key, acts
+		res := mcp.StructuredResult(view)
+		// The model gets the sentence only: the person acts in the App.
+		res.Content = []mcp.Content{mcp.TextContent(text)}
+		return res, nil
 	}
-}
-
-// reader runs one read action of the App's tool: its answer, or the tool
-// result to answer instead (a refusal).
-type reader func(args map[string]any) (map[string]any, *mcp.CallResult, error)
-
-// launchFlashcards opens a review session of the due cards of a deck (or
-// of every deck), at most limit of them. Upstream has the model pick the
-// cards from a list_cards snapshot it hands a token for; here the session
-// takes the due cards in SiYuan's order, so the model never needs to see
-// the cards it must not quiz the person on.
-func launchFlashcards(req *mcp.CallRequest, acts []string, read reader) (*mcp.CallResult, error) {
-	var in struct {
-		DeckID string `json:"deckID"`
-		Limit  int    `json:"limit"`
-	}
-	if err := json.Unmarshal(req.Arguments, &in); err != nil {
-		return invalidArguments(err.Error()), nil
-	}
-	if in.Limit == 0 {
-		in.Limit = 20
-	}
-	args := map[string]any{"action": "list_cards", "scope": "all", "filter": "due"}
-	if in.DeckID != "" {
-		args["scope"], args["deckID"] = "deck", in.DeckID
-	}
-	out, refused, err := read(args)
-	if out == nil {
-		return refused, err
-	}
-	cards, _ := out["cards"].([]any)
-	due := len(cards)
-	if len(cards) > in.Limit {
-		cards = cards[:in.Limit]
-	}
-	sc := map[string]any{"app": "flashcardReview", "cards": cards, "count": len(cards), "due": due, "appActions": acts}
-	if in.DeckID != "" {
-		sc["deckID"] = in.DeckID
-	}
-	res := mcp.StructuredResult(sc)
-	// The model gets the count only: the person answers in the App.
-	res.Content = []mcp.Content{mcp.TextContent(fmt.Sprintf("The review session is open in the App with %d of %d due cards; the person reviews and rates them there. Do not quiz them or rate cards yourself.", len(cards), due))}
-	return res, nil
-}
-
-// launchTimeline opens a document's timeline (or the workspace's): its
-// nodes and, with tag, that node's comparison with the document now.
-func launchTimeline(req *mcp.CallRequest, acts []string, read reader) (*mcp.CallResult, error) {
-	var in struct {
-		DocumentID string `json:"documentId"`
-		Tag        string `json:"tag"`
-	}
-	if err := json.Unmarshal(req.Arguments, &in); err != nil {
-		return invalidArguments(err.Error()), nil
-	}
-	if in.Tag != "" && in.DocumentID == "" {
-		return invalidArguments("tag needs documentId"), nil
-	}
-	args := map[string]any{"action": "list_nodes", "scope": "global"}
-	if in.DocumentID != "" {
-		args["scope"], args["documentId"] = "all", in.DocumentID
-	}
-	out, refused, err := read(args)
-	if out == nil {
-		return refused, err
-	}
-	sc := map[string]any{"app": "timeline", "nodes": out["nodes"], "total": out["total"], "appActions": acts}
-	if in.DocumentID != "" {
-		sc["documentId"] = in.DocumentID
-	}
-	if in.Tag != "" {
-		cmp, refused, err := read(map[string]any{"action": "compare_node", "documentId": in.DocumentID, "tag": in.Tag, "pageSize": 100})
-		if cmp == nil {
-			return refused, err
-		}
-		sc["comparison"] = cmp
-	}
-	res := mcp.StructuredResult(sc)
-	res.Content = []mcp.Content{mcp.TextContent(fmt.Sprintf("The timeline App is open with %v nodes. The person acts on them there; do not roll back yourself.", out["total"]))}
-	return res, nil
 }
 
 // viewResource is a's view as a ui:// resource.
