@@ -223,6 +223,9 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string) {
 	if m := ui.ok("flashcard_review_session", map[string]any{"deckID": deck.ID}); len(m["cards"].([]any)) != 0 {
 		t.Fatalf("a hidden notebook's card in a session: %v", m)
 	}
+	if m, isErr := ui.call("flashcard_review_session", map[string]any{"deck": deck.ID}); !isErr || errCodeOf(m) != "invalid_arguments" {
+		t.Fatalf("a launcher's unknown argument: %v", m)
+	}
 	if m, isErr := ui.call("timeline_app", map[string]any{"documentId": doc}); !isErr || !slices.Contains([]string{"not_found", "permission_denied"}, errCodeOf(m)) {
 		t.Fatalf("timeline of a hidden document: %v", m)
 	}

@@ -56,9 +56,8 @@ func appTools(rn *Runner, a apps.App, v tools.View) []mcp.Tool {
 	if len(enum) == 0 {
 		enum = a.Actions // a hidden tool's schema: what it would offer
 	}
-	ro := true
 	launcher := mcp.Tool{Name: a.Launcher, Title: a.Title, Description: a.Launch, InputSchema: launcherSchema(a),
-		Annotations: &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: &ro, OpenWorldHint: mcp.Bool(false)},
+		Annotations: &mcp.ToolAnnotations{Title: a.Title, ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		UI:          &mcp.ToolUI{ResourceURI: a.View, Visibility: []string{mcp.VisibleModel}},
 		Hidden:      !on, Handler: launcherHandler(rn, a), InvalidArguments: invalidArguments}
 	action := mcp.Tool{Name: a.ActionTool, Title: a.Title + " (App actions)",
@@ -148,6 +147,13 @@ func launcherHandler(rn *Runner, a apps.App) mcp.ToolHandler {
 		var in apps.Args
 		if err := json.Unmarshal(req.Arguments, &in); err != nil {
 			return invalidArguments(err.Error()), nil
+		}
+		for k := range in {
+			if _, ok := a.Args[k]; !ok {
+				// As every action here: an argument it does not take is
+				// refused, never dropped.
+				return invalidArguments(fmt.Sprintf("%s takes no argument %q", a.Launcher, k)), nil
+			}
 		}
 		reads, err := a.Open(in)
 		if err != nil {
