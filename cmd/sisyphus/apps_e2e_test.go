@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
 
 const mimeApp = "text/html;profile=mcp-app"
@@ -111,11 +112,22 @@ func TestAppsThroughTheBinary(t *testing.T) {
 	}
 	s := startServeWith(t, "--siyuan-url", k.url, "--siyuan-token", "tok", "--state-dir", t.TempDir())
 	for _, era := range []string{"2025-11-25", "2026-07-28"} {
-		t.Run(era, func(t *testing.T) { appsFlow(t, s, c, era) })
+		t.Run(era, func(t *testing.T) { appsFlow(t, s, c, era, false) })
 	}
 }
 
-func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string) {
+// TestAppsLive runs the same walk against a real SiYuan 3.7.3 when
+// SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in a
+// notebook, a deck and a timeline tag it makes and removes (SiYuan keeps
+// the snapshot).
+func TestAppsLive(t *testing.T) {
+	url, tok := testvars.Live(t)
+	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
+	appsFlow(t, s, kernelClient(t, url, tok), "2025-11-25", true)
+}
+
+// appsFlow walks the Apps in one era; live, it removes the notebook it made.
+func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string, live bool) {
 	ctx := context.Background()
 	plain, ui := connect(t, s.url, era), connectApps(t, s.url, era)
 
@@ -178,6 +190,15 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string) {
 	name := fmt.Sprintf("apps-%d", time.Now().UnixNano())
 	nb := ui.strictDo("notebook", map[string]any{"action": "create", "name": name})["notebook"].(string)
 	s.config(t, "permission", nb, "rwd")
+	if live {
+		// Last of the cleanups: after the deck and the tag are gone.
+		t.Cleanup(func() {
+			s.config(t, "permission", nb, "rwd")
+			s.config(t, "enable", "notebook.remove")
+			defer s.config(t, "disable", "notebook.remove")
+			ui.strictDo("notebook", map[string]any{"action": "remove", "notebook": nb, "confirm": true})
+		})
+	}
 	doc := ui.strictDo("document", map[string]any{"action": "create", "notebook": nb, "path": "/Cards",
 		"markdown": "## What schedules SiYuan's cards?\n\nFSRS does."})["id"].(string)
 	head := ui.ok("block", map[string]any{"action": "get_children", "id": doc})["data"].([]any)[0].(map[string]any)["id"].(string)
