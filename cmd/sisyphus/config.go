@@ -57,6 +57,8 @@ Examples:
   sisyphus config disable fs
   sisyphus config strict on
   sisyphus config slim off
+  sisyphus config app timeline off
+  sisyphus config app timeline.rollback_document off
   sisyphus config feedback https://example.org/sisyphus-feedback
   sisyphus config feedback off
   sisyphus config user-rules --file rules.md`,
@@ -154,6 +156,17 @@ Examples:
 			return change(cmd, settings.Change{Slim: &on})
 		},
 	}
+	appCmd := &cobra.Command{
+		Use: "app APP[.ACTION] on|off", Short: "Switch an MCP App (flashcardReview, timeline, mascotShop), or one of its actions, on or off", Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			on, ok := map[string]bool{"on": true, "off": false}[args[1]]
+			if !ok {
+				return fmt.Errorf("app takes on or off, got %q", args[1])
+			}
+			app, action, _ := strings.Cut(args[0], ".")
+			return change(cmd, settings.Change{App: app, AppAction: action, Enabled: &on})
+		},
+	}
 	feedbackCmd := &cobra.Command{
 		Use: "feedback URL|off", Short: "Set where feedback.submit posts agents' feedback (an http or https URL), or off to send none", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -195,7 +208,7 @@ Examples:
 	}
 	rules.Flags().StringVar(&rulesFile, "file", "", "read the rules from this file (- for standard input)")
 	rules.Flags().BoolVar(&rulesClear, "clear", false, "remove the rules")
-	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, slimCmd, feedbackCmd, rules} {
+	for _, sub := range []*cobra.Command{show, perm, switchCmd("enable", true), switchCmd("disable", false), strictCmd, slimCmd, appCmd, feedbackCmd, rules} {
 		// Every subcommand finds the authority as sisyphus call does, and
 		// sends the admin token.
 		sub.Flags().StringVar(&ff.stateDir, "state-dir", defaultStateDir(), "state dir of the authority (its discovery record and admin token)")
@@ -300,6 +313,25 @@ func printConfig(w io.Writer, v authority.ConfigView) {
 		slim = "off (every main read carries readInfo)"
 	}
 	fmt.Fprintf(w, "Slim read answers: %s\n", slim)
+	if len(v.Apps) > 0 {
+		fmt.Fprintf(w, "\nMCP Apps (shown only to clients that render them):\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  APP\tENABLED\tACTIONS OFF\tNOTE\n")
+		for _, a := range v.Apps {
+			var off []string
+			for _, x := range a.Actions {
+				if !x.Enabled {
+					off = append(off, x.Name)
+				}
+			}
+			note := "-"
+			if !a.Served {
+				note = "not in this build (its " + a.Target + " tool is missing)"
+			}
+			fmt.Fprintf(tw, "  %s\t%v\t%s\t%s\n", a.Key, a.Enabled, orDash(off), note)
+		}
+		tw.Flush()
+	}
 	feedback := "none (feedback.submit sends nothing; set one with sisyphus config feedback URL)"
 	if v.FeedbackEndpoint != "" {
 		feedback = v.FeedbackEndpoint
@@ -413,6 +445,29 @@ func describeChange(before, after authority.ConfigView, ch settings.Change) stri
 		was, _ := find(before)
 		now, _ := find(after)
 		return fmt.Sprintf("%s %s (was %s%s)", onOff(now), name, onOff(was), same(was != now))
+	case ch.App != "":
+		name := ch.App
+		if ch.AppAction != "" {
+			name += "." + ch.AppAction
+		}
+		find := func(v authority.ConfigView) bool {
+			for _, a := range v.Apps {
+				if a.Key != ch.App {
+					continue
+				}
+				if ch.AppAction == "" {
+					return a.Enabled
+				}
+				for _, x := range a.Actions {
+					if x.Name == ch.AppAction {
+						return x.Enabled
+					}
+				}
+			}
+			return false
+		}
+		was, now := find(before), find(after)
+		return fmt.Sprintf("%s the App %s (was %s%s)", onOff(now), name, onOff(was), same(was != now))
 	case ch.Strict != nil:
 		return fmt.Sprintf("Strict Safe Writes %s in the configuration (was %s%s)", onOffWord(after.Strict.Config), onOffWord(before.Strict.Config), same(after.Strict.Config != before.Strict.Config))
 	case ch.Slim != nil:

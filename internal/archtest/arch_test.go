@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"internal/netguard":        0,
 	"internal/testvars":        0,
 	"internal/kernelopts":      0,
+	"internal/apps":            0,
 	"docs":                     0,
 
 	"internal/siyuan":    1,
@@ -101,6 +102,8 @@ var rules = []struct {
 		"transfer knows only the error vocabulary: the authority, a front's kernel client and the tools reach it through its interfaces"},
 	{"internal/localfs", func(imp string) bool { return imp == "internal/failure" },
 		"localfs is the one rule of which local paths a front may use for an agent; it knows only the error vocabulary"},
+	{"internal/apps", func(string) bool { return false },
+		"apps only declares the MCP Apps (views, launchers, action tools, switches); the authority wires them"},
 	{"internal/testvars", func(string) bool { return false },
 		"testvars only reads the tests' switches, so that every package's tests may import it"},
 }

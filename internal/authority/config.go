@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/sisyphus-go/sisyphus/internal/apps"
 	"io"
 	"mime"
 	"net/http"
@@ -38,6 +39,28 @@ type ConfigView struct {
 	AgentMemoryBytes int    `json:"agentMemoryBytes"`
 	// KernelOptions are the upstream plugin's kernel options in force.
 	KernelOptions KernelOptionsView `json:"kernelOptions"`
+	// Apps are the MCP Apps (mcpApps) and their switches.
+	Apps []AppView `json:"apps"`
+}
+
+// AppView is one MCP App as a person switches it: whether it is on, each
+// of its actions (switched in the App; the tool action's own switch
+// applies too), and whether this build serves it.
+type AppView struct {
+	Key     string          `json:"key"`
+	Title   string          `json:"title"`
+	Enabled bool            `json:"enabled"`
+	Served  bool            `json:"served"`
+	Target  string          `json:"tool"`
+	Actions []AppActionView `json:"actions"`
+}
+
+// AppActionView is one App action's own switch (the App's, when off, turns
+// every action off whatever theirs say).
+type AppActionView struct {
+	Name      string `json:"name"`
+	Enabled   bool   `json:"enabled"`
+	Dangerous bool   `json:"dangerous"`
 }
 
 // KernelOptionsView is the kernel options in force: each with its value and
@@ -140,6 +163,24 @@ func (s *Service) View(ctx context.Context) (ConfigView, error) {
 	v.SlimResponses = cfg.SlimResponses()
 	v.FeedbackEndpoint = cfg.FeedbackURL()
 	v.KernelOptions = s.kernelOptions
+	served := map[string]bool{}
+	for _, a := range s.Runner.appsOn() {
+		served[a.Key] = true
+	}
+	for _, a := range apps.All() {
+		av := AppView{Key: a.Key, Title: a.Title, Enabled: p.Apps.On(a.Key), Served: served[a.Key], Target: a.Target}
+		t, _ := s.Registry.Tool(a.Target)
+		for _, name := range a.Actions {
+			dangerous := false
+			if t != nil {
+				if act, ok := t.Action(name); ok {
+					dangerous = act.Dangerous
+				}
+			}
+			av.Actions = append(av.Actions, AppActionView{Name: name, Enabled: p.Apps.ActionSwitch(a.Key, name), Dangerous: dangerous})
+		}
+		v.Apps = append(v.Apps, av)
+	}
 	return v, nil
 }
 

@@ -455,6 +455,7 @@ func (m mcpConfirmer) Form(ctx context.Context, message string, schema map[strin
 type toolSync struct {
 	mu    sync.Mutex
 	shown map[string]string // tool → digest of its declaration
+	views map[string]bool   // the MCP Apps' views shown, by URI
 	key   string            // viewKey of the view shown ("": none yet)
 }
 
@@ -478,7 +479,34 @@ func (ts *toolSync) sync(s *mcp.Server, rn *Runner, v tools.View) {
 		changed = append(changed, tool)
 		ts.shown[t.Name] = key
 	}
+	for _, a := range rn.appsOn() {
+		for _, tool := range appTools(rn, a, v) {
+			b, _ := json.Marshal(map[string]any{"schema": tool.InputSchema, "ann": tool.Annotations, "hidden": tool.Hidden, "desc": tool.Description})
+			if ts.shown[tool.Name] != string(b) {
+				changed = append(changed, tool)
+				ts.shown[tool.Name] = string(b)
+			}
+		}
+	}
 	s.AddTools(changed...)
+	ts.syncViews(s, rn, v)
+}
+
+// syncViews shows the view of every App switched on, and only those.
+func (ts *toolSync) syncViews(s *mcp.Server, rn *Runner, v tools.View) {
+	if ts.views == nil {
+		ts.views = map[string]bool{}
+	}
+	for _, a := range rn.appsOn() {
+		on := v.Policy.Apps.On(a.Key)
+		switch {
+		case on && !ts.views[a.View]:
+			s.AddResource(viewResource(a))
+		case !on && ts.views[a.View]:
+			s.RemoveResource(a.View)
+		}
+		ts.views[a.View] = on
+	}
 }
 
 // Instructions tell the model how to use the server.

@@ -91,6 +91,13 @@ func pageConfig(v ConfigView) *settingsui.Config {
 		PermissionsFile: v.Files["permissions"], ToolsFile: v.Files["tools"], FeedbackEndpoint: v.FeedbackEndpoint,
 		UserRules: v.UserRules, AgentMemoryBytes: v.AgentMemoryBytes, SlimResponses: v.SlimResponses,
 		Strict: settingsui.Strict{Config: v.Strict.Config, ForcedOff: v.Strict.ForcedOff, Effective: v.Strict.Effective}}
+	for _, a := range v.Apps {
+		pa := settingsui.App{Key: a.Key, Title: a.Title, Enabled: a.Enabled, Served: a.Served, Tool: a.Target}
+		for _, x := range a.Actions {
+			pa.Actions = append(pa.Actions, settingsui.AppAction{Name: x.Name, Enabled: x.Enabled, Dangerous: x.Dangerous})
+		}
+		c.Apps = append(c.Apps, pa)
+	}
 	for _, n := range v.Notebooks {
 		c.Notebooks = append(c.Notebooks, settingsui.Notebook{ID: n.ID, Name: n.Name, Closed: n.Closed, Permission: n.Permission, Explicit: n.Explicit})
 	}

@@ -182,7 +182,7 @@ var Codes = []Entry{
 	{ShuttingDown, "The server is shutting down; the read was not run", "Retry once it is back", false, ToolResult},
 	{PermissionDenied, "A visible notebook the call touches has a lower permission than the call needs (details: notebook, permission, requiredPermission), or the call reaches every notebook and one is hidden (no details); nothing was run",
 		"Work in notebooks you may use (notebook.list shows them), or ask the person who runs Sisyphus to change the permission (sisyphus config, or the settings page)", false, ToolResult},
-	{ActionDisabled, "The tool or action is disabled in Sisyphus's configuration; nothing was run",
+	{ActionDisabled, "The tool or action, or the MCP App or App action, is disabled in Sisyphus's configuration; nothing was run",
 		"Use an enabled action (tools/list and help show them), or ask the person who runs Sisyphus to enable it", false, ToolResult},
 	{ConfigUnavailable, "Sisyphus's configuration (notebook permissions, tool switches) could not be read; nothing was run (fail closed)",
 		"Ask the person who runs Sisyphus to check the configuration files (sisyphus config show says what is wrong)", false, ToolResult},

@@ -278,7 +278,7 @@ func (s *Server) route(ctx context.Context, rc *reqCtx, m *message) (map[string]
 			return nil, err
 		}
 		s.refreshTools(ctx)
-		return map[string]any{"tools": s.toolListJSON()}, nil
+		return map[string]any{"tools": s.toolListJSON(rc.apps())}, nil
 	case "tools/call":
 		return s.callTool(ctx, rc, params)
 	case "prompts/list", "prompts/get":
@@ -303,7 +303,9 @@ func (s *Server) route(ctx context.Context, rc *reqCtx, m *message) (map[string]
 			if err := checkCursor(params); err != nil {
 				return nil, err
 			}
-			return map[string]any{"resources": s.resourceList()}, nil
+			// The App views follow the configuration the tools do.
+			s.refreshTools(ctx)
+			return map[string]any{"resources": s.resourceList(rc.apps())}, nil
 		}
 		if err := checkCursor(params); err != nil {
 			return nil, err
@@ -475,7 +477,9 @@ func (s *Server) callTool(ctx context.Context, rc *reqCtx, params map[string]jso
 	}
 	s.refreshTools(ctx) // its schema, checked here, as the list shows it now
 	entry := s.lookupTool(name)
-	if entry == nil {
+	if entry == nil || (entry.tool.UI != nil && !rc.apps()) {
+		// An App's tool is not in the list of a client that cannot
+		// render Apps: for it, the tool does not exist.
 		return nil, InvalidParamsError("Unknown tool: %s", name)
 	}
 	args := params["arguments"]
@@ -603,13 +607,21 @@ func (s *Server) getPrompt(ctx context.Context, rc *reqCtx, params map[string]js
 	})
 }
 
-func (s *Server) resourceList() []map[string]any {
+// resourceList lists the direct resources; App views (ui://) only to a
+// client that declared the Apps extension (apps).
+func (s *Server) resourceList(apps bool) []map[string]any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]map[string]any, 0, len(s.resOrder))
 	for _, u := range s.resOrder {
 		r := s.resources[u]
+		if !apps && isUIResource(u) {
+			continue
+		}
 		w := map[string]any{"uri": r.URI, "name": r.Name}
+		if len(r.Meta) > 0 {
+			w["_meta"] = r.Meta
+		}
 		setIf(w, "title", r.Title)
 		setIf(w, "description", r.Description)
 		setIf(w, "mimeType", r.MimeType)
@@ -644,7 +656,11 @@ func (s *Server) readResource(ctx context.Context, rc *reqCtx, params map[string
 	var vars map[string]string
 	s.mu.RLock()
 	if r := s.resources[uri]; r != nil {
-		handler = r.Handler
+		// A view is not a resource of a client that cannot render it
+		// (its list does not show it either).
+		if !isUIResource(uri) || rc.apps() {
+			handler = r.Handler
+		}
 	} else {
 		for _, t := range s.templates {
 			if v, ok := matchTemplate(t.segments, uri); ok {

@@ -47,6 +47,20 @@
 // extension (in the legacy initialize too, where a client that does not
 // know it ignores it).
 //
+// # Apps
+//
+// A tool with a [ToolUI] and a ui:// resource belong to an MCP App
+// (io.modelcontextprotocol/ui, [ExtApps]). They are offered only to a
+// client that declares the extension with the [MimeApp] MIME type, in its
+// initialize (legacy) or in the request's capabilities (modern): tools/list
+// keeps one encoded list for each kind of client, resources/list leaves the
+// views out for the other kind, and such a client's call of an App tool is
+// an unknown tool, its read of a view an unknown resource, as its lists
+// say. An app-only tool (visibility ["app"]) is listed to the declaring
+// host, which keeps it from its model: the server cannot tell a view's
+// call from the model's, both coming from the host. capabilities.extensions
+// advertises the extension while any App part is registered.
+//
 // # HTTP
 //
 // Every request passes, in order: the Origin check (403 for a foreign

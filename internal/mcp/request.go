@@ -65,6 +65,15 @@ type sink interface {
 	send(msg []byte) error
 }
 
+// apps reports whether the request's client declared the MCP Apps
+// extension: a legacy session's declaration stands for all its requests.
+func (rc *reqCtx) apps() bool {
+	if rc.sess != nil {
+		return rc.sess.apps
+	}
+	return rc.caps.declaresApps()
+}
+
 func (rc *reqCtx) request() Request {
 	return Request{
 		Method: rc.method, ID: rc.id, Era: rc.era, ProtocolVersion: rc.version,

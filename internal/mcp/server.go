@@ -87,7 +87,9 @@ type Server struct {
 	// toolsJSON is the visible tools' list as sent, kept until a tool
 	// changes: an agent lists after every list_changed, and the list is
 	// tens of kilobytes of schemas.
-	toolsJSON  encodedJSON
+	// It has two variants: [0] for a client that does not declare the
+	// Apps extension (no App tools), [1] for one that does.
+	toolsJSON  [2]encodedJSON
 	prompts    map[string]*Prompt
 	promptOrd  []string
 	resources  map[string]*Resource
@@ -249,7 +251,7 @@ func (s *Server) AddTools(ts ...Tool) {
 		}
 		s.tools[e.tool.Name] = e
 	}
-	s.toolsJSON = nil
+	s.toolsJSON = [2]encodedJSON{}
 	s.mu.Unlock()
 	s.ToolsChanged()
 }
@@ -281,6 +283,11 @@ func newToolEntry(t Tool) *toolEntry {
 		a := *t.Annotations // copy: later changes by the caller do not leak in
 		wire["annotations"] = &a
 	}
+	if t.UI != nil {
+		ui := *t.UI
+		e.tool.UI = &ui
+		wire["_meta"] = ui.meta()
+	}
 	e.wire = wire
 	if e.headers, err = parseParamHeaders(in); err != nil {
 		panic(fmt.Sprintf("mcp: tool %s: %v", t.Name, err))
@@ -296,7 +303,7 @@ func (s *Server) RemoveTool(name string) {
 	if ok {
 		delete(s.tools, name)
 		s.toolOrder = removeString(s.toolOrder, name)
-		s.toolsJSON = nil
+		s.toolsJSON = [2]encodedJSON{}
 	}
 	s.mu.Unlock()
 	if ok {
@@ -346,6 +353,21 @@ func (s *Server) AddResource(r Resource) {
 	s.ResourcesChanged()
 }
 
+// RemoveResource unregisters a direct resource and announces the change
+// if it existed.
+func (s *Server) RemoveResource(uri string) {
+	s.mu.Lock()
+	_, ok := s.resources[uri]
+	if ok {
+		delete(s.resources, uri)
+		s.resOrder = removeString(s.resOrder, uri)
+	}
+	s.mu.Unlock()
+	if ok {
+		s.ResourcesChanged()
+	}
+}
+
 // AddResourceTemplate registers a resource template.
 func (s *Server) AddResourceTemplate(t ResourceTemplate) {
 	if t.URITemplate == "" || t.Name == "" || t.Handler == nil {
@@ -392,24 +414,31 @@ func (s *Server) refreshTools(ctx context.Context) {
 // toolsSnapshot is the default GET-stream snapshot: a hash of the tool list.
 func (s *Server) toolsSnapshot() string {
 	s.refreshTools(s.baseCtx)
-	sum := sha256.Sum256(s.toolListJSON())
+	// The Apps variant: it holds every tool the other does, and more.
+	sum := sha256.Sum256(s.toolListJSON(true))
 	return hex.EncodeToString(sum[:])
 }
 
-// toolListJSON is the visible tools' list, encoded once per change.
-func (s *Server) toolListJSON() encodedJSON {
+// toolListJSON is the visible tools' list, encoded once per change for
+// each kind of client: apps is whether it declared the Apps extension
+// (only then does it get the tools that have a UI).
+func (s *Server) toolListJSON(apps bool) encodedJSON {
+	v := 0
+	if apps {
+		v = 1
+	}
 	s.mu.RLock()
-	b := s.toolsJSON
+	b := s.toolsJSON[v]
 	s.mu.RUnlock()
 	if b != nil {
 		return b
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.toolsJSON == nil {
+	if s.toolsJSON[v] == nil {
 		out := make([]map[string]any, 0, len(s.toolOrder))
 		for _, n := range s.toolOrder {
-			if e := s.tools[n]; !e.tool.Hidden {
+			if e := s.tools[n]; !e.tool.Hidden && (apps || e.tool.UI == nil) {
 				out = append(out, e.wire)
 			}
 		}
@@ -418,9 +447,26 @@ func (s *Server) toolListJSON() encodedJSON {
 			// The entries were checked when they were added.
 			panic(fmt.Sprintf("mcp: tool list: %v", err))
 		}
-		s.toolsJSON = enc
+		s.toolsJSON[v] = enc
 	}
-	return s.toolsJSON
+	return s.toolsJSON[v]
+}
+
+// hasApps reports whether any tool or resource belongs to an MCP App.
+func (s *Server) hasApps() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, e := range s.tools {
+		if e.tool.UI != nil {
+			return true
+		}
+	}
+	for u := range s.resources {
+		if isUIResource(u) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) lookupTool(name string) *toolEntry {
@@ -462,11 +508,18 @@ func (s *Server) capabilities(era Era) map[string]any {
 	if s.completionHandler() != nil {
 		caps["completions"] = map[string]any{}
 	}
+	// Both eras: a legacy client that knows an extension finds it where a
+	// modern one does; one that does not ignores the field.
+	ext := map[string]any{}
 	if s.hasSkills() {
-		// Both eras: a legacy client that knows the extension finds it
-		// where a modern one does; one that does not ignores the field.
 		// directoryRead: resources/directory/read lists a skill's folders.
-		caps["extensions"] = map[string]any{ExtSkills: map[string]any{"directoryRead": true}}
+		ext[ExtSkills] = map[string]any{"directoryRead": true}
+	}
+	if s.hasApps() {
+		ext[ExtApps] = map[string]any{"mimeTypes": []string{MimeApp}}
+	}
+	if len(ext) > 0 {
+		caps["extensions"] = ext
 	}
 	return caps
 }

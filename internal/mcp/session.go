@@ -20,6 +20,9 @@ type session struct {
 	version   string
 	capsRaw   json.RawMessage
 	caps      capabilities
+	// apps: the client declared the MCP Apps extension at initialize
+	// (decided once, as the session's capabilities are).
+	apps bool
 
 	ctx    context.Context // cancelled when the session ends
 	cancel context.CancelFunc
@@ -46,9 +49,10 @@ func newSession(srv *Server, id, principal, client, version string, caps json.Ra
 	if len(caps) == 0 || !isJSONObject(caps) {
 		caps = json.RawMessage(`{}`)
 	}
+	parsed := parseCapabilities(caps)
 	return &session{
 		srv: srv, id: id, principal: principal, client: client, version: version,
-		capsRaw: caps, caps: parseCapabilities(caps),
+		capsRaw: caps, caps: parsed, apps: parsed.declaresApps(),
 		ctx: ctx, cancel: cancel, inflight: inflight,
 		lastUsed: srv.now(), pending: map[string]chan *message{},
 		subs: map[string]bool{}, streams: map[*httpStream]bool{},

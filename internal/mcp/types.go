@@ -29,6 +29,8 @@ type Tool struct {
 	// Hidden tools are left out of tools/list but still answer calls (a
 	// tool the configuration disabled answers why).
 	Hidden bool
+	// UI, when set, makes the tool part of an MCP App (see [ToolUI]).
+	UI *ToolUI
 }
 
 // ToolHandler runs a tool call. See the package documentation for how its
@@ -243,12 +245,18 @@ type ResourceContents struct {
 	MimeType string
 	Text     string
 	Blob     []byte
+	// Meta is the content item's _meta (an App view's ui, which a host
+	// prefers to the listing's).
+	Meta map[string]any
 }
 
 // MarshalJSON encodes text or blob contents.
 func (rc ResourceContents) MarshalJSON() ([]byte, error) {
 	m := map[string]any{"uri": rc.URI}
 	setIf(m, "mimeType", rc.MimeType)
+	if len(rc.Meta) > 0 {
+		m["_meta"] = rc.Meta
+	}
 	if rc.Blob != nil {
 		m["blob"] = rc.Blob
 	} else {
@@ -301,7 +309,10 @@ type Resource struct {
 	Description string
 	MimeType    string
 	Size        int64
-	Handler     ResourceHandler
+	// Meta is the entry's _meta in resources/list (an App view's ui:
+	// its CSP, permissions, prefersBorder).
+	Meta    map[string]any
+	Handler ResourceHandler
 }
 
 // ResourceTemplate describes resources addressed by an RFC 6570 level-1

@@ -8,7 +8,8 @@
 //     entry is r; legacy values migrate (readonly → r, write → rw, anything
 //     unknown → none);
 //   - .../mcpToolsConfig: {"<tool>": {"enabled": bool, "actions":
-//     {"<action>": bool}}, "writeSafety": {"strictMode": bool}, ...}; keys
+//     {"<action>": bool}}, "writeSafety": {"strictMode": bool}, "mcpApps":
+//     {"<app>": {"enabled": bool, "actions": {"<action>": bool}}}, ...}; keys
 //     Sisyphus does not use are kept as they are. Two text keys hold the
 //     virtual files the fs tool shows at the root: agentSiyuanMemoryText
 //     (/AGENTS.md, the agents' memory, with agentSiyuanMemoryUpdatedAt) and
@@ -28,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sisyphus-go/sisyphus/internal/apps"
 	"io"
 	"net/url"
 	"sort"
@@ -157,6 +159,13 @@ func (c *Config) SlimResponses() bool {
 	return true
 }
 
+// Apps are mcpToolsConfig.mcpApps: each MCP App's switch and its actions
+// (on unless set to false, upstream's default).
+func (c *Config) Apps() apps.Settings { return apps.ParseSettings(c.tools[keyApps]) }
+
+// keyApps is the MCP Apps' entry in mcpToolsConfig (upstream's name).
+const keyApps = "mcpApps"
+
 // LargeUpload is file.uploadLargeFileThresholdMB in bytes: upstream's
 // default 10, clamped to 1..1024.
 func (c *Config) LargeUpload() int64 {
@@ -263,7 +272,8 @@ func (c *Config) Policy() *tools.Policy {
 
 func (c *Config) buildPolicy() *tools.Policy {
 	p := &tools.Policy{Notebooks: c.Levels(), Default: tools.DefaultLevel, Tools: c.Switches(), Strict: c.Strict(), Version: c.Version(),
-		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension(), FullReadInfo: !c.SlimResponses()}
+		LargeUpload: c.LargeUpload(), FeedbackURL: c.FeedbackURL(), Extension: c.Extension(), FullReadInfo: !c.SlimResponses(),
+		Apps: c.Apps()}
 	if len(c.problems) > 0 {
 		p.Err = errors.New(strings.Join(c.problems, "; "))
 	}
@@ -585,6 +595,10 @@ type Change struct {
 	Tool    string `json:"tool,omitempty"`
 	Action  string `json:"action,omitempty"`
 	Enabled *bool  `json:"enabled,omitempty"`
+	// App (and AppAction) with Enabled switch an MCP App or one of its
+	// actions (mcpApps.<app>.enabled, mcpApps.<app>.actions.<action>).
+	App       string `json:"app,omitempty"`
+	AppAction string `json:"appAction,omitempty"`
 	// Strict sets writeSafety.strictMode.
 	Strict *bool `json:"strict,omitempty"`
 	// Slim sets debug.slimResponses: on, a read carries readInfo only
@@ -610,7 +624,20 @@ func (ch Change) Validate() error {
 			return fmt.Errorf("permission must be one of none, r, rw, rwd, got %q", ch.Permission)
 		}
 	}
-	if ch.Tool != "" || ch.Action != "" || ch.Enabled != nil {
+	if ch.App != "" || ch.AppAction != "" {
+		parts++
+		a, ok := apps.Lookup(ch.App)
+		switch {
+		case !ok:
+			return fmt.Errorf("unknown MCP App %q (one of %s)", ch.App, strings.Join(appKeys(), ", "))
+		case ch.AppAction != "" && !a.Has(ch.AppAction):
+			return fmt.Errorf("the %s App has no action %q (it has %s)", ch.App, ch.AppAction, strings.Join(a.Actions, ", "))
+		case ch.Enabled == nil:
+			return errors.New("switching an App needs enabled")
+		case ch.Tool != "" || ch.Action != "":
+			return errors.New("a change switches a tool or an App, not both")
+		}
+	} else if ch.Tool != "" || ch.Action != "" || ch.Enabled != nil {
 		parts++
 		if ch.Tool == "" || ch.Enabled == nil {
 			return errors.New("switching needs a tool (and optionally an action) and enabled")
@@ -644,7 +671,7 @@ func (ch Change) Validate() error {
 		}
 	}
 	if parts != 1 {
-		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, strict mode, slim answers, the feedback endpoint, the agent memory, the user rules")
+		return errors.New("a change sets exactly one of: a notebook's permission, a tool or action switch, an App switch, strict mode, slim answers, the feedback endpoint, the agent memory, the user rules")
 	}
 	return nil
 }
@@ -704,6 +731,18 @@ func (s *Store) Apply(ctx context.Context, ch Change) (*Config, error) {
 				delete(entry, "endpoint")
 			}
 			next["feedback"] = entry
+		case ch.App != "":
+			var all map[string]json.RawMessage
+			json.Unmarshal(c.tools[keyApps], &all)
+			entry := all[ch.App]
+			set := map[string]any{"enabled": *ch.Enabled}
+			if ch.AppAction != "" {
+				var obj map[string]json.RawMessage
+				json.Unmarshal(entry, &obj)
+				set = map[string]any{"actions": merge(obj["actions"], map[string]any{ch.AppAction: *ch.Enabled})}
+			}
+			// Other Apps and unknown members stay as stored.
+			next[keyApps] = merge(c.tools[keyApps], map[string]any{ch.App: merge(entry, set)})
 		default:
 			entry := c.tools[ch.Tool]
 			if ch.Action == "" {
@@ -746,6 +785,13 @@ func (ch Change) shows(c *Config) bool {
 		return c.AgentMemory() == *ch.AgentMemory
 	case ch.UserRules != nil:
 		return c.UserRules() == *ch.UserRules
+	case ch.App != "":
+		sw := c.Apps()[ch.App]
+		if ch.AppAction == "" {
+			return sw.Enabled != nil && *sw.Enabled == *ch.Enabled
+		}
+		v, ok := sw.Actions[ch.AppAction]
+		return ok && v == *ch.Enabled
 	}
 	sw := c.Switches()[ch.Tool]
 	if ch.Action == "" {
@@ -753,6 +799,15 @@ func (ch Change) shows(c *Config) bool {
 	}
 	v, ok := sw.Actions[ch.Action]
 	return ok && v == *ch.Enabled
+}
+
+// appKeys are the MCP Apps' keys, for messages.
+func appKeys() []string {
+	var out []string
+	for _, a := range apps.All() {
+		out = append(out, a.Key)
+	}
+	return out
 }
 
 // merge sets keys of a stored object (or of a new one when it is not an

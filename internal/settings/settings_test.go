@@ -455,3 +455,51 @@ func TestTexts(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestAppSwitches: mcpApps is read into the policy (on by default), an App
+// change writes only its member (unknown members and other Apps kept),
+// and a change naming an unknown App or action, or without enabled, is
+// refused.
+func TestAppSwitches(t *testing.T) {
+	c := kernel(t)
+	put(t, c, ToolsFile, `{"mcpApps": {"timeline": {"enabled": true, "extra": 1}, "futureApp": {"x": true}}, "block": {"enabled": true}}`)
+	s := NewStore(c)
+	ctx := context.Background()
+	cfg, err := s.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Policy(); !p.Apps.On("timeline") || !p.Apps.On("flashcardReview") || !p.Apps.ActionOn("timeline", "rollback_block") {
+		t.Fatalf("defaults: %+v", p.Apps)
+	}
+	off := false
+	if _, err := s.Apply(ctx, Change{App: "timeline", AppAction: "rollback_block", Enabled: &off}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = s.Apply(ctx, Change{App: "flashcardReview", Enabled: &off}); err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Policy()
+	if p.Apps.ActionOn("timeline", "rollback_block") || !p.Apps.ActionOn("timeline", "rollback_document") || p.Apps.On("flashcardReview") {
+		t.Errorf("after the changes: %+v", p.Apps)
+	}
+	var stored struct {
+		Apps  map[string]map[string]any `json:"mcpApps"`
+		Block map[string]any            `json:"block"`
+	}
+	if err := json.Unmarshal([]byte(get(t, c, ToolsFile)), &stored); err != nil {
+		t.Fatal(err)
+	}
+	apps := stored.Apps
+	if apps["timeline"]["extra"] != float64(1) || apps["futureApp"]["x"] != true || apps["flashcardReview"]["enabled"] != false ||
+		apps["timeline"]["actions"].(map[string]any)["rollback_block"] != false || stored.Block["enabled"] != true {
+		t.Errorf("stored: %v", stored)
+	}
+	on := true
+	for _, ch := range []Change{{App: "nope", Enabled: &on}, {App: "timeline", AppAction: "buy", Enabled: &on}, {App: "timeline"},
+		{App: "timeline", Tool: "block", Enabled: &on}} {
+		if ch.Validate() == nil {
+			t.Errorf("%+v was accepted", ch)
+		}
+	}
+}

@@ -61,6 +61,26 @@ type Config struct {
 	KernelOptions     []KernelOption
 	KernelOptionsFile string
 	KernelOptionNotes []string
+	// Apps are the MCP Apps and their switches (mcpApps).
+	Apps []App
+}
+
+// App is one MCP App's switch and its actions'.
+type App struct {
+	Key, Title string
+	Enabled    bool
+	// Served is false for an App this build does not serve yet (its
+	// switches are kept for when it does).
+	Served  bool
+	Tool    string // the tool its actions run
+	Actions []AppAction
+}
+
+// AppAction is one App action's switch.
+type AppAction struct {
+	Name      string
+	Enabled   bool
+	Dangerous bool
 }
 
 // KernelOption is one kernel option: its value, where it came from

@@ -187,7 +187,7 @@ func (u *UI) Handler(base string) http.Handler {
 			if allow(w, r, http.MethodPost) {
 				u.signOut(w, r, base)
 			}
-		case "/notebook", "/tool", "/strict", "/slim", "/feedback":
+		case "/notebook", "/tool", "/app", "/strict", "/slim", "/feedback":
 			if allow(w, r, http.MethodPost) {
 				u.change(w, r, base, rest)
 			}
@@ -405,6 +405,13 @@ func (u *UI) change(w http.ResponseWriter, r *http.Request, base, what string) {
 			return
 		}
 		ch = settings.Change{Tool: f.Get("tool"), Action: f.Get("action"), Enabled: &on}
+	case "/app":
+		on, valid := onOff(f.Get("enabled"))
+		if !valid {
+			u.message(w, http.StatusBadRequest, base, "Refused", "The form could not be read.")
+			return
+		}
+		ch = settings.Change{App: f.Get("app"), AppAction: f.Get("action"), Enabled: &on}
 	case "/strict":
 		on, valid := onOff(f.Get("strict"))
 		if !valid {
@@ -477,6 +484,11 @@ func describe(f *flash, p Page) *flashView {
 		subject, state = "tool "+ch.Tool, onWord(*ch.Enabled)
 		if ch.Action != "" {
 			subject = "action " + ch.Tool + "." + ch.Action
+		}
+	case ch.App != "" && ch.Enabled != nil:
+		subject, state = "the App "+ch.App, onWord(*ch.Enabled)
+		if ch.AppAction != "" {
+			subject = "the App action " + ch.App + "." + ch.AppAction
 		}
 	case ch.Strict != nil:
 		subject, state = "strict mode", onWord(*ch.Strict)

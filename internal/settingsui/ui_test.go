@@ -86,6 +86,9 @@ func demoPage() Page {
 				{Name: "update", Class: "mutation", Enabled: true},
 				{Name: "delete", Class: "mutation", Enabled: false, Dangerous: true, OffByDefault: true},
 			}}},
+			Apps: []App{{Key: "timeline", Title: "Timeline", Enabled: true, Served: true, Tool: "timeline", Actions: []AppAction{
+				{Name: "list_nodes", Enabled: true}, {Name: "rollback_block", Enabled: false, Dangerous: true}}},
+				{Key: "mascotShop", Title: "Mascot shop", Tool: "mascot", Actions: []AppAction{{Name: "buy", Enabled: true}}}},
 			Strict: Strict{Config: true, Effective: true}},
 		Queues: admission.Stats{InFlight: 2, MaxInFlight: 128, Lanes: map[string]admission.LaneStats{
 			"read": {Concurrency: 4, Running: 1, Queued: 0}, "write": {Concurrency: 1, Running: 1, Queued: 3}}},
@@ -384,6 +387,10 @@ func TestEachChange(t *testing.T) {
 		{"strict off", "/settings/strict", url.Values{"strict": {"off"}}, settings.Change{Strict: &off}, "Saved: strict mode is now off."},
 		{"strict on", "/settings/strict", url.Values{"strict": {"on"}}, settings.Change{Strict: &on}, "Saved: strict mode is now on."},
 		{"slim off", "/settings/slim", url.Values{"slim": {"off"}}, settings.Change{Slim: &off}, "Saved: the slim answers switch is now off."},
+		{"app off", "/settings/app", url.Values{"app": {"timeline"}, "enabled": {"false"}},
+			settings.Change{App: "timeline", Enabled: &off}, "Saved: the App timeline is now off."},
+		{"app action on", "/settings/app", url.Values{"app": {"timeline"}, "action": {"rollback_block"}, "enabled": {"true"}},
+			settings.Change{App: "timeline", AppAction: "rollback_block", Enabled: &on}, "Saved: the App action timeline.rollback_block is now on."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			hs := newHarness(t, "/settings")
@@ -409,7 +416,8 @@ func TestEachChange(t *testing.T) {
 func sameChange(a, b settings.Change) bool {
 	eq := func(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return a.Notebook == b.Notebook && a.Permission == b.Permission && a.Tool == b.Tool && a.Action == b.Action &&
-		eq(a.Enabled, b.Enabled) && eq(a.Strict, b.Strict) && eq(a.Slim, b.Slim)
+		eq(a.Enabled, b.Enabled) && eq(a.Strict, b.Strict) && eq(a.Slim, b.Slim) &&
+		a.App == b.App && a.AppAction == b.AppAction
 }
 
 func TestBadFormsChangeNothing(t *testing.T) {
@@ -422,6 +430,7 @@ func TestBadFormsChangeNothing(t *testing.T) {
 		{"/settings/tool", url.Values{"tool": {"block"}, "enabled": {"maybe"}}},
 		{"/settings/strict", url.Values{"strict": {""}}},
 		{"/settings/slim", url.Values{"slim": {"maybe"}}},
+		{"/settings/app", url.Values{"app": {"timeline"}, "enabled": {"maybe"}}},
 	} {
 		f.form.Set("csrf", csrf)
 		if w := hs.do(req{method: "POST", path: f.path, form: f.form, cookie: cookie}); w.Code != http.StatusBadRequest {
@@ -494,6 +503,10 @@ func TestPageShowsEverything(t *testing.T) {
 		// tools collapsed, buttons told apart: a dangerous action's "on" is red
 		`<details class="tool">`, `<summary><h3 id="tool-block">`, `class="danger">Turn on<span class="vh"> block.delete</span>`,
 		`class="secondary">Turn off<span class="vh"> block.update</span>`, `class="primary">Save<span class="vh"> the permission of`,
+		// the MCP Apps, their actions, and one not served yet
+		`<h3 id="app-timeline">Timeline <span class="state on">on</span></h3>`, `Turn off<span class="vh"> the App timeline</span>`,
+		`<code>rollback_block</code> <span class="badge warn">dangerous</span>`, `Turn on<span class="vh"> timeline.rollback_block</span>`,
+		`<code>mascotShop</code>, actions of <code>mascot</code>; not served by this build yet`,
 		// the kernel options, with where each came from and what was corrected
 		`<code>readMaxRequests</code></th><td data-label="Value">512</td><td data-label="From">configuration</td>`,
 		`Corrected: readMaxRequests 9999 is outside 16–512`, `/data/storage/p/mcpHttpSettings`,

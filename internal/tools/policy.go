@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sisyphus-go/sisyphus/internal/apps"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -119,6 +120,8 @@ type Policy struct {
 	// readInfo, complete ones too; by default only a read that left
 	// something out does (see [Cover]).
 	FullReadInfo bool
+	// Apps are the MCP Apps' switches (mcpToolsConfig.mcpApps).
+	Apps apps.Settings
 	// Err, when set, is why the configuration could not be read: every call
 	// that touches a notebook, and every write, fails closed with it.
 	Err error

@@ -1,0 +1,149 @@
+package apps
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestViewsSelfContained: every served view is one HTML document that
+// names no outside URL (no http(s), protocol-relative or ws link, no src or
+// href attribute at all), carries the bridge inline, and speaks the Apps
+// handshake; its CSP lists no domain.
+func TestViewsSelfContained(t *testing.T) {
+	url := regexp.MustCompile(`(?i)(https?:|wss?:|ftp:)//|(?:src|href|action)\s*=|@import|url\(|//[a-z0-9.-]+\.[a-z]{2,}/`)
+	for _, a := range All() {
+		if !a.Ready {
+			continue
+		}
+		t.Run(a.Key, func(t *testing.T) {
+			h := a.HTML()
+			if !strings.HasPrefix(h, "<!doctype html>") || strings.Contains(h, bridgeMark) {
+				t.Fatalf("not a whole document with its bridge inlined")
+			}
+			if m := url.FindString(h); m != "" {
+				t.Errorf("the view names an outside resource: %q", m)
+			}
+			for _, want := range []string{"ui/initialize", "ui/notifications/initialized", "ui/notifications/tool-result", "'tools/call'", a.ActionTool} {
+				if !strings.Contains(h, want) {
+					t.Errorf("the view lacks %s", want)
+				}
+			}
+			if strings.Contains(h, "fetch(") || strings.Contains(h, "XMLHttpRequest") || strings.Contains(h, "WebSocket") {
+				t.Error("the view reaches the network itself")
+			}
+		})
+	}
+	csp, _ := json.Marshal(ViewMeta()["ui"].(map[string]any)["csp"])
+	if string(csp) != `{"baseUriDomains":[],"connectDomains":[],"frameDomains":[],"resourceDomains":[]}` {
+		t.Errorf("csp: %s", csp)
+	}
+}
+
+// TestDeclarations: keys, tools and views are distinct, and every App's
+// actions are its target's (upstream's names).
+func TestDeclarations(t *testing.T) {
+	seen := map[string]bool{}
+	for _, a := range All() {
+		for _, n := range []string{a.Key, a.Launcher, a.ActionTool, a.View} {
+			if n == "" || seen[n] {
+				t.Errorf("%s: empty or repeated name %q", a.Key, n)
+			}
+			seen[n] = true
+		}
+		if !strings.HasPrefix(a.View, "ui://siyuan-sisyphus/") || len(a.Actions) == 0 || a.page == "" {
+			t.Errorf("%s: %+v", a.Key, a)
+		}
+		if a.Ready && (a.Open == nil || a.Present == nil || a.Args == nil) {
+			t.Errorf("%s is served without its launcher's reads", a.Key)
+		}
+		if b, ok := Lookup(a.Key); !ok || b.Launcher != a.Launcher {
+			t.Errorf("lookup %s", a.Key)
+		}
+	}
+	if _, ok := Lookup("nope"); ok {
+		t.Error("an unknown key was found")
+	}
+}
+
+// TestParseSettings: on by default; enabled and actions switch; what cannot
+// be read stays at its default.
+func TestParseSettings(t *testing.T) {
+	tl, _ := Lookup("timeline")
+	for _, tc := range []struct {
+		raw       string
+		on        bool
+		enabled   []string
+		rollbackB bool
+	}{
+		{``, true, tl.Actions, true},
+		{`[]`, true, tl.Actions, true},
+		{`{"timeline":{"enabled":false}}`, false, []string{}, false},
+		{`{"timeline":{"enabled":"no","actions":{"rollback_block":false}}}`, true, []string{"list_nodes", "create_node", "compare_node", "delete_node", "rollback_document"}, false},
+		{`{"timeline":{"actions":{"rollback_block":true,"create_node":1}}}`, true, tl.Actions, true},
+		{`{"timeline":7,"flashcardReview":{"enabled":false}}`, true, tl.Actions, true},
+	} {
+		s := ParseSettings(json.RawMessage(tc.raw))
+		got := s.Enabled(tl)
+		if s.On("timeline") != tc.on || strings.Join(got, ",") != strings.Join(tc.enabled, ",") || s.ActionOn("timeline", "rollback_block") != tc.rollbackB {
+			t.Errorf("%s: on %t, enabled %v, rollback_block %t", tc.raw, s.On("timeline"), got, s.ActionOn("timeline", "rollback_block"))
+		}
+	}
+	if ParseSettings(json.RawMessage(`{"flashcardReview":{"enabled":false}}`)).On("flashcardReview") {
+		t.Error("flashcardReview switched off is on")
+	}
+}
+
+// FuzzParseSettings: whatever mcpApps holds is read without a panic, and
+// an App it does not name stays on.
+func FuzzParseSettings(f *testing.F) {
+	f.Add([]byte(`{"timeline":{"enabled":false,"actions":{"rollback_block":false}}}`))
+	f.Add([]byte(`{"timeline":{"actions":[]}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		s := ParseSettings(raw)
+		if !strings.Contains(string(raw), "flashcardReview") && !strings.Contains(string(raw), `\u`) && !s.On("flashcardReview") {
+			t.Errorf("%s switched flashcardReview off", raw)
+		}
+		for _, a := range All() {
+			s.Enabled(a)
+		}
+	})
+}
+
+// TestLaunchers: what each launcher reads from its arguments, and what it
+// hands the view and the model.
+func TestLaunchers(t *testing.T) {
+	fc, _ := Lookup("flashcardReview")
+	tl, _ := Lookup("timeline")
+	for _, tc := range []struct {
+		app   App
+		args  string
+		reads string
+		err   bool
+	}{
+		{fc, `{}`, `[{"action":"list_cards","filter":"due","scope":"all"}]`, false},
+		{fc, `{"deckID":"20260101000000-aaaaaaa"}`, `[{"action":"list_cards","deckID":"20260101000000-aaaaaaa","filter":"due","scope":"deck"}]`, false},
+		{tl, `{}`, `[{"action":"list_nodes","scope":"global"}]`, false},
+		{tl, `{"documentId":"d","tag":"x"}`, `[{"action":"list_nodes","documentId":"d","scope":"all"},{"action":"compare_node","documentId":"d","pageSize":100,"tag":"x"}]`, false},
+		{tl, `{"tag":"x"}`, ``, true},
+	} {
+		var in Args
+		json.Unmarshal([]byte(tc.args), &in)
+		reads, err := tc.app.Open(in)
+		got, _ := json.Marshal(reads)
+		if (err != nil) != tc.err || !tc.err && string(got) != tc.reads {
+			t.Errorf("%s %s: %s, %v", tc.app.Key, tc.args, got, err)
+		}
+	}
+	cards := []any{"a", "b", "c"}
+	view, text := fc.Present(Args{"limit": float64(2)}, []map[string]any{{"cards": cards}})
+	if len(view["cards"].([]any)) != 2 || view["due"] != 3 || !strings.Contains(text, "2 of 3 due cards") || strings.Contains(text, `"a"`) {
+		t.Errorf("flashcards: %v, %q", view, text)
+	}
+	view, _ = tl.Present(Args{"documentId": "d"}, []map[string]any{{"nodes": []any{}, "total": 0}, {"noChanges": true}})
+	if view["documentId"] != "d" || view["comparison"].(map[string]any)["noChanges"] != true {
+		t.Errorf("timeline: %v", view)
+	}
+}

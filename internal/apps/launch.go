@@ -1,0 +1,70 @@
+package apps
+
+import (
+	"errors"
+	"fmt"
+)
+
+// What each launcher reads and hands its view. The reads run as the
+// agent's own would (the gate leaves out what a hidden notebook holds);
+// these functions only choose them and shape their answers.
+
+// openFlashcards reads the due cards of one deck, or of every deck.
+func openFlashcards(in Args) ([]map[string]any, error) {
+	read := map[string]any{"action": "list_cards", "scope": "all", "filter": "due"}
+	if d := in.str("deckID"); d != "" {
+		read["scope"], read["deckID"] = "deck", d
+	}
+	return []map[string]any{read}, nil
+}
+
+// presentFlashcards hands the view at most limit cards, in SiYuan's order.
+// Upstream has the model pick the cards from a list_cards snapshot it
+// hands a token for; here the model never needs to see the cards it must
+// not quiz the person on: it gets their count.
+func presentFlashcards(in Args, answers []map[string]any) (map[string]any, string) {
+	limit := 20
+	if n, ok := in["limit"].(float64); ok && n >= 1 {
+		limit = min(int(n), 50) // the schema's bound, whatever was sent
+	}
+	cards, _ := answers[0]["cards"].([]any)
+	due := len(cards)
+	if len(cards) > limit {
+		cards = cards[:limit]
+	}
+	view := map[string]any{"cards": cards, "count": len(cards), "due": due}
+	if d := in.str("deckID"); d != "" {
+		view["deckID"] = d
+	}
+	return view, fmt.Sprintf("The review session is open in the App with %d of %d due cards; the person reviews and rates them there. Do not quiz them or rate cards yourself.", len(cards), due)
+}
+
+// openTimeline reads a document's nodes (or the workspace's) and, with a
+// tag, that node's comparison with the document now.
+func openTimeline(in Args) ([]map[string]any, error) {
+	doc, tag := in.str("documentId"), in.str("tag")
+	if tag != "" && doc == "" {
+		return nil, errors.New("tag needs documentId")
+	}
+	list := map[string]any{"action": "list_nodes", "scope": "global"}
+	if doc != "" {
+		list["scope"], list["documentId"] = "all", doc
+	}
+	reads := []map[string]any{list}
+	if tag != "" {
+		reads = append(reads, map[string]any{"action": "compare_node", "documentId": doc, "tag": tag, "pageSize": 100})
+	}
+	return reads, nil
+}
+
+// presentTimeline hands the view the nodes and the comparison.
+func presentTimeline(in Args, answers []map[string]any) (map[string]any, string) {
+	view := map[string]any{"nodes": answers[0]["nodes"], "total": answers[0]["total"]}
+	if d := in.str("documentId"); d != "" {
+		view["documentId"] = d
+	}
+	if len(answers) > 1 {
+		view["comparison"] = answers[1]
+	}
+	return view, fmt.Sprintf("The timeline App is open with %v nodes. The person acts on them there; do not roll back yourself.", answers[0]["total"])
+}
