@@ -13,6 +13,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -37,6 +38,11 @@ type Runner struct {
 	// ConfirmTimeout bounds how long a confirmation waits for the person
 	// (0: DefaultConfirmTimeout).
 	ConfirmTimeout time.Duration
+	// Mascot, when set, keeps the mascot's books of the calls run here
+	// (see mascot.go); Transport names this front in them (http, stdio or
+	// cli; "": http).
+	Mascot    *mascotstore.Store
+	Transport string
 
 	shown toolSync // what the MCP server shows of the registry
 }
@@ -166,7 +172,11 @@ func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
 		stop := context.AfterFunc(ctx, func() { call.Cancel() })
 		defer stop()
 	}
+	started := time.Now()
 	res := r.execute(call, c, lane, action, writes)
+	if r.accounting(call, c, lane, action) {
+		r.accountEnd(call.Context(), c, action, res, started)
+	}
 	var wire []byte
 	if c.TaskID != "" { // only a task's result is kept
 		wire, _ = json.Marshal(res)
@@ -203,6 +213,9 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		ctx = siyuan.WithReadMeter(ctx, call.Budget())
 	case admission.LaneWrite:
 		ctx = strict.WithCommitBarrier(ctx, call.EnterCommit)
+	}
+	if r.accounting(call, c, lane, action) {
+		r.accountStart(c, action)
 	}
 	v, err := r.Registry.CallInput(ctx, c.Tool, c.input())
 	r.logPanic(c.Tool, err)
