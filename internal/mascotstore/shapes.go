@@ -3,6 +3,7 @@ package mascotstore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -80,7 +81,7 @@ func ParseStats(data []byte) (Stats, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil || m == nil {
-		return st, fmt.Errorf("puppyStats.json is not a JSON object: %w", errOr(err))
+		return st, fmt.Errorf("%w: not a JSON object: %w", ErrMalformed, errOr(err))
 	}
 	st.TotalCalls = count(m["totalCalls"])
 	if raw, ok := m["balance"]; ok {
@@ -108,6 +109,9 @@ func ParseStats(data []byte) (Stats, error) {
 	}
 	return st, nil
 }
+
+// ErrMalformed is a puppyStats.json that is not upstream's shape.
+var ErrMalformed = errors.New("puppyStats.json is malformed")
 
 func errOr(err error) error {
 	if err == nil {

@@ -79,6 +79,11 @@ func storeOf(env *tools.Env) *mascotstore.Store {
 // error, one it cannot parse internal (nothing is written over it).
 func readStats(ctx context.Context, env *tools.Env) (mascotstore.Stats, error) {
 	st, err := storeOf(env).Stats(ctx)
+	if errors.Is(err, mascotstore.ErrMalformed) {
+		e := failure.Wrap(failure.Internal, err, "the mascot's balance file (puppyStats.json) is not in the shape upstream writes; nothing was read or changed")
+		e.Action = "ask the person to repair or remove " + mascotstore.StatsPath
+		return st, e
+	}
 	if err != nil {
 		return st, tools.KernelError(err)
 	}
