@@ -184,7 +184,11 @@ func TestEarnGroupCommit(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.Earn(context.Background(), "a/more") }()
 	}
-	waitFor(t, func() bool { s.bal.mu.Lock(); defer s.bal.mu.Unlock(); return s.bal.pending != nil && s.bal.pending.earn == n })
+	waitFor(t, func() bool {
+		s.bal.mu.Lock()
+		defer s.bal.mu.Unlock()
+		return s.bal.pending != nil && s.bal.pending.earn == n
+	})
 	close(gate)
 	wg.Wait()
 	if err := <-first; err != nil {
