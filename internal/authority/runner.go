@@ -174,14 +174,17 @@ func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
 	}
 	started := time.Now()
 	res := r.execute(call, c, lane, action, writes)
-	if r.accounting(call, c, lane, action) {
-		r.accountEnd(call.Context(), c, action, res, started)
-	}
+	counted := r.accounting(call, c, lane, action)
 	var wire []byte
 	if c.TaskID != "" { // only a task's result is kept
 		wire, _ = json.Marshal(res)
 	}
 	call.Finish(admission.Outcome{Result: wire, IsError: res.IsError, Cancelled: isCancelled(res)})
+	if counted {
+		// After Finish: the call's lane slot is free while it awaits its
+		// coin, so the calls behind it run and their coins share the write.
+		r.accountEnd(ctx, c, action, res, started)
+	}
 	return res
 }
 

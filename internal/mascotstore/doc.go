@@ -13,11 +13,14 @@
 //     or purchase is lost to another in this process). A call awaits the
 //     commit that carries its own increment.
 //   - display events: a bounded queue per client (the oldest is dropped
-//     when it is full) with its own worker, so a client whose events stall
-//     delays no other client; a call never waits for them.
-//   - analytics: a bounded queue per client (oldest dropped), drained in
-//     turn by one appender, which writes each batch with one read and one
-//     write of the file; a call never waits for it.
+//     when it is full); the file holds only the latest call, so one
+//     writer writes the newest pending event of all clients and lets the
+//     others go. A call never waits for it: a display write that stalls
+//     delays no call, and holds at most the cap per client.
+//   - analytics: a bounded queue per client (oldest dropped), drained by
+//     one appender when a batch is full, a moment after its first line,
+//     or at Settle, each batch with one read and one write of the file; a
+//     call never waits for it.
 //
 // A failure to store events or analytics is logged and never reaches the
 // call; a balance update's failure is logged and reported to the caller,

@@ -30,6 +30,13 @@ type Options struct {
 	// MaxAnalyticsBytes is the analytics file's size that rotates it
 	// (MaxAnalyticsBytes).
 	MaxAnalyticsBytes int
+	// AnalyticsBatch and AnalyticsEvery: analytics lines are appended when
+	// this many are pending, or this long after the first of them
+	// (DefaultAnalyticsBatch, DefaultAnalyticsEvery), or at Settle. Each
+	// append reads and rewrites the file, so one per call would cost a
+	// busy server more than the calls.
+	AnalyticsBatch int
+	AnalyticsEvery time.Duration
 	// IOTimeout bounds one storage call (DefaultIOTimeout): a batch is
 	// written for every caller in it, so no one caller's context bounds it.
 	IOTimeout time.Duration
@@ -40,6 +47,9 @@ const (
 	DefaultEventCap     = 16
 	DefaultAnalyticsCap = 256
 	DefaultIOTimeout    = 10 * time.Second
+
+	DefaultAnalyticsBatch = 64
+	DefaultAnalyticsEvery = 2 * time.Second
 )
 
 // Store keeps the mascot's files for one process. Its methods are safe
@@ -56,8 +66,13 @@ type Store struct {
 	records  map[string]*recordQueue
 	order    []string // clients with pending records, in turn
 	draining bool     // the analytics appender runs
-	idle     *sync.Cond
-	dropped  Dropped
+	// displaying: the display writer runs.
+	displaying bool
+	pendingN   int // analytics lines pending, all clients
+	wake       chan struct{}
+	settling   int // Settle calls waiting: the appender does not wait
+	idle       *sync.Cond
+	dropped    Dropped
 }
 
 // Dropped counts what the bounded queues let go.
@@ -80,10 +95,16 @@ func New(files Files, opt Options) *Store {
 	if opt.MaxAnalyticsBytes <= 0 {
 		opt.MaxAnalyticsBytes = MaxAnalyticsBytes
 	}
+	if opt.AnalyticsBatch <= 0 {
+		opt.AnalyticsBatch = DefaultAnalyticsBatch
+	}
+	if opt.AnalyticsEvery <= 0 {
+		opt.AnalyticsEvery = DefaultAnalyticsEvery
+	}
 	if opt.IOTimeout <= 0 {
 		opt.IOTimeout = DefaultIOTimeout
 	}
-	s := &Store{files: files, opt: opt, events: map[string]*eventQueue{}, records: map[string]*recordQueue{}}
+	s := &Store{files: files, opt: opt, events: map[string]*eventQueue{}, records: map[string]*recordQueue{}, wake: make(chan struct{}, 1)}
 	s.idle = sync.NewCond(&s.mu)
 	s.bal.s = s
 	return s
@@ -295,16 +316,17 @@ type eventQueue struct {
 	pending []Event
 }
 
-// Event queues e for the client's display worker, without waiting. The
-// file holds one event, so a worker that finds several pending writes the
-// newest only.
+// Event queues e for the display writer, without waiting. The file holds
+// one event, the latest, so the writer writes the newest pending of every
+// client's and lets the others go: a burst of calls from any number of
+// clients costs one write while one is under way.
 func (s *Store) Event(client string, e Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.nowMs()
 	e.Seq, e.Ts = s.nextSeq(now), now
-	q, running := s.events[client]
-	if !running {
+	q, ok := s.events[client]
+	if !ok {
 		q = &eventQueue{}
 		s.events[client] = q
 	}
@@ -313,25 +335,35 @@ func (s *Store) Event(client string, e Event) {
 		s.dropped.Events++
 	}
 	q.pending = append(q.pending, e)
-	if !running {
-		go s.writeEvents(client, q)
+	if !s.displaying {
+		s.displaying = true
+		go s.writeEvents()
 	}
 }
 
-func (s *Store) writeEvents(client string, q *eventQueue) {
+func (s *Store) writeEvents() {
 	for {
 		s.mu.Lock()
-		if len(q.pending) == 0 {
-			delete(s.events, client)
+		var newest *Event
+		for c, q := range s.events {
+			for i := range q.pending {
+				if newest == nil || q.pending[i].Seq > newest.Seq {
+					e := q.pending[i]
+					newest = &e
+				}
+			}
+			s.dropped.Events += int64(len(q.pending))
+			delete(s.events, c)
+		}
+		if newest == nil {
+			s.displaying = false
 			s.idle.Broadcast()
 			s.mu.Unlock()
 			return
 		}
-		e := q.pending[len(q.pending)-1]
-		s.dropped.Events += int64(len(q.pending) - 1)
-		q.pending = q.pending[:0]
+		s.dropped.Events-- // the one written
 		s.mu.Unlock()
-		data, _ := json.Marshal(e)
+		data, _ := json.Marshal(newest)
 		ctx, cancel := s.ioContext()
 		if err := s.files.Write(ctx, EventsPath, data); err != nil {
 			s.opt.Logger.Debug("mascot display event not stored", "err", err)
@@ -363,8 +395,13 @@ func (s *Store) Record(client string, r Record) {
 	if len(q.pending) >= s.opt.AnalyticsCap {
 		q.pending = q.pending[1:]
 		s.dropped.Records++
+		s.pendingN--
 	}
 	q.pending = append(q.pending, r)
+	s.pendingN++
+	if s.pendingN >= s.opt.AnalyticsBatch {
+		s.nudge()
+	}
 	if !s.draining {
 		s.draining = true
 		go s.appendRecords()
@@ -374,8 +411,20 @@ func (s *Store) Record(client string, r Record) {
 // appendRecords writes what every client has pending, a batch at a time,
 // each client's records in order and the clients in turn.
 func (s *Store) appendRecords() {
+	t := time.NewTimer(s.opt.AnalyticsEvery)
+	defer t.Stop()
 	for {
 		s.mu.Lock()
+		urgent := s.settling > 0 || s.pendingN >= s.opt.AnalyticsBatch
+		s.mu.Unlock()
+		if !urgent {
+			select {
+			case <-t.C:
+			case <-s.wake:
+			}
+		}
+		s.mu.Lock()
+		s.pendingN = 0
 		var lines []Record
 		for _, c := range s.order {
 			lines = append(lines, s.records[c].pending...)
@@ -392,6 +441,15 @@ func (s *Store) appendRecords() {
 		if err := s.appendLines(lines); err != nil {
 			s.opt.Logger.Debug("mascot analytics not stored", "err", err, "records", len(lines))
 		}
+		t.Reset(s.opt.AnalyticsEvery)
+	}
+}
+
+// nudge wakes the analytics appender; s.mu is held.
+func (s *Store) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -435,7 +493,10 @@ func (s *Store) Settle(ctx context.Context) error {
 	defer stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for len(s.events) > 0 || s.draining {
+	s.settling++
+	defer func() { s.settling-- }()
+	s.nudge()
+	for s.displaying || s.draining {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

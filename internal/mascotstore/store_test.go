@@ -205,11 +205,11 @@ func TestEarnGroupCommit(t *testing.T) {
 // waitFor polls a condition that another goroutine makes true.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for range 100000 {
+	for range 20000 {
 		if cond() {
 			return
 		}
-		time.Sleep(50 * time.Microsecond)
+		time.Sleep(time.Millisecond)
 	}
 	t.Fatal("condition never held")
 }
@@ -271,25 +271,27 @@ func TestMalformedStatsNotOverwritten(t *testing.T) {
 	}
 }
 
-// One client's stalled display events delay neither another client's
-// events nor anyone's coin.
-func TestBlockedClientDoesNotDelayOthers(t *testing.T) {
+// A display write that stalls delays neither another client's coin nor
+// its analytics, and holds at most the cap of each client's events.
+func TestStalledDisplayDelaysNoCall(t *testing.T) {
 	m := newMem()
-	s := New(m, Options{})
 	gate := make(chan struct{})
 	defer close(gate)
-	// Client a's worker writes its first event, and stalls.
 	blocking := &blockOnce{memFiles: m, gate: gate, path: EventsPath}
-	s.files = blocking
-	s.Event("a", Event{Tool: "t", Action: "a1", Status: Running})
-	waitFor(t, func() bool { return blocking.stalled() })
+	s := New(blocking, Options{AnalyticsBatch: 1})
+	s.Event("a", Event{Tool: "t", Action: "a0", Status: Running})
+	waitFor(t, blocking.stalled)
 	for i := range 3 * DefaultEventCap {
 		s.Event("a", Event{Tool: "t", Action: fmt.Sprint("a", i), Status: Success})
 	}
-	s.Event("b", Event{Tool: "t", Action: "b1", Status: Success})
-	waitFor(t, func() bool { return strings.Contains(string(m.get(EventsPath)), `"action":"b1"`) })
+	s.Event("b", Event{Tool: "t", Action: "b1", Status: Running})
 	if _, err := s.Earn(context.Background(), "t/b"); err != nil {
 		t.Fatal(err)
+	}
+	s.Record("b", Record{Tool: "t", Action: "b1", Status: Success})
+	waitFor(t, func() bool { return strings.Contains(string(m.get(AnalyticsPath)), `"action":"b1"`) })
+	if st, _ := ParseStats(m.get(StatsPath)); st.TotalCalls != 1 {
+		t.Fatalf("coin: %+v", st)
 	}
 	s.mu.Lock()
 	pending := len(s.events["a"].pending)
@@ -299,6 +301,22 @@ func TestBlockedClientDoesNotDelayOthers(t *testing.T) {
 	}
 	if d := s.Dropped().Events; d < 2*DefaultEventCap {
 		t.Fatalf("dropped %d", d)
+	}
+}
+
+// The display file holds the newest event of all clients.
+func TestNewestEventWins(t *testing.T) {
+	m := newMem()
+	s := New(m, Options{})
+	for i := range 50 {
+		s.Event(fmt.Sprint("c", i%5), Event{Tool: "t", Action: fmt.Sprint("x", i), Status: Success})
+	}
+	if err := s.Settle(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var e Event
+	if err := json.Unmarshal(m.get(EventsPath), &e); err != nil || e.Action != "x49" || e.Seq == 0 {
+		t.Fatalf("%s", m.get(EventsPath))
 	}
 }
 
