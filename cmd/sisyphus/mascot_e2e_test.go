@@ -48,6 +48,10 @@ func TestMascotThroughTheBinary(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok(t, "mascot", "get-balance", "--json")), &got); err != nil || int(got["balance"].(float64)) != b0+1 {
 		t.Fatalf("sisyphus mascot get-balance after one call (was %d): %v %v", b0, got, err)
 	}
+	c.ok(t, "block", "update", "--id", c.para, "--data", "only checked", "--validate-only", "--json")
+	if got := balance(); got != b0+2 {
+		t.Fatalf("a write from the command line, delegated to the authority, earned %d coins, want 1", got-b0-1)
+	}
 
 	// The books, in upstream's shapes.
 	var st map[string]any

@@ -18,23 +18,33 @@ import (
 // mascot earns a coin, awaited before the answer. All of it only while
 // the configuration enables the mascot tool; none of it fails the call.
 
-// accounting reports whether the call is counted here.
-func (r *Runner) accounting(call *admission.Call, c Call, lane admission.Lane, action string) bool {
+// accounting reports whether the call is counted here, and the action's
+// declared name. A call of an action no tool declares is not counted: the
+// books hold only names the server knows, never a string an agent made up.
+func (r *Runner) accounting(call *admission.Call, c Call, lane admission.Lane, action string) (string, bool) {
 	if r.Mascot == nil || lane == admission.LaneDelegated || action == "" {
-		return false
+		return "", false
 	}
-	if _, ok := r.Registry.Tool(c.Tool); !ok {
-		return false
+	called, ok := r.Registry.Tool(c.Tool)
+	if !ok {
+		return "", false
+	}
+	if action != "help" {
+		a, ok := called.Action(action)
+		if !ok {
+			return "", false
+		}
+		action = a.Name
 	}
 	t, ok := r.Registry.Tool(mascot.Name)
 	if !ok {
-		return false
+		return "", false
 	}
 	p, _ := call.Snapshot().Policy.(*tools.Policy)
 	if p == nil {
 		p = tools.Unrestricted() // a registry without a configuration source
 	}
-	return p.ToolOn(t)
+	return action, p.ToolOn(t)
 }
 
 // client names the call's storage queues: its principal and MCP client.

@@ -174,7 +174,7 @@ func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
 	}
 	started := time.Now()
 	res := r.execute(call, c, lane, action, writes)
-	counted := r.accounting(call, c, lane, action)
+	named, counted := r.accounting(call, c, lane, action)
 	var wire []byte
 	if c.TaskID != "" { // only a task's result is kept
 		wire, _ = json.Marshal(res)
@@ -183,7 +183,7 @@ func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
 	if counted {
 		// After Finish: the call's lane slot is free while it awaits its
 		// coin, so the calls behind it run and their coins share the write.
-		r.accountEnd(ctx, c, action, res, started)
+		r.accountEnd(ctx, c, named, res, started)
 	}
 	return res
 }
@@ -217,8 +217,8 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 	case admission.LaneWrite:
 		ctx = strict.WithCommitBarrier(ctx, call.EnterCommit)
 	}
-	if r.accounting(call, c, lane, action) {
-		r.accountStart(c, action)
+	if named, ok := r.accounting(call, c, lane, action); ok {
+		r.accountStart(c, named)
 	}
 	v, err := r.Registry.CallInput(ctx, c.Tool, c.input())
 	r.logPanic(c.Tool, err)

@@ -57,15 +57,19 @@ type Purchase struct {
 // fields this package reads and writes, in the order it writes them.
 var known = []string{"totalCalls", "balance", "updatedAt", "lastAction", "spent", "lastPurchase"}
 
-// count reads a count as upstream does: a number, floored, at least 0;
-// anything else is 0.
+// MaxCount is the largest count kept: JavaScript's largest exact integer,
+// past which upstream could not count anyway.
+const MaxCount = 1<<53 - 1
+
+// count reads a count as upstream does: a number, floored, at least 0
+// (at most MaxCount); anything else is 0.
 func count(raw json.RawMessage) int64 {
 	var f float64
 	if json.Unmarshal(raw, &f) != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return 0
 	}
-	if f > math.MaxInt64/2 {
-		return math.MaxInt64 / 2
+	if f >= MaxCount {
+		return MaxCount
 	}
 	return int64(math.Floor(f))
 }

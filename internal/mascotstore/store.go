@@ -249,8 +249,8 @@ func (w *balanceWriter) apply(b *batch) {
 		return
 	}
 	now := w.s.nowMs()
-	st.TotalCalls += b.earn
-	st.Balance += b.earn
+	st.TotalCalls = min(st.TotalCalls+b.earn, MaxCount)
+	st.Balance = min(st.Balance+b.earn, MaxCount)
 	if b.earn > 0 {
 		st.LastAction = b.lastAction
 	}

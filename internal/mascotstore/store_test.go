@@ -387,3 +387,24 @@ func TestFailingEventStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzParseStats: whatever the workspace holds, reading it never panics,
+// and what this server writes back reads the same.
+func FuzzParseStats(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"totalCalls":1e308,"balance":-1}`, `{"totalCalls":3,"lastPurchase":{"itemId":"milk","cost":3}}`, `[]`, `{"a":`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, err := ParseStats(data)
+		if err != nil {
+			return
+		}
+		again, err := ParseStats(st.Marshal())
+		if err != nil {
+			t.Fatalf("%s: %v", st.Marshal(), err)
+		}
+		if !bytes.Equal(again.Marshal(), st.Marshal()) {
+			t.Fatalf("%s -> %s", st.Marshal(), again.Marshal())
+		}
+	})
+}
