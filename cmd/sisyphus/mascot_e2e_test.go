@@ -62,12 +62,18 @@ func TestMascotThroughTheBinary(t *testing.T) {
 		var ev map[string]any
 		return json.Unmarshal(file("puppyEvents.json"), &ev) == nil && ev["tool"] != nil && ev["seq"] != nil && ev["status"] != nil
 	})
-	waitUntil(t, func() bool { return strings.Contains(string(file("analytics.jsonl")), `"tool":"system","action":"get_version","status":"success"`) })
+	waitUntil(t, func() bool {
+		return strings.Contains(string(file("analytics.jsonl")), `"tool":"system","action":"get_version","status":"success"`)
+	})
 	if strings.Contains(string(file("analytics.jsonl")), "only checked") {
 		t.Fatal("analytics carry arguments")
 	}
 
-	// Switched off: nothing counted.
+	// Listed in the configuration, on by default; switched off, nothing
+	// is counted.
+	if show := c.s.config(t, "show"); !strings.Contains(show, "mascot") {
+		t.Fatalf("config show lists no mascot:\n%s", show)
+	}
 	c.s.config(t, "disable", "mascot")
 	before := string(file("puppyStats.json"))
 	a.ok("system", map[string]any{"action": "get_version"})
