@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +37,12 @@ func TestMascotThroughTheBinary(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(c.ws, filepath.FromSlash(mascotstore.StatsPath)), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}, func() mascotstore.Stats {
+		st, err := mascotstore.ParseStats(file("puppyStats.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
 	})
 
 	// The command line's reads earn at the front, its writes at the
@@ -84,7 +89,7 @@ func TestMascotThroughTheBinary(t *testing.T) {
 
 // mascotFlow is the walk the embedded and the live tests share. put
 // writes puppyStats.json behind the server's back.
-func mascotFlow(t *testing.T, a *agent, url string, balance func() int, put func(string)) {
+func mascotFlow(t *testing.T, a *agent, url string, balance func() int, put func(string), stats func() mascotstore.Stats) {
 	t.Helper()
 	b0 := balance()
 	if b1 := balance(); b1 != b0 {
@@ -125,6 +130,9 @@ func mascotFlow(t *testing.T, a *agent, url string, balance func() int, put func
 	if got := balance(); got != 7 {
 		t.Fatalf("balance after buying milk for 3 of 10: %d", got)
 	}
+	if st := stats(); st.LastPurchase == nil || st.Spent != 3 || st.LastPurchase.ItemID != "milk" || st.TotalCalls != 100 || st.Balance != 7 {
+		t.Fatalf("puppyStats.json after the purchase: %+v", st)
+	}
 	rep := a.ok("mascot", commitOf(buy, pre))
 	if rep["replayed"] != true || balance() != 7 {
 		t.Fatalf("replay: %v, balance %d", rep, balance())
@@ -158,30 +166,37 @@ func TestMascotLive(t *testing.T) {
 	url, tok := testvars.Live(t)
 	k := kernelClient(t, url, tok)
 	ctx := context.Background()
-	saved, found := readWorkspaceFile(t, k, mascotstore.StatsPath)
+	// The person's books, put back after the server is gone (cleanups
+	// run last first).
+	for _, p := range []string{mascotstore.StatsPath, mascotstore.EventsPath, mascotstore.AnalyticsPath, mascotstore.RotatedPath} {
+		saved, found := readWorkspaceFile(t, k, p)
+		t.Cleanup(func() {
+			if found {
+				k.PutFile(ctx, siyuan.PutFileRequest{Path: p, Body: strings.NewReader(string(saved))})
+			} else {
+				k.RemoveFile(ctx, p)
+			}
+		})
+	}
 	put := func(body string) {
 		if err := k.PutFile(ctx, siyuan.PutFileRequest{Path: mascotstore.StatsPath, Body: strings.NewReader(body)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() {
-		if found {
-			put(string(saved))
-		} else {
-			k.RemoveFile(ctx, mascotstore.StatsPath)
-		}
-	})
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
 	a := connect(t, s.url, "2025-11-25")
 	balance := func() int {
 		m := a.ok("mascot", map[string]any{"action": "get_balance"})
 		return int(m["balance"].(float64))
 	}
-	mascotFlow(t, a, s.url, balance, put)
-	after, _ := readWorkspaceFile(t, k, mascotstore.StatsPath)
-	if st, err := mascotstore.ParseStats(after); err != nil || st.Spent < 3 || fmt.Sprint(st.LastPurchase.ItemID) != "milk" {
-		t.Fatalf("puppyStats.json on SiYuan: %s", after)
-	}
+	mascotFlow(t, a, s.url, balance, put, func() mascotstore.Stats {
+		b, _ := readWorkspaceFile(t, k, mascotstore.StatsPath)
+		st, err := mascotstore.ParseStats(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	})
 }
 
 func readWorkspaceFile(t *testing.T, k *siyuan.Client, p string) ([]byte, bool) {
