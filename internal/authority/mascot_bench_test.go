@@ -4,8 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
+	"github.com/sisyphus-go/sisyphus/internal/siyuan"
+	"github.com/sisyphus-go/sisyphus/internal/strict"
+	"github.com/sisyphus-go/sisyphus/internal/testvars"
+	"github.com/sisyphus-go/sisyphus/internal/tools"
 )
 
 // BenchmarkMascotOverhead is one block read through the runner with the
@@ -52,5 +59,62 @@ func BenchmarkMascotOverhead(b *testing.B) {
 				store.Settle(ctx)
 			})
 		}
+	}
+}
+
+// BenchmarkMascotOverheadLive is BenchmarkMascotOverhead's one client
+// against a real SiYuan (SISYPHUS_LIVE_SIYUAN_URL and _TOKEN), reading the
+// notebook list; the person's books are put back afterwards:
+//
+//	go test ./internal/authority -run '^$' -bench BenchmarkMascotOverheadLive -benchtime 200x
+func BenchmarkMascotOverheadLive(b *testing.B) {
+	url, tok := testvars.Live(b)
+	ctx := context.Background()
+	c, err := siyuan.New(siyuan.Config{BaseURL: url, Token: tok})
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := tools.KernelFiles{Kernel: c}
+	for _, p := range []string{mascotstore.StatsPath, mascotstore.EventsPath, mascotstore.AnalyticsPath, mascotstore.RotatedPath} {
+		saved, found, err := files.Read(ctx, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() {
+			if found {
+				files.Write(ctx, p, saved)
+			} else {
+				c.RemoveFile(ctx, p)
+			}
+		})
+	}
+	l, err := strict.OpenLedger(filepath.Join(b.TempDir(), "ledger.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	svc, err := NewService(ServiceConfig{Kernel: c, Coordinator: strict.NewCoordinator(strict.CoordinatorConfig{Ledger: l}), Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(svc.Close)
+	store := svc.Runner.Mascot
+	raw := json.RawMessage(`{"action":"list"}`)
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("mascot=%t", on), func(b *testing.B) {
+			svc.Runner.Mascot = nil
+			if on {
+				svc.Runner.Mascot = store
+			}
+			w0 := store.BalanceWrites()
+			for b.Loop() {
+				res, err := svc.Runner.Run(ctx, Call{Tool: "notebook", Args: raw, Principal: "bench", Caller: "bench", CancelOnDone: true})
+				if err != nil || res.IsError {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+			b.ReportMetric(float64(store.BalanceWrites()-w0)/float64(b.N), "writes/op")
+			store.Settle(ctx)
+		})
 	}
 }
