@@ -313,7 +313,15 @@ func (f *frontFlags) delegator(kernel string, log *slog.Logger) *authority.Deleg
 // service builds a front's service over kernel client c: reads here, every
 // other call delegated to the authority; local files only as local allows.
 func (f *frontFlags) service(c *siyuan.Client, kernel string, local *localfs.Guard, log *slog.Logger) (*authority.Service, error) {
-	cfg := authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log, Local: local}
+	cfg := authority.ServiceConfig{Kernel: c, Delegator: f.delegator(kernel, log), Version: buildVersion(), Logger: log, Local: local, Transport: "http"}
+	if f.cmd != nil {
+		// serve's front registers no command here; stdio's and the
+		// command line's do.
+		cfg.Transport = "cli"
+		if f.cmd.Name() == "stdio" {
+			cfg.Transport = "stdio"
+		}
+	}
 	if err := f.limits.apply(&cfg); err != nil {
 		return nil, err
 	}

@@ -34,13 +34,14 @@ var layers = map[string]int{
 	"internal/apps":            0,
 	"docs":                     0,
 
-	"internal/siyuan":    1,
-	"internal/strict":    1,
-	"internal/admission": 1,
-	"internal/mcp":       1,
-	"internal/embedded":  1,
-	"internal/transfer":  1,
-	"internal/localfs":   1,
+	"internal/siyuan":      1,
+	"internal/strict":      1,
+	"internal/admission":   1,
+	"internal/mcp":         1,
+	"internal/embedded":    1,
+	"internal/transfer":    1,
+	"internal/localfs":     1,
+	"internal/mascotstore": 1,
 	// markup takes SiYuan's Lute configuration from mdexport.
 	"internal/tools/markup": 1,
 
@@ -68,6 +69,7 @@ var layers = map[string]int{
 	"internal/tools/timeline":  4,
 	"internal/tools/flashcard": 4,
 	"internal/tools/extension": 4,
+	"internal/tools/mascot":    4,
 
 	"internal/tools/catalog":  5,
 	"internal/tools/tooltest": 5,

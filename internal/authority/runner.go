@@ -13,6 +13,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/failure"
+	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
@@ -37,6 +38,11 @@ type Runner struct {
 	// ConfirmTimeout bounds how long a confirmation waits for the person
 	// (0: DefaultConfirmTimeout).
 	ConfirmTimeout time.Duration
+	// Mascot, when set, keeps the mascot's books of the calls run here
+	// (see mascot.go); Transport names this front in them (http, stdio or
+	// cli; "": http).
+	Mascot    *mascotstore.Store
+	Transport string
 
 	shown toolSync // what the MCP server shows of the registry
 }
@@ -166,12 +172,19 @@ func (r *Runner) run(ctx context.Context, c Call) *mcp.CallResult {
 		stop := context.AfterFunc(ctx, func() { call.Cancel() })
 		defer stop()
 	}
+	started := time.Now()
 	res := r.execute(call, c, lane, action, writes)
+	named, counted := r.accounting(call, c, lane, action)
 	var wire []byte
 	if c.TaskID != "" { // only a task's result is kept
 		wire, _ = json.Marshal(res)
 	}
 	call.Finish(admission.Outcome{Result: wire, IsError: res.IsError, Cancelled: isCancelled(res)})
+	if counted {
+		// After Finish: the call's lane slot is free while it awaits its
+		// coin, so the calls behind it run and their coins share the write.
+		r.accountEnd(ctx, c, named, res, started)
+	}
 	return res
 }
 
@@ -203,6 +216,9 @@ func (r *Runner) execute(call *admission.Call, c Call, lane admission.Lane, acti
 		ctx = siyuan.WithReadMeter(ctx, call.Budget())
 	case admission.LaneWrite:
 		ctx = strict.WithCommitBarrier(ctx, call.EnterCommit)
+	}
+	if named, ok := r.accounting(call, c, lane, action); ok {
+		r.accountStart(c, named)
 	}
 	v, err := r.Registry.CallInput(ctx, c.Tool, c.input())
 	r.logPanic(c.Tool, err)

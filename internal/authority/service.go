@@ -9,6 +9,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/admission"
 	"github.com/sisyphus-go/sisyphus/internal/localfs"
+	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
 	"github.com/sisyphus-go/sisyphus/internal/mcp"
 	"github.com/sisyphus-go/sisyphus/internal/settings"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
@@ -86,6 +87,9 @@ type ServiceConfig struct {
 	// UIRefresh, on the authority, asks SiYuan's open windows to show each
 	// committed write (best effort, after the answer).
 	UIRefresh bool
+	// Transport names the front in the mascot's analytics: http, stdio or
+	// cli ("": http).
+	Transport string
 	// KernelOptions are the kernel options in force, as config show and the
 	// settings page show them (read once at start).
 	KernelOptions KernelOptionsView
@@ -122,6 +126,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	}
 	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes, MaxTemplateBytes: cfg.MaxTemplateBytes,
 		Policies: store.Policy, ConfigChanged: store.Invalidate}
+	env.Mascot = mascotstore.New(tools.KernelFiles{Kernel: cfg.Kernel}, mascotstore.Options{Logger: log})
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
 	}
@@ -147,7 +152,8 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 		return nil, err
 	}
 	adm := admission.New(admission.Config{Limits: cfg.Limits, Permissions: ConfigPermissions(store.Policy)})
-	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout}
+	rn := &Runner{Registry: reg, Admission: adm, Delegating: cfg.Delegator != nil, Logger: log, ConfirmTimeout: cfg.ConfirmTimeout,
+		Mascot: env.Mascot, Transport: cfg.Transport}
 	svc := &Service{Registry: reg, Admission: adm, Runner: rn, MCP: NewServer(rn, cfg.Version, log, cfg.maxMessage()), Delegator: cfg.Delegator,
 		MaxMessageBytes: cfg.maxMessage(), Settings: store, coord: cfg.Coordinator, ui: env.UI, kernelOptions: cfg.KernelOptions}
 	svc.Staging, svc.Stager, svc.Downloader = staging, stg, dl
@@ -192,4 +198,8 @@ func (s *Service) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	s.ui.Wait(ctx)
+	// The mascot's last events and analytics lines, as briefly.
+	if s.Runner.Mascot != nil {
+		s.Runner.Mascot.Settle(ctx)
+	}
 }

@@ -109,6 +109,11 @@ const (
 	TimelineTagMismatch Code = "timeline_tag_mismatch"
 )
 
+// Codes of the mascot tool.
+const (
+	InsufficientBalance Code = "insufficient_balance"
+)
+
 // Surface says where a code is answered.
 type Surface string
 
@@ -238,6 +243,8 @@ var Codes = []Entry{
 		"Ask the person to make the setting the message names (sisyphus config ...)", false, ToolResult},
 	{TimelineTagMismatch, "The timeline tag names another document than the documentId given (a document node's tag is sisyphustimeline_<documentId>_<label>); nothing was run",
 		"Pass the documentId the tag names, or a tag list_nodes gives for this document", false, ToolResult},
+	{InsufficientBalance, "The mascot's balance is below the item's cost at commit (details: need, have); nothing was spent",
+		"Earn more coins (every successful tool call earns one), check with mascot get_balance, then preflight again", false, ToolResult},
 	{ExtensionUnsupported, "SiYuan is older than 3.7.0, which has no MCP endpoint for extension to bridge (details: siyuanVersion); nothing was sent",
 		"Upgrade SiYuan to 3.7.0 or newer, then call extension list with refresh:true", false, ToolResult},
 	{ExtensionUnavailable, "SiYuan's MCP endpoint did not answer the discovery, or answered something else than MCP; nothing was forwarded",

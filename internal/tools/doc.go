@@ -4,7 +4,7 @@
 // onto the error vocabulary of package failure.
 //
 // Each tool is a package of its own under this one (av, block, document,
-// extension, feedback, file, flashcard, fs, notebook, search, system, tag, timeline),
+// extension, feedback, file, flashcard, fs, mascot, notebook, search, system, tag, timeline),
 // holding its action table; package catalog lists them all. The other
 // packages under this one are helper packages (catalog, kernelview, markup,
 // tooltest, tplfile, tplguard), not tools: kernelview reads the block,

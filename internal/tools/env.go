@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 )
@@ -50,6 +51,10 @@ type Env struct {
 	// Local is a front's rule of which of the person's files a call may
 	// read or create (nil: none; see LocalDisk).
 	Local LocalFiles
+
+	// Mascot keeps the mascot's balance, display events and analytics
+	// (nil: the mascot tool reads the files but cannot buy).
+	Mascot *mascotstore.Store
 
 	// UI, on the authority, asks SiYuan's open windows to show each
 	// committed write (nil: it does not).

@@ -11,6 +11,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/tools/file"
 	"github.com/sisyphus-go/sisyphus/internal/tools/flashcard"
 	"github.com/sisyphus-go/sisyphus/internal/tools/fs"
+	"github.com/sisyphus-go/sisyphus/internal/tools/mascot"
 	"github.com/sisyphus-go/sisyphus/internal/tools/notebook"
 	"github.com/sisyphus-go/sisyphus/internal/tools/search"
 	"github.com/sisyphus-go/sisyphus/internal/tools/system"
@@ -35,6 +36,7 @@ func All() []*tools.Tool {
 		flashcard.Tool(),
 		extension.Tool(),
 		feedback.Tool(),
+		mascot.Tool(),
 	}
 }
 

@@ -379,6 +379,7 @@ func TestEveryWriteRefusesAtPreflight(t *testing.T) {
 		"av.create_from_template":      {map[string]any{"avID": gone, "blockID": gone, "templateID": gone}, failure.NotFound},
 		"system.perform_sync":          {map[string]any{"upload": true}, failure.InvalidArguments},
 		"feedback.submit":              {map[string]any{"description": " "}, failure.InvalidArguments},
+		"mascot.buy":                   {map[string]any{"item_id": "caviar"}, failure.NotFound},
 		"tag.rename":                   {map[string]any{"oldLabel": "nosuchtag", "newLabel": "x"}, failure.NotFound},
 		"tag.remove":                   {map[string]any{"label": "nosuchtag"}, failure.NotFound},
 		"timeline.create_node":         {map[string]any{"name": "n", "scope": "document", "documentId": gone}, failure.NotFound},
