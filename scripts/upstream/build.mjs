@@ -10,8 +10,17 @@ const raw = {
         b.onLoad({ filter: /.*/, namespace: 'raw' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
     },
 };
+// The Apps' pages (a virtual module upstream's Vite build makes) are not
+// part of tools/list.
+const appHTML = {
+    name: 'app-html',
+    setup(b) {
+        b.onResolve({ filter: /^virtual:siyuan-mcp-app-html$/ }, (args) => ({ path: args.path, namespace: 'app-html' }));
+        b.onLoad({ filter: /.*/, namespace: 'app-html' }, () => ({ contents: 'export default ""; export const html = "";', loader: 'js' }));
+    },
+};
 await build({
-    entryPoints: ['tools-list.ts'], bundle: true, platform: 'node', format: 'esm', outfile: 'tools-list.mjs', plugins: [raw],
+    entryPoints: ['tools-list.ts'], bundle: true, platform: 'node', format: 'esm', outfile: 'tools-list.mjs', plugins: [raw, appHTML],
     loader: { '.md': 'text' }, define: { __PLUGIN_VERSION__: '"upstream"' }, logLevel: 'warning',
     banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
 });

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { buildDefaultToolConfig, TOOL_CATEGORIES } from './src/core/config';
 import { listAllTools } from './src/core/tool-registry';
+import { decorateToolsWithMcpApps } from './src/core/mcp-apps';
 
 const want: Record<string, string[]> = JSON.parse(readFileSync(process.argv[2], 'utf8')).actions;
 const config: any = buildDefaultToolConfig();
@@ -22,4 +23,8 @@ const tools = listAllTools(config, undefined as any);
 const answer = JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools } });
 const perTool: Record<string, number> = {};
 for (const t of tools) perTool[t.name] = JSON.stringify(t).length;
-console.log(JSON.stringify({ bytes: Buffer.byteLength(answer), tokens: Math.floor(Buffer.byteLength(answer) / 4), perTool, notUpstream: missing }, null, 2));
+// The MCP Apps' tools a client that declares the extension gets besides
+// (every App and App action on, as upstream's defaults).
+const appTools: Record<string, number> = {};
+for (const t of decorateToolsWithMcpApps(tools, true, config.mcpApps).slice(tools.length)) appTools[t.name] = JSON.stringify(t).length;
+console.log(JSON.stringify({ bytes: Buffer.byteLength(answer), tokens: Math.floor(Buffer.byteLength(answer) / 4), perTool, appTools, notUpstream: missing }, null, 2));
