@@ -427,6 +427,9 @@ func shopFlow(t *testing.T, s *serveProc, c *siyuan.Client, ui *agent) {
 		t.Fatalf("the view is offered buy while the tool's is off: %v", open)
 	}
 	s.config(t, "enable", "mascot.buy")
+	if out := s.config(t, "show"); !regexp.MustCompile(`(?m)^\s+mascotShop\s+true\s+-\s+-$`).MatchString(out) {
+		t.Errorf("config show does not list the shop as served and on:\n%s", out)
+	}
 	s.config(t, "app", "mascotShop", "off")
 	tools, res := listed(t, ui)
 	if tools["mascot_shop_app"] != nil || tools["mascot_shop_app_action"] != nil || res["ui://siyuan-sisyphus/shop"] != nil {
