@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
@@ -76,10 +77,12 @@ type hostBoot struct {
 	AppTools []string            `json:"appTools"`
 }
 
-// TestAppsInBrowser drives the two Apps in headless Chromium through the
+// TestAppsInBrowser drives the three Apps in headless Chromium through the
 // test host above, against the built binary: a flashcard review (reveal,
-// Good; the card's schedule moves in the kernel) and a timeline (a node
-// created, then compared with the document changed behind it). Without
+// Good; the card's schedule moves in the kernel), a timeline (a node
+// created, then compared with the document changed behind it) and the
+// mascot shop (an item bought, the coins spent on file; a refusal
+// explained). Without
 // Chromium it skips, or fails under SISYPHUS_REQUIRE_BROWSER=1 (CI).
 func TestAppsInBrowser(t *testing.T) {
 	exe := testvars.Browser(t)
@@ -265,6 +268,57 @@ func TestAppsInBrowser(t *testing.T) {
 	}
 	if got := kramdownOf(t, c, first); got != "first paragraph" {
 		t.Fatalf("the block after its rollback: %q", got)
+	}
+
+	// The mascot shop: milk bought (preflight and commit through the
+	// host), the coins spent in puppyStats.json and the balance shown
+	// again; then a purchase the balance, fallen behind the view's back,
+	// no longer covers, explained to the person.
+	put := func(body string) {
+		t.Helper()
+		must(c.PutFile(ctx, siyuan.PutFileRequest{Path: mascotstore.StatsPath, Body: strings.NewReader(body)}))
+	}
+	stats := func() mascotstore.Stats {
+		t.Helper()
+		b, _ := readWorkspaceFile(t, c, mascotstore.StatsPath)
+		st, err := mascotstore.ParseStats(b)
+		must(err)
+		return st
+	}
+	put(`{"totalCalls":30,"balance":10,"updatedAt":1}`)
+	launch("shop", "ui://siyuan-sisyphus/shop", "mascot_shop_app", "mascot_shop_app_action", map[string]any{})
+	f = open("shop")
+	if got := text(f, `[data-role="balance"]`); got != "10" {
+		t.Fatalf("the balance shown: %q", got)
+	}
+	if got := text(f, `li.item[data-item="milk"]`); !strings.Contains(got, "Milk") || !strings.Contains(got, "3 coins") {
+		t.Fatalf("the milk on sale: %q", got)
+	}
+	click(f, `button[data-do="buy"][data-item="milk"]`)
+	if n := text(f, `[data-role="notice"].ok`); !strings.Contains(n, "Bought 🥛 Milk for 3 coins") {
+		t.Fatalf("after buying milk: %q", n)
+	}
+	if got := text(f, `[data-role="balance"]`); got != "7" {
+		t.Fatalf("the balance shown after buying milk: %q", got)
+	}
+	if st := stats(); st.Balance != 7 || st.Spent != 3 || st.LastPurchase == nil || st.LastPurchase.ItemID != "milk" {
+		t.Fatalf("puppyStats.json after buying milk: %+v", st)
+	}
+	put(`{"totalCalls":30,"balance":1,"updatedAt":1}`)
+	click(f, `button[data-do="buy"][data-item="cheese"]`)
+	n := text(f, `[data-role="notice"].error`)
+	if !strings.Contains(n, "Not enough coins: Cheese costs 4 coins and the mascot has 1 coin. Nothing was bought.") {
+		t.Fatalf("a purchase the balance does not cover: %q", n)
+	}
+	if got := text(f, `[data-role="balance"]`); got != "1" {
+		t.Fatalf("the balance shown after the refusal: %q", got)
+	}
+	if st := stats(); st.Balance != 1 || st.LastPurchase != nil {
+		t.Fatalf("puppyStats.json after the refusal: %+v", st)
+	}
+	// What the balance cannot cover is no longer offered.
+	if n, err := chromedp.Run(bctx, chromedp.Nodes(chromedp.CSSAll(`button[data-do="buy"]:not([disabled])`), in(f), chromedp.AtLeast(0))); err != nil || len(n) != 0 {
+		t.Fatalf("%d items offered for 1 coin: %v", len(n), err)
 	}
 }
 

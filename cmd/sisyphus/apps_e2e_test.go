@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/testvars"
 )
@@ -21,7 +22,7 @@ import (
 const mimeApp = "text/html;profile=mcp-app"
 
 // appTools are the MCP Apps' tools this build serves.
-var appTools = []string{"flashcard_review_session", "flashcard_review_app_action", "timeline_app", "timeline_app_action"}
+var appTools = []string{"flashcard_review_session", "flashcard_review_app_action", "timeline_app", "timeline_app_action", "mascot_shop_app", "mascot_shop_app_action"}
 
 // connectApps connects a client that renders MCP Apps: it declares the
 // io.modelcontextprotocol/ui extension with the HTML profile.
@@ -119,11 +120,14 @@ func TestAppsThroughTheBinary(t *testing.T) {
 // TestAppsLive runs the same walk against a real SiYuan 3.7.3 when
 // SISYPHUS_LIVE_SIYUAN_URL and SISYPHUS_LIVE_SIYUAN_TOKEN are set, in a
 // notebook, a deck and a timeline tag it makes and removes (SiYuan keeps
-// the snapshot).
+// the snapshot). The shop's walk writes the person's mascot files: they
+// are saved first and put back.
 func TestAppsLive(t *testing.T) {
 	url, tok := testvars.Live(t)
+	k := kernelClient(t, url, tok)
+	keepMascotBooks(t, k)
 	s := startServeWith(t, "--siyuan-url", url, "--siyuan-token", tok, "--state-dir", t.TempDir())
-	appsFlow(t, s, kernelClient(t, url, tok), "2025-11-25", true)
+	appsFlow(t, s, k, "2025-11-25", true)
 }
 
 // appsFlow walks the Apps in one era; live, it removes the notebook it made.
@@ -149,6 +153,9 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string, live boo
 	if _, err := plain.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "ui://siyuan-sisyphus/timeline"}); err == nil {
 		t.Fatal("a client without the extension read a view")
 	}
+	if _, err := plain.cs.CallTool(ctx, &sdk.CallToolParams{Name: "mascot_shop_app_action", Arguments: map[string]any{"action": "get_balance"}}); err == nil {
+		t.Fatal("a client without the extension called an App action")
+	}
 
 	// One that does sees them, with their _meta.
 	tools, res = listed(t, ui)
@@ -161,12 +168,14 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string, live boo
 		"flashcard_review_session":    `{"resourceUri":"ui://siyuan-sisyphus/flashcard","visibility":["model"]}`,
 		"flashcard_review_app_action": `{"resourceUri":"ui://siyuan-sisyphus/flashcard","visibility":["app"]}`,
 		"timeline_app":                `{"resourceUri":"ui://siyuan-sisyphus/timeline","visibility":["model"]}`,
+		"mascot_shop_app":             `{"resourceUri":"ui://siyuan-sisyphus/shop","visibility":["model"]}`,
+		"mascot_shop_app_action":      `{"resourceUri":"ui://siyuan-sisyphus/shop","visibility":["app"]}`,
 	} {
 		if got, _ := json.Marshal(tools[name].Meta["ui"]); string(got) != want {
 			t.Errorf("%s _meta.ui: %s", name, got)
 		}
 	}
-	for _, u := range []string{"ui://siyuan-sisyphus/flashcard", "ui://siyuan-sisyphus/timeline"} {
+	for _, u := range []string{"ui://siyuan-sisyphus/flashcard", "ui://siyuan-sisyphus/timeline", "ui://siyuan-sisyphus/shop"} {
 		r := res[u]
 		if r == nil || r.MIMEType != mimeApp {
 			t.Fatalf("view %s: %+v", u, r)
@@ -181,9 +190,6 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string, live boo
 		if ct := rr.Contents[0]; ct.MIMEType != mimeApp || !strings.HasPrefix(ct.Text, "<!doctype html>") || ct.Meta["ui"] == nil {
 			t.Errorf("read %s: %s %q", u, ct.MIMEType, ct.Text[:min(40, len(ct.Text))])
 		}
-	}
-	if _, ok := res["ui://siyuan-sisyphus/shop"]; ok {
-		t.Error("the shop's view is served without its tool")
 	}
 
 	// A card to review.
@@ -329,13 +335,120 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string, live boo
 	if tools, _ = listed(t, ui); tools["timeline_app"] == nil {
 		t.Fatal("the App switched back on is not offered")
 	}
+
+	shopFlow(t, s, c, ui)
+}
+
+// shopFlow walks the mascot shop App: the launcher hands the view the
+// balance and the shop; a purchase is a strict write of mascot's buy
+// (preflight, commit, replay), its coins spent in the workspace's
+// puppyStats.json; a short balance is refused at the preflight and again
+// at the commit, nothing spent; the App's switches and the tool's refuse
+// buying. It writes puppyStats.json: live, the caller keeps the person's.
+func shopFlow(t *testing.T, s *serveProc, c *siyuan.Client, ui *agent) {
+	ctx := context.Background()
+	put := func(body string) {
+		t.Helper()
+		if err := c.PutFile(ctx, siyuan.PutFileRequest{Path: mascotstore.StatsPath, Body: strings.NewReader(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats := func() mascotstore.Stats {
+		t.Helper()
+		b, _ := readWorkspaceFile(t, c, mascotstore.StatsPath)
+		st, err := mascotstore.ParseStats(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	balance := func() float64 {
+		t.Helper()
+		return ui.ok("mascot_shop_app_action", map[string]any{"action": "get_balance"})["balance"].(float64)
+	}
+
+	put(`{"totalCalls":50,"balance":10,"updatedAt":1}`)
+	open := ui.ok("mascot_shop_app", map[string]any{})
+	items, _ := open["items"].([]any)
+	if open["app"] != "mascotShop" || open["balance"] != float64(10) || open["totalEarned"] != float64(50) || len(items) != 7 ||
+		fmt.Sprint(open["appActions"]) != "[get_balance shop buy]" {
+		t.Fatalf("mascot_shop_app: %v", open)
+	}
+	if m, isErr := ui.call("mascot_shop_app", map[string]any{"item_id": "milk"}); !isErr || errCodeOf(m) != "invalid_arguments" {
+		t.Fatalf("the shop launcher took an argument: %v", m)
+	}
+
+	// A purchase, as the view makes it; its replay spends nothing more.
+	buy := map[string]any{"action": "buy", "item_id": "cheese"}
+	commit, done, isErr := appWrite(ui, "mascot_shop_app_action", buy)
+	if isErr || done["status"] != "committed" || done["item_id"] != "cheese" || done["cost"] != float64(4) || done["balance"] != float64(6) {
+		t.Fatalf("buy through the App: %v", done)
+	}
+	if st := stats(); st.Balance != 6 || st.Spent != 4 || st.LastPurchase == nil || st.LastPurchase.ItemID != "cheese" || st.TotalCalls != 50 {
+		t.Fatalf("puppyStats.json after the purchase: %+v", st)
+	}
+	if rep, _ := ui.call("mascot_shop_app_action", commit); rep["replayed"] != true || balance() != 6 {
+		t.Fatalf("the replay: %v", rep)
+	}
+	// Nothing is owned: the same item again.
+	if _, done, isErr = appWrite(ui, "mascot_shop_app_action", buy); isErr || done["balance"] != float64(2) {
+		t.Fatalf("cheese bought again: %v", done)
+	}
+
+	// Refusals: short at the preflight; short at the commit (the balance
+	// fell after the preflight); an item the shop does not sell.
+	e := ui.fails("mascot_shop_app_action", map[string]any{"action": "buy", "item_id": "chicken-leg", "validateOnly": true}, "insufficient_balance")
+	if d, _ := e["error"].(map[string]any); d["need"] != float64(7) || d["have"] != float64(2) {
+		t.Fatalf("insufficient at the preflight: %v", e)
+	}
+	put(`{"totalCalls":50,"balance":10,"updatedAt":1}`)
+	milk := map[string]any{"action": "buy", "item_id": "milk"}
+	pre := ui.ok("mascot_shop_app_action", with(milk, "validateOnly", true))
+	put(`{"totalCalls":50,"balance":1,"updatedAt":1}`)
+	ui.fails("mascot_shop_app_action", commitOf(milk, pre), "insufficient_balance")
+	if st := stats(); st.Balance != 1 || st.Spent != 0 || st.LastPurchase != nil {
+		t.Fatalf("a refused commit spent: %+v", st)
+	}
+	ui.fails("mascot_shop_app_action", map[string]any{"action": "buy", "item_id": "caviar", "validateOnly": true}, "not_found")
+
+	// The switches: the App's buy, the tool's buy, the whole App.
+	put(`{"totalCalls":50,"balance":10,"updatedAt":1}`)
+	s.config(t, "app", "mascotShop.buy", "off")
+	if m, isErr := ui.call("mascot_shop_app_action", with(milk, "validateOnly", true)); !isErr || errCodeOf(m) != "action_disabled" || !strings.Contains(fmt.Sprint(m), "mcpApps.mascotShop.actions.buy") {
+		t.Fatalf("the App's buy switched off: %v", m)
+	}
+	if open = ui.ok("mascot_shop_app", map[string]any{}); fmt.Sprint(open["appActions"]) != "[get_balance shop]" {
+		t.Fatalf("the view is offered buy while it is off: %v", open)
+	}
+	s.config(t, "app", "mascotShop.buy", "on")
+	s.config(t, "disable", "mascot.buy")
+	ui.fails("mascot_shop_app_action", with(milk, "validateOnly", true), "action_disabled")
+	if open = ui.ok("mascot_shop_app", map[string]any{}); fmt.Sprint(open["appActions"]) != "[get_balance shop]" {
+		t.Fatalf("the view is offered buy while the tool's is off: %v", open)
+	}
+	s.config(t, "enable", "mascot.buy")
+	if out := s.config(t, "show"); !regexp.MustCompile(`(?m)^\s+mascotShop\s+true\s+-\s+-$`).MatchString(out) {
+		t.Errorf("config show does not list the shop as served and on:\n%s", out)
+	}
+	s.config(t, "app", "mascotShop", "off")
+	tools, res := listed(t, ui)
+	if tools["mascot_shop_app"] != nil || tools["mascot_shop_app_action"] != nil || res["ui://siyuan-sisyphus/shop"] != nil {
+		t.Fatal("the shop switched off is still offered")
+	}
+	if m, isErr := ui.call("mascot_shop_app", map[string]any{}); !isErr || errCodeOf(m) != "action_disabled" {
+		t.Fatalf("the shop switched off opened: %v", m)
+	}
+	s.config(t, "app", "mascotShop", "on")
+	if st := stats(); st.Balance != 10 || st.Spent != 0 {
+		t.Fatalf("something was bought while buying was off: %+v", st)
+	}
 }
 
 // TestAppsToolsListSize measures the tools/list answer of a legacy session
 // that does not render Apps and of one that does (default configuration):
-// the first carries no App tool; the second adds the four App tools, kept
-// short (their descriptions are a sentence or two, the action tools'
-// schema an enum of its actions). The figures are in BENCHMARKS.md.
+// the first carries no App tool; the second adds the three Apps' six
+// tools, kept short (their descriptions are a sentence or two, the action
+// tools' schema an enum of its actions). The figures are in BENCHMARKS.md.
 func TestAppsToolsListSize(t *testing.T) {
 	t.Parallel()
 	k := startKernel(t, t.TempDir())
@@ -374,8 +487,8 @@ func TestAppsToolsListSize(t *testing.T) {
 		added += appsPer[n]
 		t.Logf("  %-28s %5d bytes", n, appsPer[n])
 	}
-	t.Logf("tools/list: %d bytes without the extension, %d with (+%d; the four App tools %d)", len(plain), len(apps), len(apps)-len(plain), added)
-	if len(apps)-len(plain) > 3000 {
-		t.Errorf("the App tools add %d bytes to tools/list, more than 3,000", len(apps)-len(plain))
+	t.Logf("tools/list: %d bytes without the extension, %d with (+%d; the %d App tools %d)", len(plain), len(apps), len(apps)-len(plain), len(appTools), added)
+	if len(apps)-len(plain) > 4000 {
+		t.Errorf("the App tools add %d bytes to tools/list, more than 4,000", len(apps)-len(plain))
 	}
 }

@@ -166,18 +166,7 @@ func TestMascotLive(t *testing.T) {
 	url, tok := testvars.Live(t)
 	k := kernelClient(t, url, tok)
 	ctx := context.Background()
-	// The person's books, put back after the server is gone (cleanups
-	// run last first).
-	for _, p := range []string{mascotstore.StatsPath, mascotstore.EventsPath, mascotstore.AnalyticsPath, mascotstore.RotatedPath} {
-		saved, found := readWorkspaceFile(t, k, p)
-		t.Cleanup(func() {
-			if found {
-				k.PutFile(ctx, siyuan.PutFileRequest{Path: p, Body: strings.NewReader(string(saved))})
-			} else {
-				k.RemoveFile(ctx, p)
-			}
-		})
-	}
+	keepMascotBooks(t, k)
 	put := func(body string) {
 		if err := k.PutFile(ctx, siyuan.PutFileRequest{Path: mascotstore.StatsPath, Body: strings.NewReader(body)}); err != nil {
 			t.Fatal(err)
@@ -197,6 +186,25 @@ func TestMascotLive(t *testing.T) {
 		}
 		return st
 	})
+}
+
+// keepMascotBooks saves the person's mascot files on a live kernel and
+// puts them back (or removes the ones there were not) when the test ends;
+// called before the server starts, it runs after the server is gone
+// (cleanups run last first).
+func keepMascotBooks(t *testing.T, k *siyuan.Client) {
+	t.Helper()
+	for _, p := range []string{mascotstore.StatsPath, mascotstore.EventsPath, mascotstore.AnalyticsPath, mascotstore.RotatedPath} {
+		saved, found := readWorkspaceFile(t, k, p)
+		t.Cleanup(func() {
+			ctx := context.Background()
+			if found {
+				k.PutFile(ctx, siyuan.PutFileRequest{Path: p, Body: strings.NewReader(string(saved))})
+			} else {
+				k.RemoveFile(ctx, p)
+			}
+		})
+	}
 }
 
 func readWorkspaceFile(t *testing.T, k *siyuan.Client, p string) ([]byte, bool) {

@@ -100,16 +100,17 @@ func All() []App {
 			Ready: true, page: "timeline.html",
 		},
 		{
-			// The mascot tool is not in this build yet: serving the shop
-			// is its view (assets/shop.html), Open and Present (the shop
-			// action's answer as it is), and Ready.
+			// Upstream's launcher takes no argument: the shop is the same
+			// whoever opens it.
 			Key: "mascotShop", Title: "Mascot shop",
 			View: "ui://siyuan-sisyphus/shop", ViewName: "siyuan_mascot_shop",
 			ViewDescription: "The mascot's balance and shop: buy food, drinks and treats.",
 			Launcher:        "mascot_shop_app",
 			Launch:          "Open the mascot shop App, where the person buys items. Do not buy on their behalf.",
 			ActionTool:      "mascot_shop_app_action", Target: "mascot", Actions: []string{"get_balance", "shop", "buy"},
-			page: "shop.html",
+			Args: map[string]any{},
+			Open: openShop, Present: presentShop,
+			Ready: true, page: "shop.html",
 		},
 	}
 }

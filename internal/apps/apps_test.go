@@ -117,6 +117,7 @@ func FuzzParseSettings(f *testing.F) {
 func TestLaunchers(t *testing.T) {
 	fc, _ := Lookup("flashcardReview")
 	tl, _ := Lookup("timeline")
+	sh, _ := Lookup("mascotShop")
 	for _, tc := range []struct {
 		app   App
 		args  string
@@ -128,6 +129,7 @@ func TestLaunchers(t *testing.T) {
 		{tl, `{}`, `[{"action":"list_nodes","scope":"global"}]`, false},
 		{tl, `{"documentId":"d","tag":"x"}`, `[{"action":"list_nodes","documentId":"d","scope":"all"},{"action":"compare_node","documentId":"d","pageSize":100,"tag":"x"}]`, false},
 		{tl, `{"tag":"x"}`, ``, true},
+		{sh, `{}`, `[{"action":"get_balance"},{"action":"shop"}]`, false},
 	} {
 		var in Args
 		json.Unmarshal([]byte(tc.args), &in)
@@ -145,5 +147,14 @@ func TestLaunchers(t *testing.T) {
 	view, _ = tl.Present(Args{"documentId": "d"}, []map[string]any{{"nodes": []any{}, "total": 0}, {"noChanges": true}})
 	if view["documentId"] != "d" || view["comparison"].(map[string]any)["noChanges"] != true {
 		t.Errorf("timeline: %v", view)
+	}
+	milk := map[string]any{"id": "milk", "label": "Milk", "cost": float64(3)}
+	view, text = sh.Present(Args{}, []map[string]any{{"action": "get_balance", "balance": float64(12), "totalEarned": float64(40)}, {"action": "shop", "items": []any{milk}}})
+	if view["balance"] != float64(12) || view["totalEarned"] != float64(40) || len(view["items"].([]any)) != 1 || !strings.Contains(text, "balance: 12 coins") || !strings.Contains(text, "Do not buy") {
+		t.Errorf("shop: %v, %q", view, text)
+	}
+	// A shop answer without items is an empty list for the view, not null.
+	if view, _ = sh.Present(Args{}, []map[string]any{{"balance": float64(0)}, {}}); view["items"] == nil || len(view["items"].([]any)) != 0 {
+		t.Errorf("shop without items: %v", view)
 	}
 }

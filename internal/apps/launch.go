@@ -68,3 +68,20 @@ func presentTimeline(in Args, answers []map[string]any) (map[string]any, string)
 	}
 	return view, fmt.Sprintf("The timeline App is open with %v nodes. The person acts on them there; do not roll back yourself.", answers[0]["total"])
 }
+
+// openShop reads the mascot's balance and the shop's items.
+func openShop(Args) ([]map[string]any, error) {
+	return []map[string]any{{"action": "get_balance"}, {"action": "shop"}}, nil
+}
+
+// presentShop hands the view the balance and the items as the shop lists
+// them (id, label, cost, type, emoji). Nothing is owned: a bought item is
+// consumed, so the view offers every item again after a purchase.
+func presentShop(_ Args, answers []map[string]any) (map[string]any, string) {
+	items, _ := answers[1]["items"].([]any)
+	if items == nil {
+		items = []any{}
+	}
+	view := map[string]any{"balance": answers[0]["balance"], "totalEarned": answers[0]["totalEarned"], "items": items}
+	return view, fmt.Sprintf("The mascot shop is open in the App (balance: %v coins); the person buys there. Do not buy on their behalf.", answers[0]["balance"])
+}

@@ -88,7 +88,8 @@ func demoPage() Page {
 			}}},
 			Apps: []App{{Key: "timeline", Title: "Timeline", Enabled: true, Served: true, Tool: "timeline", Actions: []AppAction{
 				{Name: "list_nodes", Enabled: true}, {Name: "rollback_block", Enabled: false, Dangerous: true}}},
-				{Key: "mascotShop", Title: "Mascot shop", Tool: "mascot", Actions: []AppAction{{Name: "buy", Enabled: true}}}},
+				{Key: "mascotShop", Title: "Mascot shop", Enabled: true, Served: true, Tool: "mascot", Actions: []AppAction{
+					{Name: "get_balance", Enabled: true}, {Name: "shop", Enabled: true}, {Name: "buy", Enabled: false}}}},
 			Strict: Strict{Config: true, Effective: true}},
 		Queues: admission.Stats{InFlight: 2, MaxInFlight: 128, Lanes: map[string]admission.LaneStats{
 			"read": {Concurrency: 4, Running: 1, Queued: 0}, "write": {Concurrency: 1, Running: 1, Queued: 3}}},
@@ -503,10 +504,11 @@ func TestPageShowsEverything(t *testing.T) {
 		// tools collapsed, buttons told apart: a dangerous action's "on" is red
 		`<details class="tool">`, `<summary><h3 id="tool-block">`, `class="danger">Turn on<span class="vh"> block.delete</span>`,
 		`class="secondary">Turn off<span class="vh"> block.update</span>`, `class="primary">Save<span class="vh"> the permission of`,
-		// the MCP Apps, their actions, and one not served yet
+		// the MCP Apps and their actions
 		`<h3 id="app-timeline">Timeline <span class="state on">on</span></h3>`, `Turn off<span class="vh"> the App timeline</span>`,
 		`<code>rollback_block</code> <span class="badge warn">dangerous</span>`, `Turn on<span class="vh"> timeline.rollback_block</span>`,
-		`<code>mascotShop</code>, actions of <code>mascot</code>; not served by this build yet`,
+		`<h3 id="app-mascotShop">Mascot shop <span class="state on">on</span></h3>`, `<code>mascotShop</code>, actions of <code>mascot</code></span>`,
+		`Turn on<span class="vh"> mascotShop.buy</span>`,
 		// the kernel options, with where each came from and what was corrected
 		`<code>readMaxRequests</code></th><td data-label="Value">512</td><td data-label="From">configuration</td>`,
 		`Corrected: readMaxRequests 9999 is outside 16–512`, `/data/storage/p/mcpHttpSettings`,
@@ -526,11 +528,22 @@ func TestPageShowsEverything(t *testing.T) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
+	if strings.Contains(page, "not served by this build") {
+		t.Error("an App served is said not to be")
+	}
 	if t.Failed() {
 		t.Log(page)
 	}
-	// The page strict mode forced off says so.
+	// An App whose tool this build lacks is said not to be served.
 	p := demoPage()
+	p.Config.Apps[1].Served = false
+	hs.be.page = p
+	page = hs.do(req{method: "GET", path: "/settings", cookie: cookie}).Body.String()
+	if !strings.Contains(page, `<code>mascotShop</code>, actions of <code>mascot</code>; not served by this build yet`) {
+		t.Errorf("an App not served is not said to be:\n%s", page)
+	}
+	// The page strict mode forced off says so.
+	p = demoPage()
 	p.Config.Strict = Strict{Config: true, ForcedOff: true}
 	hs.be.page = p
 	page = hs.do(req{method: "GET", path: "/settings", cookie: cookie}).Body.String()
