@@ -22,6 +22,12 @@ import (
 const mimeApp = "text/html;profile=mcp-app"
 
 // appTools are the MCP Apps' tools this build serves.
+// upstreamAppTools are the upstream Sisyphus's App tools as a client that
+// declares the extension gets them (every App action on), measured with
+// scripts/tools-list-size on upstream commit 88b0f38.
+var upstreamAppTools = map[string]int{"flashcard_review_session": 2718, "flashcard_review_app_action": 1444, "timeline_app": 1556,
+	"timeline_app_action": 2553, "mascot_shop_app": 752, "mascot_shop_app_action": 873}
+
 var appTools = []string{"flashcard_review_session", "flashcard_review_app_action", "timeline_app", "timeline_app_action", "mascot_shop_app", "mascot_shop_app_action"}
 
 // connectApps connects a client that renders MCP Apps: it declares the
@@ -488,6 +494,11 @@ func TestAppsToolsListSize(t *testing.T) {
 		t.Logf("  %-28s %5d bytes", n, appsPer[n])
 	}
 	t.Logf("tools/list: %d bytes without the extension, %d with (+%d; the %d App tools %d)", len(plain), len(apps), len(apps)-len(plain), len(appTools), added)
+	for n, up := range upstreamAppTools {
+		if appsPer[n] > up {
+			t.Errorf("%s is %d bytes in tools/list, upstream's %d", n, appsPer[n], up)
+		}
+	}
 	if len(apps)-len(plain) > 4000 {
 		t.Errorf("the App tools add %d bytes to tools/list, more than 4,000", len(apps)-len(plain))
 	}
