@@ -142,7 +142,12 @@ var assets embed.FS
 // shares (inlined: a view loads nothing).
 const bridgeMark = "/*BRIDGE*/"
 
-// HTML is the App's view: its page with the shared bridge inlined. It
+// baseMark is where a view's style takes the rules every view shares
+// (base.css, inlined the same way).
+const baseMark = "/*BASE*/"
+
+// HTML is the App's view: its page with the shared style and bridge
+// inlined. It
 // panics when the page is missing, which only a build without its file
 // can do (a test reads every Ready App's view).
 func (a App) HTML() string {
@@ -154,7 +159,12 @@ func (a App) HTML() string {
 	if err != nil {
 		panic("apps: bridge: " + err.Error())
 	}
-	return strings.Replace(string(page), bridgeMark, string(bridge), 1)
+	base, err := assets.ReadFile("assets/base.css")
+	if err != nil {
+		panic("apps: base: " + err.Error())
+	}
+	html := strings.Replace(string(page), baseMark, string(base), 1)
+	return strings.Replace(html, bridgeMark, string(bridge), 1)
 }
 
 // ViewMeta is the view's _meta: ui for its listing and its contents. The

@@ -19,8 +19,8 @@ func TestViewsSelfContained(t *testing.T) {
 		}
 		t.Run(a.Key, func(t *testing.T) {
 			h := a.HTML()
-			if !strings.HasPrefix(h, "<!doctype html>") || strings.Contains(h, bridgeMark) {
-				t.Fatalf("not a whole document with its bridge inlined")
+			if !strings.HasPrefix(h, "<!doctype html>") || strings.Contains(h, bridgeMark) || strings.Contains(h, baseMark) || !strings.Contains(h, "html[data-theme=dark]") {
+				t.Fatalf("not a whole document with its style and bridge inlined")
 			}
 			if m := url.FindString(h); m != "" {
 				t.Errorf("the view names an outside resource: %q", m)
