@@ -117,19 +117,7 @@ func TestCreateResumesAfterALostReply(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := tooltest.NewStrict(t, false, testTools)
-			var armed atomic.Bool
-			armed.Store(true)
-			s.Wrap(func(next http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if r.URL.Path == c.path && armed.CompareAndSwap(true, false) {
-						if c.applied {
-							next.ServeHTTP(httptestDiscard{}, r)
-						}
-						panic(http.ErrAbortHandler) // the connection drops
-					}
-					next.ServeHTTP(w, r)
-				})
-			})
+			loseReplyOnce(s, onPath(c.path), c.applied)
 			n := countAVs(t, s)
 			args := createArgsFor(s.Doc)
 			pre := s.Preflight(t, "av", args, "", 1)
@@ -166,6 +154,30 @@ func TestCreateResumesAfterALostReply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loseReplyOnce makes the first kernel request match accepts lose its
+// reply: the kernel acts on it (applied) or never sees it, and the
+// connection drops either way.
+func loseReplyOnce(f *tooltest.Fixture, match func(*http.Request) bool, applied bool) {
+	var armed atomic.Bool
+	armed.Store(true)
+	f.Wrap(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if match(r) && armed.CompareAndSwap(true, false) {
+				if applied {
+					next.ServeHTTP(httptestDiscard{}, r)
+				}
+				panic(http.ErrAbortHandler)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+}
+
+// onPath matches the requests of one kernel endpoint.
+func onPath(p string) func(*http.Request) bool {
+	return func(r *http.Request) bool { return r.URL.Path == p }
 }
 
 // httptestDiscard is a response writer that drops what the kernel says.
@@ -252,17 +264,7 @@ func TestDuplicate(t *testing.T) {
 	}
 	// A lost reply of the duplicate itself: in doubt with no id learned,
 	// never sent again.
-	var armed atomic.Bool
-	armed.Store(true)
-	s.Wrap(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/api/av/duplicateAttributeViewBlock" && armed.CompareAndSwap(true, false) {
-				next.ServeHTTP(httptestDiscard{}, r)
-				panic(http.ErrAbortHandler)
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	loseReplyOnce(s.Fixture, onPath("/api/av/duplicateAttributeViewBlock"), true)
 	pre3 := s.Preflight(t, "av", args, "expectedStateHash", 1)
 	s.WantErr(t, "av", tooltest.CommitArgs(args, pre3), failure.OutcomeUnknown)
 	e := s.WantErr(t, "av", tooltest.CommitArgs(args, pre3), failure.OutcomeUnknown)

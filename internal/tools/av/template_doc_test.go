@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -139,21 +138,14 @@ func TestCreateFromTemplateContentLostReply(t *testing.T) {
 	s.putTemplate(t, "meeting.md", meetingTpl)
 	tpl := tooltest.NewID()
 	s.setTemplates(t, contentTemplate(tpl, s.text, "Lost", "meeting.md", ""))
-	var armed atomic.Bool
-	armed.Store(true)
-	s.Wrap(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/api/transactions" {
-				body, _ := io.ReadAll(r.Body)
-				r.Body = io.NopCloser(strings.NewReader(string(body)))
-				if strings.Contains(string(body), "appendInsert") && armed.CompareAndSwap(true, false) {
-					next.ServeHTTP(httptestDiscard{}, r)
-					panic(http.ErrAbortHandler)
-				}
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	loseReplyOnce(s.Fixture, func(r *http.Request) bool {
+		if r.URL.Path != "/api/transactions" {
+			return false
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		return strings.Contains(string(body), "appendInsert")
+	}, true)
 	args := map[string]any{"action": "create_from_template", "avID": s.db.AV, "blockID": s.db.Block, "templateID": tpl}
 	pre := s.Preflight(t, "av", args, "expectedStateHash", 1)
 	e := s.WantErr(t, "av", tooltest.CommitArgs(args, pre), failure.OutcomeUnknown)

@@ -2,9 +2,7 @@ package av
 
 import (
 	"context"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/sisyphus-go/sisyphus/internal/failure"
@@ -93,19 +91,7 @@ func TestCreateFromTemplateAfterALostReply(t *testing.T) {
 			s := newFix(t)
 			tpl := tooltest.NewID()
 			s.setTemplates(t, textTemplate(tpl, s.text, "Lost"))
-			var armed atomic.Bool
-			armed.Store(true)
-			s.Wrap(func(next http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if r.URL.Path == "/api/transactions" && armed.CompareAndSwap(true, false) {
-						if c.applied {
-							next.ServeHTTP(httptestDiscard{}, r)
-						}
-						panic(http.ErrAbortHandler)
-					}
-					next.ServeHTTP(w, r)
-				})
-			})
+			loseReplyOnce(s.Fixture, onPath("/api/transactions"), c.applied)
 			args := map[string]any{"action": "create_from_template", "avID": s.db.AV, "blockID": s.db.Block, "templateID": tpl}
 			pre := s.Preflight(t, "av", args, "expectedStateHash", 1)
 			e := s.WantErr(t, "av", tooltest.CommitArgs(args, pre), failure.OutcomeUnknown)
