@@ -1,10 +1,9 @@
 package apps
 
-import "encoding/json"
-
-// Switch is one App's entry in mcpToolsConfig.mcpApps: {enabled, actions}.
-// Enabled is nil and an action absent when the configuration does not set
-// them: then they are on (upstream's default).
+// Switch is one App's entry in mcpToolsConfig.mcpApps: {enabled, actions}
+// (package settings reads it). Enabled is nil and an action absent when
+// the configuration does not set them: then they are on (upstream's
+// default).
 type Switch struct {
 	Enabled *bool
 	Actions map[string]bool
@@ -12,40 +11,6 @@ type Switch struct {
 
 // Settings are the Apps' switches by key.
 type Settings map[string]Switch
-
-// ParseSettings reads mcpToolsConfig.mcpApps as upstream stores it. Each
-// member is read on its own: what cannot be read is left at its default,
-// and a malformed entry never switches an App on that another says is off.
-func ParseSettings(raw json.RawMessage) Settings {
-	out := Settings{}
-	var entries map[string]json.RawMessage
-	if json.Unmarshal(raw, &entries) != nil {
-		return out
-	}
-	for key, e := range entries {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(e, &obj) != nil {
-			continue
-		}
-		var sw Switch
-		var on bool
-		if json.Unmarshal(obj["enabled"], &on) == nil {
-			sw.Enabled = &on
-		}
-		var acts map[string]json.RawMessage
-		if json.Unmarshal(obj["actions"], &acts) == nil {
-			sw.Actions = map[string]bool{}
-			for a, v := range acts {
-				var b bool
-				if json.Unmarshal(v, &b) == nil {
-					sw.Actions[a] = b
-				}
-			}
-		}
-		out[key] = sw
-	}
-	return out
-}
 
 // On reports whether the App is switched on.
 func (s Settings) On(key string) bool {

@@ -109,30 +109,40 @@ func (c *Config) Migrated() []string {
 func (c *Config) Switches() map[string]tools.Switch {
 	out := map[string]tools.Switch{}
 	for name, raw := range c.tools {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
+		enabled, actions, ok := parseSwitch(raw)
+		if !ok {
 			continue // not a tool entry (text, numbers, legacy shapes): ignored as upstream does
 		}
-		var sw tools.Switch
-		if v, ok := obj["enabled"]; ok {
-			var b bool
-			if json.Unmarshal(v, &b) == nil {
-				sw.Enabled = &b
-			}
-		}
-		var acts map[string]json.RawMessage
-		if json.Unmarshal(obj["actions"], &acts) == nil {
-			sw.Actions = map[string]bool{}
-			for a, v := range acts {
-				var b bool
-				if json.Unmarshal(v, &b) == nil {
-					sw.Actions[a] = b
-				}
-			}
-		}
-		out[name] = sw
+		out[name] = tools.Switch{Enabled: enabled, Actions: actions}
 	}
 	return out
+}
+
+// parseSwitch reads one {enabled, actions} entry of mcpToolsConfig, a tool
+// category's or an App's (upstream stores both alike). Each member is read
+// on its own: what cannot be read is left unset (on), so a malformed entry
+// never switches on what another says is off. ok is false for what is not
+// an object.
+func parseSwitch(raw json.RawMessage) (enabled *bool, actions map[string]bool, ok bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return nil, nil, false
+	}
+	var b bool
+	if json.Unmarshal(obj["enabled"], &b) == nil {
+		enabled = &b
+	}
+	var acts map[string]json.RawMessage
+	if json.Unmarshal(obj["actions"], &acts) == nil {
+		actions = map[string]bool{}
+		for a, v := range acts {
+			var on bool
+			if json.Unmarshal(v, &on) == nil {
+				actions[a] = on
+			}
+		}
+	}
+	return enabled, actions, true
 }
 
 // Strict is writeSafety.strictMode (on unless set to false).
@@ -161,7 +171,23 @@ func (c *Config) SlimResponses() bool {
 
 // Apps are mcpToolsConfig.mcpApps: each MCP App's switch and its actions
 // (on unless set to false, upstream's default).
-func (c *Config) Apps() apps.Settings { return apps.ParseSettings(c.tools[keyApps]) }
+func (c *Config) Apps() apps.Settings { return parseApps(c.tools[keyApps]) }
+
+// parseApps reads mcpToolsConfig.mcpApps as upstream stores it, each App's
+// entry on its own.
+func parseApps(raw json.RawMessage) apps.Settings {
+	out := apps.Settings{}
+	var entries map[string]json.RawMessage
+	if json.Unmarshal(raw, &entries) != nil {
+		return out
+	}
+	for key, e := range entries {
+		if enabled, actions, ok := parseSwitch(e); ok {
+			out[key] = apps.Switch{Enabled: enabled, Actions: actions}
+		}
+	}
+	return out
+}
 
 // keyApps is the MCP Apps' entry in mcpToolsConfig (upstream's name).
 const keyApps = "mcpApps"
