@@ -232,6 +232,12 @@ func appsFlow(t *testing.T, s *serveProc, c *siyuan.Client, era string, live boo
 		t.Fatalf("card: %v", card)
 	}
 	cardID := card["cardID"].(string)
+	// Upstream's form: the model picks the cards from list_cards.
+	picked := ui.ok("flashcard_review_session", map[string]any{"candidateToken": "2f1c0a52-8f0e-4e43-9a55-3f6f9c1c2b11",
+		"cards": []map[string]any{{"deckID": deck.ID, "cardID": cardID}}, "selectionReason": "the only due card"})
+	if p, _ := picked["cards"].([]any); len(p) != 1 || p[0].(map[string]any)["cardID"] != cardID {
+		t.Fatalf("review session of the chosen cards: %v", picked)
+	}
 
 	// A rating: preflight, commit (the kernel's card moves), replay.
 	before := cardState(t, c, deck.ID, head)

@@ -80,6 +80,11 @@ func All() []App {
 			Args: map[string]any{
 				"deckID": map[string]any{"type": "string", "description": "the deck to review (flashcard get_decks); omit for every deck"},
 				"limit":  map[string]any{"type": "integer", "minimum": 1, "maximum": 50, "description": "at most this many cards (default 20)"},
+				// Upstream's form: the model picks the cards.
+				"cards": map[string]any{"type": "array", "maxItems": maxChosen, "items": map[string]any{"type": "object"},
+					"description": "instead: these cards, in order ([{deckID, cardID}] from flashcard list_cards); those not due are left out"},
+				"candidateToken":  map[string]any{"type": "string", "description": "accepted with cards (upstream's form); not needed"},
+				"selectionReason": map[string]any{"type": "string", "description": "accepted with cards (upstream's form)"},
 			},
 			Open: openFlashcards, Present: presentFlashcards,
 			Ready: true, page: "flashcard.html",

@@ -81,6 +81,11 @@ func TestLaunchers(t *testing.T) {
 	}{
 		{fc, `{}`, `[{"action":"list_cards","filter":"due","scope":"all"}]`, false},
 		{fc, `{"deckID":"20260101000000-aaaaaaa"}`, `[{"action":"list_cards","deckID":"20260101000000-aaaaaaa","filter":"due","scope":"deck"}]`, false},
+		{fc, `{"candidateToken":"t","cards":[{"deckID":"d","cardID":"c"},{"deckID":"e","cardID":"f"},{"deckID":"d","cardID":"g"}],"selectionReason":"why"}`,
+			`[{"action":"list_cards","deckID":"d","filter":"due","scope":"deck"},{"action":"list_cards","deckID":"e","filter":"due","scope":"deck"}]`, false},
+		{fc, `{"cards":[]}`, ``, true},
+		{fc, `{"cards":[{"deckID":"d"}]}`, ``, true},
+		{fc, `{"cards":"c"}`, ``, true},
 		{tl, `{}`, `[{"action":"list_nodes","scope":"global"}]`, false},
 		{tl, `{"documentId":"d","tag":"x"}`, `[{"action":"list_nodes","documentId":"d","scope":"all"},{"action":"compare_node","documentId":"d","pageSize":100,"tag":"x"}]`, false},
 		{tl, `{"tag":"x"}`, ``, true},
@@ -98,6 +103,14 @@ func TestLaunchers(t *testing.T) {
 	view, text := fc.Present(Args{"limit": float64(2)}, []map[string]any{{"cards": cards}})
 	if len(view["cards"].([]any)) != 2 || view["due"] != 3 || !strings.Contains(text, "2 of 3 due cards") || strings.Contains(text, `"a"`) {
 		t.Errorf("flashcards: %v, %q", view, text)
+	}
+	// Upstream's form: the chosen cards that are due, in the order chosen.
+	card := func(deck, id string) map[string]any { return map[string]any{"deckID": deck, "cardID": id} }
+	chosen := Args{"cards": []any{card("d", "c"), card("d", "x"), card("e", "a"), card("d", "c"), card("d", "a")}}
+	view, text = fc.Present(chosen, []map[string]any{{"cards": []any{card("d", "a"), card("d", "c")}}, {"cards": []any{card("e", "a")}}})
+	if got, _ := json.Marshal(view["cards"]); string(got) != `[{"cardID":"c","deckID":"d"},{"cardID":"a","deckID":"e"},{"cardID":"a","deckID":"d"}]` ||
+		view["due"] != 3 || !strings.Contains(text, "3 of the 5 cards chosen") {
+		t.Errorf("chosen flashcards: %v, %q", view, text)
 	}
 	view, _ = tl.Present(Args{"documentId": "d"}, []map[string]any{{"nodes": []any{}, "total": 0}, {"noChanges": true}})
 	if view["documentId"] != "d" || view["comparison"].(map[string]any)["noChanges"] != true {
