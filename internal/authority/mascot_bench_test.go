@@ -12,7 +12,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/siyuan"
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/testvars"
-	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/mascot"
 )
 
 // BenchmarkMascotOverhead is one block read through the runner with the
@@ -74,7 +74,7 @@ func BenchmarkMascotOverheadLive(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	files := tools.KernelFiles{Kernel: c}
+	files := mascot.KernelFiles{Kernel: c}
 	for _, p := range []string{mascotstore.StatsPath, mascotstore.EventsPath, mascotstore.AnalyticsPath, mascotstore.RotatedPath} {
 		saved, found, err := files.Read(ctx, p)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sisyphus-go/sisyphus/internal/mascotstore"
 	"github.com/sisyphus-go/sisyphus/internal/settings"
-	"github.com/sisyphus-go/sisyphus/internal/tools"
+	"github.com/sisyphus-go/sisyphus/internal/tools/mascot"
 )
 
 // TestMascotAccounting: which calls the runner counts, and what its books
@@ -50,7 +50,7 @@ func TestMascotAccounting(t *testing.T) {
 			if err := store.Settle(ctx); err != nil {
 				t.Fatal(err)
 			}
-			files := tools.KernelFiles{Kernel: c}
+			files := mascot.KernelFiles{Kernel: c}
 			data, _, err := files.Read(ctx, mascotstore.AnalyticsPath)
 			if err != nil {
 				t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/sisyphus-go/sisyphus/internal/strict"
 	"github.com/sisyphus-go/sisyphus/internal/tools"
 	"github.com/sisyphus-go/sisyphus/internal/tools/catalog"
+	"github.com/sisyphus-go/sisyphus/internal/tools/mascot"
 	"github.com/sisyphus-go/sisyphus/internal/transfer"
 )
 
@@ -126,7 +127,7 @@ func NewService(cfg ServiceConfig) (*Service, error) {
 	}
 	env := &tools.Env{Kernel: cfg.Kernel, Version: cfg.Version, Coordinator: cfg.Coordinator, MaxWriteBytes: cfg.MaxWriteBytes, MaxTemplateBytes: cfg.MaxTemplateBytes,
 		Policies: store.Policy, ConfigChanged: store.Invalidate}
-	env.Mascot = mascotstore.New(tools.KernelFiles{Kernel: cfg.Kernel}, mascotstore.Options{Logger: log})
+	env.Mascot = mascotstore.New(mascot.KernelFiles{Kernel: cfg.Kernel}, mascotstore.Options{Logger: log})
 	if d := cfg.Delegator; d != nil {
 		env.Delegate, env.DelegateStrict = d.Delegate, d.Strict()
 	}

@@ -72,7 +72,7 @@ func storeOf(env *tools.Env) *mascotstore.Store {
 	if env.Mascot != nil {
 		return env.Mascot
 	}
-	return mascotstore.New(tools.KernelFiles{Kernel: env.Kernel}, mascotstore.Options{})
+	return mascotstore.New(KernelFiles{Kernel: env.Kernel}, mascotstore.Options{})
 }
 
 // readStats reads the balance; a file the store cannot read is a kernel
