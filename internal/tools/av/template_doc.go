@@ -495,26 +495,17 @@ func attrsStep() tools.Step[templateItemArgs] {
 			}
 			return map[string]string{"attrs": attrsDigest(attrs)}, nil
 		},
-		Present: func(ctx context.Context, env *tools.Env, a templateItemArgs, ids map[string]string) (bool, error) {
-			if ids[idDoc] == "" || ids[idFirst] == "" || ids["content"] == "empty" {
+		// The digest the step learned says what it set; without it (sent,
+		// never confirmed) the step is sent again, which is harmless.
+		Present: func(ctx context.Context, env *tools.Env, _ templateItemArgs, ids map[string]string) (bool, error) {
+			if ids[idDoc] == "" || ids[idFirst] == "" || ids["content"] == "empty" || ids["attrKeys"] == "" {
 				return true, nil
 			}
-			st, err := readTemplateItem(ctx, env, a)
-			if err != nil || st.Content == nil {
-				return false, err
+			if ids["attrs"] == "" {
+				return false, nil
 			}
-			want := contentAttrsSet(st.Content.attrs, ids["icon"])
 			return tools.Poll(ctx, func() (bool, error) {
-				got, err := env.Kernel.GetBlockAttrs(ctx, ids[idDoc])
-				if err != nil {
-					return false, err
-				}
-				for k, v := range want {
-					if got[k] != v {
-						return false, nil
-					}
-				}
-				return true, nil
+				return attrsHeld(ctx, env, ids[idDoc], strings.Fields(ids["attrKeys"]), ids["attrs"])
 			})
 		},
 	}
@@ -562,16 +553,26 @@ func contentMade(ctx context.Context, env *tools.Env, doc, first string, keys []
 	if digest == "" {
 		return nil
 	}
-	got, err := env.Kernel.GetBlockAttrs(ctx, doc)
+	held, err := attrsHeld(ctx, env, doc, keys, digest)
 	if err != nil {
 		return err
+	}
+	if !held {
+		return fmt.Errorf("document %s does not hold the content template's attributes %v", doc, keys)
+	}
+	return nil
+}
+
+// attrsHeld is whether the document's attributes named by keys have the
+// digest the attrs step learned.
+func attrsHeld(ctx context.Context, env *tools.Env, doc string, keys []string, digest string) (bool, error) {
+	got, err := env.Kernel.GetBlockAttrs(ctx, doc)
+	if err != nil {
+		return false, err
 	}
 	set := map[string]string{}
 	for _, k := range keys {
 		set[k] = got[k]
 	}
-	if attrsDigest(set) != digest {
-		return fmt.Errorf("document %s does not hold the content template's attributes %v", doc, keys)
-	}
-	return nil
+	return attrsDigest(set) == digest, nil
 }
